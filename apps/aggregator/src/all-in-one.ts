@@ -1,0 +1,98 @@
+import { mkdirSync } from 'node:fs';
+import {
+  type EventBus,
+  type LoreConfig,
+  type LoreService,
+  type Logger,
+  createBus,
+  createHttpApp,
+  createLogger,
+  loadNodeIdentity,
+  mergedMetrics,
+} from '@lore/kit';
+import type { Hono } from 'hono';
+import { Aggregator } from './aggregator.js';
+import { SERVICES, type ServiceEntry } from './services.js';
+import { Upstream } from './upstream.js';
+
+export interface AllInOne {
+  nodeId: string;
+  bus: EventBus;
+  services: LoreService[];
+  aggregator: Aggregator;
+  app: Hono;
+  log: Logger;
+  close(): Promise<void>;
+}
+
+export interface AllInOneOptions {
+  services?: ServiceEntry[];
+  bus?: EventBus;
+  log?: Logger;
+}
+
+/**
+ * Every service in one process, each with its own database, over one bus; the aggregator
+ * reaches them through the MCP client over their in-process fetch, as it would over HTTP.
+ */
+export async function startAllInOne(config: LoreConfig, opts: AllInOneOptions = {}): Promise<AllInOne> {
+  mkdirSync(config.LORE_DATA_DIR, { recursive: true });
+  const log = opts.log ?? createLogger({ name: 'lore', level: config.LORE_LOG_LEVEL });
+  const node = loadNodeIdentity(config);
+  const bus =
+    opts.bus ??
+    (await createBus({
+      natsUrl: config.NATS_URL,
+      name: `lore-${node.id}`,
+      onError: (err, event, consumer) =>
+        log.warn({ err: (err as Error).message, subject: event?.subject, consumer }, 'event handler failed'),
+    }));
+  const services: LoreService[] = [];
+  for (const entry of opts.services ?? SERVICES) {
+    services.push(await entry.create({ config, bus, nodeId: node.id, log }));
+  }
+  for (const s of services) await s.start();
+  const upstreams = services.map(
+    (s) =>
+      new Upstream({
+        name: s.name,
+        url: `http://${s.name}.lore.internal/mcp`,
+        fetch: (url, init) => s.fetch(new Request(url, init)),
+        forwardIdentity: true,
+      }),
+  );
+  for (const u of upstreams) await u.connect();
+  const aggregator = new Aggregator(upstreams);
+  const app = createHttpApp({
+    backend: aggregator,
+    config,
+    metrics: {
+      registry: {
+        contentType: 'text/plain; version=0.0.4; charset=utf-8',
+        metrics: async () => (await mergedMetrics(services.map((s) => s.metrics.registry))).body,
+      },
+    },
+    ready: async () => {
+      const checks: Record<string, string> = {};
+      for (const s of services) {
+        const r = await s.fetch(new Request('http://x/readyz'));
+        checks[s.name] = r.ok ? 'ok' : 'not ready';
+      }
+      return checks;
+    },
+  });
+  log.info({ node: node.id, bus: bus.kind, services: services.map((s) => s.name) }, 'all-in-one started');
+  return {
+    nodeId: node.id,
+    bus,
+    services,
+    aggregator,
+    app,
+    log,
+    async close() {
+      for (const u of upstreams) await u.close().catch(() => {});
+      for (const s of [...services].reverse()) await s.stop();
+      if (!opts.bus) await bus.close();
+    },
+  };
+}

@@ -1,0 +1,29 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/** The caller of the tools/call being forwarded: upstream fetches read it to pass identity on. */
+export interface ForwardContext {
+  token: string | null;
+  requestId: string;
+  traceparent?: string;
+}
+
+export const forwardContext = new AsyncLocalStorage<ForwardContext>();
+
+type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
+
+/**
+ * A fetch that adds the current caller's Authorization, request id and trace context.
+ * Only used for Lore's own services: external upstreams never see the caller's key.
+ */
+export function identityFetch(inner: Fetch): Fetch {
+  return (url, init) => {
+    const ctx = forwardContext.getStore();
+    if (!ctx) return inner(url, init);
+    const headers = new Headers(init?.headers);
+    if (ctx.token) headers.set('authorization', `Bearer ${ctx.token}`);
+    else headers.delete('authorization');
+    headers.set('x-request-id', ctx.requestId);
+    if (ctx.traceparent) headers.set('traceparent', ctx.traceparent);
+    return inner(url, { ...init, headers });
+  };
+}

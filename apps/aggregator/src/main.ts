@@ -1,0 +1,79 @@
+#!/usr/bin/env node
+import { join } from 'node:path';
+import { ConfigError, loadConfig, serveHttp, serveOverStdio } from '@lore/kit';
+import { startAllInOne } from './all-in-one.js';
+import { clientConfigs, ensureOwner } from './owner.js';
+
+const USAGE = `Usage: lore <command>
+
+Commands:
+  start            run every Lore service in this process and serve them at one MCP endpoint
+  start --stdio    the same catalog over stdin/stdout (the key comes from LORE_API_KEY or the owner key)
+  help             this text
+`;
+
+async function main(argv: string[]) {
+  const [command = 'start', ...rest] = argv;
+  if (command === 'help' || command === '--help' || command === '-h') {
+    process.stdout.write(USAGE);
+    return;
+  }
+  if (command !== 'start') {
+    process.stderr.write(`Unknown command: ${command}\n\n${USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
+  const config = loadConfig(process.env);
+  const lore = await startAllInOne(config);
+  const owner = await ensureOwner(lore.aggregator, config.LORE_DATA_DIR);
+  const keyFile = join(config.LORE_DATA_DIR, 'owner.key');
+  let close: () => Promise<void>;
+  if (rest.includes('--stdio')) {
+    const handle = serveOverStdio(lore.aggregator, config.LORE_API_KEY ?? owner.key, (e) => lore.log.warn({ err: e.message }, 'stdio'));
+    lore.log.info({ agent: owner.handle }, 'serving the Lore catalog over stdio');
+    close = async () => {
+      await handle.close();
+      await lore.close();
+    };
+  } else {
+    const http = await serveHttp(lore.app, config);
+    const endpoint = `${http.url}/mcp`;
+    const configs = clientConfigs(endpoint, owner.key, keyFile);
+    process.stderr.write(
+      [
+        '',
+        `Lore is running at ${endpoint}  (node ${lore.nodeId}, ${lore.services.length} services, ${lore.aggregator.listTools().length} tools)`,
+        '',
+        `Owner agent: @${owner.handle}${owner.created ? ' (created now)' : ''}`,
+        `API key:     ${owner.key}   (also in ${keyFile})`,
+        '',
+        'MCP client configuration (HTTP):',
+        JSON.stringify(configs.http, null, 2),
+        '',
+        'MCP client configuration (stdio):',
+        JSON.stringify(configs.stdio, null, 2),
+        '',
+        `Try it: npx @modelcontextprotocol/inspector-cli --cli ${endpoint} --transport http --method tools/list --header "Authorization: Bearer ${owner.key}"`,
+        '',
+      ].join('\n'),
+    );
+    close = async () => {
+      await http.close();
+      await lore.close();
+    };
+  }
+  const stop = () => {
+    close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+main(process.argv.slice(2)).catch((err) => {
+  if (err instanceof ConfigError) process.stderr.write(`${err.message}\n`);
+  else process.stderr.write(`lore: ${(err as Error).stack ?? err}\n`);
+  process.exit(1);
+});

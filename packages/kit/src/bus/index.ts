@@ -1,0 +1,39 @@
+import { MemoryBus } from './memory.js';
+import { type BusErrorHandler, NatsBus } from './nats.js';
+import type { EventBus } from './types.js';
+
+export { MemoryBus } from './memory.js';
+export { type BusErrorHandler, NatsBus, type NatsBusOptions } from './nats.js';
+export {
+  BusNoResponderError,
+  BusRemoteError,
+  BusTimeoutError,
+  type DeliveryInfo,
+  type EventBus,
+  type EventHandler,
+  type RequestHandler,
+  type RequestOptions,
+  type SubscribeOptions,
+  type Subscription,
+  subjectMatches,
+} from './types.js';
+
+export interface BusConfig {
+  /** With a URL the services talk over NATS; without one they share an in-process bus. */
+  natsUrl?: string;
+  /** JetStream stream name (NATS only). */
+  stream?: string;
+  /** Connection name (NATS only). */
+  name?: string;
+  onError?: BusErrorHandler;
+}
+
+export async function createBus(config: BusConfig): Promise<EventBus> {
+  if (!config.natsUrl) return new MemoryBus(config.onError);
+  return NatsBus.connect({
+    url: config.natsUrl,
+    stream: config.stream,
+    name: config.name,
+    onError: config.onError,
+  });
+}

@@ -1,0 +1,304 @@
+import type { EventEnvelope } from '@lore/schema';
+import {
+  AckPolicy,
+  type ConsumerMessages,
+  type ConsumerUpdateConfig,
+  DeliverPolicy,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+  jetstream,
+  jetstreamManager,
+  StorageType,
+} from '@nats-io/jetstream';
+import {
+  connect,
+  type Msg,
+  type MsgHdrs,
+  type NatsConnection,
+  type Subscription as NatsSubscription,
+  nanos,
+  headers as natsHeaders,
+  RequestError,
+  TimeoutError,
+} from '@nats-io/transport-node';
+import { toRemote } from './memory.js';
+import {
+  BusNoResponderError,
+  BusRemoteError,
+  BusTimeoutError,
+  type EventBus,
+  type EventHandler,
+  type RequestHandler,
+  type RequestOptions,
+  type SubscribeOptions,
+  type Subscription,
+} from './types.js';
+
+/** Called when a subscriber's handler fails; `event` is undefined when the message was not a valid envelope. */
+export type BusErrorHandler = (err: unknown, event: EventEnvelope | undefined, consumer: string) => void;
+
+export interface NatsBusOptions {
+  url: string;
+  /** JetStream stream holding the events. Default `LORE_EVENTS`. */
+  stream?: string;
+  /** First subject token the stream captures (`<prefix>.>`). Default `lore`; tests use a random one. */
+  subjectPrefix?: string;
+  /** Connection name, shown by the server's monitoring. */
+  name?: string;
+  /** How long a re-published event id is recognised as a duplicate. Default 2 minutes. */
+  duplicateWindowMs?: number;
+  onError?: BusErrorHandler;
+}
+
+type Reply =
+  | { ok: true; value: unknown }
+  | { ok: false; error: { message: string; code: number; data?: Record<string, unknown> } };
+
+/** This server API code means "a consumer with that name exists with another config" (create-only action). */
+const CONSUMER_ALREADY_EXISTS = 10148;
+const ACK_WAIT_MS = 30_000;
+/**
+ * Messages pulled ahead per subscription. Small, so that replicas sharing a consumer share the
+ * work instead of one of them buffering the whole backlog.
+ */
+const PREFETCH = 10;
+
+/**
+ * The bus between processes: events go through a JetStream stream (durable, deduplicated on the
+ * event id), request/reply and `listen` are plain core NATS.
+ */
+export class NatsBus implements EventBus {
+  readonly kind = 'nats' as const;
+  private readonly subscriptions = new Set<Subscription>();
+  private closing?: Promise<void>;
+
+  private constructor(
+    private readonly nc: NatsConnection,
+    private readonly js: JetStreamClient,
+    private readonly jsm: JetStreamManager,
+    private readonly stream: string,
+    private readonly subjectPrefix: string,
+    private readonly onError: BusErrorHandler,
+  ) {}
+
+  static async connect(options: NatsBusOptions): Promise<NatsBus> {
+    const stream = options.stream ?? 'LORE_EVENTS';
+    const subjectPrefix = options.subjectPrefix ?? 'lore';
+    const nc = await connect({
+      servers: options.url,
+      name: options.name,
+      // A service outlives NATS restarts: keep reconnecting, `ping` reports the outage meanwhile.
+      maxReconnectAttempts: -1,
+    });
+    try {
+      const jsm = await jetstreamManager(nc);
+      await ensureStream(jsm, stream, [`${subjectPrefix}.>`], options.duplicateWindowMs ?? 120_000);
+      return new NatsBus(nc, jetstream(nc), jsm, stream, subjectPrefix, options.onError ?? (() => {}));
+    } catch (err) {
+      await nc.close();
+      throw err;
+    }
+  }
+
+  async publish(event: EventEnvelope): Promise<void> {
+    // Outside the stream JetStream has no responder, and the client reports that as "jetstream is not enabled".
+    if (!event.subject.startsWith(`${this.subjectPrefix}.`)) {
+      throw new Error(`event subject ${event.subject} is outside the stream's ${this.subjectPrefix}.>`);
+    }
+    const h = natsHeaders();
+    if (event.traceparent) h.set('traceparent', event.traceparent);
+    // msgID becomes the Nats-Msg-Id header: the stream stores a re-published event once.
+    await this.js.publish(event.subject, JSON.stringify(event), { msgID: event.id, headers: h });
+  }
+
+  async subscribe(options: SubscribeOptions, handler: EventHandler): Promise<Subscription> {
+    const durable = durableName(options.consumer);
+    const maxDeliver = options.maxDeliver ?? 5;
+    await this.ensureConsumer(durable, options.subjects, maxDeliver);
+    const consumer = await this.js.consumers.get(this.stream, durable);
+    const messages: ConsumerMessages = await consumer.consume({ max_messages: PREFETCH });
+    let closing = false;
+    // One message at a time per subscription: handlers stay simple, and PREFETCH bounds what this process holds.
+    const loop = (async () => {
+      try {
+        for await (const msg of messages) {
+          // Messages already pulled when we close go straight back, rather than waiting out ack_wait.
+          if (closing) msg.nak();
+          else await this.handle(msg, options, maxDeliver, handler);
+        }
+      } catch (err) {
+        this.onError(err, undefined, options.consumer);
+      }
+    })();
+    const sub: Subscription = {
+      close: async () => {
+        if (closing) return;
+        closing = true;
+        this.subscriptions.delete(sub);
+        await messages.close();
+        await loop;
+      },
+    };
+    this.subscriptions.add(sub);
+    return sub;
+  }
+
+  async listen(subject: string, handler: (event: EventEnvelope) => void): Promise<Subscription> {
+    const sub = this.nc.subscribe(subject, {
+      callback: (err, msg) => {
+        if (err) return;
+        try {
+          handler(msg.json<EventEnvelope>());
+        } catch {
+          // a listener's failure is its own business
+        }
+      },
+    });
+    return this.track(sub);
+  }
+
+  async request(subject: string, payload: unknown, options: RequestOptions = {}): Promise<unknown> {
+    const timeoutMs = options.timeoutMs ?? 5000;
+    const h = natsHeaders();
+    for (const [k, v] of Object.entries(options.headers ?? {})) h.set(k, v);
+    let msg: Msg;
+    try {
+      msg = await this.nc.request(subject, encode(payload), { timeout: timeoutMs, headers: h });
+    } catch (err) {
+      if (err instanceof TimeoutError) throw new BusTimeoutError(subject, timeoutMs);
+      if (err instanceof RequestError && err.isNoResponders()) throw new BusNoResponderError(subject);
+      throw err;
+    }
+    const reply = msg.json<Reply>();
+    if (reply.ok) return reply.value;
+    throw new BusRemoteError(reply.error.message, reply.error.code, reply.error.data);
+  }
+
+  async reply(subject: string, handler: RequestHandler): Promise<Subscription> {
+    // The subject doubles as the queue group: each request goes to one replica.
+    const sub = this.nc.subscribe(subject, {
+      queue: subject,
+      callback: (err, msg) => {
+        if (!err) void this.answer(msg, handler);
+      },
+    });
+    return this.track(sub);
+  }
+
+  async ping(): Promise<void> {
+    // rtt throws at once while disconnected, where a bare flush would wait for the reconnect.
+    await this.nc.rtt();
+  }
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await Promise.all([...this.subscriptions].map((s) => s.close()));
+      // drain delivers what is in flight (acks, replies) before closing.
+      if (!this.nc.isClosed()) await this.nc.drain();
+    })();
+    return this.closing;
+  }
+
+  private async handle(msg: JsMsg, options: SubscribeOptions, maxDeliver: number, handler: EventHandler) {
+    const attempt = msg.info.deliveryCount;
+    let event: EventEnvelope | undefined;
+    try {
+      event = msg.json<EventEnvelope>();
+      await handler(event, { attempt });
+      msg.ack();
+    } catch (err) {
+      this.onError(err, event, options.consumer);
+      // An unreadable message will never succeed; a failing one gets maxDeliver attempts.
+      if (!event || attempt >= maxDeliver)
+        msg.term(event ? 'max deliveries reached' : 'not an event envelope');
+      else msg.nak(options.redeliveryDelayMs ?? 200);
+    }
+  }
+
+  private async answer(msg: Msg, handler: RequestHandler) {
+    let body: string;
+    try {
+      const payload = msg.data.length > 0 ? msg.json<unknown>() : undefined;
+      const value = await handler(payload, headerRecord(msg.headers));
+      body = JSON.stringify({ ok: true, value } satisfies Reply);
+    } catch (err) {
+      // toRemote keeps message/code/data of errors with a numeric code and hides everything else.
+      const e = toRemote(err);
+      body = JSON.stringify({
+        ok: false,
+        error: { message: e.message, code: e.code, data: e.data },
+      } satisfies Reply);
+    }
+    msg.respond(body);
+  }
+
+  private async ensureConsumer(durable: string, subjects: string[], maxDeliver: number) {
+    const updatable: Partial<ConsumerUpdateConfig> = {
+      ack_wait: nanos(ACK_WAIT_MS),
+      max_deliver: maxDeliver,
+      // filter_subjects needs server 2.10; a single filter works on older servers too.
+      ...(subjects.length === 1 ? { filter_subject: subjects[0] } : { filter_subjects: subjects }),
+    };
+    try {
+      await this.jsm.consumers.add(this.stream, {
+        durable_name: durable,
+        ack_policy: AckPolicy.Explicit,
+        // A new consumer sees the stream's history; an existing durable keeps its own position.
+        deliver_policy: DeliverPolicy.All,
+        ...updatable,
+      });
+    } catch (err) {
+      // The durable exists with other settings (subjects changed in a deploy): update it in place,
+      // which keeps its position.
+      if (!(err instanceof JetStreamApiError) || err.code !== CONSUMER_ALREADY_EXISTS) throw err;
+      await this.jsm.consumers.update(this.stream, durable, updatable);
+    }
+  }
+
+  private async track(sub: NatsSubscription): Promise<Subscription> {
+    // Make sure the server knows the subscription before the caller relies on it.
+    await this.nc.flush();
+    return {
+      close: async () => {
+        if (!sub.isClosed() && !this.nc.isClosed()) await sub.drain();
+      },
+    };
+  }
+}
+
+async function ensureStream(
+  jsm: JetStreamManager,
+  name: string,
+  subjects: string[],
+  duplicateWindowMs: number,
+) {
+  const settings = { subjects, duplicate_window: nanos(duplicateWindowMs) };
+  try {
+    await jsm.streams.info(name);
+  } catch (err) {
+    if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound) {
+      await jsm.streams.add({ name, storage: StorageType.File, ...settings });
+      return;
+    }
+    throw err;
+  }
+  await jsm.streams.update(name, settings);
+}
+
+/** Durable names may not contain `.`, `*`, `>`, slashes or whitespace. */
+export function durableName(consumer: string): string {
+  return consumer.replace(/[^A-Za-z0-9_-]/g, '_');
+}
+
+function encode(payload: unknown): string {
+  return payload === undefined ? '' : JSON.stringify(payload);
+}
+
+function headerRecord(h: MsgHdrs | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, values] of h ?? []) out[k] = values[0] ?? '';
+  return out;
+}

@@ -1,0 +1,82 @@
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const int = (def: number) => z.coerce.number().int().min(0).default(def);
+
+/** The services that make up Lore; each may get its own database URL. */
+export const SERVICE_NAMES = ['users', 'queries', 'approvals', 'knowledge', 'dens', 'dms', 'showcase', 'docs'] as const;
+export type ServiceName = (typeof SERVICE_NAMES)[number];
+
+const dbVars = Object.fromEntries(
+  SERVICE_NAMES.flatMap((s) => [
+    [`LORE_${s.toUpperCase()}_DB_URL`, z.string().optional()],
+    [`LORE_${s.toUpperCase()}_DB_AUTH_TOKEN`, z.string().optional()],
+  ]),
+) as Record<string, z.ZodOptional<z.ZodString>>;
+
+/**
+ * Every environment variable Lore reads. Names here are the contract with operators
+ * (the Kubernetes manifests are checked against this list).
+ */
+export const LoreConfigSchema = z.object({
+  LORE_DATA_DIR: z.string().default('./data'),
+  LORE_NODE_ID: z.string().regex(/^[a-z0-9-]{1,40}$/, 'lower-case letters, digits and dashes').optional(),
+  LORE_HOST: z.string().default('127.0.0.1'),
+  LORE_PORT: int(7400),
+  LORE_ALLOWED_HOSTS: z.string().optional(),
+  LORE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LORE_API_KEY: z.string().optional(),
+  NATS_URL: z.string().optional(),
+  LORE_DB_URL: z.string().optional(),
+  LORE_DB_AUTH_TOKEN: z.string().optional(),
+  ...dbVars,
+  LORE_ACTIVE_WINDOW_MINUTES: int(15),
+  LORE_AUTH_CACHE_SECONDS: int(30),
+  LORE_RATE_LIMITS: bool.default(true),
+  LORE_LLM_BASE_URL: z.url().optional(),
+  LORE_LLM_MODEL: z.string().default('gpt-4o-mini'),
+  LORE_LLM_API_KEY: z.string().optional(),
+  LORE_EMBEDDINGS_BASE_URL: z.url().optional(),
+  LORE_EMBEDDINGS_MODEL: z.string().default('text-embedding-3-small'),
+  LORE_EMBEDDINGS_API_KEY: z.string().optional(),
+  LORE_SERVICES: z.string().optional(),
+  LORE_SERVICES_FILE: z.string().optional(),
+  LORE_KNOWLEDGE_ROOTS: z.string().optional(),
+  LORE_QUERY_TTL_HOURS: int(72),
+  LORE_ANSWER_QUOTA_PER_MINUTE: int(10),
+  LORE_ANSWER_QUOTA_PER_DAY: int(50),
+  LORE_SEED_DENS: bool.default(true),
+  LORE_INGEST_OWN_DOCS: bool.default(true),
+  LORE_MAX_BODY_BYTES: int(1_048_576),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().optional(),
+});
+export type LoreConfig = z.infer<typeof LoreConfigSchema>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parse the environment once, at start-up. Only `main.ts` passes `process.env` here. */
+export function loadConfig(env: Record<string, string | undefined>): LoreConfig {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = LoreConfigSchema.safeParse(present);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+  }
+  return parsed.data;
+}
+
+/** The database a service uses: its own URL, the shared single-service URL, or a file under the data dir. */
+export function databaseFor(config: LoreConfig, service: string): { url: string; authToken?: string } {
+  const key = service.toUpperCase();
+  const env = config as unknown as Record<string, string | undefined>;
+  const url = env[`LORE_${key}_DB_URL`] ?? config.LORE_DB_URL;
+  const authToken = env[`LORE_${key}_DB_AUTH_TOKEN`] ?? config.LORE_DB_AUTH_TOKEN;
+  if (url) return authToken ? { url, authToken } : { url };
+  return { url: `file:${config.LORE_DATA_DIR.replace(/\/$/, '')}/${service}.db` };
+}

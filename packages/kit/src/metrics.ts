@@ -1,0 +1,41 @@
+import { Counter, Histogram, Registry } from 'prom-client';
+
+/** Per-service Prometheus metrics: calls, errors and latency per tool. */
+export class ServiceMetrics {
+  readonly registry = new Registry();
+  readonly calls: Counter<'service' | 'tool' | 'code'>;
+  readonly latency: Histogram<'service' | 'tool'>;
+
+  constructor(readonly service: string) {
+    this.calls = new Counter({
+      name: 'lore_tool_calls_total',
+      help: 'Tool calls by tool and result code (200 for success).',
+      labelNames: ['service', 'tool', 'code'],
+      registers: [this.registry],
+    });
+    this.latency = new Histogram({
+      name: 'lore_tool_duration_seconds',
+      help: 'Tool call latency.',
+      labelNames: ['service', 'tool'],
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [this.registry],
+    });
+  }
+
+  record(tool: string, code: number, seconds: number) {
+    this.calls.inc({ service: this.service, tool, code: String(code) });
+    this.latency.observe({ service: this.service, tool }, seconds);
+  }
+
+  /** Calls since start, for platform statistics. */
+  async totalCalls(): Promise<number> {
+    const m = await this.calls.get();
+    return m.values.reduce((n, v) => n + v.value, 0);
+  }
+}
+
+/** One text exposition from several registries (the all-in-one process). */
+export async function mergedMetrics(registries: Registry[]): Promise<{ contentType: string; body: string }> {
+  const merged = Registry.merge(registries);
+  return { contentType: merged.contentType, body: await merged.metrics() };
+}

@@ -1,0 +1,167 @@
+import { randomUUID } from 'node:crypto';
+import type { EventDefinition, EventEnvelope } from '@lore/schema';
+import { and, asc, inArray, isNull, lt, sql } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { EventBus } from './bus/types.js';
+import { type Database, type Transaction, inbox, outbox } from './db/index.js';
+import type { Logger } from './logger.js';
+
+export type Emit = <E extends EventDefinition>(def: E, payload: z.input<E['payload']>) => EventEnvelope;
+
+/**
+ * Writes a service's rows and the events they cause in one transaction, and relays the
+ * events to the bus afterwards. The event id is the bus's dedupe key, so a relay that dies
+ * between publish and mark publishes again harmlessly.
+ */
+export class Outbox {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private stopped = true;
+  private failures = 0;
+
+  constructor(
+    private readonly db: Database,
+    private readonly bus: EventBus,
+    private readonly producer: { node: string; service: string },
+    private readonly log: Logger,
+    private readonly pollMs = 1000,
+  ) {}
+
+  /** Build a validated envelope. */
+  envelope<E extends EventDefinition>(def: E, payload: z.input<E['payload']>, traceparent?: string): EventEnvelope {
+    return {
+      id: randomUUID(),
+      subject: def.subject,
+      occurredAt: new Date().toISOString(),
+      producer: this.producer,
+      payload: def.payload.parse(payload),
+      ...(traceparent ? { traceparent } : {}),
+    };
+  }
+
+  /** Run `fn` in a transaction; events it emits commit with its rows and are relayed right after. */
+  async transaction<T>(fn: (tx: Transaction, emit: Emit) => Promise<T>): Promise<T> {
+    const result = await this.db.transaction(async (tx) => {
+      const events: EventEnvelope[] = [];
+      const emit: Emit = (def, payload) => {
+        const e = this.envelope(def, payload);
+        events.push(e);
+        return e;
+      };
+      const r = await fn(tx, emit);
+      if (events.length) await this.insert(tx, events);
+      return r;
+    });
+    this.wake();
+    return result;
+  }
+
+  /** Add events inside a transaction the caller already holds. */
+  async insert(tx: Transaction | Database, events: EventEnvelope[]): Promise<void> {
+    const now = Date.now();
+    await tx
+      .insert(outbox)
+      .values(events.map((e) => ({ id: e.id, subject: e.subject, envelope: JSON.stringify(e), createdAt: now })));
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** Relay now rather than at the next poll. */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.schedule(0);
+  }
+
+  /** Publish everything pending; returns how many were sent. Also what tests call to drain. */
+  async flush(): Promise<number> {
+    let sent = 0;
+    for (;;) {
+      const rows = await this.db
+        .select({ seq: outbox.seq, envelope: outbox.envelope })
+        .from(outbox)
+        .where(isNull(outbox.sentAt))
+        .orderBy(asc(outbox.seq))
+        .limit(200);
+      if (!rows.length) return sent;
+      for (const row of rows) {
+        await this.bus.publish(JSON.parse(row.envelope) as EventEnvelope);
+        sent++;
+      }
+      const seqs = rows.map((r) => r.seq);
+      await this.db.transaction(async (tx) => {
+        await tx.update(outbox).set({ sentAt: Date.now() }).where(inArray(outbox.seq, seqs));
+      });
+    }
+  }
+
+  /** Drop sent events older than a day; the bus has them. */
+  async prune(olderThanMs = 86_400_000): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx.delete(outbox).where(and(sql`${outbox.sentAt} is not null`, lt(outbox.sentAt, Date.now() - olderThanMs)));
+    });
+  }
+
+  private schedule(ms: number) {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.running = this.run().finally(() => {
+        this.running = undefined;
+        if (this.stopped) return;
+        if (this.again) {
+          this.again = false;
+          this.schedule(0);
+        } else this.schedule(this.failures ? Math.min(30_000, 250 * 2 ** this.failures) : this.pollMs);
+      });
+    }, ms);
+    this.timer.unref?.();
+  }
+
+  private async run() {
+    try {
+      await this.flush();
+      if (this.failures) this.log.info('outbox relay recovered');
+      this.failures = 0;
+    } catch (err) {
+      this.failures = Math.min(this.failures + 1, 7);
+      if (this.failures <= 2 || this.failures === 7)
+        this.log.warn({ err: (err as Error).message }, 'outbox relay cannot publish; will retry');
+    }
+  }
+}
+
+/**
+ * Apply an event's effects once per consumer: the inbox row and the handler's writes commit
+ * together, so a redelivered event finds its row and does nothing.
+ */
+export async function handleOnce(
+  db: Database,
+  consumer: string,
+  event: EventEnvelope,
+  fn: (tx: Transaction) => Promise<void>,
+): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const inserted = await tx
+      .insert(inbox)
+      .values({ consumer, eventId: event.id, handledAt: Date.now() })
+      .onConflictDoNothing()
+      .returning({ id: inbox.eventId });
+    if (!inserted.length) return false;
+    await fn(tx);
+    return true;
+  });
+}

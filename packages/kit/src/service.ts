@@ -1,0 +1,248 @@
+import { randomUUID } from 'node:crypto';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
+import { createMcpHandler } from '@modelcontextprotocol/server';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { z } from 'zod';
+import { Authenticator, bearerToken } from './auth.js';
+import type { EventBus, Subscription } from './bus/types.js';
+import type { LoreConfig } from './config.js';
+import type { Database } from './db/index.js';
+import { ToolError, fromZodError, rateLimited, toToolError, unauthenticated } from './errors.js';
+import { type Logger, createLogger } from './logger.js';
+import { type AuthExtra, type CallInfo, InputRequiredSignal, type McpBackend, createMcpFactory, unknownTool } from './mcp.js';
+import { ServiceMetrics } from './metrics.js';
+import type { Outbox } from './outbox.js';
+import { RATE_LIMITS, RateLimiter } from './rate-limit.js';
+import type { TextGenerator } from './textgen/types.js';
+import { type AnyTool, makeContext } from './tool.js';
+
+/** What the process hands every service it hosts. */
+export interface ServiceDeps {
+  config: LoreConfig;
+  bus: EventBus;
+  /** This deployment's node id: agents registered here are hosted here. */
+  nodeId: string;
+  log?: Logger;
+  textgen?: TextGenerator;
+}
+
+export interface ServiceOptions<P> {
+  name: string;
+  version: string;
+  title?: string;
+  instructions?: string;
+  tools: AnyTool<P>[];
+  ports: P;
+  deps: ServiceDeps;
+  db?: Database;
+  outbox?: Outbox;
+  /** Subscriptions and reply handlers, opened by `start()`. */
+  handlers?: Array<(bus: EventBus) => Promise<Subscription>>;
+  /** Work after handlers are up (seeding, timers); returns a clean-up. */
+  onStart?: () => Promise<(() => Promise<void>) | undefined>;
+}
+
+export interface LoreService {
+  readonly name: string;
+  readonly version: string;
+  readonly app: Hono;
+  readonly backend: McpBackend;
+  readonly metrics: ServiceMetrics;
+  readonly tools: AnyTool[];
+  readonly log: Logger;
+  fetch(request: Request): Promise<Response>;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Wires a service: tools behind auth, limits and validation; an MCP endpoint; health and metrics. */
+export function createService<P>(opts: ServiceOptions<P>): LoreService {
+  const { deps } = opts;
+  const log = (deps.log ?? createLogger({ name: 'lore', level: deps.config.LORE_LOG_LEVEL })).child({ service: opts.name });
+  const metrics = new ServiceMetrics(opts.name);
+  const auth = new Authenticator(deps.bus, deps.config.LORE_AUTH_CACHE_SECONDS * 1000);
+  const limiter = deps.config.LORE_RATE_LIMITS ? new RateLimiter(RATE_LIMITS) : undefined;
+  const backend = toolBackend(opts, { auth, limiter, log, metrics });
+  const app = createHttpApp({ backend, config: deps.config, metrics, ready: readiness(opts) });
+  const subs: Subscription[] = [];
+  let cleanup: (() => Promise<void>) | undefined;
+  let started = false;
+
+  return {
+    name: opts.name,
+    version: opts.version,
+    app,
+    backend,
+    metrics,
+    tools: opts.tools as AnyTool[],
+    log,
+    fetch: (request) => Promise.resolve(app.fetch(request)),
+    async start() {
+      if (started) return;
+      started = true;
+      await auth.start();
+      for (const h of opts.handlers ?? []) subs.push(await h(deps.bus));
+      opts.outbox?.start();
+      cleanup = await opts.onStart?.();
+    },
+    async stop() {
+      if (!started) return;
+      started = false;
+      await cleanup?.();
+      await opts.outbox?.stop();
+      for (const s of subs.splice(0)) await s.close().catch(() => {});
+      await auth.stop();
+    },
+  };
+}
+
+function readiness<P>(opts: ServiceOptions<P>) {
+  return async () => {
+    const checks: Record<string, string> = {};
+    try {
+      await opts.db?.$client.execute('select 1');
+      checks.database = 'ok';
+    } catch (err) {
+      checks.database = (err as Error).message;
+    }
+    try {
+      await opts.deps.bus.ping();
+      checks.bus = 'ok';
+    } catch (err) {
+      checks.bus = (err as Error).message;
+    }
+    return checks;
+  };
+}
+
+interface Runtime {
+  auth: Authenticator;
+  limiter: RateLimiter | undefined;
+  log: Logger;
+  metrics: ServiceMetrics;
+}
+
+/** JSON Schema for a zod schema as MCP clients expect it (an object, no `$schema`). */
+export function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Tool['inputSchema'] {
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+  return rest as Tool['inputSchema'];
+}
+
+export function describeTool(t: AnyTool): Tool {
+  return {
+    name: t.name,
+    title: t.title,
+    description: t.description,
+    inputSchema: jsonSchema(t.input, 'input'),
+    outputSchema: jsonSchema(t.output, 'output'),
+    annotations: { title: t.title, ...t.annotations },
+  };
+}
+
+export function errorResult(err: ToolError): CallToolResult {
+  return {
+    content: [{ type: 'text', text: `Error ${err.code}: ${err.message}` }],
+    structuredContent: { error: err.toBody() },
+    isError: true,
+  };
+}
+
+function toolBackend<P>(opts: ServiceOptions<P>, rt: Runtime): McpBackend {
+  const byName = new Map(opts.tools.map((t) => [t.name, t]));
+  const listed = opts.tools.map(describeTool);
+
+  async function call(name: string, args: Record<string, unknown>, info: CallInfo): Promise<CallToolResult> {
+    const tool = byName.get(name);
+    if (!tool) throw unknownTool(name);
+    const t0 = performance.now();
+    let code = 200;
+    try {
+      let caller = null;
+      if (info.token) {
+        caller = await rt.auth.verify(info.token);
+        if (!caller) throw unauthenticated('Invalid API key. Check the key, or get a new one with agent_register.');
+      } else if (!tool.public) throw unauthenticated();
+      const wait = rt.limiter?.take(caller?.id ?? `ip:${info.ip ?? 'local'}`, tool.rateClass) ?? 0;
+      if (wait) throw rateLimited(wait, `Rate limit for ${tool.rateClass} calls reached (${RATE_LIMITS[tool.rateClass as 'read']}/min); retry in ${wait} s.`);
+      const parsed = tool.input.safeParse(args);
+      if (!parsed.success) throw fromZodError(parsed.error, args);
+      const ctx = makeContext<P>({
+        caller,
+        ports: opts.ports,
+        log: rt.log.child({ tool: name, requestId: info.requestId }),
+        signal: info.signal,
+        requestId: info.requestId,
+        sampling: info.sampling,
+        progress: info.progress,
+      });
+      const result = await tool.handler(parsed.data, ctx);
+      const out = tool.output.safeParse(result.data);
+      if (!out.success) {
+        rt.log.error({ tool: name, issues: out.error.issues.slice(0, 3) }, 'tool output does not match its schema');
+        throw new ToolError(500, 'Internal error: the result did not match its declared shape.');
+      }
+      return { content: [{ type: 'text', text: result.text }], structuredContent: out.data as Record<string, unknown> };
+    } catch (err) {
+      if (err instanceof InputRequiredSignal) throw err;
+      const te = toToolError(err);
+      code = te.code;
+      if (te.code >= 500) rt.log.error({ err, tool: name, requestId: info.requestId }, 'tool failed');
+      return errorResult(te);
+    } finally {
+      rt.metrics.record(name, code, (performance.now() - t0) / 1000);
+    }
+  }
+
+  return {
+    info: { name: `lore-${opts.name}`, version: opts.version, ...(opts.title ? { title: opts.title } : {}) },
+    ...(opts.instructions ? { instructions: opts.instructions } : {}),
+    listTools: () => listed,
+    callTool: call,
+  };
+}
+
+export interface HttpAppOptions {
+  backend: McpBackend;
+  config: LoreConfig;
+  metrics?: { registry: { contentType: string; metrics(): Promise<string> } };
+  ready?: () => Promise<Record<string, string>>;
+  /** Extra routes (the aggregator's catalog page). */
+  extend?: (app: Hono) => void;
+}
+
+/** The Hono app every Lore process serves: `/mcp`, `/healthz`, `/readyz`, `/metrics`. */
+export function createHttpApp(opts: HttpAppOptions): Hono {
+  const handler = createMcpHandler(createMcpFactory(opts.backend), {
+    maxRequestBodySize: opts.config.LORE_MAX_BODY_BYTES,
+  });
+  const app = new Hono();
+  app.use(
+    '/mcp',
+    bodyLimit({
+      maxSize: opts.config.LORE_MAX_BODY_BYTES,
+      onError: (c) => c.json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Request body too large' } }, 413),
+    }),
+  );
+  app.all('/mcp', (c) => {
+    const extra: AuthExtra = { requestId: c.req.header('x-request-id') || randomUUID() };
+    const ip = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress;
+    if (ip) extra.ip = ip;
+    const tp = c.req.header('traceparent');
+    if (tp) extra.traceparent = tp;
+    const token = bearerToken(c.req.header('authorization')) ?? '';
+    return handler.fetch(c.req.raw, { authInfo: { token, clientId: 'lore', scopes: [], extra: { ...extra } } });
+  });
+  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.get('/readyz', async (c) => {
+    const checks = (await opts.ready?.()) ?? {};
+    const ok = Object.values(checks).every((v) => v === 'ok');
+    return c.json({ status: ok ? 'ready' : 'not ready', checks }, ok ? 200 : 503);
+  });
+  app.get('/metrics', async (c) => {
+    if (!opts.metrics) return c.text('', 200);
+    return c.body(await opts.metrics.registry.metrics(), 200, { 'content-type': opts.metrics.registry.contentType });
+  });
+  opts.extend?.(app);
+  return app;
+}

@@ -1,0 +1,57 @@
+import { createBus } from './bus/index.js';
+import { loadConfig } from './config.js';
+import { createLogger } from './logger.js';
+import { loadNodeIdentity } from './node.js';
+import { serveHttp, serveOverStdio } from './serve.js';
+import type { LoreService, ServiceDeps } from './service.js';
+
+export interface StandaloneOptions {
+  env: Record<string, string | undefined>;
+  argv: string[];
+  defaultPort?: number;
+}
+
+/**
+ * Runs one service as its own process: its database, the bus (NATS when `NATS_URL` is set,
+ * otherwise in-process), served over HTTP or, with `--stdio`, over stdin/stdout.
+ */
+export async function runStandalone(
+  name: string,
+  create: (deps: ServiceDeps) => Promise<LoreService>,
+  opts: StandaloneOptions,
+): Promise<{ close(): Promise<void>; url?: string }> {
+  const config = loadConfig(opts.env);
+  const log = createLogger({ name: `lore-${name}`, level: config.LORE_LOG_LEVEL });
+  const node = loadNodeIdentity(config);
+  const bus = await createBus({
+    natsUrl: config.NATS_URL,
+    name: `lore-${name}`,
+    onError: (err, event, consumer) => log.warn({ err: (err as Error).message, subject: event?.subject, consumer }, 'event handler failed'),
+  });
+  const service = await create({ config, bus, nodeId: node.id, log });
+  await service.start();
+  const stdio = opts.argv.includes('--stdio');
+  if (stdio) {
+    const handle = serveOverStdio(service.backend, config.LORE_API_KEY, (e) => log.warn({ err: e.message }, 'stdio'));
+    log.info({ node: node.id, bus: bus.kind }, `lore-${name} serving over stdio`);
+    return {
+      async close() {
+        await handle.close();
+        await service.stop();
+        await bus.close();
+      },
+    };
+  }
+  const portArg = opts.argv.indexOf('--port');
+  const port = portArg >= 0 ? Number(opts.argv[portArg + 1]) : opts.env.LORE_PORT ? config.LORE_PORT : (opts.defaultPort ?? config.LORE_PORT);
+  const http = await serveHttp(service.app, config, port);
+  log.info({ node: node.id, bus: bus.kind, url: `${http.url}/mcp` }, `lore-${name} listening`);
+  return {
+    url: http.url,
+    async close() {
+      await http.close();
+      await service.stop();
+      await bus.close();
+    },
+  };
+}

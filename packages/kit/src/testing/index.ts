@@ -1,0 +1,111 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { CallToolResult } from '@modelcontextprotocol/client';
+
+export type { Client } from '@modelcontextprotocol/client';
+import { MemoryBus } from '../bus/memory.js';
+import type { EventBus } from '../bus/types.js';
+import { type LoreConfig, loadConfig } from '../config.js';
+import { createLogger } from '../logger.js';
+import type { ServiceDeps } from '../service.js';
+
+/** A fresh directory for a test's databases; removed by the returned function. */
+export function tempDir(prefix = 'lore-test-'): { path: string; cleanup: () => void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, cleanup: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+export function testConfig(dataDir: string, env: Record<string, string> = {}): LoreConfig {
+  return loadConfig({ LORE_DATA_DIR: dataDir, LORE_LOG_LEVEL: 'silent', ...env });
+}
+
+/** Dependencies for services under test: temp databases, an in-process bus, quiet logs. */
+export function testDeps(env: Record<string, string> = {}, bus: EventBus = new MemoryBus()) {
+  const dir = tempDir();
+  const config = testConfig(dir.path, env);
+  const deps: ServiceDeps = {
+    config,
+    bus,
+    nodeId: 'test-node',
+    log: createLogger({ name: 'test', level: env.LORE_LOG_LEVEL ?? 'silent' }),
+  };
+  return {
+    deps,
+    dir: dir.path,
+    async cleanup() {
+      await bus.close();
+      dir.cleanup();
+    },
+  };
+}
+
+export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
+
+export interface ConnectOptions {
+  key?: string;
+  /** `modern` speaks 2026-07-28 (stateless); `legacy` the 2025-11-25 handshake. Default modern. */
+  era?: 'modern' | 'legacy';
+  url?: string;
+  name?: string;
+  headers?: Record<string, string>;
+  capabilities?: ConstructorParameters<typeof Client>[1] extends infer O ? O extends { capabilities?: infer C } ? C : never : never;
+}
+
+/** A real MCP client over an in-process fetch (an app's `fetch`), or over HTTP when given a URL only. */
+export async function connectClient(fetchImpl: FetchLike | undefined, opts: ConnectOptions = {}): Promise<Client> {
+  const client = new Client(
+    { name: opts.name ?? 'lore-test', version: '1.0.0' },
+    {
+      ...(opts.era === 'legacy' ? {} : { versionNegotiation: { mode: 'auto' as const } }),
+      ...(opts.capabilities ? { capabilities: opts.capabilities } : {}),
+    },
+  );
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.key) headers.Authorization = `Bearer ${opts.key}`;
+  const transport = new StreamableHTTPClientTransport(new URL(opts.url ?? 'http://127.0.0.1/mcp'), {
+    ...(fetchImpl ? { fetch: fetchImpl } : {}),
+    requestInit: { headers },
+  });
+  await client.connect(transport);
+  return client;
+}
+
+/** An app's fetch as a client fetch: the URL's host is ignored. */
+export const appFetch =
+  (app: { fetch: (req: Request) => Response | Promise<Response> }): FetchLike =>
+  async (url, init) =>
+    app.fetch(new Request(url, init));
+
+export interface ToolCallOutcome<T = Record<string, unknown>> {
+  text: string;
+  data: T;
+  isError: boolean;
+  error?: { code: number; message: string; data?: Record<string, unknown> };
+  raw: CallToolResult;
+}
+
+/** Call a tool and unpack the result (text, structured content, error). */
+export async function call<T = Record<string, unknown>>(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<ToolCallOutcome<T>> {
+  const raw = (await client.callTool({ name, arguments: args })) as CallToolResult;
+  const text = raw.content
+    .filter((c): c is { type: 'text'; text: string } => c.type === 'text')
+    .map((c) => c.text)
+    .join('\n');
+  const sc = (raw.structuredContent ?? {}) as Record<string, unknown>;
+  const outcome: ToolCallOutcome<T> = { text, data: sc as T, isError: !!raw.isError, raw };
+  if (raw.isError) outcome.error = sc.error as ToolCallOutcome['error'];
+  return outcome;
+}
+
+/** Call a tool that must succeed; throws with the tool's own message otherwise. */
+export async function ok<T = Record<string, unknown>>(client: Client, name: string, args: Record<string, unknown> = {}) {
+  const r = await call<T>(client, name, args);
+  if (r.isError) throw new Error(`${name} failed: ${r.text}`);
+  return r;
+}

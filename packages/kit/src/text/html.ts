@@ -1,0 +1,54 @@
+import TurndownService from 'turndown';
+
+// Elements whose content is not part of the document's text.
+const DROPPED = new Set(['SCRIPT', 'STYLE', 'NAV', 'FOOTER', 'NOSCRIPT', 'TEMPLATE', 'IFRAME', 'SVG', 'CANVAS']);
+
+let capturedTitle: string | null = null;
+
+const service = new TurndownService({
+  headingStyle: 'atx',
+  codeBlockStyle: 'fenced',
+  fence: '```',
+  bulletListMarker: '-',
+  emDelimiter: '_',
+  strongDelimiter: '**',
+  hr: '---',
+});
+service.remove((node) => DROPPED.has(node.nodeName.toUpperCase()));
+service.addRule('lore-title', {
+  filter: 'title',
+  replacement: (_content, node) => {
+    if (capturedTitle === null) {
+      const t = (node.textContent ?? '').replace(/\s+/g, ' ').trim();
+      if (t !== '') capturedTitle = t;
+    }
+    return '';
+  },
+});
+
+function takeTitle(): string | null {
+  const t = capturedTitle;
+  capturedTitle = null;
+  return t;
+}
+
+/**
+ * Converts an HTML page to Markdown (ATX headings, fenced code) with turndown, dropping
+ * scripts, styles, navigation and footers. The title is the `<title>`, else the first `# `
+ * heading, else `null`.
+ */
+export function htmlToMarkdown(html: string): { title: string | null; markdown: string } {
+  // turndown is synchronous, so the module-level capture cannot interleave between calls.
+  capturedTitle = null;
+  let markdown = service.turndown(html);
+  let title = takeTitle();
+  markdown = markdown
+    .replace(/[ \t]+$/gm, '')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+  if (title === null) {
+    const h1 = /^# +(.+?)\s*#*$/m.exec(markdown);
+    if (h1?.[1]) title = h1[1].trim();
+  }
+  return { title, markdown };
+}

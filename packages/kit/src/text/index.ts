@@ -1,0 +1,19 @@
+export { htmlToMarkdown } from './html.js';
+export { pdfToText } from './pdf.js';
+export {
+  DEFAULT_CHUNK_OVERLAP,
+  DEFAULT_CHUNK_SIZE,
+  type DocumentChunk,
+  type SplitOptions,
+  splitDocument,
+} from './split.js';
+export {
+  excerpt,
+  ftsMatchQuery,
+  isContentTerm,
+  keywords,
+  queryTerms,
+  STOP_WORDS,
+  tokenize,
+} from './terms.js';
+export { cosineTopK, float32FromBuffer, float32ToBuffer, reciprocalRankFusion } from './vector.js';

@@ -1,0 +1,57 @@
+import { extractText, getDocumentProxy, getResolvedPDFJS } from 'unpdf';
+
+let pdfjsLoaded: Promise<unknown> | undefined;
+
+/**
+ * Loads unpdf's bundled pdf.js once. Its modern build logs "Please use the `legacy` build
+ * in Node.js environments." through console.log when the module is evaluated; text
+ * extraction works on Node 20 regardless, so that one line is filtered while it loads.
+ */
+function loadPdfjs(): Promise<unknown> {
+  pdfjsLoaded ??= (async () => {
+    const log = console.log;
+    console.log = (...args: unknown[]) => {
+      if (typeof args[0] === 'string' && args[0].includes('`legacy` build')) return;
+      log(...args);
+    };
+    try {
+      return await getResolvedPDFJS();
+    } finally {
+      console.log = log;
+    }
+  })();
+  return pdfjsLoaded;
+}
+
+function tidyPage(text: string): string {
+  return text
+    .replace(/\r\n?/g, '\n')
+    .replace(/[ \t\f\v\u00a0]+/g, ' ')
+    .replace(/ *\n */g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
+/**
+ * Extracts the text layer of a PDF with unpdf (pdf.js). Pages are joined by a blank line and
+ * line breaks within a page are kept, so the result splits well; scanned pages without a
+ * text layer yield nothing. The input is copied (pdf.js detaches the buffer it is given).
+ */
+export async function pdfToText(bytes: Uint8Array): Promise<{ text: string; pages: number }> {
+  await loadPdfjs();
+  let pdf: Awaited<ReturnType<typeof getDocumentProxy>>;
+  try {
+    pdf = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0 });
+  } catch (err) {
+    throw new Error(`pdfToText: not a readable PDF (${err instanceof Error ? err.message : String(err)})`, {
+      cause: err,
+    });
+  }
+  try {
+    const { totalPages, text } = await extractText(pdf, { mergePages: false });
+    const pages = text.map(tidyPage).filter((p) => p !== '');
+    return { text: pages.join('\n\n'), pages: totalPages };
+  } finally {
+    await pdf.destroy();
+  }
+}

@@ -1,0 +1,185 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { extractiveAnswer, NO_KNOWLEDGE_ANSWER, sentencesOf, stem } from './extractive.js';
+import type { GenerateRequest, Passage } from './types.js';
+
+const passages: Passage[] = [
+  {
+    id: 'c1',
+    source: 'ops-handbook.md',
+    text:
+      'The office opens at nine. Uploads are limited to 10 GB per agent. ' +
+      'The upload quota resets on the first day of each month. Coffee is free.',
+  },
+  {
+    id: 'c2',
+    source: 'faq.md',
+    text: 'Agents can raise their quota by asking an admin. Quotas never apply to read-only agents.',
+  },
+  {
+    id: 'c3',
+    source: 'changelog.md',
+    text: '## 2024-05\n\n- Added dark mode.\n- Fixed a crash in search.\n\n```sh\nrm -rf /tmp/cache\n```',
+  },
+];
+
+const ask = (question: string, extra: Partial<GenerateRequest> = {}): GenerateRequest => ({
+  task: 'answer',
+  question,
+  passages,
+  ...extra,
+});
+
+describe('sentencesOf', () => {
+  it('splits prose and list items, skipping headings, code and citation markers', () => {
+    expect(sentencesOf(passages[2]!.text)).toEqual(['Added dark mode.', 'Fixed a crash in search.']);
+    expect(sentencesOf('First point [1]. Second point, see 3.5 GB [2, 3]!\nWrapped\nline here.')).toEqual([
+      'First point.',
+      'Second point, see 3.5 GB!',
+      'Wrapped line here.',
+    ]);
+    expect(sentencesOf('Yes')).toEqual(['Yes']);
+  });
+
+  it('stems singular and plural to the same key', () => {
+    const pairs = [
+      ['quota', 'quotas'],
+      ['policy', 'policies'],
+      ['cache', 'caches'],
+      ['box', 'boxes'],
+      ['match', 'matches'],
+      ['use', 'uses'],
+    ];
+    for (const [a, b] of pairs) expect(stem(a!)).toBe(stem(b!));
+    expect(stem('status')).toBe('status');
+    expect(stem('class')).toBe('class');
+  });
+});
+
+describe('extractiveAnswer', () => {
+  it('picks the sentences that answer the question, with citations', () => {
+    const r = extractiveAnswer(ask('What is the upload quota per agent?'));
+    expect(r.strategy).toBe('extractive');
+    expect(r.citations.length).toBeGreaterThan(0);
+    expect(r.citations.length).toBeLessThanOrEqual(3);
+    expect(r.text).toContain('Uploads are limited to 10 GB per agent.');
+    expect(r.text).toContain('The upload quota resets');
+    expect(r.text).not.toContain('Coffee');
+    expect(r.text).not.toContain('office opens');
+    // Every [n] marker maps to citations[n - 1], and each citation's excerpt is in the text.
+    const markers = [...r.text.matchAll(/\[(\d+)\]/g)].map((m) => Number(m[1]));
+    expect(markers).toEqual(r.citations.map((_, i) => i + 1));
+    for (const c of r.citations) {
+      expect(r.text).toContain(c.excerpt);
+      expect(passages.find((p) => p.id === c.id)!.source).toBe(c.source);
+    }
+  });
+
+  it('keeps the original order within a source', () => {
+    const r = extractiveAnswer(ask('quota uploads agent month', { maxSentences: 4 }));
+    const i1 = r.text.indexOf('Uploads are limited');
+    const i2 = r.text.indexOf('The upload quota resets');
+    expect(i1).toBeGreaterThanOrEqual(0);
+    expect(i2).toBeGreaterThan(i1);
+  });
+
+  it('is deterministic', () => {
+    const a = extractiveAnswer(ask('How do agents raise their quota?', { detailed: true }));
+    for (let i = 0; i < 5; i++) expect(extractiveAnswer(ask('How do agents raise their quota?', { detailed: true }))).toEqual(a);
+    expect(a.citations[0]!.id).toBe('c2');
+  });
+
+  it('honours detailed and maxSentences', () => {
+    const generic = 'agent quota uploads month admin search dark mode crash office coffee';
+    expect(extractiveAnswer(ask(generic)).citations).toHaveLength(3);
+    expect(extractiveAnswer(ask(generic, { detailed: true })).citations).toHaveLength(6);
+    expect(extractiveAnswer(ask(generic, { maxSentences: 1 })).citations).toHaveLength(1);
+  });
+
+  it('weights rare terms above common ones', () => {
+    const ps: Passage[] = [
+      { id: 'a', source: 'a', text: 'The agent stores notes.' },
+      { id: 'b', source: 'b', text: 'The agent sends a heartbeat every minute.' },
+      { id: 'c', source: 'c', text: 'The agent logs errors.' },
+    ];
+    const r = extractiveAnswer({ task: 'answer', question: 'agent heartbeat', passages: ps, maxSentences: 1 });
+    expect(r.citations[0]!.id).toBe('b');
+  });
+
+  it('falls back to lead sentences when nothing overlaps', () => {
+    const r = extractiveAnswer(ask('zebra', { maxSentences: 2 }));
+    expect(r.citations.map((c) => c.excerpt)).toEqual([
+      'The office opens at nine.',
+      'Agents can raise their quota by asking an admin.',
+    ]);
+  });
+
+  it('says so when there is no knowledge', () => {
+    for (const ps of [[], [{ id: 'x', source: 's', text: '  \n ' }]]) {
+      const r = extractiveAnswer({ task: 'answer', question: 'anything?', passages: ps });
+      expect(r).toEqual({ text: NO_KNOWLEDGE_ANSWER, citations: [], strategy: 'extractive' });
+    }
+    const s = extractiveAnswer({ task: 'summarize', question: 'anything?', passages: [] });
+    expect(s.text).toMatch(/no relevant knowledge/i);
+    expect(s.citations).toEqual([]);
+  });
+
+  it('summarizes peers with attribution, covering every peer', () => {
+    const answers: Passage[] = [
+      {
+        id: 'a1',
+        source: 'bob',
+        text: 'The deploy window is Tuesday at 14:00 UTC [1]. Staging must be green first [2]. I like turtles.',
+      },
+      { id: 'a2', source: '@carol', text: 'Deploys happen on Tuesdays. Ask @dave for the release checklist.' },
+      { id: 'a3', source: 'erin', text: 'No idea.' },
+      { id: 'a4', source: 'bob', text: 'Hotfixes can deploy any day with approval.' },
+    ];
+    const r = extractiveAnswer({
+      task: 'summarize',
+      question: 'When is the deploy window?',
+      passages: answers,
+      maxSentences: 2,
+    });
+    const lines = r.text.split('\n');
+    expect(lines.every((l) => /^- @\w+: .+ \[\d+\]$/.test(l))).toBe(true);
+    for (const peer of ['@bob', '@carol', '@erin']) expect(r.text).toContain(`- ${peer}: `);
+    expect(r.text).not.toContain('@@carol');
+    expect(r.text).toContain('- @bob: The deploy window is Tuesday at 14:00 UTC. [1]');
+    // Peers appear in the order they answered; old [n] markers from the answers are gone.
+    expect(r.text.indexOf('@bob')).toBeLessThan(r.text.indexOf('@carol'));
+    expect(r.text.indexOf('@carol')).toBeLessThan(r.text.indexOf('@erin'));
+    expect(r.citations.map((c) => c.source)).toEqual(['bob', '@carol', 'erin']);
+    expect(r.citations.map((c) => c.id)).toEqual(['a1', 'a2', 'a3']);
+  });
+
+  it('always produces consistent markers and citations (property)', () => {
+    const word = fc.constantFrom('quota', 'agent', 'deploy', 'search', 'index', 'the', 'is', 'fast', 'Zed', '42');
+    const sentence = fc.array(word, { minLength: 1, maxLength: 8 }).map((w) => `${w.join(' ')}.`);
+    const passage = fc.record({
+      id: fc.uuid(),
+      source: fc.constantFrom('a', 'b', 'c'),
+      text: fc.array(sentence, { maxLength: 5 }).map((s) => s.join(' ')),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(passage, { maxLength: 6 }),
+        fc.array(word, { maxLength: 5 }),
+        fc.constantFrom<'answer' | 'summarize'>('answer', 'summarize'),
+        (ps, q, task) => {
+          const req: GenerateRequest = { task, question: q.join(' '), passages: ps };
+          const r = extractiveAnswer(req);
+          expect(extractiveAnswer(req)).toEqual(r);
+          const markers = [...r.text.matchAll(/\[(\d+)\]/g)].map((m) => Number(m[1]));
+          expect(markers).toEqual(r.citations.map((_, i) => i + 1));
+          if (task === 'summarize') {
+            const sources = new Set(ps.filter((p) => p.text.trim() !== '').map((p) => p.source));
+            expect(new Set(r.citations.map((c) => c.source))).toEqual(sources);
+          } else {
+            expect(r.citations.length).toBeLessThanOrEqual(3);
+          }
+        },
+      ),
+    );
+  });
+});

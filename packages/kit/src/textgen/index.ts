@@ -1,0 +1,20 @@
+export { extractiveAnswer, NO_KNOWLEDGE_ANSWER, NO_KNOWLEDGE_SUMMARY } from './extractive.js';
+export {
+  createTextGenerator,
+  DEFAULT_MODEL,
+  parseVerdict,
+  UNAVAILABLE_VERDICT,
+  UNPARSABLE_VERDICT,
+} from './generator.js';
+export type {
+  Citation,
+  GenerateRequest,
+  GenerateResult,
+  GenerationStrategy,
+  JudgeRequest,
+  JudgeVerdict,
+  Passage,
+  SamplingPort,
+  TextGenerator,
+  TextGeneratorConfig,
+} from './types.js';

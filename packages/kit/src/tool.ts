@@ -1,0 +1,77 @@
+import type { VerifiedAgent } from '@lore/schema';
+import type { z } from 'zod';
+import { unauthenticated } from './errors.js';
+import type { Logger } from './logger.js';
+import type { SamplingPort } from './textgen/types.js';
+
+export type RateClass = 'read' | 'write' | 'dm' | 'post' | 'none';
+
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+/** What a handler gets besides its input. */
+export interface ToolContext<P> {
+  /** The authenticated caller; throws 401 when the call carried no valid key. */
+  readonly agent: VerifiedAgent;
+  /** The caller when known, for public tools that work without a key. */
+  readonly caller: VerifiedAgent | null;
+  readonly ports: P;
+  readonly log: Logger;
+  readonly signal: AbortSignal;
+  readonly requestId: string;
+  /** The calling client's model, when it offers sampling. */
+  readonly sampling: SamplingPort | undefined;
+  /** Report progress to the client (no-op when it did not ask for progress). */
+  progress(progress: number, total?: number, message?: string): Promise<void>;
+}
+
+export interface ToolResult<O> {
+  /** What a model reads first: a short human sentence or a listing. */
+  text: string;
+  /** The structured result; must satisfy the tool's output schema. */
+  data: O;
+}
+
+export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType, P = unknown> {
+  name: string;
+  title: string;
+  description: string;
+  input: I;
+  output: O;
+  annotations: ToolAnnotations;
+  rateClass: RateClass;
+  /** Callable without an API key (only agent_register). */
+  public?: boolean;
+  handler(input: z.output<I>, ctx: ToolContext<P>): Promise<ToolResult<z.input<O>>>;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a service's tool list mixes input/output types.
+export type AnyTool<P = any> = ToolDefinition<any, any, P>;
+
+/** Tool definitions of one service share its ports: `const tool = toolsFor<Ports>()`. */
+export const toolsFor =
+  <P>() =>
+  <I extends z.ZodType, O extends z.ZodType>(def: ToolDefinition<I, O, P>): ToolDefinition<I, O, P> =>
+    def;
+
+/** Shorthands for the four annotations, stated in full at each tool. */
+export const READ_ONLY: ToolAnnotations = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+
+export function makeContext<P>(base: Omit<ToolContext<P>, 'agent'>): ToolContext<P> {
+  return {
+    ...base,
+    get agent(): VerifiedAgent {
+      if (!base.caller) throw unauthenticated();
+      return base.caller;
+    },
+  };
+}

@@ -1,0 +1,33 @@
+import { z } from 'zod';
+
+/** The mission's error codes, HTTP-flavoured so that a model and a human read them the same way. */
+export const ErrorCode = {
+  InvalidInput: 400,
+  Unauthenticated: 401,
+  Forbidden: 403,
+  NotFound: 404,
+  Conflict: 409,
+  RateLimited: 429,
+  Internal: 500,
+  Unavailable: 503,
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+export const ToolErrorSchema = z.object({
+  code: z.union([
+    z.literal(400),
+    z.literal(401),
+    z.literal(403),
+    z.literal(404),
+    z.literal(409),
+    z.literal(429),
+    z.literal(500),
+    z.literal(503),
+  ]),
+  message: z.string(),
+  data: z.record(z.string(), z.unknown()).optional(),
+});
+export type ToolErrorBody = z.infer<typeof ToolErrorSchema>;
+
+/** `structuredContent` of a failed tool call. */
+export const ToolErrorResultSchema = z.object({ error: ToolErrorSchema });

@@ -1,0 +1,180 @@
+import { z } from 'zod';
+import { Handle, HandleRef, HttpUrl, Limit, Offset } from './common.js';
+import { defineEvent } from './events.js';
+
+export const EXPERTISE_LEVELS = ['beginner', 'intermediate', 'expert'] as const;
+export const ExpertiseLevel = z.enum(EXPERTISE_LEVELS);
+export type ExpertiseLevel = z.infer<typeof ExpertiseLevel>;
+
+const Tag = z.string().trim().min(1, { error: 'must not be empty' }).max(50, { error: 'at most 50 characters' });
+
+/** A skill as typed: a plain name (taken as intermediate) or a name with a level. */
+export const SkillInput = z.union([Tag, z.object({ name: Tag, level: ExpertiseLevel })]);
+export const Skill = z.object({ name: z.string(), level: ExpertiseLevel });
+export type Skill = z.infer<typeof Skill>;
+
+export const CAPABILITY_NAMES = [
+  'can_write_code',
+  'can_analyze_data',
+  'can_generate_images',
+  'can_generate_audio',
+  'can_browse_web',
+] as const;
+
+export const CapabilitiesInput = z.object({
+  can_write_code: z.boolean().optional(),
+  can_analyze_data: z.boolean().optional(),
+  can_generate_images: z.boolean().optional(),
+  can_generate_audio: z.boolean().optional(),
+  can_browse_web: z.boolean().optional(),
+  other: z.array(Tag).max(20, { error: 'at most 20 items' }).optional(),
+});
+export const Capabilities = z.object({
+  can_write_code: z.boolean(),
+  can_analyze_data: z.boolean(),
+  can_generate_images: z.boolean(),
+  can_generate_audio: z.boolean(),
+  can_browse_web: z.boolean(),
+  other: z.array(z.string()),
+});
+export type Capabilities = z.infer<typeof Capabilities>;
+
+export const LinksInput = z.object({ website: HttpUrl.optional(), github: HttpUrl.optional(), twitter: HttpUrl.optional() });
+export const Links = z.object({ website: z.string().optional(), github: z.string().optional(), twitter: z.string().optional() });
+
+const isTimeZone = (tz: string) => {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+};
+export const TimeZone = z.string().max(64).refine(isTimeZone, { error: 'an IANA timezone such as Europe/Paris' });
+
+const ProfileFields = {
+  displayName: z.string().trim().min(1, { error: 'between 1 and 50 characters' }).max(50, { error: 'between 1 and 50 characters' }),
+  bio: z.string().max(500, { error: 'at most 500 characters' }),
+  skills: z.array(SkillInput).max(20, { error: 'at most 20 items' }),
+  interests: z.array(Tag).max(20, { error: 'at most 20 items' }),
+  location: z.string().trim().max(100, { error: 'at most 100 characters' }),
+  timezone: TimeZone,
+  capabilities: CapabilitiesInput,
+  links: LinksInput,
+};
+
+export const AgentRegisterInput = z.object({
+  username: Handle,
+  email: z.email({ error: 'a valid email address' }).max(254),
+  displayName: ProfileFields.displayName,
+  bio: ProfileFields.bio.optional(),
+  skills: ProfileFields.skills.optional(),
+  interests: ProfileFields.interests.optional(),
+  location: ProfileFields.location.optional(),
+  timezone: ProfileFields.timezone.optional(),
+  capabilities: ProfileFields.capabilities.optional(),
+  links: ProfileFields.links.optional(),
+});
+export type AgentRegisterInput = z.infer<typeof AgentRegisterInput>;
+
+export const AgentUpdateInput = z.object({
+  displayName: ProfileFields.displayName.optional(),
+  bio: ProfileFields.bio.optional(),
+  skills: ProfileFields.skills.optional(),
+  interests: ProfileFields.interests.optional(),
+  location: ProfileFields.location.optional(),
+  timezone: ProfileFields.timezone.optional(),
+  capabilities: ProfileFields.capabilities.optional(),
+  links: ProfileFields.links.optional(),
+});
+export type AgentUpdateInput = z.infer<typeof AgentUpdateInput>;
+
+/** The public face of an agent. Email is private to its owner. */
+export const AgentProfile = z.object({
+  id: z.string(),
+  username: z.string(),
+  displayName: z.string(),
+  bio: z.string(),
+  skills: z.array(Skill),
+  interests: z.array(z.string()),
+  location: z.string().nullable(),
+  timezone: z.string().nullable(),
+  capabilities: Capabilities,
+  links: Links,
+  node: z.string(),
+  joinedAt: z.string(),
+  lastActiveAt: z.string().nullable(),
+});
+export type AgentProfile = z.infer<typeof AgentProfile>;
+
+export const AgentRegisterOutput = z.object({
+  agent: AgentProfile,
+  apiKey: z.string().describe('Shown once. Send it as `Authorization: Bearer <key>`.'),
+});
+
+export const AgentSearchInput = z.object({
+  skills: z.array(Tag).max(20, { error: 'at most 20 items' }).optional(),
+  interests: z.array(Tag).max(20, { error: 'at most 20 items' }).optional(),
+  location: z.string().max(100, { error: 'at most 100 characters' }).optional(),
+  capabilities: z.array(z.string().max(50)).max(10, { error: 'at most 10 items' }).optional(),
+  query: z.string().max(200, { error: 'at most 200 characters' }).optional(),
+  limit: Limit(20, 100),
+  offset: Offset,
+});
+export const AgentSearchOutput = z.object({ agents: z.array(AgentProfile), total: z.number().int() });
+
+export const AgentProfileInput = z.object({ username: HandleRef });
+export const ActivityItem = z.object({ kind: z.string(), summary: z.string(), at: z.string() });
+export const AgentProfileOutput = z.object({
+  agent: AgentProfile,
+  email: z.string().optional().describe('Only on your own profile.'),
+  recentActivity: z.array(ActivityItem),
+  connections: z.array(z.string()),
+});
+
+export const AgentUpdateOutput = z.object({ agent: AgentProfile, changed: z.array(z.string()) });
+
+export const AgentRotateKeyInput = z.object({});
+export const AgentRotateKeyOutput = z.object({ apiKey: z.string(), rotatedAt: z.string() });
+
+export const GetActiveUsersInput = z.object({
+  flag: z.boolean().optional().describe('true: only active agents; false: only inactive; absent: both lists.'),
+});
+export const GetActiveUsersOutput = z.object({ active: z.array(z.string()), inactive: z.array(z.string()) });
+
+export const GetUserDescriptionsInput = z.object({
+  user_id: z.string().trim().min(1, { error: 'required' }).max(100, { error: 'at most 100 characters' }).describe('The agent handle (or its id).'),
+});
+export const GetUserDescriptionsOutput = z.object({ user_id: z.string(), descriptions: z.array(z.string()) });
+
+// Events
+export const AgentRegistered = defineEvent(
+  'lore.users.agent.registered',
+  z.object({ agentId: z.string(), handle: z.string(), displayName: z.string(), node: z.string() }),
+);
+export const AgentUpdated = defineEvent(
+  'lore.users.agent.updated',
+  z.object({ agentId: z.string(), handle: z.string(), changed: z.array(z.string()) }),
+);
+export const AgentKeyRotated = defineEvent(
+  'lore.users.agent.key_rotated',
+  z.object({ agentId: z.string(), handle: z.string(), revokedKeyHash: z.string() }),
+);
+
+// Request/reply (answered by the users service)
+export const VerifyKeyRequest = z.object({ keyHash: z.string() });
+export const VerifiedAgent = z.object({ id: z.string(), handle: z.string(), node: z.string() });
+export type VerifiedAgent = z.infer<typeof VerifiedAgent>;
+export const VerifyKeyReply = z.object({ agent: VerifiedAgent.nullable() });
+
+export const ResolveHandlesRequest = z.object({ handles: z.array(z.string()).max(10_000) });
+export const ResolveHandlesReply = z.object({ agents: z.array(VerifiedAgent), missing: z.array(z.string()) });
+
+export const ListAgentsRequest = z.object({ excludeId: z.string().optional() });
+export const ListAgentsReply = z.object({ agents: z.array(VerifiedAgent) });
+
+export const UsersRpc = {
+  verifyKey: 'rpc.users.verify_key',
+  resolveHandles: 'rpc.users.resolve_handles',
+  listAgents: 'rpc.users.list_agents',
+} as const;

@@ -1,0 +1,241 @@
+import { randomUUID } from 'node:crypto';
+import type { AgentProfile, AgentRegisterInput, AgentUpdateInput, VerifiedAgent } from '@lore/schema';
+import { type Database, type Outbox, conflict, generateApiKey, hashApiKey } from '@lore/kit';
+import { AgentKeyRotated, AgentRegistered, AgentUpdated } from '@lore/schema';
+import { and, desc, eq, gte, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import * as tables from '../tables.js';
+import { NO_CAPABILITIES, mergeCapabilities, normalizeSkills, normalizeTags } from './profile.js';
+
+const { agents, apiKeys, activity, sourceTopics } = tables;
+type Row = typeof agents.$inferSelect;
+
+export function toProfile(r: Row): AgentProfile {
+  return {
+    id: r.id,
+    username: r.handle,
+    displayName: r.displayName,
+    bio: r.bio,
+    skills: r.skills,
+    interests: r.interests,
+    location: r.location,
+    timezone: r.timezone,
+    capabilities: r.capabilities,
+    links: r.links,
+    node: r.node,
+    joinedAt: new Date(r.createdAt).toISOString(),
+    lastActiveAt: r.lastActiveAt ? new Date(r.lastActiveAt).toISOString() : null,
+  };
+}
+
+export interface SearchCriteria {
+  skills?: string[];
+  interests?: string[];
+  location?: string;
+  capabilities?: string[];
+  query?: string;
+  limit: number;
+  offset: number;
+}
+
+/** The users service's storage: agents, their keys, what they did, what they know about. */
+export class AgentRepository {
+  constructor(
+    private readonly db: Database<typeof tables>,
+    private readonly outbox: Outbox,
+    private readonly nodeId: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async register(input: AgentRegisterInput): Promise<{ profile: AgentProfile; apiKey: string }> {
+    const apiKey = generateApiKey();
+    const t = this.now();
+    const row: Row = {
+      id: randomUUID(),
+      handle: input.username,
+      email: input.email,
+      displayName: input.displayName,
+      bio: input.bio ?? '',
+      skills: normalizeSkills(input.skills ?? []),
+      interests: normalizeTags(input.interests ?? []),
+      location: input.location ?? null,
+      timezone: input.timezone ?? null,
+      capabilities: mergeCapabilities(NO_CAPABILITIES, input.capabilities),
+      links: { ...input.links },
+      node: this.nodeId,
+      createdAt: t,
+      lastActiveAt: t,
+    };
+    try {
+      await this.outbox.transaction(async (tx, emit) => {
+        await tx.insert(agents).values(row);
+        await tx.insert(apiKeys).values({ keyHash: hashApiKey(apiKey), agentId: row.id, createdAt: t });
+        emit(AgentRegistered, { agentId: row.id, handle: row.handle, displayName: row.displayName, node: row.node });
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw conflict(`Username '${input.username}' is already taken.`, { field: 'username' });
+      throw err;
+    }
+    return { profile: toProfile(row), apiKey };
+  }
+
+  async byHandle(handle: string): Promise<Row | undefined> {
+    return this.db.query.agents.findFirst({ where: eq(agents.handle, handle) });
+  }
+
+  async byId(id: string): Promise<Row | undefined> {
+    return this.db.query.agents.findFirst({ where: eq(agents.id, id) });
+  }
+
+  async byHandleOrId(ref: string): Promise<Row | undefined> {
+    return (await this.byHandle(ref.toLowerCase())) ?? (await this.byId(ref));
+  }
+
+  async update(agentId: string, patch: AgentUpdateInput): Promise<{ profile: AgentProfile; changed: string[] }> {
+    return this.outbox.transaction(async (tx, emit) => {
+      const [current] = await tx.select().from(agents).where(eq(agents.id, agentId)).limit(1);
+      if (!current) throw new Error(`agent ${agentId} vanished`);
+      const next: Partial<Row> = {};
+      if (patch.displayName !== undefined) next.displayName = patch.displayName;
+      if (patch.bio !== undefined) next.bio = patch.bio;
+      if (patch.skills !== undefined) next.skills = normalizeSkills(patch.skills);
+      if (patch.interests !== undefined) next.interests = normalizeTags(patch.interests);
+      if (patch.location !== undefined) next.location = patch.location || null;
+      if (patch.timezone !== undefined) next.timezone = patch.timezone;
+      if (patch.capabilities !== undefined) next.capabilities = mergeCapabilities(current.capabilities, patch.capabilities);
+      if (patch.links !== undefined) next.links = { ...current.links, ...patch.links };
+      const changed = Object.keys(next).filter(
+        (k) => JSON.stringify(next[k as keyof Row]) !== JSON.stringify(current[k as keyof Row]),
+      );
+      if (changed.length) {
+        await tx.update(agents).set(next).where(eq(agents.id, agentId));
+        emit(AgentUpdated, { agentId, handle: current.handle, changed });
+      }
+      return { profile: toProfile({ ...current, ...next }), changed };
+    });
+  }
+
+  /** Replaces every live key of the agent with a new one; the old ones stop working at once. */
+  async rotateKey(agentId: string, handle: string): Promise<{ apiKey: string; rotatedAt: string }> {
+    const apiKey = generateApiKey();
+    const t = this.now();
+    await this.outbox.transaction(async (tx, emit) => {
+      const live = await tx
+        .select({ keyHash: apiKeys.keyHash })
+        .from(apiKeys)
+        .where(and(eq(apiKeys.agentId, agentId), isNull(apiKeys.revokedAt)));
+      await tx.update(apiKeys).set({ revokedAt: t }).where(and(eq(apiKeys.agentId, agentId), isNull(apiKeys.revokedAt)));
+      await tx.insert(apiKeys).values({ keyHash: hashApiKey(apiKey), agentId, createdAt: t });
+      for (const k of live) emit(AgentKeyRotated, { agentId, handle, revokedKeyHash: k.keyHash });
+    });
+    // Every process drops the old key from its cache when this event reaches it: send it now.
+    await this.outbox.flush().catch(() => {});
+    return { apiKey, rotatedAt: new Date(t).toISOString() };
+  }
+
+  /** Key verification for every service; also how presence is learned. */
+  async verifyKey(keyHash: string): Promise<VerifiedAgent | null> {
+    const rows = await this.db
+      .select({ id: agents.id, handle: agents.handle, node: agents.node, lastActiveAt: agents.lastActiveAt })
+      .from(apiKeys)
+      .innerJoin(agents, eq(agents.id, apiKeys.agentId))
+      .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)))
+      .limit(1);
+    const r = rows[0];
+    if (!r) return null;
+    const t = this.now();
+    // Presence needs minute resolution, not a write per call.
+    if (!r.lastActiveAt || t - r.lastActiveAt > 30_000) await this.touch(r.id, t);
+    return { id: r.id, handle: r.handle, node: r.node };
+  }
+
+  async touch(agentId: string, at: number): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx
+        .update(agents)
+        .set({ lastActiveAt: at })
+        .where(and(eq(agents.id, agentId), or(isNull(agents.lastActiveAt), lt(agents.lastActiveAt, at))));
+    });
+  }
+
+  async resolve(handles: string[]): Promise<{ agents: VerifiedAgent[]; missing: string[] }> {
+    const wanted = [...new Set(handles.map((h) => h.replace(/^@/, '').toLowerCase()))];
+    const found: VerifiedAgent[] = [];
+    for (let i = 0; i < wanted.length; i += 500) {
+      const part = wanted.slice(i, i + 500);
+      found.push(
+        ...(await this.db
+          .select({ id: agents.id, handle: agents.handle, node: agents.node })
+          .from(agents)
+          .where(inArray(agents.handle, part))),
+      );
+    }
+    const have = new Set(found.map((a) => a.handle));
+    return { agents: found, missing: wanted.filter((h) => !have.has(h)) };
+  }
+
+  async listAll(excludeId?: string): Promise<VerifiedAgent[]> {
+    const rows = await this.db.select({ id: agents.id, handle: agents.handle, node: agents.node }).from(agents);
+    return excludeId ? rows.filter((r) => r.id !== excludeId) : rows;
+  }
+
+  async search(c: SearchCriteria): Promise<{ agents: AgentProfile[]; total: number }> {
+    // Few enough agents per node that filtering JSON fields in memory beats a query builder.
+    const rows = await this.db.select().from(agents).orderBy(desc(agents.lastActiveAt), agents.handle);
+    const lc = (s: string) => s.toLowerCase();
+    const has = (list: string[], wanted: string[]) => wanted.every((w) => list.some((x) => lc(x).includes(lc(w))));
+    const terms = (c.query ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+    const matches = rows.filter((r) => {
+      if (c.skills?.length && !has(r.skills.map((s) => s.name), c.skills)) return false;
+      if (c.interests?.length && !has(r.interests, c.interests)) return false;
+      if (c.location && !lc(r.location ?? '').includes(lc(c.location))) return false;
+      if (c.capabilities?.length) {
+        const caps = r.capabilities as unknown as Record<string, unknown>;
+        const ok = c.capabilities.every((cap) => {
+          const key = cap.startsWith('can_') ? cap : `can_${cap}`;
+          return caps[key] === true || r.capabilities.other.some((o) => lc(o) === lc(cap));
+        });
+        if (!ok) return false;
+      }
+      if (terms.length) {
+        const hay = lc(
+          [r.handle, r.displayName, r.bio, r.location ?? '', ...r.skills.map((s) => s.name), ...r.interests].join(' '),
+        );
+        if (!terms.every((t) => hay.includes(t))) return false;
+      }
+      return true;
+    });
+    return { agents: matches.slice(c.offset, c.offset + c.limit).map(toProfile), total: matches.length };
+  }
+
+  async activeSplit(windowMs: number): Promise<{ active: string[]; inactive: string[] }> {
+    const since = this.now() - windowMs;
+    const rows = await this.db.select({ handle: agents.handle, last: agents.lastActiveAt }).from(agents).orderBy(agents.handle);
+    const active: string[] = [];
+    const inactive: string[] = [];
+    for (const r of rows) (r.last !== null && r.last >= since ? active : inactive).push(r.handle);
+    return { active, inactive };
+  }
+
+  async recentActivity(agentId: string, limit = 5) {
+    return this.db
+      .select()
+      .from(activity)
+      .where(eq(activity.agentId, agentId))
+      .orderBy(desc(activity.at))
+      .limit(limit);
+  }
+
+  async countActiveSince(since: number): Promise<number> {
+    const r = await this.db.select({ n: sql<number>`count(*)` }).from(agents).where(gte(agents.lastActiveAt, since));
+    return Number(r[0]?.n ?? 0);
+  }
+
+  async topics(agentId: string) {
+    return this.db.select().from(sourceTopics).where(eq(sourceTopics.agentId, agentId)).orderBy(desc(sourceTopics.updatedAt));
+  }
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  const msg = String((err as { message?: string; cause?: { message?: string } })?.cause?.message ?? (err as Error)?.message);
+  return /UNIQUE constraint failed/i.test(msg);
+}

@@ -1,0 +1,61 @@
+import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import type { Capabilities, Skill } from '@lore/schema';
+
+export const agents = sqliteTable(
+  'agents',
+  {
+    id: text('id').primaryKey(),
+    handle: text('handle').notNull().unique(),
+    email: text('email').notNull(),
+    displayName: text('display_name').notNull(),
+    bio: text('bio').notNull().default(''),
+    skills: text('skills', { mode: 'json' }).$type<Skill[]>().notNull(),
+    interests: text('interests', { mode: 'json' }).$type<string[]>().notNull(),
+    location: text('location'),
+    timezone: text('timezone'),
+    capabilities: text('capabilities', { mode: 'json' }).$type<Capabilities>().notNull(),
+    links: text('links', { mode: 'json' }).$type<{ website?: string; github?: string; twitter?: string }>().notNull(),
+    node: text('node').notNull(),
+    createdAt: integer('created_at').notNull(),
+    lastActiveAt: integer('last_active_at'),
+  },
+  (t) => [index('agents_last_active').on(t.lastActiveAt)],
+);
+
+export const apiKeys = sqliteTable(
+  'api_keys',
+  {
+    keyHash: text('key_hash').primaryKey(),
+    agentId: text('agent_id')
+      .notNull()
+      .references(() => agents.id, { onDelete: 'cascade' }),
+    createdAt: integer('created_at').notNull(),
+    revokedAt: integer('revoked_at'),
+  },
+  (t) => [index('api_keys_agent').on(t.agentId)],
+);
+
+/** What an agent did lately, learned from other services' events. */
+export const activity = sqliteTable(
+  'activity',
+  {
+    eventId: text('event_id').primaryKey(),
+    agentId: text('agent_id').notNull(),
+    kind: text('kind').notNull(),
+    summary: text('summary').notNull(),
+    at: integer('at').notNull(),
+  },
+  (t) => [index('activity_agent_at').on(t.agentId, t.at)],
+);
+
+/** Topics of an agent's knowledge sources, for cqGetUserDescriptions. */
+export const sourceTopics = sqliteTable(
+  'source_topics',
+  {
+    agentId: text('agent_id').notNull(),
+    source: text('source').notNull(),
+    keywords: text('keywords', { mode: 'json' }).$type<string[]>().notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.agentId, t.source] })],
+);

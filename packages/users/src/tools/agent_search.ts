@@ -1,0 +1,27 @@
+import { AgentSearchInput, AgentSearchOutput } from '@lore/schema';
+import { skillsLine } from '../domain/profile.js';
+import { tool } from '../ports.js';
+
+export const agentSearch = tool({
+  name: 'agent_search',
+  title: 'Search agents',
+  description:
+    'Find agents by skills, interests, location, capabilities (e.g. can_write_code) or free text. ' +
+    'All criteria must match; results are paginated with limit/offset.',
+  input: AgentSearchInput,
+  output: AgentSearchOutput,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  rateClass: 'read',
+  async handler(input, { ports }) {
+    const { agents, total } = await ports.agents.search(input);
+    const lines = agents.map(
+      (a, i) =>
+        `${input.offset + i + 1}. @${a.username} - ${a.displayName}\n   Skills: ${skillsLine(a)}\n   Interests: ${a.interests.join(', ') || '—'}`,
+    );
+    const text = total
+      ? `Found ${total} agent${total === 1 ? '' : 's'} matching your criteria:\n${lines.join('\n')}` +
+        (total > input.offset + agents.length ? `\n(showing ${agents.length}; use offset=${input.offset + agents.length} for more)` : '')
+      : 'No agents match these criteria.';
+    return { text, data: { agents, total } };
+  },
+});
