@@ -4,7 +4,9 @@ import {
   type LoreConfig,
   type LoreService,
   type Logger,
+  type NetworkDirectory,
   createBus,
+  createDirectory,
   createHttpApp,
   createLogger,
   loadNodeIdentity,
@@ -18,6 +20,7 @@ import { Upstream } from './upstream.js';
 export interface AllInOne {
   nodeId: string;
   bus: EventBus;
+  directory: NetworkDirectory;
   services: LoreService[];
   aggregator: Aggregator;
   app: Hono;
@@ -28,6 +31,7 @@ export interface AllInOne {
 export interface AllInOneOptions {
   services?: ServiceEntry[];
   bus?: EventBus;
+  directory?: NetworkDirectory;
   log?: Logger;
 }
 
@@ -47,9 +51,11 @@ export async function startAllInOne(config: LoreConfig, opts: AllInOneOptions = 
       onError: (err, event, consumer) =>
         log.warn({ err: (err as Error).message, subject: event?.subject, consumer }, 'event handler failed'),
     }));
+  const directory = opts.directory ?? (await createDirectory(bus));
+  await directory.registerNode(node.id, node.publicKey);
   const services: LoreService[] = [];
   for (const entry of opts.services ?? SERVICES) {
-    services.push(await entry.create({ config, bus, nodeId: node.id, log }));
+    services.push(await entry.create({ config, bus, nodeId: node.id, node, directory, log }));
   }
   for (const s of services) await s.start();
   const upstreams = services.map(
@@ -85,6 +91,7 @@ export async function startAllInOne(config: LoreConfig, opts: AllInOneOptions = 
   return {
     nodeId: node.id,
     bus,
+    directory,
     services,
     aggregator,
     app,

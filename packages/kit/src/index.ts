@@ -45,3 +45,46 @@ export { loadNodeIdentity } from './node.js';
 export type { NodeIdentity } from './node.js';
 export { runStandalone } from './standalone.js';
 export type { StandaloneOptions } from './standalone.js';
+export {
+  DEFAULT_CHUNK_OVERLAP,
+  DEFAULT_CHUNK_SIZE,
+  STOP_WORDS,
+  cosineTopK,
+  excerpt,
+  float32FromBuffer,
+  float32ToBuffer,
+  ftsMatchQuery,
+  htmlToMarkdown,
+  isContentTerm,
+  keywords,
+  pdfToText,
+  queryTerms,
+  reciprocalRankFusion,
+  splitDocument,
+  tokenize,
+} from './text/index.js';
+export type { DocumentChunk, SplitOptions } from './text/index.js';
+export {
+  DEFAULT_MODEL,
+  NO_KNOWLEDGE_ANSWER,
+  NO_KNOWLEDGE_SUMMARY,
+  UNAVAILABLE_VERDICT,
+  UNPARSABLE_VERDICT,
+  createTextGenerator,
+  extractiveAnswer,
+  parseVerdict,
+} from './textgen/index.js';
+export type {
+  Citation,
+  GenerateRequest,
+  GenerateResult,
+  GenerationStrategy,
+  JudgeRequest,
+  JudgeVerdict,
+  Passage,
+  SamplingPort,
+  TextGenerator,
+  TextGeneratorConfig,
+} from './textgen/index.js';
+export { EnvelopeSigner, MemoryDirectory, NatsDirectory, createDirectory, verifyEnvelope } from './network/index.js';
+export type { HandleRecord, NetworkDirectory, SignedEnvelope, VerifyOutcome } from './network/index.js';

@@ -5,6 +5,8 @@ export class ServiceMetrics {
   readonly registry = new Registry();
   readonly calls: Counter<'service' | 'tool' | 'code'>;
   readonly latency: Histogram<'service' | 'tool'>;
+  /** Envelopes from other nodes refused (bad signature, sender not hosted by the signer). */
+  readonly droppedEnvelopes: Counter<'service' | 'reason'>;
 
   constructor(readonly service: string) {
     this.calls = new Counter({
@@ -18,6 +20,12 @@ export class ServiceMetrics {
       help: 'Tool call latency.',
       labelNames: ['service', 'tool'],
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [this.registry],
+    });
+    this.droppedEnvelopes = new Counter({
+      name: 'lore_envelopes_dropped_total',
+      help: 'Envelopes from other nodes that were refused, by reason.',
+      labelNames: ['service', 'reason'],
       registers: [this.registry],
     });
   }

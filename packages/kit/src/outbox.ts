@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import type { EventBus } from './bus/types.js';
 import { type Database, type Transaction, inbox, outbox } from './db/index.js';
 import type { Logger } from './logger.js';
+import type { EnvelopeSigner } from './network/signing.js';
 
 export type Emit = <E extends EventDefinition>(def: E, payload: z.input<E['payload']>) => EventEnvelope;
 
@@ -25,12 +26,13 @@ export class Outbox {
     private readonly bus: EventBus,
     private readonly producer: { node: string; service: string },
     private readonly log: Logger,
+    private readonly signer?: EnvelopeSigner,
     private readonly pollMs = 1000,
   ) {}
 
   /** Build a validated envelope. */
   envelope<E extends EventDefinition>(def: E, payload: z.input<E['payload']>, traceparent?: string): EventEnvelope {
-    return {
+    const envelope: EventEnvelope = {
       id: randomUUID(),
       subject: def.subject,
       occurredAt: new Date().toISOString(),
@@ -38,6 +40,7 @@ export class Outbox {
       payload: def.payload.parse(payload),
       ...(traceparent ? { traceparent } : {}),
     };
+    return this.signer ? this.signer.sign(envelope) : envelope;
   }
 
   /** Run `fn` in a transaction; events it emits commit with its rows and are relayed right after. */

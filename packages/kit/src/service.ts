@@ -12,6 +12,8 @@ import { ToolError, fromZodError, rateLimited, toToolError, unauthenticated } fr
 import { type Logger, createLogger } from './logger.js';
 import { type AuthExtra, type CallInfo, InputRequiredSignal, type McpBackend, createMcpFactory, unknownTool } from './mcp.js';
 import { ServiceMetrics } from './metrics.js';
+import type { NetworkDirectory } from './network/directory.js';
+import type { NodeIdentity } from './node.js';
 import type { Outbox } from './outbox.js';
 import { RATE_LIMITS, RateLimiter } from './rate-limit.js';
 import type { TextGenerator } from './textgen/types.js';
@@ -25,6 +27,10 @@ export interface ServiceDeps {
   nodeId: string;
   log?: Logger;
   textgen?: TextGenerator;
+  /** The node's signing keys; envelopes this process produces are signed with them. */
+  node?: NodeIdentity;
+  /** Network-wide handles and node keys (NATS KV when on NATS, in-process otherwise). */
+  directory?: NetworkDirectory;
 }
 
 export interface ServiceOptions<P> {

@@ -1,5 +1,6 @@
 import { createBus } from './bus/index.js';
 import { loadConfig } from './config.js';
+import { createDirectory } from './network/index.js';
 import { createLogger } from './logger.js';
 import { loadNodeIdentity } from './node.js';
 import { serveHttp, serveOverStdio } from './serve.js';
@@ -28,7 +29,9 @@ export async function runStandalone(
     name: `lore-${name}`,
     onError: (err, event, consumer) => log.warn({ err: (err as Error).message, subject: event?.subject, consumer }, 'event handler failed'),
   });
-  const service = await create({ config, bus, nodeId: node.id, log });
+  const directory = await createDirectory(bus);
+  await directory.registerNode(node.id, node.publicKey);
+  const service = await create({ config, bus, nodeId: node.id, node, directory, log });
   await service.start();
   const stdio = opts.argv.includes('--stdio');
   if (stdio) {

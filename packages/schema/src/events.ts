@@ -12,6 +12,8 @@ export const EventEnvelopeSchema = z.object({
   payload: z.unknown(),
   /** W3C trace context of the call that caused the event, when there was one. */
   traceparent: z.string().optional(),
+  /** The producing node's Ed25519 signature over the rest of the envelope. */
+  signature: z.object({ node: z.string(), alg: z.literal('ed25519'), value: z.string() }).optional(),
 });
 export type EventEnvelope<P = unknown> = Omit<z.infer<typeof EventEnvelopeSchema>, 'payload'> & { payload: P };
 

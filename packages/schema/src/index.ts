@@ -42,3 +42,14 @@ export {
   VerifyKeyReply,
   VerifyKeyRequest,
 } from './users.js';
+export {
+  KnowledgeRetrieveReply,
+  KnowledgeRetrieveRequest,
+  KnowledgeRpc,
+  KnowledgeSourceAdded,
+  KnowledgeSourceRemoved,
+  RetrievedPassage,
+  StatsReply,
+  StatsRequest,
+  statsSubject,
+} from './knowledge-events.js';

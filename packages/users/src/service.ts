@@ -27,7 +27,7 @@ export const usersTools = [
 export async function createUsersService(deps: ServiceDeps): Promise<LoreService> {
   const { db, outbox } = await openServiceStore(deps, 'users', tables, migrationsFolder(import.meta.url));
   const now = Date.now;
-  const agents = new AgentRepository(db, outbox, deps.nodeId, now);
+  const agents = new AgentRepository(db, outbox, deps.nodeId, now, deps.directory);
   const ports: UsersPorts = { agents, activeWindowMs: deps.config.LORE_ACTIVE_WINDOW_MINUTES * 60_000, now };
   return createService({
     name: 'users',

@@ -84,6 +84,11 @@ export class NatsBus implements EventBus {
     private readonly onError: BusErrorHandler,
   ) {}
 
+  /** The underlying connection, for other NATS-backed ports (the network directory's KV). */
+  get connection(): NatsConnection {
+    return this.nc;
+  }
+
   static async connect(options: NatsBusOptions): Promise<NatsBus> {
     const stream = options.stream ?? 'LORE_EVENTS';
     const subjectPrefix = options.subjectPrefix ?? 'lore';

@@ -81,6 +81,8 @@ describe('pdfToText', () => {
   });
 
   it('rejects bytes that are not a PDF', async () => {
-    await expect(pdfToText(new TextEncoder().encode('hello, not a pdf'))).rejects.toThrow(/not a readable PDF/);
+    await expect(pdfToText(new TextEncoder().encode('hello, not a pdf'))).rejects.toThrow(
+      /not a readable PDF/,
+    );
   });
 });

@@ -1,7 +1,17 @@
 import TurndownService from 'turndown';
 
 // Elements whose content is not part of the document's text.
-const DROPPED = new Set(['SCRIPT', 'STYLE', 'NAV', 'FOOTER', 'NOSCRIPT', 'TEMPLATE', 'IFRAME', 'SVG', 'CANVAS']);
+const DROPPED = new Set([
+  'SCRIPT',
+  'STYLE',
+  'NAV',
+  'FOOTER',
+  'NOSCRIPT',
+  'TEMPLATE',
+  'IFRAME',
+  'SVG',
+  'CANVAS',
+]);
 
 let capturedTitle: string | null = null;
 

@@ -57,16 +57,9 @@ describe('markdownSections', () => {
 
 describe('splitDocument', () => {
   it('keeps heading paths on every chunk and respects the chunk size', async () => {
-    const md = [
-      '# Manual',
-      para(1),
-      '## Setup',
-      para(2, 300),
-      '',
-      para(3, 300),
-      '## Running',
-      para(4),
-    ].join('\n\n');
+    const md = ['# Manual', para(1), '## Setup', para(2, 300), '', para(3, 300), '## Running', para(4)].join(
+      '\n\n',
+    );
     const chunks = await splitDocument(md, { format: 'markdown', chunkSize: 500, chunkOverlap: 50 });
     expect(chunks.length).toBeGreaterThan(4);
     expect(chunks.map((c) => c.index)).toEqual(chunks.map((_, i) => i));

@@ -135,8 +135,7 @@ export async function splitDocument(content: string, opts: SplitOptions): Promis
 
   const chunks: DocumentChunk[] = [];
   for (const section of sections) {
-    const pieces =
-      section.text.length <= chunkSize ? [section.text] : await splitter.splitText(section.text);
+    const pieces = section.text.length <= chunkSize ? [section.text] : await splitter.splitText(section.text);
     for (const piece of pieces) {
       const text = piece.trim();
       if (text === '') continue;

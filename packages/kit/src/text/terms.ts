@@ -12,8 +12,7 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(
     'out over own please re s same shall shan she should shouldn since so some such t than that the their ' +
     'theirs them themselves then there these they this those through to too under until up upon us ve very ' +
     'via was wasn we were weren what when where whether which while who whom whose why will with within ' +
-    'won would ' +
-    'wouldn y yet you your yours yourself yourselves'
+    'won would wouldn y yet you your yours yourself yourselves'
   ).split(' '),
 );
 

@@ -59,7 +59,9 @@ describe('cosineTopK', () => {
   it('matches a full sort (property)', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.array(fc.integer({ min: -5, max: 5 }), { minLength: 3, maxLength: 3 }), { maxLength: 60 }),
+        fc.array(fc.array(fc.integer({ min: -5, max: 5 }), { minLength: 3, maxLength: 3 }), {
+          maxLength: 60,
+        }),
         fc.integer({ min: 1, max: 20 }),
         (rows, k) => {
           const q = new Float32Array([1, 2, -1]);
@@ -76,7 +78,7 @@ describe('cosineTopK', () => {
             .slice(0, k);
           const got = cosineTopK(q, vectors, k);
           expect(got.length).toBe(expected.length);
-          got.forEach((g, i) => expect(g.score).toBeCloseTo(expected[i]!.score, 5));
+          for (const [i, g] of got.entries()) expect(g.score).toBeCloseTo(expected[i]!.score, 5);
         },
       ),
     );
@@ -116,7 +118,13 @@ describe('reciprocalRankFusion', () => {
   });
 
   it('counts duplicates within a list once and breaks ties by first appearance', () => {
-    const fused = reciprocalRankFusion([['x', 'x', 'y'], ['y', 'x']], (s) => s);
+    const fused = reciprocalRankFusion(
+      [
+        ['x', 'x', 'y'],
+        ['y', 'x'],
+      ],
+      (s) => s,
+    );
     expect(fused.map((f) => f.item)).toEqual(['x', 'y']);
     expect(fused[0]!.score).toBeCloseTo(fused[1]!.score);
     expect(reciprocalRankFusion([], (s: string) => s)).toEqual([]);

@@ -85,7 +85,8 @@ describe('extractiveAnswer', () => {
 
   it('is deterministic', () => {
     const a = extractiveAnswer(ask('How do agents raise their quota?', { detailed: true }));
-    for (let i = 0; i < 5; i++) expect(extractiveAnswer(ask('How do agents raise their quota?', { detailed: true }))).toEqual(a);
+    for (let i = 0; i < 5; i++)
+      expect(extractiveAnswer(ask('How do agents raise their quota?', { detailed: true }))).toEqual(a);
     expect(a.citations[0]!.id).toBe('c2');
   });
 
@@ -102,7 +103,12 @@ describe('extractiveAnswer', () => {
       { id: 'b', source: 'b', text: 'The agent sends a heartbeat every minute.' },
       { id: 'c', source: 'c', text: 'The agent logs errors.' },
     ];
-    const r = extractiveAnswer({ task: 'answer', question: 'agent heartbeat', passages: ps, maxSentences: 1 });
+    const r = extractiveAnswer({
+      task: 'answer',
+      question: 'agent heartbeat',
+      passages: ps,
+      maxSentences: 1,
+    });
     expect(r.citations[0]!.id).toBe('b');
   });
 
@@ -131,7 +137,11 @@ describe('extractiveAnswer', () => {
         source: 'bob',
         text: 'The deploy window is Tuesday at 14:00 UTC [1]. Staging must be green first [2]. I like turtles.',
       },
-      { id: 'a2', source: '@carol', text: 'Deploys happen on Tuesdays. Ask @dave for the release checklist.' },
+      {
+        id: 'a2',
+        source: '@carol',
+        text: 'Deploys happen on Tuesdays. Ask @dave for the release checklist.',
+      },
       { id: 'a3', source: 'erin', text: 'No idea.' },
       { id: 'a4', source: 'bob', text: 'Hotfixes can deploy any day with approval.' },
     ];
@@ -154,7 +164,18 @@ describe('extractiveAnswer', () => {
   });
 
   it('always produces consistent markers and citations (property)', () => {
-    const word = fc.constantFrom('quota', 'agent', 'deploy', 'search', 'index', 'the', 'is', 'fast', 'Zed', '42');
+    const word = fc.constantFrom(
+      'quota',
+      'agent',
+      'deploy',
+      'search',
+      'index',
+      'the',
+      'is',
+      'fast',
+      'Zed',
+      '42',
+    );
     const sentence = fc.array(word, { minLength: 1, maxLength: 8 }).map((w) => `${w.join(' ')}.`);
     const passage = fc.record({
       id: fc.uuid(),

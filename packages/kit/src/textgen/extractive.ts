@@ -1,8 +1,9 @@
-import { excerpt, isContentTerm, queryTerms, tokenize } from '../text/index.js';
+import { excerpt, isContentTerm, queryTerms, tokenize } from '../text/terms.js';
 import type { Citation, GenerateRequest, GenerateResult } from './types.js';
 
 export const NO_KNOWLEDGE_ANSWER = 'No relevant knowledge was found for this question.';
-export const NO_KNOWLEDGE_SUMMARY = 'No relevant knowledge was found: there are no peer answers to summarize.';
+export const NO_KNOWLEDGE_SUMMARY =
+  'No relevant knowledge was found: there are no peer answers to summarize.';
 
 const MAX_SENTENCE_CHARS = 400;
 const LIST_MARKER = /^\s*(?:[-*+]|\d{1,3}[.)])\s+/;
@@ -11,7 +12,7 @@ const HEADING = /^\s{0,3}#{1,6}(?:\s|$)/;
 const CITATION_MARKER = /\s*\[\d+(?:\s*[,–-]\s*\d+)*\]/g;
 // A sentence ends at . ! ? (optionally closed by quotes/brackets) followed by space and a
 // capital, digit or opening quote/bracket.
-const SENTENCE_BREAK = /(?<=[.!?]["'”’)\]]*)\s+(?=["'“‘(\[]?[\p{Lu}\p{N}])/u;
+const SENTENCE_BREAK = /(?<=[.!?]["'”’)\]]*)\s+(?=["'“‘([]?[\p{Lu}\p{N}])/u;
 
 /**
  * Crude English stemming, enough to match singular and plural (`caches`/`cache`,
@@ -111,7 +112,11 @@ export function extractiveAnswer(req: GenerateRequest): GenerateResult {
   const passages = req.passages.filter((p) => p.text.trim() !== '');
   const summarize = req.task === 'summarize';
   if (passages.length === 0) {
-    return { text: summarize ? NO_KNOWLEDGE_SUMMARY : NO_KNOWLEDGE_ANSWER, citations: [], strategy: 'extractive' };
+    return {
+      text: summarize ? NO_KNOWLEDGE_SUMMARY : NO_KNOWLEDGE_ANSWER,
+      citations: [],
+      strategy: 'extractive',
+    };
   }
   const limit = Math.max(1, Math.floor(req.maxSentences ?? (req.detailed ? 6 : 3)));
 
@@ -181,7 +186,9 @@ export function extractiveAnswer(req: GenerateRequest): GenerateResult {
     const parts = group.sort(byOrigin).map((c) => {
       const p = passages[c.passage]!;
       citations.push({ id: p.id, source: p.source, excerpt: c.text });
-      return summarize ? `- ${handle(src)}: ${c.text} [${citations.length}]` : `${c.text} [${citations.length}]`;
+      return summarize
+        ? `- ${handle(src)}: ${c.text} [${citations.length}]`
+        : `${c.text} [${citations.length}]`;
     });
     blocks.push(parts.join(summarize ? '\n' : ' '));
   }

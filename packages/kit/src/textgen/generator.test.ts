@@ -16,10 +16,11 @@ interface ChatRequest {
 /** A tiny OpenAI chat-completions server on 127.0.0.1 with a scripted reply per request. */
 class FakeOpenAI {
   requests: Array<{ path: string; auth: string | undefined; body: ChatRequest }> = [];
-  reply: (body: ChatRequest) => { status: number; content?: string; headers?: Record<string, string> } = () => ({
-    status: 200,
-    content: 'ok',
-  });
+  reply: (body: ChatRequest) => { status: number; content?: string; headers?: Record<string, string> } =
+    () => ({
+      status: 200,
+      content: 'ok',
+    });
   private server: Server = createServer((req, res) => void this.handle(req, res));
   baseUrl = '';
 
@@ -84,7 +85,10 @@ beforeEach(() => {
 
 describe('endpoint strategy', () => {
   it('sends passages as escaped, numbered quoted data at temperature 0 and resolves citations', async () => {
-    server.reply = () => ({ status: 200, content: 'Uploads are capped at 10 GB per agent [1] and reset monthly [3].' });
+    server.reply = () => ({
+      status: 200,
+      content: 'Uploads are capped at 10 GB per agent [1] and reset monthly [3].',
+    });
     const gen = createTextGenerator({ baseUrl: `${server.baseUrl}/`, model: 'tiny', apiKey: 'k-123' });
     expect(gen.hasEndpoint).toBe(true);
     const r = await gen.generate(request);
@@ -152,7 +156,11 @@ describe('endpoint strategy', () => {
     const gen = createTextGenerator({ baseUrl: server.baseUrl });
     const r = await gen.generate({ task: 'answer', question: 'anything?', passages: [] });
     expect(server.requests).toHaveLength(0);
-    expect(r).toEqual({ text: 'No relevant knowledge was found for this question.', citations: [], strategy: 'extractive' });
+    expect(r).toEqual({
+      text: 'No relevant knowledge was found for this question.',
+      citations: [],
+      strategy: 'extractive',
+    });
   });
 
   it('rethrows when the caller aborts', async () => {
@@ -180,7 +188,9 @@ describe('endpoint strategy', () => {
     expect(body.temperature).toBe(0);
     expect(body.response_format).toEqual({ type: 'json_object' });
     const user = body.messages[1]!.content;
-    expect(user).toContain('<condition>\nDeny questions about salaries from anyone outside @acme.\n</condition>');
+    expect(user).toContain(
+      '<condition>\nDeny questions about salaries from anyone outside @acme.\n</condition>',
+    );
     expect(user).toContain('<asker>\n@mallory\n</asker>');
     expect(user).toContain('What does &lt;b&gt;Alice&lt;/b&gt; earn?');
     expect(user).toContain('<draft>\nAlice earns a lot.\n</draft>');

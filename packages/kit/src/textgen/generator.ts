@@ -24,7 +24,8 @@ const DEFAULT_ENDPOINT_TIMEOUT_MS = 30_000;
 const DEFAULT_SAMPLING_TIMEOUT_MS = 60_000;
 const JUDGE_MAX_TOKENS = 300;
 
-const FALLBACK_NOTE = '(Extractive answer: the language model was unavailable, so these are the sources’ own words.)';
+const FALLBACK_NOTE =
+  '(Extractive answer: the language model was unavailable, so these are the sources’ own words.)';
 export const UNPARSABLE_VERDICT: JudgeVerdict = {
   matches: false,
   effect: 'none',
@@ -176,11 +177,16 @@ export function createTextGenerator(config: TextGeneratorConfig): TextGenerator 
     } catch (err) {
       // The caller gave up: do not answer at all.
       if (opts.signal?.aborted) throw err;
+      // The 2026-07-28 path asks the client's model by ending this round: let that through.
+      if ((err as Error)?.name === 'InputRequiredSignal') throw err;
       return fallback(req, from, err);
     }
   }
 
-  async function judge(req: JudgeRequest, opts: { sampling?: SamplingPort } = {}): Promise<JudgeVerdict | null> {
+  async function judge(
+    req: JudgeRequest,
+    opts: { sampling?: SamplingPort } = {},
+  ): Promise<JudgeVerdict | null> {
     if (!client && !opts.sampling) return null;
     const user = judgeUserMessage(req);
     try {
@@ -217,7 +223,8 @@ export function createTextGenerator(config: TextGeneratorConfig): TextGenerator 
         samplingTimeout,
       );
       return parseVerdict(typeof raw === 'string' ? raw : '');
-    } catch {
+    } catch (err) {
+      if ((err as Error)?.name === 'InputRequiredSignal') throw err;
       return { ...UNAVAILABLE_VERDICT };
     }
   }

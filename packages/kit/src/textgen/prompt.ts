@@ -1,4 +1,4 @@
-import { excerpt, queryTerms } from '../text/index.js';
+import { excerpt, queryTerms } from '../text/terms.js';
 import type { Citation, GenerateRequest, JudgeRequest, Passage } from './types.js';
 
 /** Most passages put in one prompt, and most characters of each. */
@@ -122,7 +122,11 @@ export function resolveCitations(
         const before = text.slice(0, offset);
         const sentenceStart = Math.max(before.lastIndexOf('. '), before.lastIndexOf('\n'), 0);
         const terms = queryTerms(`${before.slice(sentenceStart)} ${question}`, 16);
-        citations.push({ id: passage.id, source: passage.source, excerpt: excerpt(passage.text, terms, 240) });
+        citations.push({
+          id: passage.id,
+          source: passage.source,
+          excerpt: excerpt(passage.text, terms, 240),
+        });
         k = citations.length;
         renumber.set(n, k);
       }

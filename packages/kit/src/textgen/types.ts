@@ -66,7 +66,10 @@ export interface JudgeVerdict {
 }
 
 export interface TextGenerator {
-  generate(req: GenerateRequest, opts?: { sampling?: SamplingPort; signal?: AbortSignal }): Promise<GenerateResult>;
+  generate(
+    req: GenerateRequest,
+    opts?: { sampling?: SamplingPort; signal?: AbortSignal },
+  ): Promise<GenerateResult>;
   /** null when no model is available (no endpoint configured and no sampling port) */
   judge(req: JudgeRequest, opts?: { sampling?: SamplingPort }): Promise<JudgeVerdict | null>;
   readonly hasEndpoint: boolean;

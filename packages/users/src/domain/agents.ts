@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AgentProfile, AgentRegisterInput, AgentUpdateInput, VerifiedAgent } from '@lore/schema';
-import { type Database, type Outbox, conflict, generateApiKey, hashApiKey } from '@lore/kit';
+import { type Database, type NetworkDirectory, type Outbox, conflict, generateApiKey, hashApiKey } from '@lore/kit';
 import { AgentKeyRotated, AgentRegistered, AgentUpdated } from '@lore/schema';
 import { and, desc, eq, gte, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import * as tables from '../tables.js';
@@ -44,6 +44,7 @@ export class AgentRepository {
     private readonly outbox: Outbox,
     private readonly nodeId: string,
     private readonly now: () => number = Date.now,
+    private readonly directory?: NetworkDirectory,
   ) {}
 
   async register(input: AgentRegisterInput): Promise<{ profile: AgentProfile; apiKey: string }> {
@@ -65,6 +66,9 @@ export class AgentRepository {
       createdAt: t,
       lastActiveAt: t,
     };
+    // A handle is claimed once across every node that shares the network.
+    if (this.directory && !(await this.directory.claimHandle(row.handle, { agentId: row.id, node: row.node })))
+      throw conflict(`Username '${input.username}' is already taken.`, { field: 'username' });
     try {
       await this.outbox.transaction(async (tx, emit) => {
         await tx.insert(agents).values(row);
@@ -72,6 +76,7 @@ export class AgentRepository {
         emit(AgentRegistered, { agentId: row.id, handle: row.handle, displayName: row.displayName, node: row.node });
       });
     } catch (err) {
+      await this.directory?.releaseHandle(row.handle, row.id);
       if (isUniqueViolation(err)) throw conflict(`Username '${input.username}' is already taken.`, { field: 'username' });
       throw err;
     }

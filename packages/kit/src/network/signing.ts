@@ -1,0 +1,48 @@
+import { createPrivateKey, createPublicKey, sign, verify } from 'node:crypto';
+import type { EventEnvelope } from '@lore/schema';
+import type { NodeIdentity } from '../node.js';
+import type { NetworkDirectory } from './directory.js';
+
+export type SignedEnvelope<P = unknown> = EventEnvelope<P>;
+
+/** Canonical bytes: keys sorted at every level, the signature itself left out. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([k, v]) => k !== 'signature' && v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+export class EnvelopeSigner {
+  private readonly key;
+
+  constructor(private readonly identity: NodeIdentity) {
+    this.key = createPrivateKey(identity.privateKey);
+  }
+
+  sign<P>(envelope: EventEnvelope<P>): SignedEnvelope<P> {
+    const value = sign(null, Buffer.from(canonical(envelope)), this.key).toString('base64');
+    return { ...envelope, signature: { node: this.identity.id, alg: 'ed25519', value } };
+  }
+}
+
+export type VerifyOutcome = { ok: true; node: string } | { ok: false; reason: string };
+
+/** Checks an envelope's signature against the signing node's key in the directory. */
+export async function verifyEnvelope(envelope: SignedEnvelope, directory: NetworkDirectory): Promise<VerifyOutcome> {
+  const sig = envelope.signature;
+  if (!sig || sig.alg !== 'ed25519' || typeof sig.value !== 'string') return { ok: false, reason: 'unsigned' };
+  if (sig.node !== envelope.producer.node) return { ok: false, reason: 'signer is not the producer node' };
+  const pem = await directory.nodeKey(sig.node);
+  if (!pem) return { ok: false, reason: `unknown node ${sig.node}` };
+  try {
+    const ok = verify(null, Buffer.from(canonical(envelope)), createPublicKey(pem), Buffer.from(sig.value, 'base64'));
+    return ok ? { ok: true, node: sig.node } : { ok: false, reason: 'bad signature' };
+  } catch {
+    return { ok: false, reason: 'bad signature' };
+  }
+}
