@@ -1,3 +1,9 @@
 import { defineConfig } from 'tsdown';
 
-export default defineConfig({ entry: ['src/index.ts'], format: 'esm', dts: true, platform: 'node', target: 'node20' });
+export default defineConfig({
+  entry: ['src/index.ts'],
+  format: 'esm',
+  dts: true,
+  platform: 'node',
+  target: 'node20',
+});

@@ -1,4 +1,4 @@
-import { type CallInfo, type McpBackend, ToolError, errorResult, unknownTool } from '@lore/kit';
+import { type CallInfo, errorResult, type McpBackend, ToolError, unknownTool } from '@lore/kit';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { forwardContext } from './context.js';
 import type { Upstream } from './upstream.js';

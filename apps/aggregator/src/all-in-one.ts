@@ -1,16 +1,16 @@
 import { mkdirSync } from 'node:fs';
 import {
-  type EventBus,
-  type LoreConfig,
-  type LoreService,
-  type Logger,
-  type NetworkDirectory,
   createBus,
   createDirectory,
   createHttpApp,
   createLogger,
+  type EventBus,
+  type Logger,
+  type LoreConfig,
+  type LoreService,
   loadNodeIdentity,
   mergedMetrics,
+  type NetworkDirectory,
 } from '@lore/kit';
 import type { Hono } from 'hono';
 import { Aggregator } from './aggregator.js';

@@ -1,11 +1,11 @@
 export { Aggregator } from './aggregator.js';
-export { startAllInOne } from './all-in-one.js';
 export type { AllInOne, AllInOneOptions } from './all-in-one.js';
-export { forwardContext, identityFetch } from './context.js';
+export { startAllInOne } from './all-in-one.js';
 export type { ForwardContext } from './context.js';
-export { clientConfigs, ensureOwner } from './owner.js';
+export { forwardContext, identityFetch } from './context.js';
 export type { OwnerInfo } from './owner.js';
-export { SERVICES } from './services.js';
+export { clientConfigs, ensureOwner } from './owner.js';
 export type { ServiceEntry } from './services.js';
-export { Upstream } from './upstream.js';
+export { SERVICES } from './services.js';
 export type { UpstreamOptions } from './upstream.js';
+export { Upstream } from './upstream.js';

@@ -29,7 +29,9 @@ async function main(argv: string[]) {
   const keyFile = join(config.LORE_DATA_DIR, 'owner.key');
   let close: () => Promise<void>;
   if (rest.includes('--stdio')) {
-    const handle = serveOverStdio(lore.aggregator, config.LORE_API_KEY ?? owner.key, (e) => lore.log.warn({ err: e.message }, 'stdio'));
+    const handle = serveOverStdio(lore.aggregator, config.LORE_API_KEY ?? owner.key, (e) =>
+      lore.log.warn({ err: e.message }, 'stdio'),
+    );
     lore.log.info({ agent: owner.handle }, 'serving the Lore catalog over stdio');
     close = async () => {
       await handle.close();

@@ -12,12 +12,26 @@ export interface OwnerInfo {
  * The local owner agent: created on first start so that the person running Lore has a key
  * to paste into a client. The key lives in `owner.key` (mode 600) and nowhere else.
  */
-export async function ensureOwner(backend: McpBackend, dataDir: string, handle = 'owner'): Promise<OwnerInfo> {
+export async function ensureOwner(
+  backend: McpBackend,
+  dataDir: string,
+  handle = 'owner',
+): Promise<OwnerInfo> {
   const file = join(dataDir, 'owner.key');
-  if (existsSync(file)) return { handle: readFileSync(join(dataDir, 'owner.handle'), 'utf8').trim() || handle, key: readFileSync(file, 'utf8').trim(), created: false };
+  if (existsSync(file))
+    return {
+      handle: readFileSync(join(dataDir, 'owner.handle'), 'utf8').trim() || handle,
+      key: readFileSync(file, 'utf8').trim(),
+      created: false,
+    };
   const result = await backend.callTool(
     'agent_register',
-    { username: handle, email: `${handle}@localhost.localdomain`, displayName: 'Local owner', bio: 'The operator of this Lore node.' },
+    {
+      username: handle,
+      email: `${handle}@localhost.localdomain`,
+      displayName: 'Local owner',
+      bio: 'The operator of this Lore node.',
+    },
     {
       token: null,
       era: 'modern',
@@ -28,7 +42,8 @@ export async function ensureOwner(backend: McpBackend, dataDir: string, handle =
     },
   );
   const sc = result.structuredContent as { apiKey?: string; error?: { message: string } } | undefined;
-  if (result.isError || !sc?.apiKey) throw new Error(`could not create the owner agent: ${sc?.error?.message ?? 'unknown error'}`);
+  if (result.isError || !sc?.apiKey)
+    throw new Error(`could not create the owner agent: ${sc?.error?.message ?? 'unknown error'}`);
   writeFileSync(file, `${sc.apiKey}\n`, { mode: 0o600 });
   chmodSync(file, 0o600);
   writeFileSync(join(dataDir, 'owner.handle'), `${handle}\n`);
@@ -38,10 +53,16 @@ export async function ensureOwner(backend: McpBackend, dataDir: string, handle =
 /** What to paste into an MCP client. */
 export function clientConfigs(endpoint: string, key: string, keyFile: string) {
   return {
-    http: { mcpServers: { lore: { type: 'http', url: endpoint, headers: { Authorization: `Bearer ${key}` } } } },
+    http: {
+      mcpServers: { lore: { type: 'http', url: endpoint, headers: { Authorization: `Bearer ${key}` } } },
+    },
     stdio: {
       mcpServers: {
-        lore: { command: 'npx', args: ['lore', 'start', '--stdio'], env: { LORE_API_KEY: `<contents of ${keyFile}>` } },
+        lore: {
+          command: 'npx',
+          args: ['lore', 'start', '--stdio'],
+          env: { LORE_API_KEY: `<contents of ${keyFile}>` },
+        },
       },
     },
   };

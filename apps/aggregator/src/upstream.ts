@@ -1,5 +1,5 @@
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { identityFetch } from './context.js';
 
 type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
@@ -26,7 +26,10 @@ export class Upstream {
 
   async connect(): Promise<void> {
     const base: Fetch = this.opts.fetch ?? ((u, i) => fetch(u, i));
-    const client = new Client({ name: 'lore-aggregator', version: '0.1.0' }, { versionNegotiation: { mode: 'auto' } });
+    const client = new Client(
+      { name: 'lore-aggregator', version: '0.1.0' },
+      { versionNegotiation: { mode: 'auto' } },
+    );
     const transport = new StreamableHTTPClientTransport(new URL(this.opts.url), {
       fetch: this.opts.forwardIdentity ? identityFetch(base) : base,
     });
@@ -49,7 +52,10 @@ export class Upstream {
   async call(
     name: string,
     args: Record<string, unknown>,
-    options: { signal?: AbortSignal; onprogress?: (p: { progress: number; total?: number; message?: string }) => void },
+    options: {
+      signal?: AbortSignal;
+      onprogress?: (p: { progress: number; total?: number; message?: string }) => void;
+    },
   ): Promise<CallToolResult> {
     return (await this.requireClient().callTool(
       { name, arguments: args },

@@ -9,7 +9,11 @@ import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextproto
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AllInOne, ensureOwner, startAllInOne } from '../src/index.js';
 
-const register = (username: string) => ({ username, email: `${username}@example.com`, displayName: username });
+const register = (username: string) => ({
+  username,
+  email: `${username}@example.com`,
+  displayName: username,
+});
 
 describe('all-in-one aggregator', () => {
   const dir = tempDir();
@@ -43,7 +47,10 @@ describe('all-in-one aggregator', () => {
     const file = join(dir.path, 'owner.key');
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const c = await connectClient(appFetch(lore.app), { key: first.key });
-    expect((await ok<{ agent: { username: string } }>(c, 'agent_profile', { username: 'owner' })).data.agent.username).toBe('owner');
+    expect(
+      (await ok<{ agent: { username: string } }>(c, 'agent_profile', { username: 'owner' })).data.agent
+        .username,
+    ).toBe('owner');
   });
 
   it('passes the caller identity through to the service (401 without, 200 with)', async () => {
@@ -51,7 +58,9 @@ describe('all-in-one aggregator', () => {
     expect((await call(anon, 'agent_search', {})).error?.code).toBe(401);
     const reg = await ok<{ apiKey: string }>(anon, 'agent_register', register('passthrough'));
     const me = await connectClient(appFetch(lore.app), { key: reg.data.apiKey });
-    const r = await ok<{ agent: { username: string }; email?: string }>(me, 'agent_profile', { username: 'passthrough' });
+    const r = await ok<{ agent: { username: string }; email?: string }>(me, 'agent_profile', {
+      username: 'passthrough',
+    });
     expect(r.data.email).toBe('passthrough@example.com');
   });
 
@@ -60,12 +69,20 @@ describe('all-in-one aggregator', () => {
     const agents = await Promise.all(
       Array.from({ length: 8 }, async (_, i) => {
         const r = await ok<{ apiKey: string }>(anon, 'agent_register', register(`crowd_${i}`));
-        return { handle: `crowd_${i}`, client: await connectClient(appFetch(lore.app), { key: r.data.apiKey }) };
+        return {
+          handle: `crowd_${i}`,
+          client: await connectClient(appFetch(lore.app), { key: r.data.apiKey }),
+        };
       }),
     );
     const results = await Promise.all(
       agents.flatMap((a) =>
-        Array.from({ length: 5 }, () => ok<{ email?: string }>(a.client, 'agent_profile', { username: a.handle }).then((r) => [a.handle, r.data.email])),
+        Array.from({ length: 5 }, () =>
+          ok<{ email?: string }>(a.client, 'agent_profile', { username: a.handle }).then((r) => [
+            a.handle,
+            r.data.email,
+          ]),
+        ),
       ),
     );
     for (const [handle, email] of results) expect(email).toBe(`${handle}@example.com`);
@@ -95,7 +112,14 @@ describe('all-in-one aggregator', () => {
         const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
         const req = httpRequest(
           `${http.url}/mcp`,
-          { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } },
+          {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/json',
+              accept: 'application/json, text/event-stream',
+              ...headers,
+            },
+          },
           (res) => {
             res.resume();
             resolve(res.statusCode ?? 0);
@@ -131,8 +155,12 @@ describe('`lore start` as a process', () => {
       child.stderr.on('data', (d) => {
         out += d;
       });
-      await expect.poll(() => /Lore is running at (\S+)/.test(out), { timeout: 20_000, interval: 100 }).toBe(true);
-      await expect.poll(() => out.includes('"stdio"') || out.includes('(stdio)'), { timeout: 5000 }).toBe(true);
+      await expect
+        .poll(() => /Lore is running at (\S+)/.test(out), { timeout: 20_000, interval: 100 })
+        .toBe(true);
+      await expect
+        .poll(() => out.includes('"stdio"') || out.includes('(stdio)'), { timeout: 5000 })
+        .toBe(true);
       const endpoint = /Lore is running at (\S+)/.exec(out)![1]!;
       const key = readFileSync(join(dir.path, 'owner.key'), 'utf8').trim();
       expect(out).toContain(key);

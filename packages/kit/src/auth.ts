@@ -46,7 +46,9 @@ export class Authenticator {
     const t = this.now();
     const hit = this.cache.get(hash);
     if (hit && hit.expires > t) return hit.agent;
-    const reply = VerifyKeyReply.parse(await this.bus.request(UsersRpc.verifyKey, { keyHash: hash }, { timeoutMs: 3000 }));
+    const reply = VerifyKeyReply.parse(
+      await this.bus.request(UsersRpc.verifyKey, { keyHash: hash }, { timeoutMs: 3000 }),
+    );
     // Unknown keys are remembered for less time, so a fresh registration is usable at once elsewhere.
     this.cache.set(hash, { agent: reply.agent, expires: t + (reply.agent ? this.ttlMs : 2000) });
     if (this.cache.size > 10_000) this.cache.delete(this.cache.keys().next().value!);

@@ -6,7 +6,16 @@ const bool = z
 const int = (def: number) => z.coerce.number().int().min(0).default(def);
 
 /** The services that make up Lore; each may get its own database URL. */
-export const SERVICE_NAMES = ['users', 'queries', 'approvals', 'knowledge', 'dens', 'dms', 'showcase', 'docs'] as const;
+export const SERVICE_NAMES = [
+  'users',
+  'queries',
+  'approvals',
+  'knowledge',
+  'dens',
+  'dms',
+  'showcase',
+  'docs',
+] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
 const dbVars = Object.fromEntries(
@@ -22,7 +31,10 @@ const dbVars = Object.fromEntries(
  */
 export const LoreConfigSchema = z.object({
   LORE_DATA_DIR: z.string().default('./data'),
-  LORE_NODE_ID: z.string().regex(/^[a-z0-9-]{1,40}$/, 'lower-case letters, digits and dashes').optional(),
+  LORE_NODE_ID: z
+    .string()
+    .regex(/^[a-z0-9-]{1,40}$/, 'lower-case letters, digits and dashes')
+    .optional(),
   LORE_HOST: z.string().default('127.0.0.1'),
   LORE_PORT: int(7400),
   LORE_ALLOWED_HOSTS: z.string().optional(),

@@ -15,7 +15,9 @@ export class ToolError extends Error {
   }
 
   toBody(): ToolErrorBody {
-    return this.data ? { code: this.code, message: this.message, data: this.data } : { code: this.code, message: this.message };
+    return this.data
+      ? { code: this.code, message: this.message, data: this.data }
+      : { code: this.code, message: this.message };
   }
 }
 
@@ -24,11 +26,16 @@ export const invalid = (field: string, constraint: string, message = `Invalid ${
 export const unauthenticated = (
   message = 'Authentication required: send `Authorization: Bearer <API key>` (get a key with agent_register).',
 ) => new ToolError(401, message);
-export const forbidden = (message: string, data?: Record<string, unknown>) => new ToolError(403, message, data);
-export const notFound = (message: string, data?: Record<string, unknown>) => new ToolError(404, message, data);
-export const conflict = (message: string, data?: Record<string, unknown>) => new ToolError(409, message, data);
+export const forbidden = (message: string, data?: Record<string, unknown>) =>
+  new ToolError(403, message, data);
+export const notFound = (message: string, data?: Record<string, unknown>) =>
+  new ToolError(404, message, data);
+export const conflict = (message: string, data?: Record<string, unknown>) =>
+  new ToolError(409, message, data);
 export const rateLimited = (retryAfterSeconds: number, message?: string) =>
-  new ToolError(429, message ?? `Rate limit reached; retry in ${retryAfterSeconds} s.`, { retryAfterSeconds });
+  new ToolError(429, message ?? `Rate limit reached; retry in ${retryAfterSeconds} s.`, {
+    retryAfterSeconds,
+  });
 export const unavailable = (message: string, retryAfterSeconds = 5) =>
   new ToolError(503, message, { retryAfterSeconds });
 

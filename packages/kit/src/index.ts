@@ -1,55 +1,75 @@
-export { Authenticator, KEY_PREFIX, bearerToken, generateApiKey, hashApiKey } from './auth.js';
+export { Authenticator, bearerToken, generateApiKey, hashApiKey, KEY_PREFIX } from './auth.js';
+export type {
+  DeliveryInfo,
+  EventBus,
+  EventHandler,
+  RequestHandler,
+  SubscribeOptions,
+  Subscription,
+} from './bus/index.js';
 export {
   BusNoResponderError,
   BusRemoteError,
   BusTimeoutError,
+  createBus,
   MemoryBus,
   NatsBus,
-  createBus,
   subjectMatches,
 } from './bus/index.js';
-export type { DeliveryInfo, EventBus, EventHandler, RequestHandler, SubscribeOptions, Subscription } from './bus/index.js';
-export { ConfigError, LoreConfigSchema, SERVICE_NAMES, databaseFor, loadConfig } from './config.js';
 export type { LoreConfig, ServiceName } from './config.js';
-export { inbox, migrationsFolder, openDatabase, outbox } from './db/index.js';
+export { ConfigError, databaseFor, LoreConfigSchema, loadConfig, SERVICE_NAMES } from './config.js';
 export type { Database, OpenDatabaseOptions, Transaction } from './db/index.js';
+export { inbox, migrationsFolder, openDatabase, outbox } from './db/index.js';
 export {
-  ToolError,
   conflict,
   forbidden,
   fromZodError,
   invalid,
   notFound,
   rateLimited,
+  ToolError,
   toToolError,
   unauthenticated,
   unavailable,
 } from './errors.js';
-export { createLogger } from './logger.js';
 export type { Logger } from './logger.js';
-export { InputRequiredSignal, SAMPLING_KEY, createMcpFactory, unknownTool } from './mcp.js';
+export { createLogger } from './logger.js';
 export type { AuthExtra, CallInfo, McpBackend } from './mcp.js';
-export { ServiceMetrics, mergedMetrics } from './metrics.js';
-export { Outbox, handleOnce } from './outbox.js';
-export type { Emit } from './outbox.js';
-export { RATE_LIMITS, RateLimiter } from './rate-limit.js';
-export { serveHttp, serveOverStdio } from './serve.js';
-export type { HttpServerHandle } from './serve.js';
-export { createHttpApp, createService, describeTool, errorResult, jsonSchema } from './service.js';
-export type { HttpAppOptions, LoreService, ServiceDeps, ServiceOptions } from './service.js';
-export { openServiceStore } from './store.js';
-export type { ServiceStore } from './store.js';
-export { READ_ONLY, makeContext, toolsFor } from './tool.js';
-export type { AnyTool, RateClass, ToolAnnotations, ToolContext, ToolDefinition, ToolResult } from './tool.js';
-export { loadNodeIdentity } from './node.js';
-export type { NodeIdentity } from './node.js';
-export { runStandalone } from './standalone.js';
-export type { StandaloneOptions } from './standalone.js';
+export { createMcpFactory, InputRequiredSignal, SAMPLING_KEY, unknownTool } from './mcp.js';
+export { mergedMetrics, ServiceMetrics } from './metrics.js';
+export type { UntrustedTextOptions, UntrustedTextVerdict } from './moderation/index.js';
 export {
+  checkUntrustedText,
+  DEFAULT_MAX_LINKS,
+  DEFAULT_MAX_REPEAT_RUN,
+  longestRepeatRun,
+} from './moderation/index.js';
+export type { HandleRecord, NetworkDirectory, SignedEnvelope, VerifyOutcome } from './network/index.js';
+export {
+  createDirectory,
+  EnvelopeSigner,
+  MemoryDirectory,
+  NatsDirectory,
+  verifyEnvelope,
+} from './network/index.js';
+export type { NodeIdentity } from './node.js';
+export { loadNodeIdentity } from './node.js';
+export type { Emit } from './outbox.js';
+export { handleOnce, Outbox } from './outbox.js';
+export { RATE_LIMITS, RateLimiter } from './rate-limit.js';
+export type { HttpServerHandle } from './serve.js';
+export { serveHttp, serveOverStdio } from './serve.js';
+export type { HttpAppOptions, LoreService, ServiceDeps, ServiceOptions } from './service.js';
+export { createHttpApp, createService, describeTool, errorResult, jsonSchema } from './service.js';
+export type { StandaloneOptions } from './standalone.js';
+export { runStandalone } from './standalone.js';
+export type { ServiceStore } from './store.js';
+export { openServiceStore } from './store.js';
+export type { DocumentChunk, SplitOptions } from './text/index.js';
+export {
+  cosineTopK,
   DEFAULT_CHUNK_OVERLAP,
   DEFAULT_CHUNK_SIZE,
-  STOP_WORDS,
-  cosineTopK,
   excerpt,
   float32FromBuffer,
   float32ToBuffer,
@@ -60,20 +80,10 @@ export {
   pdfToText,
   queryTerms,
   reciprocalRankFusion,
+  STOP_WORDS,
   splitDocument,
   tokenize,
 } from './text/index.js';
-export type { DocumentChunk, SplitOptions } from './text/index.js';
-export {
-  DEFAULT_MODEL,
-  NO_KNOWLEDGE_ANSWER,
-  NO_KNOWLEDGE_SUMMARY,
-  UNAVAILABLE_VERDICT,
-  UNPARSABLE_VERDICT,
-  createTextGenerator,
-  extractiveAnswer,
-  parseVerdict,
-} from './textgen/index.js';
 export type {
   Citation,
   GenerateRequest,
@@ -86,5 +96,15 @@ export type {
   TextGenerator,
   TextGeneratorConfig,
 } from './textgen/index.js';
-export { EnvelopeSigner, MemoryDirectory, NatsDirectory, createDirectory, verifyEnvelope } from './network/index.js';
-export type { HandleRecord, NetworkDirectory, SignedEnvelope, VerifyOutcome } from './network/index.js';
+export {
+  createTextGenerator,
+  DEFAULT_MODEL,
+  extractiveAnswer,
+  NO_KNOWLEDGE_ANSWER,
+  NO_KNOWLEDGE_SUMMARY,
+  parseVerdict,
+  UNAVAILABLE_VERDICT,
+  UNPARSABLE_VERDICT,
+} from './textgen/index.js';
+export type { AnyTool, RateClass, ToolAnnotations, ToolContext, ToolDefinition, ToolResult } from './tool.js';
+export { makeContext, READ_ONLY, toolsFor } from './tool.js';

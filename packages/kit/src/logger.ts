@@ -9,7 +9,15 @@ export function createLogger(options: { name: string; level?: string } = { name:
       name: options.name,
       level: options.level ?? 'info',
       redact: {
-        paths: ['apiKey', 'key', 'authorization', '*.authorization', '*.apiKey', 'headers.authorization', 'req.headers.authorization'],
+        paths: [
+          'apiKey',
+          'key',
+          'authorization',
+          '*.authorization',
+          '*.apiKey',
+          'headers.authorization',
+          'req.headers.authorization',
+        ],
         censor: '[redacted]',
       },
     },

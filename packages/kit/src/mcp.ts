@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import {
   type CallToolResult,
+  inputRequired,
   type McpServerFactory,
   ProtocolError,
   ProtocolErrorCode,
   Server,
   type ServerContext,
   type Tool,
-  inputRequired,
 } from '@modelcontextprotocol/server';
 import type { SamplingPort } from './textgen/types.js';
 
@@ -82,10 +82,16 @@ export function createMcpFactory(backend: McpBackend): McpServerFactory {
         ...(ctx.mcpReq._meta ? { meta: ctx.mcpReq._meta as Record<string, unknown> } : {}),
       };
       try {
-        return await backend.callTool(req.params.name, (req.params.arguments ?? {}) as Record<string, unknown>, info);
+        return await backend.callTool(
+          req.params.name,
+          (req.params.arguments ?? {}) as Record<string, unknown>,
+          info,
+        );
       } catch (err) {
         if (err instanceof InputRequiredSignal) {
-          return inputRequired({ inputRequests: { [SAMPLING_KEY]: inputRequired.createMessage(err.request as never) } }) as never;
+          return inputRequired({
+            inputRequests: { [SAMPLING_KEY]: inputRequired.createMessage(err.request as never) },
+          }) as never;
         }
         throw err;
       }
@@ -103,12 +109,21 @@ function progressReporter(ctx: ServerContext): CallInfo['progress'] {
   return async (progress, total, message) => {
     await ctx.mcpReq.notify({
       method: 'notifications/progress',
-      params: { progressToken: token, progress, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) },
+      params: {
+        progressToken: token,
+        progress,
+        ...(total !== undefined ? { total } : {}),
+        ...(message ? { message } : {}),
+      },
     });
   };
 }
 
-function samplingPort(server: Server, era: 'legacy' | 'modern', ctx: ServerContext): SamplingPort | undefined {
+function samplingPort(
+  server: Server,
+  era: 'legacy' | 'modern',
+  ctx: ServerContext,
+): SamplingPort | undefined {
   if (!server.getClientCapabilities()?.sampling) return undefined;
   if (era === 'legacy') {
     return {
@@ -131,7 +146,11 @@ function samplingText(result: unknown): string {
   const content = (result as { content?: unknown })?.content;
   const blocks = Array.isArray(content) ? content : [content];
   const text = blocks
-    .map((b) => (b && typeof b === 'object' && (b as { type?: string }).type === 'text' ? (b as { text: string }).text : ''))
+    .map((b) =>
+      b && typeof b === 'object' && (b as { type?: string }).type === 'text'
+        ? (b as { text: string }).text
+        : '',
+    )
     .join('');
   if (!text) throw new Error('the client returned no text from sampling');
   return text;

@@ -3,7 +3,7 @@ import type { EventDefinition, EventEnvelope } from '@lore/schema';
 import { and, asc, inArray, isNull, lt, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { EventBus } from './bus/types.js';
-import { type Database, type Transaction, inbox, outbox } from './db/index.js';
+import { type Database, inbox, outbox, type Transaction } from './db/index.js';
 import type { Logger } from './logger.js';
 import type { EnvelopeSigner } from './network/signing.js';
 
@@ -31,7 +31,11 @@ export class Outbox {
   ) {}
 
   /** Build a validated envelope. */
-  envelope<E extends EventDefinition>(def: E, payload: z.input<E['payload']>, traceparent?: string): EventEnvelope {
+  envelope<E extends EventDefinition>(
+    def: E,
+    payload: z.input<E['payload']>,
+    traceparent?: string,
+  ): EventEnvelope {
     const envelope: EventEnvelope = {
       id: randomUUID(),
       subject: def.subject,
@@ -65,7 +69,9 @@ export class Outbox {
     const now = Date.now();
     await tx
       .insert(outbox)
-      .values(events.map((e) => ({ id: e.id, subject: e.subject, envelope: JSON.stringify(e), createdAt: now })));
+      .values(
+        events.map((e) => ({ id: e.id, subject: e.subject, envelope: JSON.stringify(e), createdAt: now })),
+      );
   }
 
   start(): void {
@@ -115,7 +121,9 @@ export class Outbox {
   /** Drop sent events older than a day; the bus has them. */
   async prune(olderThanMs = 86_400_000): Promise<void> {
     await this.db.transaction(async (tx) => {
-      await tx.delete(outbox).where(and(sql`${outbox.sentAt} is not null`, lt(outbox.sentAt, Date.now() - olderThanMs)));
+      await tx
+        .delete(outbox)
+        .where(and(sql`${outbox.sentAt} is not null`, lt(outbox.sentAt, Date.now() - olderThanMs)));
     });
   }
 

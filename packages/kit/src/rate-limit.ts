@@ -1,7 +1,12 @@
 import type { RateClass } from './tool.js';
 
 /** The mission's per-agent limits, per minute. */
-export const RATE_LIMITS: Record<Exclude<RateClass, 'none'>, number> = { read: 100, write: 20, dm: 10, post: 5 };
+export const RATE_LIMITS: Record<Exclude<RateClass, 'none'>, number> = {
+  read: 100,
+  write: 20,
+  dm: 10,
+  post: 5,
+};
 
 /**
  * A sliding-window limiter per (agent, class), kept in this process. Check-and-count is
@@ -36,6 +41,7 @@ export class RateLimiter {
   }
 
   private sweep(t: number) {
-    for (const [k, v] of this.windows) if (!v.length || v[v.length - 1]! <= t - this.windowMs) this.windows.delete(k);
+    for (const [k, v] of this.windows)
+      if (!v.length || v[v.length - 1]! <= t - this.windowMs) this.windows.delete(k);
   }
 }

@@ -4,7 +4,7 @@ import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/ho
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { Hono } from 'hono';
 import type { LoreConfig } from './config.js';
-import { type McpBackend, createMcpFactory } from './mcp.js';
+import { createMcpFactory, type McpBackend } from './mcp.js';
 
 const LOCAL = ['localhost', '127.0.0.1', '[::1]'];
 
@@ -18,8 +18,14 @@ export interface HttpServerHandle {
  * Serves an app on a socket. On loopback (the default) it accepts only local Host and
  * Origin headers, which is what stops DNS-rebinding attacks from a browser.
  */
-export async function serveHttp(app: Hono, config: Pick<LoreConfig, 'LORE_HOST' | 'LORE_PORT' | 'LORE_ALLOWED_HOSTS'>, port = config.LORE_PORT): Promise<HttpServerHandle> {
-  const allowed = config.LORE_ALLOWED_HOSTS?.split(',').map((s) => s.trim()).filter(Boolean);
+export async function serveHttp(
+  app: Hono,
+  config: Pick<LoreConfig, 'LORE_HOST' | 'LORE_PORT' | 'LORE_ALLOWED_HOSTS'>,
+  port = config.LORE_PORT,
+): Promise<HttpServerHandle> {
+  const allowed = config.LORE_ALLOWED_HOSTS?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const guarded = new Hono();
   const hosts = allowed ?? (LOCAL.includes(config.LORE_HOST) ? LOCAL : undefined);
   if (hosts) {
@@ -45,10 +51,15 @@ export async function serveHttp(app: Hono, config: Pick<LoreConfig, 'LORE_HOST' 
 }
 
 /** Serves the same catalog over stdio; the key comes from the environment (`LORE_API_KEY`). */
-export function serveOverStdio(backend: McpBackend, apiKey: string | undefined, onError: (e: Error) => void = () => {}) {
+export function serveOverStdio(
+  backend: McpBackend,
+  apiKey: string | undefined,
+  onError: (e: Error) => void = () => {},
+) {
   const withKey: McpBackend = {
     ...backend,
-    callTool: (name, args, call) => backend.callTool(name, args, { ...call, token: call.token ?? apiKey ?? null }),
+    callTool: (name, args, call) =>
+      backend.callTool(name, args, { ...call, token: call.token ?? apiKey ?? null }),
   };
   return serveStdio(createMcpFactory(withKey), { onerror: onError });
 }

@@ -8,9 +8,16 @@ import { Authenticator, bearerToken } from './auth.js';
 import type { EventBus, Subscription } from './bus/types.js';
 import type { LoreConfig } from './config.js';
 import type { Database } from './db/index.js';
-import { ToolError, fromZodError, rateLimited, toToolError, unauthenticated } from './errors.js';
-import { type Logger, createLogger } from './logger.js';
-import { type AuthExtra, type CallInfo, InputRequiredSignal, type McpBackend, createMcpFactory, unknownTool } from './mcp.js';
+import { fromZodError, rateLimited, ToolError, toToolError, unauthenticated } from './errors.js';
+import { createLogger, type Logger } from './logger.js';
+import {
+  type AuthExtra,
+  type CallInfo,
+  createMcpFactory,
+  InputRequiredSignal,
+  type McpBackend,
+  unknownTool,
+} from './mcp.js';
 import { ServiceMetrics } from './metrics.js';
 import type { NetworkDirectory } from './network/directory.js';
 import type { NodeIdentity } from './node.js';
@@ -65,7 +72,9 @@ export interface LoreService {
 /** Wires a service: tools behind auth, limits and validation; an MCP endpoint; health and metrics. */
 export function createService<P>(opts: ServiceOptions<P>): LoreService {
   const { deps } = opts;
-  const log = (deps.log ?? createLogger({ name: 'lore', level: deps.config.LORE_LOG_LEVEL })).child({ service: opts.name });
+  const log = (deps.log ?? createLogger({ name: 'lore', level: deps.config.LORE_LOG_LEVEL })).child({
+    service: opts.name,
+  });
   const metrics = new ServiceMetrics(opts.name);
   const auth = new Authenticator(deps.bus, deps.config.LORE_AUTH_CACHE_SECONDS * 1000);
   const limiter = deps.config.LORE_RATE_LIMITS ? new RateLimiter(RATE_LIMITS) : undefined;
@@ -131,7 +140,10 @@ interface Runtime {
 
 /** JSON Schema for a zod schema as MCP clients expect it (an object, no `$schema`). */
 export function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Tool['inputSchema'] {
-  const { $schema: _, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
   return rest as Tool['inputSchema'];
 }
 
@@ -167,10 +179,15 @@ function toolBackend<P>(opts: ServiceOptions<P>, rt: Runtime): McpBackend {
       let caller = null;
       if (info.token) {
         caller = await rt.auth.verify(info.token);
-        if (!caller) throw unauthenticated('Invalid API key. Check the key, or get a new one with agent_register.');
+        if (!caller)
+          throw unauthenticated('Invalid API key. Check the key, or get a new one with agent_register.');
       } else if (!tool.public) throw unauthenticated();
       const wait = rt.limiter?.take(caller?.id ?? `ip:${info.ip ?? 'local'}`, tool.rateClass) ?? 0;
-      if (wait) throw rateLimited(wait, `Rate limit for ${tool.rateClass} calls reached (${RATE_LIMITS[tool.rateClass as 'read']}/min); retry in ${wait} s.`);
+      if (wait)
+        throw rateLimited(
+          wait,
+          `Rate limit for ${tool.rateClass} calls reached (${RATE_LIMITS[tool.rateClass as 'read']}/min); retry in ${wait} s.`,
+        );
       const parsed = tool.input.safeParse(args);
       if (!parsed.success) throw fromZodError(parsed.error, args);
       const ctx = makeContext<P>({
@@ -185,10 +202,16 @@ function toolBackend<P>(opts: ServiceOptions<P>, rt: Runtime): McpBackend {
       const result = await tool.handler(parsed.data, ctx);
       const out = tool.output.safeParse(result.data);
       if (!out.success) {
-        rt.log.error({ tool: name, issues: out.error.issues.slice(0, 3) }, 'tool output does not match its schema');
+        rt.log.error(
+          { tool: name, issues: out.error.issues.slice(0, 3) },
+          'tool output does not match its schema',
+        );
         throw new ToolError(500, 'Internal error: the result did not match its declared shape.');
       }
-      return { content: [{ type: 'text', text: result.text }], structuredContent: out.data as Record<string, unknown> };
+      return {
+        content: [{ type: 'text', text: result.text }],
+        structuredContent: out.data as Record<string, unknown>,
+      };
     } catch (err) {
       if (err instanceof InputRequiredSignal) throw err;
       const te = toToolError(err);
@@ -227,17 +250,21 @@ export function createHttpApp(opts: HttpAppOptions): Hono {
     '/mcp',
     bodyLimit({
       maxSize: opts.config.LORE_MAX_BODY_BYTES,
-      onError: (c) => c.json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Request body too large' } }, 413),
+      onError: (c) =>
+        c.json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Request body too large' } }, 413),
     }),
   );
   app.all('/mcp', (c) => {
     const extra: AuthExtra = { requestId: c.req.header('x-request-id') || randomUUID() };
-    const ip = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress;
+    const ip = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket
+      ?.remoteAddress;
     if (ip) extra.ip = ip;
     const tp = c.req.header('traceparent');
     if (tp) extra.traceparent = tp;
     const token = bearerToken(c.req.header('authorization')) ?? '';
-    return handler.fetch(c.req.raw, { authInfo: { token, clientId: 'lore', scopes: [], extra: { ...extra } } });
+    return handler.fetch(c.req.raw, {
+      authInfo: { token, clientId: 'lore', scopes: [], extra: { ...extra } },
+    });
   });
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', async (c) => {
@@ -247,7 +274,9 @@ export function createHttpApp(opts: HttpAppOptions): Hono {
   });
   app.get('/metrics', async (c) => {
     if (!opts.metrics) return c.text('', 200);
-    return c.body(await opts.metrics.registry.metrics(), 200, { 'content-type': opts.metrics.registry.contentType });
+    return c.body(await opts.metrics.registry.metrics(), 200, {
+      'content-type': opts.metrics.registry.contentType,
+    });
   });
   opts.extend?.(app);
   return app;

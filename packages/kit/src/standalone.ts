@@ -1,7 +1,7 @@
 import { createBus } from './bus/index.js';
 import { loadConfig } from './config.js';
-import { createDirectory } from './network/index.js';
 import { createLogger } from './logger.js';
+import { createDirectory } from './network/index.js';
 import { loadNodeIdentity } from './node.js';
 import { serveHttp, serveOverStdio } from './serve.js';
 import type { LoreService, ServiceDeps } from './service.js';
@@ -27,7 +27,8 @@ export async function runStandalone(
   const bus = await createBus({
     natsUrl: config.NATS_URL,
     name: `lore-${name}`,
-    onError: (err, event, consumer) => log.warn({ err: (err as Error).message, subject: event?.subject, consumer }, 'event handler failed'),
+    onError: (err, event, consumer) =>
+      log.warn({ err: (err as Error).message, subject: event?.subject, consumer }, 'event handler failed'),
   });
   const directory = await createDirectory(bus);
   await directory.registerNode(node.id, node.publicKey);
@@ -35,7 +36,9 @@ export async function runStandalone(
   await service.start();
   const stdio = opts.argv.includes('--stdio');
   if (stdio) {
-    const handle = serveOverStdio(service.backend, config.LORE_API_KEY, (e) => log.warn({ err: e.message }, 'stdio'));
+    const handle = serveOverStdio(service.backend, config.LORE_API_KEY, (e) =>
+      log.warn({ err: e.message }, 'stdio'),
+    );
     log.info({ node: node.id, bus: bus.kind }, `lore-${name} serving over stdio`);
     return {
       async close() {
@@ -46,7 +49,12 @@ export async function runStandalone(
     };
   }
   const portArg = opts.argv.indexOf('--port');
-  const port = portArg >= 0 ? Number(opts.argv[portArg + 1]) : opts.env.LORE_PORT ? config.LORE_PORT : (opts.defaultPort ?? config.LORE_PORT);
+  const port =
+    portArg >= 0
+      ? Number(opts.argv[portArg + 1])
+      : opts.env.LORE_PORT
+        ? config.LORE_PORT
+        : (opts.defaultPort ?? config.LORE_PORT);
   const http = await serveHttp(service.app, config, port);
   log.info({ node: node.id, bus: bus.kind, url: `${http.url}/mcp` }, `lore-${name} listening`);
   return {

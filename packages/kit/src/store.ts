@@ -1,6 +1,6 @@
 import { databaseFor } from './config.js';
 import { type Database, openDatabase } from './db/index.js';
-import { type Logger, createLogger } from './logger.js';
+import { createLogger, type Logger } from './logger.js';
 import { EnvelopeSigner } from './network/signing.js';
 import { Outbox } from './outbox.js';
 import type { ServiceDeps } from './service.js';
@@ -18,8 +18,16 @@ export async function openServiceStore<S extends Record<string, unknown>>(
   schema: S,
   migrationsFolder: string,
 ): Promise<ServiceStore<S>> {
-  const log = (deps.log ?? createLogger({ name: 'lore', level: deps.config.LORE_LOG_LEVEL })).child({ service });
+  const log = (deps.log ?? createLogger({ name: 'lore', level: deps.config.LORE_LOG_LEVEL })).child({
+    service,
+  });
   const db = await openDatabase({ ...databaseFor(deps.config, service), schema, migrationsFolder });
-  const outbox = new Outbox(db, deps.bus, { node: deps.nodeId, service }, log, deps.node ? new EnvelopeSigner(deps.node) : undefined);
+  const outbox = new Outbox(
+    db,
+    deps.bus,
+    { node: deps.nodeId, service },
+    log,
+    deps.node ? new EnvelopeSigner(deps.node) : undefined,
+  );
   return { db, outbox, log };
 }

@@ -36,7 +36,11 @@ export interface ToolResult<O> {
   data: O;
 }
 
-export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType, P = unknown> {
+export interface ToolDefinition<
+  I extends z.ZodType = z.ZodType,
+  O extends z.ZodType = z.ZodType,
+  P = unknown,
+> {
   name: string;
   title: string;
   description: string;

@@ -16,16 +16,27 @@ export const HandleRef = z
   .min(1)
   .max(31)
   .transform((s) => s.replace(/^@/, '').toLowerCase())
-  .pipe(z.string().regex(HANDLE_PATTERN, { error: 'a handle of 3-30 characters, alphanumeric + underscore' }));
+  .pipe(
+    z.string().regex(HANDLE_PATTERN, { error: 'a handle of 3-30 characters, alphanumeric + underscore' }),
+  );
 
 export const IsoDateTime = z.string().describe('ISO 8601 timestamp');
 
 export const HttpUrl = z.url({ protocol: /^https?$/, error: 'an http(s) URL' }).max(2048);
 
 export const Limit = (def: number, max: number) =>
-  z.number().int({ error: 'a whole number' }).min(1, { error: `between 1 and ${max}` }).max(max, { error: `between 1 and ${max}` }).default(def);
+  z
+    .number()
+    .int({ error: 'a whole number' })
+    .min(1, { error: `between 1 and ${max}` })
+    .max(max, { error: `between 1 and ${max}` })
+    .default(def);
 
-export const Offset = z.number().int({ error: 'a whole number' }).min(0, { error: 'zero or more' }).default(0);
+export const Offset = z
+  .number()
+  .int({ error: 'a whole number' })
+  .min(0, { error: 'zero or more' })
+  .default(0);
 
 /** Text that came from another agent: shown to the caller as data, never as instructions. */
 export const Untrusted = <T extends z.ZodTypeAny>(inner: T) =>

@@ -15,14 +15,19 @@ export const EventEnvelopeSchema = z.object({
   /** The producing node's Ed25519 signature over the rest of the envelope. */
   signature: z.object({ node: z.string(), alg: z.literal('ed25519'), value: z.string() }).optional(),
 });
-export type EventEnvelope<P = unknown> = Omit<z.infer<typeof EventEnvelopeSchema>, 'payload'> & { payload: P };
+export type EventEnvelope<P = unknown> = Omit<z.infer<typeof EventEnvelopeSchema>, 'payload'> & {
+  payload: P;
+};
 
 export interface EventDefinition<S extends string = string, P extends z.ZodTypeAny = z.ZodTypeAny> {
   subject: S;
   payload: P;
 }
 
-export const defineEvent = <S extends string, P extends z.ZodTypeAny>(subject: S, payload: P): EventDefinition<S, P> => ({
+export const defineEvent = <S extends string, P extends z.ZodTypeAny>(
+  subject: S,
+  payload: P,
+): EventDefinition<S, P> => ({
   subject,
   payload,
 });

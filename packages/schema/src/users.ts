@@ -6,7 +6,11 @@ export const EXPERTISE_LEVELS = ['beginner', 'intermediate', 'expert'] as const;
 export const ExpertiseLevel = z.enum(EXPERTISE_LEVELS);
 export type ExpertiseLevel = z.infer<typeof ExpertiseLevel>;
 
-const Tag = z.string().trim().min(1, { error: 'must not be empty' }).max(50, { error: 'at most 50 characters' });
+const Tag = z
+  .string()
+  .trim()
+  .min(1, { error: 'must not be empty' })
+  .max(50, { error: 'at most 50 characters' });
 
 /** A skill as typed: a plain name (taken as intermediate) or a name with a level. */
 export const SkillInput = z.union([Tag, z.object({ name: Tag, level: ExpertiseLevel })]);
@@ -39,8 +43,16 @@ export const Capabilities = z.object({
 });
 export type Capabilities = z.infer<typeof Capabilities>;
 
-export const LinksInput = z.object({ website: HttpUrl.optional(), github: HttpUrl.optional(), twitter: HttpUrl.optional() });
-export const Links = z.object({ website: z.string().optional(), github: z.string().optional(), twitter: z.string().optional() });
+export const LinksInput = z.object({
+  website: HttpUrl.optional(),
+  github: HttpUrl.optional(),
+  twitter: HttpUrl.optional(),
+});
+export const Links = z.object({
+  website: z.string().optional(),
+  github: z.string().optional(),
+  twitter: z.string().optional(),
+});
 
 const isTimeZone = (tz: string) => {
   try {
@@ -50,10 +62,17 @@ const isTimeZone = (tz: string) => {
     return false;
   }
 };
-export const TimeZone = z.string().max(64).refine(isTimeZone, { error: 'an IANA timezone such as Europe/Paris' });
+export const TimeZone = z
+  .string()
+  .max(64)
+  .refine(isTimeZone, { error: 'an IANA timezone such as Europe/Paris' });
 
 const ProfileFields = {
-  displayName: z.string().trim().min(1, { error: 'between 1 and 50 characters' }).max(50, { error: 'between 1 and 50 characters' }),
+  displayName: z
+    .string()
+    .trim()
+    .min(1, { error: 'between 1 and 50 characters' })
+    .max(50, { error: 'between 1 and 50 characters' }),
   bio: z.string().max(500, { error: 'at most 500 characters' }),
   skills: z.array(SkillInput).max(20, { error: 'at most 20 items' }),
   interests: z.array(Tag).max(20, { error: 'at most 20 items' }),
@@ -138,12 +157,20 @@ export const AgentRotateKeyInput = z.object({});
 export const AgentRotateKeyOutput = z.object({ apiKey: z.string(), rotatedAt: z.string() });
 
 export const GetActiveUsersInput = z.object({
-  flag: z.boolean().optional().describe('true: only active agents; false: only inactive; absent: both lists.'),
+  flag: z
+    .boolean()
+    .optional()
+    .describe('true: only active agents; false: only inactive; absent: both lists.'),
 });
 export const GetActiveUsersOutput = z.object({ active: z.array(z.string()), inactive: z.array(z.string()) });
 
 export const GetUserDescriptionsInput = z.object({
-  user_id: z.string().trim().min(1, { error: 'required' }).max(100, { error: 'at most 100 characters' }).describe('The agent handle (or its id).'),
+  user_id: z
+    .string()
+    .trim()
+    .min(1, { error: 'required' })
+    .max(100, { error: 'at most 100 characters' })
+    .describe('The agent handle (or its id).'),
 });
 export const GetUserDescriptionsOutput = z.object({ user_id: z.string(), descriptions: z.array(z.string()) });
 

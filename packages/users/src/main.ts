@@ -2,7 +2,11 @@
 import { runStandalone } from '@lore/kit';
 import { createUsersService } from './service.js';
 
-const running = await runStandalone('users', createUsersService, { env: process.env, argv: process.argv.slice(2), defaultPort: 7401 });
+const running = await runStandalone('users', createUsersService, {
+  env: process.env,
+  argv: process.argv.slice(2),
+  defaultPort: 7401,
+});
 const stop = () => void running.close().then(() => process.exit(0));
 process.once('SIGINT', stop);
 process.once('SIGTERM', stop);

@@ -1,4 +1,10 @@
-import { type LoreService, type ServiceDeps, createService, migrationsFolder, openServiceStore } from '@lore/kit';
+import {
+  createService,
+  type LoreService,
+  migrationsFolder,
+  openServiceStore,
+  type ServiceDeps,
+} from '@lore/kit';
 import { AgentRepository } from './domain/agents.js';
 import { rpcHandlers } from './handlers/rpc.js';
 import type { UsersPorts } from './ports.js';
@@ -33,7 +39,8 @@ export async function createUsersService(deps: ServiceDeps): Promise<LoreService
     name: 'users',
     version: USERS_VERSION,
     title: 'Lore users',
-    instructions: 'Register with agent_register, then send the key as a Bearer token. Profiles, search and presence live here.',
+    instructions:
+      'Register with agent_register, then send the key as a Bearer token. Profiles, search and presence live here.',
     tools: usersTools,
     ports,
     deps,

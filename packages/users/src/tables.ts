@@ -1,5 +1,5 @@
-import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import type { Capabilities, Skill } from '@lore/schema';
+import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 export const agents = sqliteTable(
   'agents',
@@ -14,7 +14,9 @@ export const agents = sqliteTable(
     location: text('location'),
     timezone: text('timezone'),
     capabilities: text('capabilities', { mode: 'json' }).$type<Capabilities>().notNull(),
-    links: text('links', { mode: 'json' }).$type<{ website?: string; github?: string; twitter?: string }>().notNull(),
+    links: text('links', { mode: 'json' })
+      .$type<{ website?: string; github?: string; twitter?: string }>()
+      .notNull(),
     node: text('node').notNull(),
     createdAt: integer('created_at').notNull(),
     lastActiveAt: integer('last_active_at'),

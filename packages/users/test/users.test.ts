@@ -1,5 +1,5 @@
 import type { LoreService } from '@lore/kit';
-import { type Client, appFetch, call, connectClient, ok, testDeps } from '@lore/kit/testing';
+import { appFetch, type Client, call, connectClient, ok, testDeps } from '@lore/kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUsersService } from '../src/index.js';
 
@@ -20,7 +20,11 @@ export const SEED = {
     can_browse_web: true,
     other: ['paper summarization'],
   },
-  links: { website: 'https://ml.example.com', github: 'https://github.com/ml-researcher', twitter: 'https://twitter.com/ml_researcher' },
+  links: {
+    website: 'https://ml.example.com',
+    github: 'https://github.com/ml-researcher',
+    twitter: 'https://twitter.com/ml_researcher',
+  },
 };
 
 describe('users service over MCP', () => {
@@ -57,7 +61,15 @@ describe('users service over MCP', () => {
   it('lists its tools with titles, schemas and all four annotations', async () => {
     const { tools } = await anon.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(
-      ['agent_profile', 'agent_register', 'agent_rotate_key', 'agent_search', 'agent_update', 'cqGetActiveUsers', 'cqGetUserDescriptions'].sort(),
+      [
+        'agent_profile',
+        'agent_register',
+        'agent_rotate_key',
+        'agent_search',
+        'agent_update',
+        'cqGetActiveUsers',
+        'cqGetUserDescriptions',
+      ].sort(),
     );
     for (const t of tools) {
       expect(t.title).toBeTruthy();
@@ -69,10 +81,14 @@ describe('users service over MCP', () => {
   });
 
   it('registers the seed example verbatim and returns the key once', async () => {
-    const r = await call<{ agent: { id: string; username: string; skills: unknown[] }; apiKey: string }>(anon, 'agent_register', {
-      ...SEED,
-      username: 'ml_researcher2',
-    });
+    const r = await call<{ agent: { id: string; username: string; skills: unknown[] }; apiKey: string }>(
+      anon,
+      'agent_register',
+      {
+        ...SEED,
+        username: 'ml_researcher2',
+      },
+    );
     expect(r.isError).toBe(false);
     expect(r.text).toMatch(/^✓ Agent registered successfully!/);
     expect(r.text).toContain(`Agent ID: ${r.data.agent.id}`);
@@ -129,7 +145,10 @@ describe('users service over MCP', () => {
     const r = await call(me, 'agent_update', { username: 'other_agent', bio: 'hijacked' });
     expect(r.error?.code).toBe(403);
     const otherClient = await connectClient(appFetch(service.app), { key: other });
-    expect((await ok<{ agent: { bio: string } }>(otherClient, 'agent_profile', { username: 'other_agent' })).data.agent.bio).toBe('');
+    expect(
+      (await ok<{ agent: { bio: string } }>(otherClient, 'agent_profile', { username: 'other_agent' })).data
+        .agent.bio,
+    ).toBe('');
 
     const u = await ok<{ changed: string[]; agent: Record<string, unknown> }>(me, 'agent_update', {
       skills: [{ name: 'rust', level: 'expert' }],
@@ -138,8 +157,15 @@ describe('users service over MCP', () => {
     });
     expect(u.data.changed.sort()).toEqual(['capabilities', 'links', 'skills']);
     expect(u.data.agent.skills).toEqual([{ name: 'rust', level: 'expert' }]);
-    expect(u.data.agent.capabilities).toMatchObject({ can_write_code: true, can_generate_images: true, other: ['paper summarization'] });
-    expect(u.data.agent.links).toMatchObject({ website: 'https://new.example.com', github: 'https://github.com/ml-researcher' });
+    expect(u.data.agent.capabilities).toMatchObject({
+      can_write_code: true,
+      can_generate_images: true,
+      other: ['paper summarization'],
+    });
+    expect(u.data.agent.links).toMatchObject({
+      website: 'https://new.example.com',
+      github: 'https://github.com/ml-researcher',
+    });
   });
 
   it('shows a profile, with the email only to its owner', async () => {
@@ -155,11 +181,20 @@ describe('users service over MCP', () => {
   });
 
   it('searches by skills, capabilities and text, with pagination', async () => {
-    await register('data_wizard', { skills: ['python', 'sql'], capabilities: { can_analyze_data: true }, bio: 'Dashboards and data pipelines' });
-    const bySkill = await ok<{ total: number; agents: Array<{ username: string }> }>(me, 'agent_search', { skills: ['python'] });
+    await register('data_wizard', {
+      skills: ['python', 'sql'],
+      capabilities: { can_analyze_data: true },
+      bio: 'Dashboards and data pipelines',
+    });
+    const bySkill = await ok<{ total: number; agents: Array<{ username: string }> }>(me, 'agent_search', {
+      skills: ['python'],
+    });
     expect(bySkill.data.agents.map((a) => a.username)).toContain('data_wizard');
     expect(bySkill.text).toMatch(/^Found \d+ agents? matching your criteria:/);
-    const byCap = await ok<{ agents: Array<{ username: string }> }>(me, 'agent_search', { capabilities: ['can_analyze_data'], query: 'pipelines' });
+    const byCap = await ok<{ agents: Array<{ username: string }> }>(me, 'agent_search', {
+      capabilities: ['can_analyze_data'],
+      query: 'pipelines',
+    });
     expect(byCap.data.agents.map((a) => a.username)).toEqual(['data_wizard']);
     const page = await ok<{ total: number; agents: unknown[] }>(me, 'agent_search', { limit: 1, offset: 1 });
     expect(page.data.agents).toHaveLength(1);
@@ -193,14 +228,18 @@ describe('users service over MCP', () => {
 
   it('works the same for a 2025-11-25 client', async () => {
     const legacy = await connectClient(appFetch(service.app), { key, era: 'legacy' });
-    const r = await ok<{ agent: { username: string } }>(legacy, 'agent_profile', { username: 'ml_researcher' });
+    const r = await ok<{ agent: { username: string } }>(legacy, 'agent_profile', {
+      username: 'ml_researcher',
+    });
     expect(r.data.agent.username).toBe('ml_researcher');
   });
 
   it('limits writes to 20 a minute per agent with a 429 and retryAfterSeconds', async () => {
     const k = await register('busy_writer');
     const c = await connectClient(appFetch(service.app), { key: k });
-    const results = await Promise.all(Array.from({ length: 25 }, (_, i) => call(c, 'agent_update', { bio: `v${i}` })));
+    const results = await Promise.all(
+      Array.from({ length: 25 }, (_, i) => call(c, 'agent_update', { bio: `v${i}` })),
+    );
     const limited = results.filter((r) => r.error?.code === 429);
     expect(limited).toHaveLength(5);
     expect(limited[0]!.error!.data!.retryAfterSeconds).toBeGreaterThan(0);
@@ -208,9 +247,12 @@ describe('users service over MCP', () => {
 
   it('publishes registration events through the outbox', async () => {
     const seen: string[] = [];
-    await env.deps.bus.subscribe({ consumer: 'test-observer', subjects: ['lore.users.agent.registered'] }, async (e) => {
-      seen.push((e.payload as { handle: string }).handle);
-    });
+    await env.deps.bus.subscribe(
+      { consumer: 'test-observer', subjects: ['lore.users.agent.registered'] },
+      async (e) => {
+        seen.push((e.payload as { handle: string }).handle);
+      },
+    );
     await register('event_maker');
     await expect.poll(() => seen.includes('event_maker'), { timeout: 3000 }).toBe(true);
   });

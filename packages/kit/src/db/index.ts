@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Client, createClient } from '@libsql/client';
-import { type LibSQLDatabase, drizzle } from 'drizzle-orm/libsql';
+import { drizzle, type LibSQLDatabase } from 'drizzle-orm/libsql';
 import { migrate } from 'drizzle-orm/libsql/migrator';
 
 // biome-ignore lint/suspicious/noExplicitAny: services bring their own schema types.
@@ -13,20 +13,24 @@ export interface OpenDatabaseOptions<S extends Record<string, unknown>> {
   url: string;
   authToken?: string;
   schema: S;
-  /** The service's drizzle-kit migrations folder. */
-  migrationsFolder: string;
+  /** The service's drizzle-kit migrations folder (none: only the kit's tables). */
+  migrationsFolder?: string;
 }
 
 const KIT_MIGRATIONS = fileURLToPath(new URL('../../migrations', import.meta.url));
 const KIT_MIGRATIONS_DIST = fileURLToPath(new URL('../migrations', import.meta.url));
 
 /** Opens a service's libSQL database and brings it to the latest schema (kit tables + the service's own). */
-export async function openDatabase<S extends Record<string, unknown>>(opts: OpenDatabaseOptions<S>): Promise<Database<S>> {
+export async function openDatabase<S extends Record<string, unknown>>(
+  opts: OpenDatabaseOptions<S>,
+): Promise<Database<S>> {
   if (opts.url.startsWith('file:')) {
     const path = opts.url.slice('file:'.length).split('?')[0]!;
     if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
   }
-  const client = createClient(opts.authToken ? { url: opts.url, authToken: opts.authToken } : { url: opts.url });
+  const client = createClient(
+    opts.authToken ? { url: opts.url, authToken: opts.authToken } : { url: opts.url },
+  );
   if (opts.url.startsWith('file:')) {
     // WAL lets readers run beside the one writer. No busy_timeout: the native driver would
     // wait synchronously, stalling the event loop that has to finish the other transaction.
@@ -35,7 +39,7 @@ export async function openDatabase<S extends Record<string, unknown>>(opts: Open
   }
   const db = serializeWrites(drizzle(client, { schema: opts.schema }) as Database<S>);
   await migrate(db, { migrationsFolder: await kitMigrations(), migrationsTable: '__lore_kit_migrations' });
-  await migrate(db, { migrationsFolder: opts.migrationsFolder });
+  if (opts.migrationsFolder) await migrate(db, { migrationsFolder: opts.migrationsFolder });
   return db;
 }
 
@@ -61,9 +65,13 @@ async function withBusyRetry<T>(fn: () => Promise<T>): Promise<T> {
     try {
       return await fn();
     } catch (err) {
-      const code = (err as { code?: string; cause?: { code?: string } }).code ?? (err as { cause?: { code?: string } }).cause?.code;
+      const code =
+        (err as { code?: string; cause?: { code?: string } }).code ??
+        (err as { cause?: { code?: string } }).cause?.code;
       if (!/SQLITE_BUSY/.test(String(code)) || attempt >= 50) throw err;
-      await new Promise((r) => setTimeout(r, Math.min(200, 5 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random())));
+      await new Promise((r) =>
+        setTimeout(r, Math.min(200, 5 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random())),
+      );
     }
   }
 }

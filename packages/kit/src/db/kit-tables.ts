@@ -5,12 +5,12 @@ import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlit
 export const outbox = sqliteTable(
   'lore_outbox',
   {
-  seq: integer('seq').primaryKey({ autoIncrement: true }),
-  id: text('id').notNull().unique(),
-  subject: text('subject').notNull(),
-  envelope: text('envelope').notNull(),
-  createdAt: integer('created_at').notNull(),
-  sentAt: integer('sent_at'),
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    id: text('id').notNull().unique(),
+    subject: text('subject').notNull(),
+    envelope: text('envelope').notNull(),
+    createdAt: integer('created_at').notNull(),
+    sentAt: integer('sent_at'),
     attempts: integer('attempts').notNull().default(0),
   },
   (t) => [index('lore_outbox_unsent').on(t.seq).where(sql`sent_at is null`)],

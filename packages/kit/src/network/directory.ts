@@ -1,5 +1,5 @@
-import { Kvm } from '@nats-io/kv';
 import type { KV } from '@nats-io/kv';
+import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 
 export interface HandleRecord {

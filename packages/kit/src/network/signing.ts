@@ -33,14 +33,23 @@ export class EnvelopeSigner {
 export type VerifyOutcome = { ok: true; node: string } | { ok: false; reason: string };
 
 /** Checks an envelope's signature against the signing node's key in the directory. */
-export async function verifyEnvelope(envelope: SignedEnvelope, directory: NetworkDirectory): Promise<VerifyOutcome> {
+export async function verifyEnvelope(
+  envelope: SignedEnvelope,
+  directory: NetworkDirectory,
+): Promise<VerifyOutcome> {
   const sig = envelope.signature;
-  if (!sig || sig.alg !== 'ed25519' || typeof sig.value !== 'string') return { ok: false, reason: 'unsigned' };
+  if (!sig || sig.alg !== 'ed25519' || typeof sig.value !== 'string')
+    return { ok: false, reason: 'unsigned' };
   if (sig.node !== envelope.producer.node) return { ok: false, reason: 'signer is not the producer node' };
   const pem = await directory.nodeKey(sig.node);
   if (!pem) return { ok: false, reason: `unknown node ${sig.node}` };
   try {
-    const ok = verify(null, Buffer.from(canonical(envelope)), createPublicKey(pem), Buffer.from(sig.value, 'base64'));
+    const ok = verify(
+      null,
+      Buffer.from(canonical(envelope)),
+      createPublicKey(pem),
+      Buffer.from(sig.value, 'base64'),
+    );
     return ok ? { ok: true, node: sig.node } : { ok: false, reason: 'bad signature' };
   } catch {
     return { ok: false, reason: 'bad signature' };

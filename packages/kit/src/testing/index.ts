@@ -1,10 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { CallToolResult } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
 export type { Client } from '@modelcontextprotocol/client';
+
 import { MemoryBus } from '../bus/memory.js';
 import type { EventBus } from '../bus/types.js';
 import { type LoreConfig, loadConfig } from '../config.js';
@@ -50,11 +51,18 @@ export interface ConnectOptions {
   url?: string;
   name?: string;
   headers?: Record<string, string>;
-  capabilities?: ConstructorParameters<typeof Client>[1] extends infer O ? O extends { capabilities?: infer C } ? C : never : never;
+  capabilities?: ConstructorParameters<typeof Client>[1] extends infer O
+    ? O extends { capabilities?: infer C }
+      ? C
+      : never
+    : never;
 }
 
 /** A real MCP client over an in-process fetch (an app's `fetch`), or over HTTP when given a URL only. */
-export async function connectClient(fetchImpl: FetchLike | undefined, opts: ConnectOptions = {}): Promise<Client> {
+export async function connectClient(
+  fetchImpl: FetchLike | undefined,
+  opts: ConnectOptions = {},
+): Promise<Client> {
   const client = new Client(
     { name: opts.name ?? 'lore-test', version: '1.0.0' },
     {
@@ -104,8 +112,14 @@ export async function call<T = Record<string, unknown>>(
 }
 
 /** Call a tool that must succeed; throws with the tool's own message otherwise. */
-export async function ok<T = Record<string, unknown>>(client: Client, name: string, args: Record<string, unknown> = {}) {
+export async function ok<T = Record<string, unknown>>(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+) {
   const r = await call<T>(client, name, args);
   if (r.isError) throw new Error(`${name} failed: ${r.text}`);
   return r;
 }
+
+export { freePort, NATS_URL, NatsServerProcess, natsAvailable, reachable } from './nats.js';

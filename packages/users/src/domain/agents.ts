@@ -1,10 +1,17 @@
 import { randomUUID } from 'node:crypto';
+import {
+  conflict,
+  type Database,
+  generateApiKey,
+  hashApiKey,
+  type NetworkDirectory,
+  type Outbox,
+} from '@lore/kit';
 import type { AgentProfile, AgentRegisterInput, AgentUpdateInput, VerifiedAgent } from '@lore/schema';
-import { type Database, type NetworkDirectory, type Outbox, conflict, generateApiKey, hashApiKey } from '@lore/kit';
 import { AgentKeyRotated, AgentRegistered, AgentUpdated } from '@lore/schema';
 import { and, desc, eq, gte, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import * as tables from '../tables.js';
-import { NO_CAPABILITIES, mergeCapabilities, normalizeSkills, normalizeTags } from './profile.js';
+import { mergeCapabilities, NO_CAPABILITIES, normalizeSkills, normalizeTags } from './profile.js';
 
 const { agents, apiKeys, activity, sourceTopics } = tables;
 type Row = typeof agents.$inferSelect;
@@ -67,17 +74,26 @@ export class AgentRepository {
       lastActiveAt: t,
     };
     // A handle is claimed once across every node that shares the network.
-    if (this.directory && !(await this.directory.claimHandle(row.handle, { agentId: row.id, node: row.node })))
+    if (
+      this.directory &&
+      !(await this.directory.claimHandle(row.handle, { agentId: row.id, node: row.node }))
+    )
       throw conflict(`Username '${input.username}' is already taken.`, { field: 'username' });
     try {
       await this.outbox.transaction(async (tx, emit) => {
         await tx.insert(agents).values(row);
         await tx.insert(apiKeys).values({ keyHash: hashApiKey(apiKey), agentId: row.id, createdAt: t });
-        emit(AgentRegistered, { agentId: row.id, handle: row.handle, displayName: row.displayName, node: row.node });
+        emit(AgentRegistered, {
+          agentId: row.id,
+          handle: row.handle,
+          displayName: row.displayName,
+          node: row.node,
+        });
       });
     } catch (err) {
       await this.directory?.releaseHandle(row.handle, row.id);
-      if (isUniqueViolation(err)) throw conflict(`Username '${input.username}' is already taken.`, { field: 'username' });
+      if (isUniqueViolation(err))
+        throw conflict(`Username '${input.username}' is already taken.`, { field: 'username' });
       throw err;
     }
     return { profile: toProfile(row), apiKey };
@@ -95,7 +111,10 @@ export class AgentRepository {
     return (await this.byHandle(ref.toLowerCase())) ?? (await this.byId(ref));
   }
 
-  async update(agentId: string, patch: AgentUpdateInput): Promise<{ profile: AgentProfile; changed: string[] }> {
+  async update(
+    agentId: string,
+    patch: AgentUpdateInput,
+  ): Promise<{ profile: AgentProfile; changed: string[] }> {
     return this.outbox.transaction(async (tx, emit) => {
       const [current] = await tx.select().from(agents).where(eq(agents.id, agentId)).limit(1);
       if (!current) throw new Error(`agent ${agentId} vanished`);
@@ -106,7 +125,8 @@ export class AgentRepository {
       if (patch.interests !== undefined) next.interests = normalizeTags(patch.interests);
       if (patch.location !== undefined) next.location = patch.location || null;
       if (patch.timezone !== undefined) next.timezone = patch.timezone;
-      if (patch.capabilities !== undefined) next.capabilities = mergeCapabilities(current.capabilities, patch.capabilities);
+      if (patch.capabilities !== undefined)
+        next.capabilities = mergeCapabilities(current.capabilities, patch.capabilities);
       if (patch.links !== undefined) next.links = { ...current.links, ...patch.links };
       const changed = Object.keys(next).filter(
         (k) => JSON.stringify(next[k as keyof Row]) !== JSON.stringify(current[k as keyof Row]),
@@ -128,7 +148,10 @@ export class AgentRepository {
         .select({ keyHash: apiKeys.keyHash })
         .from(apiKeys)
         .where(and(eq(apiKeys.agentId, agentId), isNull(apiKeys.revokedAt)));
-      await tx.update(apiKeys).set({ revokedAt: t }).where(and(eq(apiKeys.agentId, agentId), isNull(apiKeys.revokedAt)));
+      await tx
+        .update(apiKeys)
+        .set({ revokedAt: t })
+        .where(and(eq(apiKeys.agentId, agentId), isNull(apiKeys.revokedAt)));
       await tx.insert(apiKeys).values({ keyHash: hashApiKey(apiKey), agentId, createdAt: t });
       for (const k of live) emit(AgentKeyRotated, { agentId, handle, revokedKeyHash: k.keyHash });
     });
@@ -179,7 +202,9 @@ export class AgentRepository {
   }
 
   async listAll(excludeId?: string): Promise<VerifiedAgent[]> {
-    const rows = await this.db.select({ id: agents.id, handle: agents.handle, node: agents.node }).from(agents);
+    const rows = await this.db
+      .select({ id: agents.id, handle: agents.handle, node: agents.node })
+      .from(agents);
     return excludeId ? rows.filter((r) => r.id !== excludeId) : rows;
   }
 
@@ -187,10 +212,18 @@ export class AgentRepository {
     // Few enough agents per node that filtering JSON fields in memory beats a query builder.
     const rows = await this.db.select().from(agents).orderBy(desc(agents.lastActiveAt), agents.handle);
     const lc = (s: string) => s.toLowerCase();
-    const has = (list: string[], wanted: string[]) => wanted.every((w) => list.some((x) => lc(x).includes(lc(w))));
+    const has = (list: string[], wanted: string[]) =>
+      wanted.every((w) => list.some((x) => lc(x).includes(lc(w))));
     const terms = (c.query ?? '').toLowerCase().split(/\s+/).filter(Boolean);
     const matches = rows.filter((r) => {
-      if (c.skills?.length && !has(r.skills.map((s) => s.name), c.skills)) return false;
+      if (
+        c.skills?.length &&
+        !has(
+          r.skills.map((s) => s.name),
+          c.skills,
+        )
+      )
+        return false;
       if (c.interests?.length && !has(r.interests, c.interests)) return false;
       if (c.location && !lc(r.location ?? '').includes(lc(c.location))) return false;
       if (c.capabilities?.length) {
@@ -203,7 +236,14 @@ export class AgentRepository {
       }
       if (terms.length) {
         const hay = lc(
-          [r.handle, r.displayName, r.bio, r.location ?? '', ...r.skills.map((s) => s.name), ...r.interests].join(' '),
+          [
+            r.handle,
+            r.displayName,
+            r.bio,
+            r.location ?? '',
+            ...r.skills.map((s) => s.name),
+            ...r.interests,
+          ].join(' '),
         );
         if (!terms.every((t) => hay.includes(t))) return false;
       }
@@ -214,7 +254,10 @@ export class AgentRepository {
 
   async activeSplit(windowMs: number): Promise<{ active: string[]; inactive: string[] }> {
     const since = this.now() - windowMs;
-    const rows = await this.db.select({ handle: agents.handle, last: agents.lastActiveAt }).from(agents).orderBy(agents.handle);
+    const rows = await this.db
+      .select({ handle: agents.handle, last: agents.lastActiveAt })
+      .from(agents)
+      .orderBy(agents.handle);
     const active: string[] = [];
     const inactive: string[] = [];
     for (const r of rows) (r.last !== null && r.last >= since ? active : inactive).push(r.handle);
@@ -231,16 +274,25 @@ export class AgentRepository {
   }
 
   async countActiveSince(since: number): Promise<number> {
-    const r = await this.db.select({ n: sql<number>`count(*)` }).from(agents).where(gte(agents.lastActiveAt, since));
+    const r = await this.db
+      .select({ n: sql<number>`count(*)` })
+      .from(agents)
+      .where(gte(agents.lastActiveAt, since));
     return Number(r[0]?.n ?? 0);
   }
 
   async topics(agentId: string) {
-    return this.db.select().from(sourceTopics).where(eq(sourceTopics.agentId, agentId)).orderBy(desc(sourceTopics.updatedAt));
+    return this.db
+      .select()
+      .from(sourceTopics)
+      .where(eq(sourceTopics.agentId, agentId))
+      .orderBy(desc(sourceTopics.updatedAt));
   }
 }
 
 function isUniqueViolation(err: unknown): boolean {
-  const msg = String((err as { message?: string; cause?: { message?: string } })?.cause?.message ?? (err as Error)?.message);
+  const msg = String(
+    (err as { message?: string; cause?: { message?: string } })?.cause?.message ?? (err as Error)?.message,
+  );
   return /UNIQUE constraint failed/i.test(msg);
 }

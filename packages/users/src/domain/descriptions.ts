@@ -4,10 +4,20 @@ import type { AgentProfile } from '@lore/schema';
  * What can be said about an agent in a sentence each: its own words first, then what it
  * declares, then what its knowledge sources are about, then how long it has been here.
  */
-export function describeAgent(p: AgentProfile, topics: Array<{ source: string; keywords: string[] }>): string[] {
+export function describeAgent(
+  p: AgentProfile,
+  topics: Array<{ source: string; keywords: string[] }>,
+): string[] {
   const out: string[] = [];
   const bio = p.bio.trim();
-  if (bio) out.push(...bio.split(/(?<=[.!?])\s+/).map((s) => s.trim()).filter(Boolean).slice(0, 3));
+  if (bio)
+    out.push(
+      ...bio
+        .split(/(?<=[.!?])\s+/)
+        .map((s) => s.trim())
+        .filter(Boolean)
+        .slice(0, 3),
+    );
   else out.push(p.displayName);
   const experts = p.skills.filter((s) => s.level === 'expert').map((s) => s.name);
   const others = p.skills.filter((s) => s.level !== 'expert').map((s) => s.name);

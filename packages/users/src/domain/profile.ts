@@ -6,7 +6,10 @@ type SkillInput = string | { name: string; level: Skill['level'] };
 export function normalizeSkills(input: SkillInput[]): Skill[] {
   const seen = new Map<string, Skill>();
   for (const s of input) {
-    const skill: Skill = typeof s === 'string' ? { name: s.trim(), level: 'intermediate' } : { name: s.name.trim(), level: s.level };
+    const skill: Skill =
+      typeof s === 'string'
+        ? { name: s.trim(), level: 'intermediate' }
+        : { name: s.name.trim(), level: s.level };
     seen.set(skill.name.toLowerCase(), skill);
   }
   return [...seen.values()];
@@ -27,7 +30,10 @@ export const NO_CAPABILITIES: Capabilities = {
   other: [],
 };
 
-export function mergeCapabilities(base: Capabilities, patch: Partial<Capabilities> | undefined): Capabilities {
+export function mergeCapabilities(
+  base: Capabilities,
+  patch: Partial<Capabilities> | undefined,
+): Capabilities {
   if (!patch) return base;
   const next = { ...base };
   for (const [k, v] of Object.entries(patch)) {
@@ -56,7 +62,9 @@ export function timeAgo(ms: number, now = Date.now()): string {
 }
 
 export function skillsLine(p: AgentProfile): string {
-  return p.skills.map((s) => (s.level === 'intermediate' ? s.name : `${s.name} (${s.level})`)).join(', ') || '—';
+  return (
+    p.skills.map((s) => (s.level === 'intermediate' ? s.name : `${s.name} (${s.level})`)).join(', ') || '—'
+  );
 }
 
 export type { z };

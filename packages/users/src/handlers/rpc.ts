@@ -1,10 +1,5 @@
 import type { EventBus } from '@lore/kit';
-import {
-  ListAgentsRequest,
-  ResolveHandlesRequest,
-  UsersRpc,
-  VerifyKeyRequest,
-} from '@lore/schema';
+import { ListAgentsRequest, ResolveHandlesRequest, UsersRpc, VerifyKeyRequest } from '@lore/schema';
 import type { AgentRepository } from '../domain/agents.js';
 
 /** Questions other services ask the users service: whose key is this, who are these handles. */
@@ -15,7 +10,9 @@ export const rpcHandlers = (agents: AgentRepository) => [
       return { agent: await agents.verifyKey(keyHash) };
     }),
   (bus: EventBus) =>
-    bus.reply(UsersRpc.resolveHandles, async (payload) => agents.resolve(ResolveHandlesRequest.parse(payload).handles)),
+    bus.reply(UsersRpc.resolveHandles, async (payload) =>
+      agents.resolve(ResolveHandlesRequest.parse(payload).handles),
+    ),
   (bus: EventBus) =>
     bus.reply(UsersRpc.listAgents, async (payload) => ({
       agents: await agents.listAll(ListAgentsRequest.parse(payload).excludeId),

@@ -1,5 +1,5 @@
-import { AgentProfileInput, AgentProfileOutput, CAPABILITY_NAMES } from '@lore/schema';
 import { notFound } from '@lore/kit';
+import { AgentProfileInput, AgentProfileOutput, CAPABILITY_NAMES } from '@lore/schema';
 import { toProfile } from '../domain/agents.js';
 import { skillsLine, timeAgo } from '../domain/profile.js';
 import { tool } from '../ports.js';
@@ -7,7 +7,8 @@ import { tool } from '../ports.js';
 export const agentProfile = tool({
   name: 'agent_profile',
   title: 'View an agent profile',
-  description: "Show an agent's profile: bio, skills with levels, interests, capabilities, links, when it joined, when it was last active, recent activity.",
+  description:
+    "Show an agent's profile: bio, skills with levels, interests, capabilities, links, when it joined, when it was last active, recent activity.",
   input: AgentProfileInput,
   output: AgentProfileOutput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -18,7 +19,9 @@ export const agentProfile = tool({
     const p = toProfile(row);
     const recent = await ports.agents.recentActivity(row.id);
     const now = ports.now();
-    const caps = CAPABILITY_NAMES.map((c) => `${p.capabilities[c] ? '✓' : '✗'} ${c.replace(/^can_/, '').replace(/_/g, ' ')}`);
+    const caps = CAPABILITY_NAMES.map(
+      (c) => `${p.capabilities[c] ? '✓' : '✗'} ${c.replace(/^can_/, '').replace(/_/g, ' ')}`,
+    );
     const links = Object.entries(p.links).filter(([, v]) => v);
     const text = [
       `@${p.username} - ${p.displayName}`,
@@ -33,7 +36,9 @@ export const agentProfile = tool({
       ...(links.length ? ['Links:', ...links.map(([k, v]) => `  ${k}: ${v}`)] : []),
       `Joined: ${p.joinedAt.slice(0, 10)}`,
       `Last active: ${row.lastActiveAt ? timeAgo(row.lastActiveAt, now) : 'never'}`,
-      ...(recent.length ? ['Recent activity:', ...recent.map((r) => `  - ${r.summary} (${timeAgo(r.at, now)})`)] : []),
+      ...(recent.length
+        ? ['Recent activity:', ...recent.map((r) => `  - ${r.summary} (${timeAgo(r.at, now)})`)]
+        : []),
     ]
       .filter((l) => l !== '')
       .join('\n');
@@ -42,7 +47,11 @@ export const agentProfile = tool({
       data: {
         agent: p,
         ...(agent.id === row.id ? { email: row.email } : {}),
-        recentActivity: recent.map((r) => ({ kind: r.kind, summary: r.summary, at: new Date(r.at).toISOString() })),
+        recentActivity: recent.map((r) => ({
+          kind: r.kind,
+          summary: r.summary,
+          at: new Date(r.at).toISOString(),
+        })),
         connections: [],
       },
     };

@@ -4,7 +4,8 @@ import { tool } from '../ports.js';
 export const agentRotateKey = tool({
   name: 'agent_rotate_key',
   title: 'Rotate your API key',
-  description: 'Replace your API key with a new one. The old key stops working everywhere at once; the new key is shown once.',
+  description:
+    'Replace your API key with a new one. The old key stops working everywhere at once; the new key is shown once.',
   input: AgentRotateKeyInput,
   output: AgentRotateKeyOutput,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },

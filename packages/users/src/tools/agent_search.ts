@@ -20,7 +20,9 @@ export const agentSearch = tool({
     );
     const text = total
       ? `Found ${total} agent${total === 1 ? '' : 's'} matching your criteria:\n${lines.join('\n')}` +
-        (total > input.offset + agents.length ? `\n(showing ${agents.length}; use offset=${input.offset + agents.length} for more)` : '')
+        (total > input.offset + agents.length
+          ? `\n(showing ${agents.length}; use offset=${input.offset + agents.length} for more)`
+          : '')
       : 'No agents match these criteria.';
     return { text, data: { agents, total } };
   },

@@ -1,5 +1,5 @@
-import { AgentUpdateInput, AgentUpdateOutput, HandleRef } from '@lore/schema';
 import { forbidden } from '@lore/kit';
+import { AgentUpdateInput, AgentUpdateOutput, HandleRef } from '@lore/schema';
 import { tool } from '../ports.js';
 
 export const agentUpdate = tool({
@@ -16,9 +16,13 @@ export const agentUpdate = tool({
   rateClass: 'write',
   async handler({ username, ...patch }, { ports, agent }) {
     if (username && username !== agent.handle)
-      throw forbidden(`You can only update your own profile (@${agent.handle}), not @${username}.`, { field: 'username' });
+      throw forbidden(`You can only update your own profile (@${agent.handle}), not @${username}.`, {
+        field: 'username',
+      });
     const { profile, changed } = await ports.agents.update(agent.id, patch);
-    const text = changed.length ? `✓ Profile updated: ${changed.join(', ')}.` : 'Nothing changed: the profile already had these values.';
+    const text = changed.length
+      ? `✓ Profile updated: ${changed.join(', ')}.`
+      : 'Nothing changed: the profile already had these values.';
     return { text, data: { agent: profile, changed } };
   },
 });

@@ -19,7 +19,9 @@ export const cqGetActiveUsers = tool({
     };
     const minutes = Math.round(ports.activeWindowMs / 60_000);
     const text = [
-      flag !== false ? `Active in the last ${minutes} min (${data.active.length}): ${data.active.join(', ') || '—'}` : '',
+      flag !== false
+        ? `Active in the last ${minutes} min (${data.active.length}): ${data.active.join(', ') || '—'}`
+        : '',
       flag !== true ? `Inactive (${data.inactive.length}): ${data.inactive.join(', ') || '—'}` : '',
     ]
       .filter(Boolean)

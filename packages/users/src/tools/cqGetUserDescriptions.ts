@@ -1,5 +1,5 @@
-import { GetUserDescriptionsInput, GetUserDescriptionsOutput } from '@lore/schema';
 import { notFound } from '@lore/kit';
+import { GetUserDescriptionsInput, GetUserDescriptionsOutput } from '@lore/schema';
 import { toProfile } from '../domain/agents.js';
 import { describeAgent } from '../domain/descriptions.js';
 import { tool } from '../ports.js';

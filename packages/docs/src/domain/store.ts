@@ -1,0 +1,243 @@
+import { type Database, type Transaction, float32FromBuffer, float32ToBuffer } from '@lore/kit';
+import { type SQL, sql } from 'drizzle-orm';
+
+/** A document as `get_documents` returns it. */
+export interface StoredDocument {
+  name: string;
+  uri: string;
+  title: string;
+  description: string;
+  content: string;
+  dataSource: string;
+  updateTime: number;
+}
+
+/** A document ready to be written, with its chunks. */
+export interface DocumentWrite {
+  name: string;
+  uri: string;
+  title: string;
+  description: string;
+  content: string;
+  dataSource: string;
+  contentHash: string;
+  updateTime: number;
+  /** Whether rows for this name exist (its old chunks are replaced). */
+  replaces: boolean;
+  chunks: Array<{ ordinal: number; headingPath: string[]; text: string; vector?: Float32Array | undefined }>;
+}
+
+/** One search hit, hydrated. */
+export interface ChunkHit {
+  chunkId: number;
+  document: string;
+  ordinal: number;
+  headingPath: string[];
+  text: string;
+  title: string;
+  uri: string;
+  score: number;
+}
+
+/** Weights of the FTS columns for BM25: chunk text, document title, heading path. */
+export const BM25_WEIGHTS = [1.0, 4.0, 2.0] as const;
+const BM25 = sql.raw(`bm25(chunks_fts, ${BM25_WEIGHTS.join(', ')})`);
+
+// Rows per multi-row INSERT: well under SQLite's bound-parameter limit.
+const ROWS_PER_INSERT = 400;
+
+type Row = Record<string, unknown>;
+
+/** Reads and writes the docs tables. Every write is one transaction (see `openDatabase`). */
+export class DocsStore {
+  constructor(readonly db: Database) {}
+
+  /** name → hash and source of every stored document (for re-ingest decisions). */
+  async index(): Promise<Map<string, { hash: string; source: string }>> {
+    const rows = await this.db.all<{ name: string; hash: string; source: string }>(
+      sql`select name, content_hash as hash, data_source as source from documents`,
+    );
+    return new Map(rows.map((r) => [r.name, { hash: r.hash, source: r.source }]));
+  }
+
+  /** Writes documents and their chunks (FTS rows too), replacing older versions, in the caller's transaction. */
+  async writeDocuments(tx: Transaction, docs: DocumentWrite[]): Promise<number> {
+    if (!docs.length) return 0;
+    const replaced = docs.filter((d) => d.replaces).map((d) => d.name);
+    if (replaced.length) await this.deleteChunks(tx, replaced);
+    for (const part of slices(docs, Math.floor(ROWS_PER_INSERT / 2))) {
+      await tx.run(sql`insert into documents (name, uri, title, description, content, data_source, content_hash, update_time)
+        values ${sql.join(
+          part.map(
+            (d) =>
+              sql`(${d.name}, ${d.uri}, ${d.title}, ${d.description}, ${d.content}, ${d.dataSource}, ${d.contentHash}, ${d.updateTime})`,
+          ),
+          sql`, `,
+        )}
+        on conflict(name) do update set uri = excluded.uri, title = excluded.title, description = excluded.description,
+          content = excluded.content, data_source = excluded.data_source, content_hash = excluded.content_hash,
+          update_time = excluded.update_time`);
+    }
+    const top = await tx.all<{ id: number | null }>(sql`select max(id) as id from chunks`);
+    let next = (top[0]?.id ?? 0) + 1;
+    const rows: Array<{ id: number; doc: DocumentWrite; chunk: DocumentWrite['chunks'][number] }> = [];
+    for (const doc of docs) for (const chunk of doc.chunks) rows.push({ id: next++, doc, chunk });
+    for (const part of slices(rows, ROWS_PER_INSERT)) {
+      await tx.run(sql`insert into chunks (id, document, ordinal, heading_path, text, vector) values ${sql.join(
+        part.map(
+          (r) =>
+            sql`(${r.id}, ${r.doc.name}, ${r.chunk.ordinal}, ${JSON.stringify(r.chunk.headingPath)}, ${r.chunk.text}, ${
+              r.chunk.vector ? float32ToBuffer(r.chunk.vector) : null
+            })`,
+        ),
+        sql`, `,
+      )}`);
+      await tx.run(sql`insert into chunks_fts (rowid, text, title, heading) values ${sql.join(
+        part.map((r) => sql`(${r.id}, ${r.chunk.text}, ${r.doc.title}, ${r.chunk.headingPath.join(' ')})`),
+        sql`, `,
+      )}`);
+    }
+    return rows.length;
+  }
+
+  /** Removes documents with their chunks, in the caller's transaction. */
+  async removeDocuments(tx: Transaction, names: string[]): Promise<void> {
+    if (!names.length) return;
+    await this.deleteChunks(tx, names);
+    for (const part of slices(names, ROWS_PER_INSERT)) {
+      await tx.run(sql`delete from documents where name in ${inList(part)}`);
+    }
+  }
+
+  private async deleteChunks(tx: Transaction, names: string[]) {
+    for (const part of slices(names, ROWS_PER_INSERT)) {
+      await tx.run(sql`delete from chunks_fts where rowid in (select id from chunks where document in ${inList(part)})`);
+      await tx.run(sql`delete from chunks where document in ${inList(part)}`);
+    }
+  }
+
+  /** Moves the corpus generation on (vector caches reload when it changes). */
+  async bumpGeneration(tx: Transaction): Promise<void> {
+    await tx.run(sql`insert into docs_meta (key, value) values ('generation', '1')
+      on conflict(key) do update set value = cast(cast(value as integer) + 1 as text)`);
+  }
+
+  async generation(): Promise<string> {
+    const rows = await this.db.all<{ value: string }>(sql`select value from docs_meta where key = 'generation'`);
+    return rows[0]?.value ?? '0';
+  }
+
+  /**
+   * BM25 over chunk text, title and heading path (a `MATCH` expression from `ftsMatchQuery`),
+   * restricted by a compiled filter over `d` (documents). Best first.
+   */
+  async searchBm25(match: string, filter: SQL | null, limit: number, offset: number): Promise<ChunkHit[]> {
+    const rows = await this.db.all<Row>(sql`
+      select c.id as id, c.document as document, c.ordinal as ordinal, c.heading_path as heading, c.text as text,
+             d.title as title, d.uri as uri, ${BM25} as rank
+      from chunks_fts
+      join chunks c on c.id = chunks_fts.rowid
+      join documents d on d.name = c.document
+      where chunks_fts match ${match} ${filter ? sql`and ${filter}` : sql``}
+      order by rank, c.id
+      limit ${limit} offset ${offset}`);
+    return rows.map(toHit);
+  }
+
+  /** BM25 ranks only (ids), for fusion. */
+  async rankBm25(match: string, filter: SQL | null, limit: number): Promise<number[]> {
+    const rows = await this.db.all<{ id: number }>(sql`
+      select c.id as id from chunks_fts
+      join chunks c on c.id = chunks_fts.rowid
+      join documents d on d.name = c.document
+      where chunks_fts match ${match} ${filter ? sql`and ${filter}` : sql``}
+      order by ${BM25}, c.id
+      limit ${limit}`);
+    return rows.map((r) => Number(r.id));
+  }
+
+  /** Chunks by id (those passing the filter), in no particular order. */
+  async chunksById(ids: number[], filter: SQL | null): Promise<ChunkHit[]> {
+    if (!ids.length) return [];
+    const out: ChunkHit[] = [];
+    for (const part of slices(ids, ROWS_PER_INSERT)) {
+      const rows = await this.db.all<Row>(sql`
+        select c.id as id, c.document as document, c.ordinal as ordinal, c.heading_path as heading, c.text as text,
+               d.title as title, d.uri as uri, 0 as rank
+        from chunks c join documents d on d.name = c.document
+        where c.id in ${inList(part)} ${filter ? sql`and ${filter}` : sql``}`);
+      out.push(...rows.map(toHit));
+    }
+    return out;
+  }
+
+  /** Every stored vector with its chunk id (for the in-memory vector index). */
+  async vectors(): Promise<Array<{ id: string; vector: Float32Array }>> {
+    const rows = await this.db.all<{ id: number; vector: ArrayBuffer | Uint8Array }>(
+      sql`select id, vector from chunks where vector is not null`,
+    );
+    return rows.map((r) => ({ id: String(r.id), vector: float32FromBuffer(r.vector) }));
+  }
+
+  /** Documents by name; unknown names are absent from the map. */
+  async documents(names: string[]): Promise<Map<string, StoredDocument>> {
+    const out = new Map<string, StoredDocument>();
+    for (const part of slices(names, ROWS_PER_INSERT)) {
+      const rows = await this.db.all<Row>(sql`
+        select name, uri, title, description, content, data_source as source, update_time as updated
+        from documents where name in ${inList(part)}`);
+      for (const r of rows) {
+        out.set(String(r.name), {
+          name: String(r.name),
+          uri: String(r.uri),
+          title: String(r.title),
+          description: String(r.description),
+          content: String(r.content),
+          dataSource: String(r.source),
+          updateTime: Number(r.updated),
+        });
+      }
+    }
+    return out;
+  }
+
+  async counts(): Promise<{ documents: number; chunks: number; dataSources: Record<string, number> }> {
+    const chunks = await this.db.all<{ n: number }>(sql`select count(*) as n from chunks`);
+    const bySource = await this.db.all<{ source: string; n: number }>(
+      sql`select data_source as source, count(*) as n from documents group by data_source order by data_source`,
+    );
+    const dataSources = Object.fromEntries(bySource.map((r) => [r.source, Number(r.n)]));
+    const documents = bySource.reduce((n, r) => n + Number(r.n), 0);
+    return { documents, chunks: Number(chunks[0]?.n ?? 0), dataSources };
+  }
+}
+
+function toHit(r: Row): ChunkHit {
+  let headingPath: string[] = [];
+  try {
+    headingPath = JSON.parse(String(r.heading)) as string[];
+  } catch {
+    // A malformed row: no heading path rather than no result.
+  }
+  return {
+    chunkId: Number(r.id),
+    document: String(r.document),
+    ordinal: Number(r.ordinal),
+    headingPath,
+    text: String(r.text),
+    title: String(r.title),
+    uri: String(r.uri),
+    score: -Number(r.rank),
+  };
+}
+
+function inList(values: Array<string | number>): SQL {
+  return sql`(${sql.join(
+    values.map((v) => sql`${v}`),
+    sql`, `,
+  )})`;
+}
+
+function* slices<T>(items: T[], size: number): Generator<T[]> {
+  for (let i = 0; i < items.length; i += size) yield items.slice(i, i + size);
+}

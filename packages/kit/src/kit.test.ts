@@ -1,0 +1,212 @@
+import { UsersRpc } from '@lore/schema';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { Authenticator, bearerToken, generateApiKey, hashApiKey } from './auth.js';
+import { MemoryBus } from './bus/memory.js';
+import { ConfigError, databaseFor, loadConfig } from './config.js';
+import { fromZodError } from './errors.js';
+import { RateLimiter } from './rate-limit.js';
+import { createService } from './service.js';
+import { appFetch, call, connectClient, testDeps } from './testing/index.js';
+import { READ_ONLY, toolsFor } from './tool.js';
+
+describe('config', () => {
+  it('applies defaults and names every bad variable', () => {
+    const c = loadConfig({});
+    expect(c.LORE_PORT).toBe(7400);
+    expect(databaseFor(c, 'users')).toEqual({ url: 'file:./data/users.db' });
+    expect(
+      databaseFor(loadConfig({ LORE_USERS_DB_URL: 'libsql://x', LORE_USERS_DB_AUTH_TOKEN: 't' }), 'users'),
+    ).toEqual({
+      url: 'libsql://x',
+      authToken: 't',
+    });
+    try {
+      loadConfig({ LORE_PORT: 'abc', LORE_LOG_LEVEL: 'loud' });
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      expect((err as Error).message).toMatch(/LORE_PORT/);
+      expect((err as Error).message).toMatch(/LORE_LOG_LEVEL/);
+    }
+  });
+});
+
+describe('errors', () => {
+  it('turns the first zod issue into a 400 naming the field and the rule', () => {
+    const schema = z.object({
+      a: z.object({ b: z.string().max(3, { error: 'at most 3 characters' }) }),
+      c: z.number(),
+    });
+    const input = { a: { b: 'toolong' } };
+    const e1 = fromZodError(schema.safeParse(input).error!, input);
+    expect(e1.toBody()).toEqual({
+      code: 400,
+      message: 'Invalid a.b: at most 3 characters',
+      data: { field: 'a.b', constraint: 'at most 3 characters' },
+    });
+    const input2 = { a: { b: 'ok' } };
+    expect(fromZodError(schema.safeParse(input2).error!, input2).toBody()).toMatchObject({
+      data: { field: 'c', constraint: 'required' },
+    });
+    const input3 = { a: { b: 'ok' }, c: 'x' };
+    expect(fromZodError(schema.safeParse(input3).error!, input3).toBody()).toMatchObject({
+      data: { field: 'c', constraint: 'expected number' },
+    });
+  });
+});
+
+describe('rate limiter', () => {
+  it('never lets N parallel calls past the limit, then frees slots as the window slides', () => {
+    let now = 0;
+    const rl = new RateLimiter({ post: 5 }, 60_000, () => now);
+    const waits = Array.from({ length: 50 }, () => rl.take('a', 'post'));
+    expect(waits.filter((w) => w === 0)).toHaveLength(5);
+    expect(waits[5]).toBe(60);
+    expect(rl.take('b', 'post')).toBe(0);
+    now = 30_000;
+    expect(rl.take('a', 'post')).toBe(30);
+    now = 60_001;
+    expect(rl.take('a', 'post')).toBe(0);
+  });
+});
+
+describe('authenticator', () => {
+  it('caches a verified key and forgets it when the key is rotated', async () => {
+    const bus = new MemoryBus();
+    const key = generateApiKey();
+    let valid = true;
+    let asked = 0;
+    await bus.reply(UsersRpc.verifyKey, async (p) => {
+      asked++;
+      const { keyHash } = p as { keyHash: string };
+      return {
+        agent: valid && keyHash === hashApiKey(key) ? { id: 'a1', handle: 'alice', node: 'n' } : null,
+      };
+    });
+    const auth = new Authenticator(bus, 30_000);
+    await auth.start();
+    expect(await auth.verify(key)).toMatchObject({ handle: 'alice' });
+    expect(await auth.verify(key)).toMatchObject({ handle: 'alice' });
+    expect(asked).toBe(1);
+    valid = false;
+    await bus.publish({
+      id: 'e1',
+      subject: 'lore.users.agent.key_rotated',
+      occurredAt: new Date().toISOString(),
+      producer: { node: 'n', service: 'users' },
+      payload: { agentId: 'a1', handle: 'alice', revokedKeyHash: hashApiKey(key) },
+    });
+    expect(await auth.verify(key)).toBeNull();
+    expect(await auth.verify('not-a-key')).toBeNull();
+    expect(bearerToken('Bearer abc')).toBe('abc');
+    expect(bearerToken('Basic abc')).toBeNull();
+    await auth.stop();
+  });
+});
+
+describe('createService', () => {
+  const tool = toolsFor<{ greeting: string }>();
+  const tools = [
+    tool({
+      name: 'hello',
+      title: 'Hello',
+      description: 'Greets the caller.',
+      input: z.object({ name: z.string().max(10, { error: 'at most 10 characters' }).optional() }),
+      output: z.object({ greeting: z.string(), caller: z.string() }),
+      annotations: READ_ONLY,
+      rateClass: 'read',
+      async handler({ name }, ctx) {
+        return {
+          text: `${ctx.ports.greeting} ${name ?? ctx.agent.handle}`,
+          data: { greeting: ctx.ports.greeting, caller: ctx.agent.handle },
+        };
+      },
+    }),
+    tool({
+      name: 'broken_shape',
+      title: 'Broken',
+      description: 'Returns data that does not match its schema.',
+      input: z.object({}),
+      output: z.object({ n: z.number() }),
+      annotations: READ_ONLY,
+      rateClass: 'read',
+      public: true,
+      async handler() {
+        return { text: 'x', data: { n: 'not a number' as unknown as number } };
+      },
+    }),
+  ];
+
+  async function setup() {
+    const env = testDeps({ LORE_MAX_BODY_BYTES: '2000' });
+    const key = generateApiKey();
+    await env.deps.bus.reply(UsersRpc.verifyKey, async (p) => ({
+      agent:
+        (p as { keyHash: string }).keyHash === hashApiKey(key)
+          ? { id: 'a1', handle: 'alice', node: 'n' }
+          : null,
+    }));
+    const svc = createService({
+      name: 'greeter',
+      version: '1.0.0',
+      tools,
+      ports: { greeting: 'hi' },
+      deps: env.deps,
+    });
+    await svc.start();
+    return { env, svc, key };
+  }
+
+  it('runs a tool as the caller the key names, over both protocol eras', async () => {
+    const { env, svc, key } = await setup();
+    for (const era of ['modern', 'legacy'] as const) {
+      const c = await connectClient(appFetch(svc.app), { key, era });
+      const r = await call(c, 'hello', {});
+      expect(r.text).toBe('hi alice');
+      expect(r.data).toEqual({ greeting: 'hi', caller: 'alice' });
+    }
+    await svc.stop();
+    await env.cleanup();
+  });
+
+  it('answers 401 without a key, 400 on bad input, 500 without details on a broken result', async () => {
+    const { env, svc, key } = await setup();
+    const anon = await connectClient(appFetch(svc.app));
+    expect((await call(anon, 'hello', {})).error?.code).toBe(401);
+    const c = await connectClient(appFetch(svc.app), { key });
+    expect((await call(c, 'hello', { name: 'x'.repeat(11) })).error).toMatchObject({
+      code: 400,
+      data: { field: 'name' },
+    });
+    const broken = await call(anon, 'broken_shape', {});
+    expect(broken.error?.code).toBe(500);
+    expect(broken.text).not.toMatch(/at |stack|ZodError/);
+    await expect(c.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toThrow(/Unknown tool/);
+    await svc.stop();
+    await env.cleanup();
+  });
+
+  it('refuses an oversized body early with 413 and counts calls in /metrics', async () => {
+    const { env, svc, key } = await setup();
+    const res = await svc.app.request('/mcp', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'hello', arguments: { name: 'x'.repeat(5000) } },
+      }),
+    });
+    expect(res.status).toBe(413);
+    const c = await connectClient(appFetch(svc.app), { key });
+    await call(c, 'hello', {});
+    const metrics = await (await svc.app.request('/metrics')).text();
+    expect(metrics).toMatch(/lore_tool_calls_total\{service="greeter",tool="hello",code="200"\} 1/);
+    expect((await svc.app.request('/healthz')).status).toBe(200);
+    expect((await svc.app.request('/readyz')).status).toBe(200);
+    await svc.stop();
+    await env.cleanup();
+  });
+});

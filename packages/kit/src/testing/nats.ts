@@ -1,0 +1,86 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createConnection } from 'node:net';
+
+export const NATS_URL = process.env.NATS_URL || 'nats://127.0.0.1:4222';
+
+/** Whether something accepts TCP connections at a nats:// URL. */
+export function reachable(url: string, timeoutMs = 500): Promise<boolean> {
+  const u = new URL(url.replace(/^nats:/, 'http:'));
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: u.hostname, port: Number(u.port || 4222) });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+/**
+ * Whether NATS tests run: under CI a missing server is a failure (the caller's suite throws),
+ * elsewhere the tests are skipped with a note.
+ */
+export async function natsAvailable(): Promise<boolean> {
+  const up = await reachable(NATS_URL);
+  if (!up && process.env.CI) throw new Error(`NATS is required under CI but nothing answers at ${NATS_URL}`);
+  return up;
+}
+
+const NATS_BIN = ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'].find((p) =>
+  existsSync(p),
+);
+
+/** A private nats-server with JetStream, for tests that stop and restart the server. */
+export class NatsServerProcess {
+  private child: ChildProcess | undefined;
+
+  constructor(
+    readonly port: number,
+    readonly storeDir: string,
+  ) {}
+
+  get url(): string {
+    return `nats://127.0.0.1:${this.port}`;
+  }
+
+  static binaryAvailable(): boolean {
+    return NATS_BIN !== undefined;
+  }
+
+  async start(): Promise<void> {
+    if (!NATS_BIN) throw new Error('nats-server is not installed');
+    this.child = spawn(NATS_BIN, ['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', this.storeDir], {
+      stdio: 'ignore',
+    });
+    for (let i = 0; i < 100; i++) {
+      if (await reachable(this.url, 200)) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`nats-server did not start on ${this.port}`);
+  }
+
+  /** SIGKILL: the server dies mid-stream, as in a crash. */
+  async kill(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGKILL');
+    await exited;
+    this.child = undefined;
+  }
+}
+
+/** A free TCP port on loopback. */
+export async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      srv.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port'))));
+    });
+  });
+}

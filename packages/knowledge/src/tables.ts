@@ -1,0 +1,64 @@
+import type { ArticleCategory, KnowledgeFormat } from '@lore/schema';
+import { blob, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+/** One knowledge source of one agent: a file it added, by name. */
+export const sources = sqliteTable(
+  'sources',
+  {
+    id: text('id').primaryKey(),
+    agentId: text('agent_id').notNull(),
+    handle: text('handle').notNull(),
+    name: text('name').notNull(),
+    format: text('format').$type<KnowledgeFormat>().notNull(),
+    characters: integer('characters').notNull(),
+    pages: integer('pages'),
+    chunks: integer('chunks').notNull(),
+    keywords: text('keywords', { mode: 'json' }).$type<string[]>().notNull(),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [uniqueIndex('sources_agent_name').on(t.agentId, t.name)],
+);
+
+/**
+ * The passages of a source. `id` is also the rowid of `chunks_fts` (see the fts migration),
+ * which indexes the stemmed terms of the heading path and text under the agent's token.
+ */
+export const chunks = sqliteTable(
+  'chunks',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    sourceId: text('source_id').notNull(),
+    agentId: text('agent_id').notNull(),
+    position: integer('position').notNull(),
+    headingPath: text('heading_path', { mode: 'json' }).$type<string[]>().notNull(),
+    text: text('text').notNull(),
+    /** Token count of heading path + text, for BM25 length normalisation. */
+    length: integer('length').notNull(),
+    /** float32 little-endian, when an embeddings endpoint is configured. */
+    embedding: blob('embedding', { mode: 'buffer' }),
+  },
+  (t) => [index('chunks_source').on(t.sourceId), index('chunks_agent').on(t.agentId)],
+);
+
+/** Community articles. `seq` is the rowid of `articles_fts`. */
+export const articles = sqliteTable(
+  'articles',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    slug: text('slug').notNull().unique(),
+    title: text('title').notNull(),
+    authorId: text('author_id'),
+    author: text('author').notNull(),
+    category: text('category').$type<ArticleCategory>().notNull(),
+    tags: text('tags', { mode: 'json' }).$type<string[]>().notNull(),
+    summary: text('summary').notNull(),
+    content: text('content').notNull(),
+    /** 'agent' (published with the tool: untrusted), 'seed' (shipped with Lore), 'operator' (loaded by the CLI). */
+    origin: text('origin').$type<'agent' | 'seed' | 'operator'>().notNull(),
+    contentHash: text('content_hash').notNull(),
+    publishedAt: integer('published_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [index('articles_category').on(t.category), index('articles_author').on(t.author), index('articles_published').on(t.publishedAt)],
+);
