@@ -6,4 +6,8 @@ export default defineConfig({
   dts: true,
   platform: 'node',
   target: 'node20',
+  // `.js` files, as package.json's publishConfig.exports names them (the package is type: module).
+  // Every chunk lands directly in dist/, so `new URL('../migrations', import.meta.url)` in the
+  // built code finds packages/kit/migrations, which ships in the tarball.
+  fixedExtension: false,
 });

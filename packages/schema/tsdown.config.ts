@@ -6,4 +6,6 @@ export default defineConfig({
   dts: true,
   platform: 'node',
   target: 'node20',
+  // `.js` files, as package.json's publishConfig.exports names them (the package is type: module).
+  fixedExtension: false,
 });

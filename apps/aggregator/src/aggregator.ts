@@ -1,66 +1,256 @@
-import { type CallInfo, errorResult, type McpBackend, ToolError, unknownTool } from '@lore/kit';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
+import { type CallInfo, type Logger, type McpBackend, ToolError, errorResult, unknownTool } from '@lore/kit';
+import type {
+  CallToolResult,
+  GetPromptResult,
+  InputRequiredResult,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  Tool,
+} from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { forwardContext } from './context.js';
+import type { AggregatorMetrics } from './metrics.js';
+import { type NamedTool, assignNames } from './naming.js';
+import { childTraceparent } from './trace.js';
 import type { Upstream } from './upstream.js';
 
-/** The union of the upstreams' tools, served as one catalog. */
+export interface AggregatorOptions {
+  log: Logger;
+  metrics?: AggregatorMetrics;
+  /** How often each upstream is checked. Default 5 s. */
+  healthIntervalMs?: number;
+  /** Retries for read-only or idempotent tools: attempts and overall deadline. */
+  retry?: { attempts: number; deadlineMs: number; baseDelayMs: number };
+  /** 2026-07-28 clients re-read tools/list after this long. */
+  listTtlMs?: number;
+}
+
+interface Route {
+  upstream: Upstream;
+  original: string;
+  retryable: boolean;
+}
+
+/**
+ * One catalog over many upstreams: the union of their tools (renamed only where names clash
+ * or are invalid), kept in step with their health, with calls forwarded through the MCP client.
+ */
 export class Aggregator implements McpBackend {
   readonly info = { name: 'lore', version: '0.1.0', title: 'Lore' };
   readonly instructions =
     'Lore is a knowledge network for agents. Register with agent_register (no key needed) and send the returned key as ' +
     '`Authorization: Bearer <key>`. Ask peers with cqAskQuestion, keep knowledge with updateKnowledgeSources, and join the community with den_list and den_post.';
-  private catalog: Tool[] = [];
-  private readonly route = new Map<string, { upstream: Upstream; name: string }>();
+  readonly listTtlMs: number;
+  private tools: Tool[] = [];
+  private prompts: Prompt[] = [];
+  private resources: Resource[] = [];
+  private routes = new Map<string, Route>();
+  /** Tools of upstreams that are down: answered with a quick 503 instead of "unknown tool". */
+  private parked = new Map<string, Upstream>();
+  private promptRoutes = new Map<string, { upstream: Upstream; original: string }>();
+  private resourceRoutes = new Map<string, Upstream>();
+  private readonly listeners = new Set<() => void>();
+  private timer: NodeJS.Timeout | undefined;
+  private readonly retry: { attempts: number; deadlineMs: number; baseDelayMs: number };
 
-  constructor(private readonly upstreams: Upstream[]) {
+  constructor(
+    readonly upstreams: Upstream[],
+    private readonly opts: AggregatorOptions,
+  ) {
+    this.retry = opts.retry ?? { attempts: 3, deadlineMs: 10_000, baseDelayMs: 100 };
+    this.listTtlMs = opts.listTtlMs ?? 10_000;
     this.rebuild();
   }
 
-  /** Recompute the catalog from the upstreams' current tool lists. The first upstream to claim a name keeps it. */
-  rebuild(): void {
-    this.route.clear();
-    const tools: Tool[] = [];
+  /** Connect every upstream (a failing one is left down and retried by the health loop). */
+  async start(): Promise<void> {
+    await Promise.all(this.upstreams.map((u) => u.check()));
     for (const u of this.upstreams) {
-      for (const t of u.tools) {
-        if (this.route.has(t.name)) continue;
-        this.route.set(t.name, { upstream: u, name: t.name });
-        tools.push(t);
-      }
+      this.opts.metrics?.setUp(u.name, u.up);
+      if (!u.up) this.opts.log.warn({ upstream: u.name, err: u.lastError }, 'upstream unavailable at start');
     }
-    this.catalog = tools;
+    this.rebuild();
+    const interval = this.opts.healthIntervalMs ?? 5000;
+    const loop = async () => {
+      await this.checkAll();
+      this.timer = setTimeout(loop, interval);
+      this.timer.unref();
+    };
+    this.timer = setTimeout(loop, interval);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearTimeout(this.timer);
+    await Promise.all(this.upstreams.map((u) => u.close()));
+  }
+
+  /** Check every upstream now; rebuild and tell clients when anything changed. */
+  async checkAll(): Promise<void> {
+    const changed = await Promise.all(
+      this.upstreams.map(async (u) => {
+        const was = u.state;
+        const c = await u.check();
+        this.opts.metrics?.setUp(u.name, u.up);
+        if (was !== u.state) {
+          if (u.up) this.opts.log.info({ upstream: u.name }, 'upstream is back; its tools return');
+          else if (u.state === 'down') this.opts.log.warn({ upstream: u.name, err: u.lastError }, 'upstream is down; its tools leave the catalog');
+        }
+        return c;
+      }),
+    );
+    if (changed.some(Boolean)) {
+      this.rebuild();
+      for (const l of this.listeners) l();
+    }
+  }
+
+  onToolsChanged(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Recompute names and routes from the upstreams that are up. */
+  rebuild(): void {
+    const live = this.upstreams.filter((u) => u.up);
+    const names = assignNames(
+      live.map((u) => ({ name: u.name, prefix: u.opts.prefix, tools: u.tools.map((t) => t.name) })),
+      (tool, upstream, exposed) =>
+        this.opts.log.warn({ tool, upstream, exposed }, 'tool name taken by an earlier upstream; exposed with a prefix'),
+    );
+    const byKey = new Map(live.flatMap((u) => u.tools.map((t) => [`${u.name}\u0000${t.name}`, { u, t }] as const)));
+    const routes = new Map<string, Route>();
+    const tools: Tool[] = [];
+    for (const n of names) {
+      const hit = byKey.get(`${n.upstream}\u0000${n.original}`)!;
+      const a = hit.t.annotations;
+      routes.set(n.exposed, { upstream: hit.u, original: n.original, retryable: !!(a?.readOnlyHint || a?.idempotentHint) });
+      tools.push(n.exposed === n.original ? hit.t : { ...hit.t, name: n.exposed });
+    }
+    const parked = new Map<string, Upstream>();
+    for (const u of this.upstreams) if (!u.up) for (const t of u.tools) if (!routes.has(t.name)) parked.set(t.name, u);
+    this.routes = routes;
+    this.parked = parked;
+    this.tools = tools;
+    this.promptRoutes = new Map();
+    this.prompts = [];
+    for (const u of live)
+      for (const p of u.prompts) {
+        const exposed = this.promptRoutes.has(p.name) ? `${u.opts.prefix ?? u.name}_${p.name}` : p.name;
+        this.promptRoutes.set(exposed, { upstream: u, original: p.name });
+        this.prompts.push({ ...p, name: exposed });
+      }
+    this.resourceRoutes = new Map();
+    this.resources = [];
+    for (const u of live)
+      for (const r of u.resources)
+        if (!this.resourceRoutes.has(r.uri)) {
+          this.resourceRoutes.set(r.uri, u);
+          this.resources.push(r);
+        }
+  }
+
+  /** Which upstream serves an exposed tool name, and under which name. */
+  resolve(tool: string): NamedTool | undefined {
+    const r = this.routes.get(tool);
+    return r ? { exposed: tool, upstream: r.upstream.name, original: r.original } : undefined;
   }
 
   owner(tool: string): string | undefined {
-    return this.route.get(tool)?.upstream.name;
+    return this.routes.get(tool)?.upstream.name;
   }
 
   listTools(): Tool[] {
-    return this.catalog;
+    return this.tools;
   }
 
-  async callTool(name: string, args: Record<string, unknown>, call: CallInfo): Promise<CallToolResult> {
-    const target = this.route.get(name);
-    if (!target) throw unknownTool(name);
-    const ctx = {
-      token: call.token,
-      requestId: call.requestId,
-      ...(call.traceparent ? { traceparent: call.traceparent } : {}),
-    };
-    try {
-      return await forwardContext.run(ctx, () =>
-        target.upstream.call(target.name, args, {
+  listPrompts(): Prompt[] {
+    return this.prompts;
+  }
+
+  listResources(): Resource[] {
+    return this.resources;
+  }
+
+  async callTool(name: string, args: Record<string, unknown>, call: CallInfo): Promise<CallToolResult | InputRequiredResult> {
+    const route = this.routes.get(name);
+    if (!route) {
+      const down = this.parked.get(name);
+      if (down) return this.unavailable(down, name);
+      throw unknownTool(name);
+    }
+    const { upstream } = route;
+    const t0 = performance.now();
+    const traceparent = childTraceparent(call.traceparent);
+    const ctx = { token: call.token, requestId: call.requestId, traceparent };
+    const log = this.opts.log.child({ requestId: call.requestId, tool: name, upstream: upstream.name });
+    const attempt = () =>
+      forwardContext.run(ctx, () =>
+        upstream.call(route.original, args, {
           signal: call.signal,
           onprogress: (p) => void call.progress(p.progress, p.total, p.message),
+          ...(call.inputResponses ? { inputResponses: call.inputResponses } : {}),
+          ...(call.requestState !== undefined ? { requestState: call.requestState } : {}),
+          ...(call.clientCapabilities ? { clientCapabilities: call.clientCapabilities } : {}),
         }),
       );
+    let outcome = 'ok';
+    try {
+      const result = await this.withRetries(route.retryable, attempt, call.signal, log);
+      if ((result as CallToolResult).isError) outcome = 'tool_error';
+      log.debug({ ms: Math.round(performance.now() - t0), outcome }, 'forwarded');
+      return result;
     } catch (err) {
-      if (call.signal.aborted) throw err;
-      return errorResult(
-        new ToolError(503, `The ${target.upstream.name} service did not answer: ${(err as Error).message}`, {
-          retryAfterSeconds: 5,
-          service: target.upstream.name,
-        }),
-      );
+      if (call.signal.aborted) {
+        outcome = 'cancelled';
+        throw err;
+      }
+      outcome = 'upstream_error';
+      log.warn({ err: (err as Error).message }, 'upstream call failed');
+      if (err instanceof ProtocolError && err.code === ProtocolErrorCode.InvalidParams) throw err;
+      return this.unavailable(upstream, name, (err as Error).message);
+    } finally {
+      this.opts.metrics?.record(upstream.name, name, outcome, (performance.now() - t0) / 1000);
+    }
+  }
+
+  async getPrompt(name: string, args: Record<string, string> | undefined, call: CallInfo): Promise<GetPromptResult> {
+    const r = this.promptRoutes.get(name);
+    if (!r) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${name}`);
+    return forwardContext.run({ token: call.token, requestId: call.requestId }, () => r.upstream.getPrompt(r.original, args));
+  }
+
+  async readResource(uri: string, call: CallInfo): Promise<ReadResourceResult> {
+    const u = this.resourceRoutes.get(uri);
+    if (!u) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource: ${uri}`);
+    return forwardContext.run({ token: call.token, requestId: call.requestId }, () => u.readResource(uri));
+  }
+
+  private unavailable(upstream: Upstream, tool: string, reason?: string): CallToolResult {
+    const retryAfterSeconds = Math.max(1, Math.ceil((this.opts.healthIntervalMs ?? 5000) / 1000));
+    return errorResult(
+      new ToolError(503, `The ${upstream.name} service is unavailable right now${reason ? ` (${reason})` : ''}; retry in ${retryAfterSeconds} s.`, {
+        retryAfterSeconds,
+        service: upstream.name,
+        tool,
+      }),
+    );
+  }
+
+  /** Transport failures of read-only or idempotent tools are retried with backoff within a deadline. */
+  private async withRetries<T>(retryable: boolean, fn: () => Promise<T>, signal: AbortSignal, log: Logger): Promise<T> {
+    const deadline = Date.now() + this.retry.deadlineMs;
+    for (let i = 1; ; i++) {
+      try {
+        return await fn();
+      } catch (err) {
+        const last = !retryable || i >= this.retry.attempts || signal.aborted || err instanceof ProtocolError;
+        const wait = this.retry.baseDelayMs * 2 ** (i - 1) * (0.5 + Math.random());
+        if (last || Date.now() + wait > deadline) throw err;
+        log.debug({ attempt: i, err: (err as Error).message }, 'retrying idempotent call');
+        await new Promise((r) => setTimeout(r, wait));
+      }
     }
   }
 }

@@ -1,19 +1,20 @@
 import { mkdirSync } from 'node:fs';
 import {
-  createBus,
-  createDirectory,
-  createHttpApp,
-  createLogger,
   type EventBus,
   type Logger,
   type LoreConfig,
   type LoreService,
-  loadNodeIdentity,
-  mergedMetrics,
   type NetworkDirectory,
+  createBus,
+  createDirectory,
+  createLogger,
+  inProcessFetch,
+  loadNodeIdentity,
 } from '@lore/kit';
 import type { Hono } from 'hono';
 import { Aggregator } from './aggregator.js';
+import { createGateway } from './gateway.js';
+import { AggregatorMetrics } from './metrics.js';
 import { SERVICES, type ServiceEntry } from './services.js';
 import { Upstream } from './upstream.js';
 
@@ -63,25 +64,23 @@ export async function startAllInOne(config: LoreConfig, opts: AllInOneOptions = 
       new Upstream({
         name: s.name,
         url: `http://${s.name}.lore.internal/mcp`,
-        fetch: (url, init) => s.fetch(new Request(url, init)),
+        fetch: inProcessFetch(s),
         forwardIdentity: true,
+        lore: true,
       }),
   );
-  for (const u of upstreams) await u.connect();
-  const aggregator = new Aggregator(upstreams);
-  const app = createHttpApp({
-    backend: aggregator,
+  const metrics = new AggregatorMetrics();
+  const aggregator = new Aggregator(upstreams, { log, metrics });
+  await aggregator.start();
+  const app = createGateway({
     config,
-    metrics: {
-      registry: {
-        contentType: 'text/plain; version=0.0.4; charset=utf-8',
-        metrics: async () => (await mergedMetrics(services.map((s) => s.metrics.registry))).body,
-      },
-    },
+    aggregator,
+    metrics,
+    registries: services.map((s) => s.metrics.registry),
     ready: async () => {
       const checks: Record<string, string> = {};
       for (const s of services) {
-        const r = await s.fetch(new Request('http://x/readyz'));
+        const r = await s.fetch(new Request('http://local/readyz'));
         checks[s.name] = r.ok ? 'ok' : 'not ready';
       }
       return checks;
@@ -97,7 +96,7 @@ export async function startAllInOne(config: LoreConfig, opts: AllInOneOptions = 
     app,
     log,
     async close() {
-      for (const u of upstreams) await u.close().catch(() => {});
+      await aggregator.stop();
       for (const s of [...services].reverse()) await s.stop();
       if (!opts.bus) await bus.close();
     },

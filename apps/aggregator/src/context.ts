@@ -12,16 +12,19 @@ export const forwardContext = new AsyncLocalStorage<ForwardContext>();
 type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
 /**
- * A fetch that adds the current caller's Authorization, request id and trace context.
- * Only used for Lore's own services: external upstreams never see the caller's key.
+ * A fetch that adds the current call's request id and trace context, and, for Lore's own
+ * services (or upstreams configured to receive it), the caller's Authorization. Any other
+ * upstream never sees the caller's key.
  */
-export function identityFetch(inner: Fetch): Fetch {
+export function identityFetch(inner: Fetch, forwardAuthorization: boolean): Fetch {
   return (url, init) => {
     const ctx = forwardContext.getStore();
     if (!ctx) return inner(url, init);
     const headers = new Headers(init?.headers);
-    if (ctx.token) headers.set('authorization', `Bearer ${ctx.token}`);
-    else headers.delete('authorization');
+    if (forwardAuthorization) {
+      if (ctx.token) headers.set('authorization', `Bearer ${ctx.token}`);
+      else headers.delete('authorization');
+    }
     headers.set('x-request-id', ctx.requestId);
     if (ctx.traceparent) headers.set('traceparent', ctx.traceparent);
     return inner(url, { ...init, headers });

@@ -2,6 +2,7 @@
 import { join } from 'node:path';
 import { ConfigError, loadConfig, serveHttp, serveOverStdio } from '@lore/kit';
 import { startAllInOne } from './all-in-one.js';
+import { startDistributed } from './distributed.js';
 import { clientConfigs, ensureOwner } from './owner.js';
 
 const USAGE = `Usage: lore <command>
@@ -24,7 +25,8 @@ async function main(argv: string[]) {
     return;
   }
   const config = loadConfig(process.env);
-  const lore = await startAllInOne(config);
+  const distributed = !!(config.LORE_SERVICES || config.LORE_SERVICES_FILE);
+  const lore = distributed ? await startDistributed(config) : await startAllInOne(config);
   const owner = await ensureOwner(lore.aggregator, config.LORE_DATA_DIR);
   const keyFile = join(config.LORE_DATA_DIR, 'owner.key');
   let close: () => Promise<void>;
@@ -44,7 +46,7 @@ async function main(argv: string[]) {
     process.stderr.write(
       [
         '',
-        `Lore is running at ${endpoint}  (node ${lore.nodeId}, ${lore.services.length} services, ${lore.aggregator.listTools().length} tools)`,
+        `Lore is running at ${endpoint}  (${'nodeId' in lore ? `node ${lore.nodeId}, all-in-one` : 'distributed'}, ${lore.aggregator.upstreams.length} services, ${lore.aggregator.listTools().length} tools)`,
         '',
         `Owner agent: @${owner.handle}${owner.created ? ' (created now)' : ''}`,
         `API key:     ${owner.key}   (also in ${keyFile})`,

@@ -1,75 +1,177 @@
-import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { CLIENT_CAPABILITIES_META_KEY, Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type {
+  CallToolResult,
+  GetPromptResult,
+  InputRequiredResult,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  Tool,
+} from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { identityFetch } from './context.js';
 
 type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
 export interface UpstreamOptions {
   name: string;
-  url: string;
+  /** Streamable HTTP endpoint (also for in-process services, with `fetch`). */
+  url?: string;
+  /** Or a command speaking MCP over stdio. */
+  command?: string[];
+  env?: Record<string, string>;
   /** In-process services pass their app's fetch: no sockets. */
   fetch?: Fetch;
-  /** Lore's own services get the caller's identity; external servers do not. */
+  /** Lore's own services (or explicitly trusted externals) get the caller's Authorization. */
   forwardIdentity: boolean;
+  /** Whether this is one of Lore's services (its names are never prefixed). */
+  lore?: boolean;
+  prefix?: string;
+  headers?: Record<string, string>;
   timeoutMs?: number;
+  /** Consecutive failed checks before the upstream counts as down. */
+  failureThreshold?: number;
 }
 
-/** One MCP server behind the aggregator, reached through the MCP client. */
+export type UpstreamState = 'connecting' | 'up' | 'down';
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  onprogress?: (p: { progress: number; total?: number; message?: string }) => void;
+  inputResponses?: Record<string, unknown>;
+  requestState?: string;
+  /** The caller's capabilities: the upstream may ask for what the caller can give (its model). */
+  clientCapabilities?: Record<string, unknown>;
+}
+
+/** One MCP server behind the aggregator, reached through the MCP client, watched by health checks. */
 export class Upstream {
   readonly name: string;
   tools: Tool[] = [];
+  prompts: Prompt[] = [];
+  resources: Resource[] = [];
+  state: UpstreamState = 'connecting';
+  failures = 0;
+  lastError: string | undefined;
+  lastCheckedAt: number | undefined;
   private client: Client | undefined;
+  private connecting: Promise<void> | undefined;
 
-  constructor(private readonly opts: UpstreamOptions) {
+  constructor(readonly opts: UpstreamOptions) {
     this.name = opts.name;
   }
 
+  get up(): boolean {
+    return this.state === 'up';
+  }
+
+  /** Connect (or reconnect) and read the catalog. */
   async connect(): Promise<void> {
-    const base: Fetch = this.opts.fetch ?? ((u, i) => fetch(u, i));
-    const client = new Client(
-      { name: 'lore-aggregator', version: '0.1.0' },
-      { versionNegotiation: { mode: 'auto' } },
-    );
-    const transport = new StreamableHTTPClientTransport(new URL(this.opts.url), {
-      fetch: this.opts.forwardIdentity ? identityFetch(base) : base,
+    this.connecting ??= (async () => {
+      await this.client?.close().catch(() => {});
+      this.client = undefined;
+      const client = new Client({ name: 'lore-aggregator', version: '0.1.0' }, { versionNegotiation: { mode: 'auto' } });
+      await client.connect(this.transport());
+      this.client = client;
+      await this.refresh();
+    })().finally(() => {
+      this.connecting = undefined;
     });
-    await client.connect(transport);
-    this.client = client;
-    await this.refresh();
+    return this.connecting;
+  }
+
+  /**
+   * One health check: reconnect when needed and re-read the catalog. Returns whether the
+   * upstream's catalog or state changed.
+   */
+  async check(): Promise<boolean> {
+    const before = this.signature();
+    const wasUp = this.state;
+    this.lastCheckedAt = Date.now();
+    try {
+      if (!this.client) await this.connect();
+      else await this.refresh();
+      this.failures = 0;
+      this.lastError = undefined;
+      this.state = 'up';
+    } catch (err) {
+      this.failures++;
+      this.lastError = (err as Error).message;
+      if (this.failures >= (this.opts.failureThreshold ?? 3) || this.state === 'connecting') {
+        this.state = 'down';
+        // A restarted server may have forgotten our session: start afresh next time.
+        await this.client?.close().catch(() => {});
+        this.client = undefined;
+      }
+    }
+    return wasUp !== this.state || before !== this.signature();
   }
 
   async refresh(): Promise<void> {
-    const tools: Tool[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await this.requireClient().listTools(cursor ? { cursor } : undefined);
-      tools.push(...page.tools);
-      cursor = page.nextCursor;
-    } while (cursor);
-    this.tools = tools;
+    const client = this.requireClient();
+    this.tools = await this.all((cursor) => client.listTools(cursor ? { cursor } : undefined), 'tools');
+    const caps = client.getServerCapabilities();
+    this.prompts = caps?.prompts ? await this.all((c) => client.listPrompts(c ? { cursor: c } : undefined), 'prompts') : [];
+    this.resources = caps?.resources
+      ? await this.all((c) => client.listResources(c ? { cursor: c } : undefined), 'resources')
+      : [];
   }
 
-  async call(
-    name: string,
-    args: Record<string, unknown>,
-    options: {
-      signal?: AbortSignal;
-      onprogress?: (p: { progress: number; total?: number; message?: string }) => void;
-    },
-  ): Promise<CallToolResult> {
-    return (await this.requireClient().callTool(
-      { name, arguments: args },
-      {
-        ...(options.signal ? { signal: options.signal } : {}),
-        ...(options.onprogress ? { onprogress: options.onprogress, resetTimeoutOnProgress: true } : {}),
-        timeout: this.opts.timeoutMs ?? 60_000,
-      },
-    )) as CallToolResult;
+  async call(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult | InputRequiredResult> {
+    const params: Record<string, unknown> = { name, arguments: args };
+    if (options.inputResponses) params.inputResponses = options.inputResponses;
+    if (options.requestState !== undefined) params.requestState = options.requestState;
+    if (options.clientCapabilities) params._meta = { [CLIENT_CAPABILITIES_META_KEY]: options.clientCapabilities };
+    return (await this.requireClient().callTool(params as { name: string; arguments: Record<string, unknown> }, {
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.onprogress ? { onprogress: options.onprogress, resetTimeoutOnProgress: true } : {}),
+      timeout: this.opts.timeoutMs ?? 60_000,
+      allowInputRequired: true,
+    })) as CallToolResult | InputRequiredResult;
+  }
+
+  async getPrompt(name: string, args: Record<string, string> | undefined): Promise<GetPromptResult> {
+    return this.requireClient().getPrompt({ name, ...(args ? { arguments: args } : {}) });
+  }
+
+  async readResource(uri: string): Promise<ReadResourceResult> {
+    return this.requireClient().readResource({ uri });
   }
 
   async close(): Promise<void> {
-    await this.client?.close();
+    await this.client?.close().catch(() => {});
     this.client = undefined;
+  }
+
+  private transport() {
+    if (this.opts.command) {
+      const [command, ...args] = this.opts.command;
+      return new StdioClientTransport({ command: command!, args, ...(this.opts.env ? { env: this.opts.env } : {}), stderr: 'pipe' });
+    }
+    const base: Fetch = this.opts.fetch ?? ((u, i) => fetch(u, i));
+    return new StreamableHTTPClientTransport(new URL(this.opts.url!), {
+      fetch: identityFetch(base, this.opts.forwardIdentity),
+      ...(this.opts.headers ? { requestInit: { headers: this.opts.headers } } : {}),
+    });
+  }
+
+  private async all<T, K extends string>(
+    page: (cursor?: string) => Promise<Record<K, T[]> & { nextCursor?: string }>,
+    key: K,
+  ): Promise<T[]> {
+    const out: T[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const r = await page(cursor);
+      out.push(...r[key]);
+      cursor = r.nextCursor;
+    } while (cursor && ++pages < 100);
+    return out;
+  }
+
+  private signature(): string {
+    return `${this.state}|${this.tools.map((t) => t.name).join(',')}|${this.prompts.length}|${this.resources.length}`;
   }
 
   private requireClient(): Client {

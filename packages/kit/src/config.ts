@@ -55,6 +55,7 @@ export const LoreConfigSchema = z.object({
   LORE_EMBEDDINGS_API_KEY: z.string().optional(),
   LORE_SERVICES: z.string().optional(),
   LORE_SERVICES_FILE: z.string().optional(),
+  LORE_HEALTH_INTERVAL_MS: int(5000),
   LORE_KNOWLEDGE_ROOTS: z.string().optional(),
   LORE_QUERY_TTL_HOURS: int(72),
   LORE_ANSWER_QUOTA_PER_MINUTE: int(10),

@@ -108,3 +108,11 @@ export {
 } from './textgen/index.js';
 export type { AnyTool, RateClass, ToolAnnotations, ToolContext, ToolDefinition, ToolResult } from './tool.js';
 export { makeContext, READ_ONLY, toolsFor } from './tool.js';
+export { formatCount, plural, preview, timeAgo } from './format.js';
+export { DailyCalls, statsResponder, utcDayStart } from './stats.js';
+export type { StatsResponderOptions } from './stats.js';
+export { inProcessFetch } from './in-process.js';
+export { LegacySessions } from './sessions.js';
+export type { LegacySessionOptions } from './sessions.js';
+export { nodeLocalBus, nodeSubject } from './bus/local.js';
+export type { NodeLocalBus, NodeRequestOptions } from './bus/local.js';

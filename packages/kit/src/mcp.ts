@@ -1,8 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import {
   type CallToolResult,
+  type GetPromptResult,
+  type InputRequiredResult,
   inputRequired,
   type McpServerFactory,
+  type Prompt,
+  type ReadResourceResult,
+  type Resource,
   ProtocolError,
   ProtocolErrorCode,
   Server,
@@ -22,11 +27,15 @@ export interface CallInfo {
   traceparent?: string;
   /** The calling client's model, when it offers sampling in this era. */
   sampling: SamplingPort | undefined;
-  /** Responses to input requests from an earlier round (2026-07-28 multi-round-trip). */
+  /** Responses to input requests from an earlier round (multi-round-trip). */
   inputResponses?: Record<string, unknown>;
+  /** The opaque state an earlier round's input request carried, echoed back by the client. */
+  requestState?: string;
   progress(progress: number, total?: number, message?: string): Promise<void>;
   /** Request `_meta` as the client sent it (progress token, trace context). */
   meta?: Record<string, unknown>;
+  /** What the calling client declared it can do (sampling, elicitation…), in either era. */
+  clientCapabilities?: Record<string, unknown>;
 }
 
 /** What an MCP endpoint serves: a service's own tools, or the aggregator's union. */
@@ -34,7 +43,15 @@ export interface McpBackend {
   info: { name: string; version: string; title?: string };
   instructions?: string;
   listTools(): Tool[];
-  callTool(name: string, args: Record<string, unknown>, call: CallInfo): Promise<CallToolResult>;
+  /** A tool result, or a request for input from the client (its model) before the call can finish. */
+  callTool(name: string, args: Record<string, unknown>, call: CallInfo): Promise<CallToolResult | InputRequiredResult>;
+  /** Prompts and resources, when the backend has any (the aggregator proxies its upstreams'). */
+  listPrompts?(): Prompt[];
+  getPrompt?(name: string, args: Record<string, string> | undefined, call: CallInfo): Promise<GetPromptResult>;
+  listResources?(): Resource[];
+  readResource?(uri: string, call: CallInfo): Promise<ReadResourceResult>;
+  /** How long 2026-07-28 clients may cache tools/list (their way of noticing catalog changes). */
+  listTtlMs?: number;
   /** Called when the tool list may have changed, to tell session clients. */
   onToolsChanged?(listener: () => void): () => void;
 }
@@ -61,43 +78,77 @@ export interface AuthExtra {
  * built once by the backend and handed over as is.
  */
 export function createMcpFactory(backend: McpBackend): McpServerFactory {
-  return ({ era, authInfo }) => {
+  return ({ era, authInfo: factoryAuth }) => {
+    const prompts = !!backend.listPrompts;
+    const resources = !!backend.listResources;
     const server = new Server(backend.info, {
-      capabilities: { tools: { listChanged: true } },
+      capabilities: {
+        tools: { listChanged: true },
+        ...(prompts ? { prompts: { listChanged: true } } : {}),
+        ...(resources ? { resources: { listChanged: true } } : {}),
+      },
       ...(backend.instructions ? { instructions: backend.instructions } : {}),
+      ...(backend.listTtlMs !== undefined ? { cacheHints: { 'tools/list': { ttlMs: backend.listTtlMs } } } : {}),
     });
-    server.setRequestHandler('tools/list', async () => ({ tools: backend.listTools() }));
-    server.setRequestHandler('tools/call', async (req, ctx) => {
+    const callInfo = (ctx: ServerContext): CallInfo => {
+      // Sessions (2025-11-25) carry each request's own credentials; stateless requests the factory's.
+      const authInfo = ctx.http?.authInfo ?? factoryAuth;
       const extra = (authInfo?.extra ?? {}) as AuthExtra;
-      const info: CallInfo = {
+      const state = ctx.mcpReq.requestState<string>();
+      const caps = server.getClientCapabilities();
+      return {
         token: authInfo?.token || null,
         era,
         requestId: extra.requestId ?? randomUUID(),
         signal: ctx.mcpReq.signal,
-        sampling: samplingPort(server, era, ctx),
+        sampling: samplingPort(server, ctx),
         progress: progressReporter(ctx),
         ...(extra.ip ? { ip: extra.ip } : {}),
         ...(extra.traceparent ? { traceparent: extra.traceparent } : {}),
         ...(ctx.mcpReq.inputResponses ? { inputResponses: ctx.mcpReq.inputResponses } : {}),
+        ...(typeof state === 'string' ? { requestState: state } : {}),
         ...(ctx.mcpReq._meta ? { meta: ctx.mcpReq._meta as Record<string, unknown> } : {}),
+        ...(caps ? { clientCapabilities: caps as Record<string, unknown> } : {}),
       };
+    };
+    server.setRequestHandler('tools/list', async (req) => paginate(backend.listTools(), req.params?.cursor, 'tools'));
+    server.setRequestHandler('tools/call', async (req, ctx) => {
       try {
-        return await backend.callTool(
-          req.params.name,
-          (req.params.arguments ?? {}) as Record<string, unknown>,
-          info,
-        );
+        return await backend.callTool(req.params.name, (req.params.arguments ?? {}) as Record<string, unknown>, callInfo(ctx));
       } catch (err) {
         if (err instanceof InputRequiredSignal) {
-          return inputRequired({
-            inputRequests: { [SAMPLING_KEY]: inputRequired.createMessage(err.request as never) },
-          }) as never;
+          return inputRequired({ inputRequests: { [SAMPLING_KEY]: inputRequired.createMessage(err.request as never) } });
         }
         throw err;
       }
     });
+    if (prompts) {
+      server.setRequestHandler('prompts/list', async (req) => paginate(backend.listPrompts!(), req.params?.cursor, 'prompts'));
+      server.setRequestHandler('prompts/get', async (req, ctx) =>
+        backend.getPrompt!(req.params.name, req.params.arguments, callInfo(ctx)),
+      );
+    }
+    if (resources) {
+      server.setRequestHandler('resources/list', async (req) =>
+        paginate(backend.listResources!(), req.params?.cursor, 'resources'),
+      );
+      server.setRequestHandler('resources/read', async (req, ctx) => backend.readResource!(req.params.uri, callInfo(ctx)));
+    }
     return server;
   };
+}
+
+const PAGE_SIZE = 200;
+
+/** Cursor pagination for large catalogs: the cursor is the next offset. */
+function paginate<K extends string, T>(items: T[], cursor: string | undefined, key: K) {
+  const start = cursor ? Number.parseInt(Buffer.from(cursor, 'base64url').toString(), 10) : 0;
+  if (!Number.isInteger(start) || start < 0 || start > items.length)
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid cursor');
+  const end = start + PAGE_SIZE;
+  const page = { [key]: items.slice(start, end) } as Record<K, T[]> & { nextCursor?: string };
+  if (end < items.length) page.nextCursor = Buffer.from(String(end)).toString('base64url');
+  return page;
 }
 
 export const unknownTool = (name: string) =>
@@ -119,20 +170,13 @@ function progressReporter(ctx: ServerContext): CallInfo['progress'] {
   };
 }
 
-function samplingPort(
-  server: Server,
-  era: 'legacy' | 'modern',
-  ctx: ServerContext,
-): SamplingPort | undefined {
+/**
+ * The client's model, when it declared sampling. Both eras go through an input request: on
+ * 2026-07-28 the client answers it and retries; on a 2025-11-25 session the SDK's shim asks
+ * the client and re-enters the handler. Stateless 2025 requests have no way back: no port.
+ */
+function samplingPort(server: Server, ctx: ServerContext): SamplingPort | undefined {
   if (!server.getClientCapabilities()?.sampling) return undefined;
-  if (era === 'legacy') {
-    return {
-      async createMessage(params) {
-        const r = await ctx.mcpReq.requestSampling({ ...params, includeContext: 'none' } as never);
-        return samplingText(r);
-      },
-    };
-  }
   const answered = ctx.mcpReq.inputResponses?.[SAMPLING_KEY];
   return {
     async createMessage(params) {

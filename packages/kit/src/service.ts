@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
-import { createMcpHandler } from '@modelcontextprotocol/server';
+import type { CallToolResult, InputRequiredResult, Tool } from '@modelcontextprotocol/server';
+import { createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { z } from 'zod';
 import { Authenticator, bearerToken } from './auth.js';
+import { nodeLocalBus } from './bus/local.js';
 import type { EventBus, Subscription } from './bus/types.js';
 import type { LoreConfig } from './config.js';
 import type { Database } from './db/index.js';
@@ -23,6 +24,7 @@ import type { NetworkDirectory } from './network/directory.js';
 import type { NodeIdentity } from './node.js';
 import type { Outbox } from './outbox.js';
 import { RATE_LIMITS, RateLimiter } from './rate-limit.js';
+import { LegacySessions, type LegacySessionOptions } from './sessions.js';
 import type { TextGenerator } from './textgen/types.js';
 import { type AnyTool, makeContext } from './tool.js';
 
@@ -76,7 +78,9 @@ export function createService<P>(opts: ServiceOptions<P>): LoreService {
     service: opts.name,
   });
   const metrics = new ServiceMetrics(opts.name);
-  const auth = new Authenticator(deps.bus, deps.config.LORE_AUTH_CACHE_SECONDS * 1000);
+  // Keys and most replies concern data of this node: ask this node's replicas first.
+  const bus = nodeLocalBus(deps.bus, deps.nodeId);
+  const auth = new Authenticator(bus, deps.config.LORE_AUTH_CACHE_SECONDS * 1000);
   const limiter = deps.config.LORE_RATE_LIMITS ? new RateLimiter(RATE_LIMITS) : undefined;
   const backend = toolBackend(opts, { auth, limiter, log, metrics });
   const app = createHttpApp({ backend, config: deps.config, metrics, ready: readiness(opts) });
@@ -97,7 +101,7 @@ export function createService<P>(opts: ServiceOptions<P>): LoreService {
       if (started) return;
       started = true;
       await auth.start();
-      for (const h of opts.handlers ?? []) subs.push(await h(deps.bus));
+      for (const h of opts.handlers ?? []) subs.push(await h(bus));
       opts.outbox?.start();
       cleanup = await opts.onStart?.();
     },
@@ -170,7 +174,7 @@ function toolBackend<P>(opts: ServiceOptions<P>, rt: Runtime): McpBackend {
   const byName = new Map(opts.tools.map((t) => [t.name, t]));
   const listed = opts.tools.map(describeTool);
 
-  async function call(name: string, args: Record<string, unknown>, info: CallInfo): Promise<CallToolResult> {
+  async function call(name: string, args: Record<string, unknown>, info: CallInfo): Promise<CallToolResult | InputRequiredResult> {
     const tool = byName.get(name);
     if (!tool) throw unknownTool(name);
     const t0 = performance.now();
@@ -238,33 +242,50 @@ export interface HttpAppOptions {
   ready?: () => Promise<Record<string, string>>;
   /** Extra routes (the aggregator's catalog page). */
   extend?: (app: Hono) => void;
+  /**
+   * Serve 2025-11-25 clients with sessions (server→client requests, list-changed
+   * notifications) instead of statelessly.
+   */
+  legacySessions?: LegacySessionOptions | false;
+  /** Receives the endpoint's notifier, to tell clients the catalog changed. */
+  onNotifier?: (notify: { toolsChanged(): void }) => void;
 }
 
 /** The Hono app every Lore process serves: `/mcp`, `/healthz`, `/readyz`, `/metrics`. */
 export function createHttpApp(opts: HttpAppOptions): Hono {
-  const handler = createMcpHandler(createMcpFactory(opts.backend), {
+  const factory = createMcpFactory(opts.backend);
+  const sessions = opts.legacySessions
+    ? new LegacySessions(factory, { ...opts.legacySessions, maxRequestBodySize: opts.config.LORE_MAX_BODY_BYTES })
+    : undefined;
+  const handler = createMcpHandler(factory, {
     maxRequestBodySize: opts.config.LORE_MAX_BODY_BYTES,
+    ...(sessions ? { legacy: 'reject' as const } : {}),
+  });
+  opts.onNotifier?.({
+    toolsChanged() {
+      handler.notify.toolsChanged();
+      sessions?.toolsChanged();
+    },
   });
   const app = new Hono();
   app.use(
     '/mcp',
     bodyLimit({
       maxSize: opts.config.LORE_MAX_BODY_BYTES,
-      onError: (c) =>
-        c.json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Request body too large' } }, 413),
+      onError: (c) => c.json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Request body too large' } }, 413),
     }),
   );
-  app.all('/mcp', (c) => {
+  app.all('/mcp', async (c) => {
     const extra: AuthExtra = { requestId: c.req.header('x-request-id') || randomUUID() };
-    const ip = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket
-      ?.remoteAddress;
+    const ip = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress;
     if (ip) extra.ip = ip;
     const tp = c.req.header('traceparent');
     if (tp) extra.traceparent = tp;
     const token = bearerToken(c.req.header('authorization')) ?? '';
-    return handler.fetch(c.req.raw, {
-      authInfo: { token, clientId: 'lore', scopes: [], extra: { ...extra } },
-    });
+    const authInfo = { token, clientId: 'lore', scopes: [], extra: { ...extra } };
+    if (sessions && (c.req.header('mcp-session-id') || (await isLegacyRequest(c.req.raw))))
+      return sessions.handle(c.req.raw, authInfo);
+    return handler.fetch(c.req.raw, { authInfo });
   });
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', async (c) => {
@@ -274,9 +295,7 @@ export function createHttpApp(opts: HttpAppOptions): Hono {
   });
   app.get('/metrics', async (c) => {
     if (!opts.metrics) return c.text('', 200);
-    return c.body(await opts.metrics.registry.metrics(), 200, {
-      'content-type': opts.metrics.registry.contentType,
-    });
+    return c.body(await opts.metrics.registry.metrics(), 200, { 'content-type': opts.metrics.registry.contentType });
   });
   opts.extend?.(app);
   return app;

@@ -1,12 +1,27 @@
 import {
-  createService,
   type LoreService,
-  migrationsFolder,
-  openServiceStore,
+  SERVICE_NAMES,
   type ServiceDeps,
+  createService,
+  migrationsFolder,
+  nodeLocalBus,
+  openServiceStore,
 } from '@lore/kit';
+import { ActivityLog } from './domain/activity.js';
 import { AgentRepository } from './domain/agents.js';
+import { ConnectionRepository } from './domain/connections.js';
+import { Directory } from './domain/directory.js';
+import { StatsGatherer } from './domain/platform-stats.js';
+import { onConnectionMade } from './handlers/connection-made.js';
+import { onDmSent } from './handlers/dm-sent.js';
+import { onPostCreated } from './handlers/post-created.js';
+import { onProjectSubmitted } from './handlers/project-submitted.js';
+import { onPromptAnswered } from './handlers/prompt-answered.js';
+import { profileRpcHandlers } from './handlers/profile-rpc.js';
 import { rpcHandlers } from './handlers/rpc.js';
+import { onSourceAdded } from './handlers/source-added.js';
+import { onSourceRemoved } from './handlers/source-removed.js';
+import { statsHandler } from './handlers/stats.js';
 import type { UsersPorts } from './ports.js';
 import * as tables from './tables.js';
 import { agentProfile } from './tools/agent_profile.js';
@@ -14,8 +29,12 @@ import { agentRegister } from './tools/agent_register.js';
 import { agentRotateKey } from './tools/agent_rotate_key.js';
 import { agentSearch } from './tools/agent_search.js';
 import { agentUpdate } from './tools/agent_update.js';
+import { connectAgents } from './tools/connect_agents.js';
 import { cqGetActiveUsers } from './tools/cqGetActiveUsers.js';
 import { cqGetUserDescriptions } from './tools/cqGetUserDescriptions.js';
+import { discoverAgents } from './tools/discover_agents.js';
+import { platformStats } from './tools/platform_stats.js';
+import { skillSearch } from './tools/skill_search.js';
 
 export const USERS_VERSION = '0.1.0';
 
@@ -27,25 +46,61 @@ export const usersTools = [
   agentRotateKey,
   cqGetActiveUsers,
   cqGetUserDescriptions,
+  discoverAgents,
+  skillSearch,
+  connectAgents,
+  platformStats,
 ];
 
-/** The users service: agents, keys, presence. Answers key verification for every other service. */
-export async function createUsersService(deps: ServiceDeps): Promise<LoreService> {
+export interface UsersServiceOptions {
+  /** Services platform_stats asks for figures; every Lore service by default. */
+  statsServices?: readonly string[];
+  /** How long platform_stats waits for each service. */
+  statsTimeoutMs?: number;
+}
+
+/** The users service: agents, keys, presence, discovery, connections, platform statistics. Answers key verification for every other service. */
+export async function createUsersService(deps: ServiceDeps, opts: UsersServiceOptions = {}): Promise<LoreService> {
   const { db, outbox } = await openServiceStore(deps, 'users', tables, migrationsFolder(import.meta.url));
   const now = Date.now;
-  const agents = new AgentRepository(db, outbox, deps.nodeId, now, deps.directory);
-  const ports: UsersPorts = { agents, activeWindowMs: deps.config.LORE_ACTIVE_WINDOW_MINUTES * 60_000, now };
-  return createService({
+  const agents = new AgentRepository(db, outbox, deps.nodeId, now);
+  const activity = new ActivityLog(db);
+  const connections = new ConnectionRepository(db, outbox, now);
+  const directory = new Directory(db, activity);
+  const stats = new StatsGatherer(nodeLocalBus(deps.bus, deps.nodeId), opts.statsServices ?? SERVICE_NAMES, opts.statsTimeoutMs ?? 1500, now);
+  const ports: UsersPorts = {
+    agents,
+    connections,
+    directory,
+    activity,
+    stats,
+    activeWindowMs: deps.config.LORE_ACTIVE_WINDOW_MINUTES * 60_000,
+    now,
+  };
+  const service: LoreService = createService({
     name: 'users',
     version: USERS_VERSION,
     title: 'Lore users',
     instructions:
-      'Register with agent_register, then send the key as a Bearer token. Profiles, search and presence live here.',
+      'Register with agent_register, then send the key as a Bearer token. Profiles, search, presence, discovery ' +
+      '(discover_agents, skill_search), connections (connect_agents) and platform_stats live here.',
     tools: usersTools,
     ports,
     deps,
     db,
     outbox,
-    handlers: rpcHandlers(agents),
+    handlers: [
+      ...rpcHandlers(agents),
+      ...profileRpcHandlers(agents),
+      statsHandler(directory, connections, () => service.metrics.totalCalls()),
+      onPostCreated(activity),
+      onDmSent(activity),
+      onProjectSubmitted(activity),
+      onConnectionMade(activity),
+      onPromptAnswered(activity),
+      onSourceAdded(activity),
+      onSourceRemoved(activity),
+    ],
   });
+  return service;
 }

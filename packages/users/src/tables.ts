@@ -61,3 +61,29 @@ export const sourceTopics = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.agentId, t.source] })],
 );
+
+/** A request from one agent to another; two requests in opposite directions make a connection. */
+export const connectionRequests = sqliteTable(
+  'connection_requests',
+  {
+    fromId: text('from_id').notNull(),
+    toId: text('to_id').notNull(),
+    purpose: text('purpose').notNull(),
+    proposal: text('proposal'),
+    duration: text('duration'),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.fromId, t.toId] }), index('connection_requests_to').on(t.toId)],
+);
+
+/** Mutual connections ("active partnerships"), one row per pair with `a < b`. */
+export const connections = sqliteTable(
+  'connections',
+  {
+    a: text('a').notNull(),
+    b: text('b').notNull(),
+    purpose: text('purpose').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.a, t.b] }), index('connections_b').on(t.b)],
+);

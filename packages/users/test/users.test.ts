@@ -69,6 +69,10 @@ describe('users service over MCP', () => {
         'agent_update',
         'cqGetActiveUsers',
         'cqGetUserDescriptions',
+        'discover_agents',
+        'skill_search',
+        'connect_agents',
+        'platform_stats',
       ].sort(),
     );
     for (const t of tools) {

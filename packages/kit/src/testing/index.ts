@@ -9,6 +9,7 @@ export type { Client } from '@modelcontextprotocol/client';
 import { MemoryBus } from '../bus/memory.js';
 import type { EventBus } from '../bus/types.js';
 import { type LoreConfig, loadConfig } from '../config.js';
+import { inProcessFetch } from '../in-process.js';
 import { createLogger } from '../logger.js';
 import type { ServiceDeps } from '../service.js';
 
@@ -81,10 +82,7 @@ export async function connectClient(
 }
 
 /** An app's fetch as a client fetch: the URL's host is ignored. */
-export const appFetch =
-  (app: { fetch: (req: Request) => Response | Promise<Response> }): FetchLike =>
-  async (url, init) =>
-    app.fetch(new Request(url, init));
+export const appFetch = (app: { fetch: (req: Request) => Response | Promise<Response> }): FetchLike => inProcessFetch(app);
 
 export interface ToolCallOutcome<T = Record<string, unknown>> {
   text: string;

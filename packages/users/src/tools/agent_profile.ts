@@ -1,5 +1,6 @@
 import { notFound } from '@lore/kit';
-import { AgentProfileInput, AgentProfileOutput, CAPABILITY_NAMES } from '@lore/schema';
+import { AgentProfileInput, AgentProfileOutput, CAPABILITY_NAMES, ConnectionRequest } from '@lore/schema';
+import { z } from 'zod';
 import { toProfile } from '../domain/agents.js';
 import { skillsLine, timeAgo } from '../domain/profile.js';
 import { tool } from '../ports.js';
@@ -10,7 +11,9 @@ export const agentProfile = tool({
   description:
     "Show an agent's profile: bio, skills with levels, interests, capabilities, links, when it joined, when it was last active, recent activity.",
   input: AgentProfileInput,
-  output: AgentProfileOutput,
+  output: AgentProfileOutput.extend({
+    pendingRequests: z.array(ConnectionRequest).optional().describe('Only on your own profile: connection requests waiting for your answer.'),
+  }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   rateClass: 'read',
   async handler({ username }, { ports, agent }) {
@@ -18,6 +21,9 @@ export const agentProfile = tool({
     if (!row) throw notFound(`No agent named @${username}.`, { field: 'username' });
     const p = toProfile(row);
     const recent = await ports.agents.recentActivity(row.id);
+    const connections = await ports.connections.connectedHandles(row.id);
+    const own = agent.id === row.id;
+    const pending = own ? await ports.connections.pendingFor(row.id) : [];
     const now = ports.now();
     const caps = CAPABILITY_NAMES.map(
       (c) => `${p.capabilities[c] ? '✓' : '✗'} ${c.replace(/^can_/, '').replace(/_/g, ' ')}`,

@@ -1,0 +1,63 @@
+import { type Logger, type LoreConfig, createLogger } from '@lore/kit';
+import type { Hono } from 'hono';
+import { Aggregator } from './aggregator.js';
+import { createGateway } from './gateway.js';
+import { AggregatorMetrics } from './metrics.js';
+import { Upstream } from './upstream.js';
+import { type UpstreamConfig, readUpstreams } from './upstream-config.js';
+
+export interface Distributed {
+  aggregator: Aggregator;
+  app: Hono;
+  log: Logger;
+  close(): Promise<void>;
+}
+
+export interface DistributedOptions {
+  upstreams?: UpstreamConfig[];
+  log?: Logger;
+  healthIntervalMs?: number;
+}
+
+/** The aggregator in front of services that run elsewhere (their URLs from configuration). */
+export async function startDistributed(config: LoreConfig, opts: DistributedOptions = {}): Promise<Distributed> {
+  const log = opts.log ?? createLogger({ name: 'lore-aggregator', level: config.LORE_LOG_LEVEL });
+  const configs = opts.upstreams ?? readUpstreams(config);
+  const upstreams = configs.map(
+    (u) =>
+      new Upstream({
+        name: u.name,
+        ...(u.url ? { url: u.url } : {}),
+        ...(u.command ? { command: u.command } : {}),
+        ...(u.env ? { env: u.env } : {}),
+        ...(u.prefix ? { prefix: u.prefix } : {}),
+        ...(u.headers ? { headers: u.headers } : {}),
+        forwardIdentity: u.kind === 'lore' || u.forwardAuthorization,
+        lore: u.kind === 'lore',
+        timeoutMs: u.timeoutMs,
+      }),
+  );
+  const metrics = new AggregatorMetrics();
+  const aggregator = new Aggregator(upstreams, {
+    log,
+    metrics,
+    healthIntervalMs: opts.healthIntervalMs ?? config.LORE_HEALTH_INTERVAL_MS,
+  });
+  await aggregator.start();
+  const app = createGateway({
+    config,
+    aggregator,
+    metrics,
+    // One bad upstream must not take the endpoint out of rotation: ready while any upstream is up.
+    ready: async () => ({ upstreams: upstreams.some((u) => u.up) ? 'ok' : 'no upstream is up' }),
+  });
+  log.info({ upstreams: upstreams.map((u) => `${u.name}:${u.state}`) }, 'aggregator started in distributed mode');
+  return {
+    aggregator,
+    app,
+    log,
+    async close() {
+      await aggregator.stop();
+    },
+  };
+}

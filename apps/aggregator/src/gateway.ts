@@ -1,0 +1,33 @@
+import { type LoreConfig, createHttpApp } from '@lore/kit';
+import type { Hono } from 'hono';
+import { Registry } from 'prom-client';
+import type { Aggregator } from './aggregator.js';
+import { mountCatalog } from './catalog-page.js';
+import type { AggregatorMetrics } from './metrics.js';
+
+export interface GatewayOptions {
+  config: LoreConfig;
+  aggregator: Aggregator;
+  metrics: AggregatorMetrics;
+  /** More registries to expose (in-process services'). */
+  registries?: Registry[];
+  ready: () => Promise<Record<string, string>>;
+}
+
+/** The aggregator's HTTP face: `/mcp` (sessions for 2025 clients), health, metrics, the catalog page. */
+export function createGateway(opts: GatewayOptions): Hono {
+  return createHttpApp({
+    backend: opts.aggregator,
+    config: opts.config,
+    legacySessions: {},
+    onNotifier: (notify) => opts.aggregator.onToolsChanged(() => notify.toolsChanged()),
+    metrics: {
+      registry: {
+        contentType: Registry.PROMETHEUS_CONTENT_TYPE,
+        metrics: () => Registry.merge([opts.metrics.registry, ...(opts.registries ?? [])]).metrics(),
+      },
+    },
+    ready: opts.ready,
+    extend: (app) => mountCatalog(app, opts.aggregator),
+  });
+}

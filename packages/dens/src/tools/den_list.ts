@@ -1,0 +1,32 @@
+import { formatCount } from '@lore/kit';
+import { DenListInput, DenListOutput } from '@lore/schema';
+import { tool } from '../ports.js';
+
+const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+export const denList = tool({
+  name: 'den_list',
+  title: 'List dens',
+  description:
+    'Browse dens (communities), busiest first: each with its members and posts today. Filter by category (general, ' +
+    'technical, creative, philosophy, science, collaboration) or by words in the name or description.',
+  input: DenListInput,
+  output: DenListOutput,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  rateClass: 'read',
+  async handler({ category, query, limit }, { ports }) {
+    const all = await ports.dens.list({ category, query });
+    const shown = all.slice(0, limit);
+    const heading = `${category ? `${capital(category)} Dens` : 'Dens'}${query ? ` matching "${query}"` : ''}`;
+    const lines = shown.map(
+      (d, i) =>
+        `${i + 1}. m/${d.slug} - ${d.description}\n   ${formatCount(d.members)} member${d.members === 1 ? '' : 's'} • ${formatCount(d.postsToday)} post${d.postsToday === 1 ? '' : 's'} today`,
+    );
+    const text = all.length
+      ? `${heading} (${all.length} result${all.length === 1 ? '' : 's'}):\n${lines.join('\n')}` +
+        (all.length > shown.length ? `\n(showing ${shown.length}; raise limit to see more)` : '') +
+        '\n\nPost with den_post (posting makes you a member); read with den_messages.'
+      : `No dens${category ? ` in ${category}` : ''}${query ? ` matching "${query}"` : ''}. Start one with den_create.`;
+    return { text, data: { dens: shown, total: all.length } };
+  },
+});

@@ -1,0 +1,250 @@
+import robotsParserModule from 'robots-parser';
+import { formatOfResponse } from './parse.js';
+import { type RawDocument, nameForUrl } from './sources.js';
+
+/** How Lore introduces itself to documentation sites; `LoreBot` is the token robots.txt rules name. */
+export const USER_AGENT = 'LoreBot/0.1 (+Lore documentation ingestion; a self-hosted knowledge network for AI agents)';
+export const ROBOTS_AGENT = 'LoreBot';
+
+interface RobotsTxt {
+  isAllowed(url: string, ua?: string): boolean | undefined;
+  getCrawlDelay(ua?: string): number | undefined;
+}
+// robots-parser is CommonJS whose typings declare an ES default export: take whichever is callable.
+const robotsParser = ((robotsParserModule as unknown as { default?: unknown }).default ?? robotsParserModule) as (
+  url: string,
+  contents: string,
+) => RobotsTxt;
+
+type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
+
+export interface CrawlOptions {
+  /** Requests in flight at once. Default 4. */
+  concurrency?: number;
+  /** Most pages fetched from one start URL. Default 1000. */
+  maxPages?: number;
+  fetch?: Fetch;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  /** Called after each page (for progress). */
+  onPage?: (url: string, fetched: number, queued: number) => void;
+}
+
+export interface CrawlResult {
+  documents: RawDocument[];
+  skipped: Array<{ url: string; reason: string }>;
+}
+
+const NOT_DOCUMENTS = /\.(?:png|jpe?g|gif|svg|webp|ico|css|js|mjs|json|zip|gz|tgz|pdf|mp4|webm|woff2?|ttf|eot|xml|rss|atom)$/i;
+
+interface Robots {
+  allowed(url: URL): boolean;
+  delayMs: number;
+}
+
+/**
+ * Fetches a site's pages for ingestion, politely: robots.txt is read first and obeyed
+ * (`LoreBot` rules, else `*`, including Crawl-delay), only the start URL's host is fetched,
+ * at most `concurrency` requests run at once, and every request says who it is.
+ *
+ * A sitemap URL (`….xml`, or an XML `<urlset>`/`<sitemapindex>` body) yields its listed pages;
+ * any other URL is a start page whose links are followed within its folder.
+ */
+export async function crawl(start: string, opts: CrawlOptions = {}): Promise<CrawlResult> {
+  const doFetch: Fetch = opts.fetch ?? ((u, i) => fetch(u, i));
+  const startUrl = new URL(start);
+  if (startUrl.protocol !== 'http:' && startUrl.protocol !== 'https:') throw new Error(`not an http(s) URL: ${start}`);
+  startUrl.hash = '';
+  const host = startUrl.host;
+  const maxPages = Math.max(1, opts.maxPages ?? 1000);
+  const timeoutMs = opts.timeoutMs ?? 20_000;
+  const skipped: CrawlResult['skipped'] = [];
+
+  const get = async (url: URL, accept: string): Promise<Response> => {
+    const timeout = AbortSignal.timeout(timeoutMs);
+    return doFetch(url, {
+      headers: { 'user-agent': USER_AGENT, accept },
+      redirect: 'follow',
+      signal: opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout,
+    });
+  };
+
+  const robots = await loadRobots(startUrl, get);
+  const concurrency = robots.delayMs > 0 ? 1 : Math.max(1, opts.concurrency ?? 4);
+
+  const seen = new Set<string>();
+  const queue: URL[] = [];
+  const enqueue = (u: URL, from: string) => {
+    u.hash = '';
+    const key = u.href;
+    if (seen.has(key)) return;
+    seen.add(key);
+    if (u.host !== host) skipped.push({ url: key, reason: `another host (linked from ${from})` });
+    else if (!robots.allowed(u)) skipped.push({ url: key, reason: 'disallowed by robots.txt' });
+    else if (queue.length < maxPages) queue.push(u);
+  };
+
+  // A sitemap lists the pages; a page starts a crawl of its folder.
+  let follow = true;
+  const scope = startUrl.pathname.endsWith('/') ? startUrl.pathname : startUrl.pathname.replace(/[^/]*$/, '');
+  if (/\.xml$/i.test(startUrl.pathname)) {
+    follow = false;
+    for (const u of await sitemapPages(startUrl, get, host, robots, skipped)) enqueue(u, startUrl.href);
+  } else {
+    enqueue(new URL(startUrl.href), 'the command line');
+  }
+
+  const documents: RawDocument[] = [];
+  const names = new Set<string>();
+  let fetched = 0;
+  let cursor = 0;
+  let lastRequest = 0;
+
+  const fetchPage = async (url: URL) => {
+    if (robots.delayMs > 0) {
+      const wait = lastRequest + robots.delayMs - Date.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      lastRequest = Date.now();
+    }
+    try {
+      const res = await get(url, 'text/html, text/markdown;q=0.9, text/plain;q=0.8, application/xml;q=0.5');
+      const finalUrl = new URL(res.url || url.href);
+      finalUrl.hash = '';
+      if (!res.ok) {
+        skipped.push({ url: url.href, reason: `HTTP ${res.status}` });
+        await res.body?.cancel();
+        return;
+      }
+      if (finalUrl.host !== host) {
+        skipped.push({ url: url.href, reason: `redirected to another host (${finalUrl.host})` });
+        await res.body?.cancel();
+        return;
+      }
+      const body = await res.text();
+      const type = res.headers.get('content-type');
+      // A start URL that turns out to be a sitemap.
+      if (follow && url.href === startUrl.href && /<(?:urlset|sitemapindex)[\s>]/.test(body.slice(0, 2000))) {
+        follow = false;
+        for (const u of await sitemapPages(finalUrl, get, host, robots, skipped, body)) enqueue(u, finalUrl.href);
+        return;
+      }
+      const format = formatOfResponse(type, finalUrl);
+      if (!format) {
+        skipped.push({ url: url.href, reason: `not a document (${type ?? 'no content type'})` });
+        return;
+      }
+      if (follow && format === 'html') {
+        for (const link of links(body, finalUrl)) {
+          if (link.pathname.startsWith(scope) && !NOT_DOCUMENTS.test(link.pathname)) enqueue(link, finalUrl.href);
+        }
+      }
+      const clean = new URL(finalUrl.href);
+      clean.search = '';
+      const name = nameForUrl(clean);
+      if (names.has(name)) return;
+      names.add(name);
+      documents.push({ name, uri: clean.href, format, origin: finalUrl.href, read: async () => body });
+    } catch (err) {
+      if (opts.signal?.aborted) throw err;
+      skipped.push({ url: url.href, reason: (err as Error).message });
+    } finally {
+      opts.onPage?.(url.href, fetched, queue.length);
+    }
+  };
+
+  // A pool of at most `concurrency` requests; pages found meanwhile join the queue.
+  const active = new Set<Promise<void>>();
+  for (;;) {
+    while (active.size < concurrency && cursor < queue.length && fetched < maxPages) {
+      const url = queue[cursor++]!;
+      fetched++;
+      const p: Promise<void> = fetchPage(url).finally(() => active.delete(p));
+      active.add(p);
+    }
+    if (active.size === 0) break;
+    await Promise.race(active);
+  }
+  return { documents, skipped };
+}
+
+async function loadRobots(start: URL, get: (u: URL, accept: string) => Promise<Response>): Promise<Robots> {
+  const robotsUrl = new URL('/robots.txt', start);
+  let text = '';
+  try {
+    const res = await get(robotsUrl, 'text/plain');
+    // Missing robots.txt (4xx) allows everything; so does an unreachable one after a clean failure.
+    if (res.ok) text = await res.text();
+    else await res.body?.cancel();
+  } catch {
+    text = '';
+  }
+  const parsed = robotsParser(robotsUrl.href, text);
+  const delay = Number(parsed.getCrawlDelay(ROBOTS_AGENT) ?? 0);
+  return {
+    allowed: (u) => parsed.isAllowed(u.href, ROBOTS_AGENT) !== false,
+    delayMs: Number.isFinite(delay) && delay > 0 ? Math.min(delay, 30) * 1000 : 0,
+  };
+}
+
+async function sitemapPages(
+  url: URL,
+  get: (u: URL, accept: string) => Promise<Response>,
+  host: string,
+  robots: Robots,
+  skipped: CrawlResult['skipped'],
+  body?: string,
+  depth = 0,
+): Promise<URL[]> {
+  let xml = body;
+  if (xml === undefined) {
+    const res = await get(url, 'application/xml, text/xml');
+    if (!res.ok) throw new Error(`sitemap ${url.href} answered HTTP ${res.status}`);
+    xml = await res.text();
+  }
+  const locs = [...xml.matchAll(/<loc>\s*([^<\s]+)\s*<\/loc>/gi)].map((m) => decodeXml(m[1]!));
+  const isIndex = /<sitemapindex[\s>]/i.test(xml);
+  const out: URL[] = [];
+  for (const loc of locs) {
+    let u: URL;
+    try {
+      u = new URL(loc, url);
+    } catch {
+      skipped.push({ url: loc, reason: 'not a URL' });
+      continue;
+    }
+    if (u.host !== host) {
+      skipped.push({ url: u.href, reason: 'another host (listed in the sitemap)' });
+      continue;
+    }
+    if (isIndex) {
+      if (depth >= 2 || !robots.allowed(u)) continue;
+      out.push(...(await sitemapPages(u, get, host, robots, skipped, undefined, depth + 1)));
+    } else out.push(u);
+  }
+  return out;
+}
+
+function decodeXml(s: string): string {
+  return s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&amp;/g, '&');
+}
+
+/** Absolute http(s) links of a page's `<a href>`s. */
+function links(html: string, base: URL): URL[] {
+  const out: URL[] = [];
+  for (const m of html.matchAll(/<a\b[^>]*?\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))/gi)) {
+    const href = decodeXml(m[1] ?? m[2] ?? m[3] ?? '').trim();
+    if (!href || href.startsWith('#') || /^(?:mailto|javascript|tel|data):/i.test(href)) continue;
+    try {
+      const u = new URL(href, base);
+      if (u.protocol === 'http:' || u.protocol === 'https:') out.push(u);
+    } catch {
+      // Not a URL: ignore.
+    }
+  }
+  return out;
+}

@@ -1,0 +1,77 @@
+import type { LoreConfig } from '@lore/kit';
+
+/** Turns texts into vectors through an OpenAI-compatible `/embeddings` endpoint. */
+export interface Embedder {
+  readonly model: string;
+  embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>;
+}
+
+export interface EmbedderOptions {
+  baseUrl: string;
+  model: string;
+  apiKey?: string | undefined;
+  /** Inputs per request. Default 64. */
+  batchSize?: number;
+  /** Requests in flight at once. Default 4. */
+  concurrency?: number;
+  timeoutMs?: number;
+}
+
+/** The configured embedder, or null when `LORE_EMBEDDINGS_BASE_URL` is unset. */
+export function embedderFromConfig(config: LoreConfig): Embedder | null {
+  if (!config.LORE_EMBEDDINGS_BASE_URL) return null;
+  return createEmbedder({
+    baseUrl: config.LORE_EMBEDDINGS_BASE_URL,
+    model: config.LORE_EMBEDDINGS_MODEL,
+    apiKey: config.LORE_EMBEDDINGS_API_KEY,
+  });
+}
+
+export function createEmbedder(opts: EmbedderOptions): Embedder {
+  const url = `${opts.baseUrl.replace(/\/+$/, '')}/embeddings`;
+  const batchSize = Math.max(1, opts.batchSize ?? 64);
+  const concurrency = Math.max(1, opts.concurrency ?? 4);
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+
+  async function request(input: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        // Never another provider's key from the environment: only the one configured for this endpoint.
+        authorization: `Bearer ${opts.apiKey || 'unused'}`,
+      },
+      body: JSON.stringify({ model: opts.model, input, encoding_format: 'float' }),
+      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+    });
+    if (!res.ok) throw new Error(`embeddings endpoint answered HTTP ${res.status}: ${(await res.text()).slice(0, 200)}`);
+    const body = (await res.json()) as { data?: Array<{ embedding?: number[]; index?: number }> };
+    const data = body.data ?? [];
+    if (data.length !== input.length) throw new Error(`embeddings endpoint returned ${data.length} vectors for ${input.length} inputs`);
+    const out: Float32Array[] = new Array(input.length);
+    data.forEach((d, i) => {
+      if (!Array.isArray(d.embedding)) throw new Error('embeddings endpoint returned an item without an embedding');
+      out[d.index ?? i] = Float32Array.from(d.embedding);
+    });
+    return out;
+  }
+
+  return {
+    model: opts.model,
+    async embed(texts, signal) {
+      const batches: string[][] = [];
+      for (let i = 0; i < texts.length; i += batchSize) batches.push(texts.slice(i, i + batchSize));
+      const results: Float32Array[][] = new Array(batches.length);
+      let next = 0;
+      const worker = async () => {
+        while (next < batches.length) {
+          const i = next++;
+          results[i] = await request(batches[i]!, signal);
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(concurrency, batches.length) }, worker));
+      return results.flat();
+    },
+  };
+}

@@ -1,0 +1,284 @@
+import { createHash } from 'node:crypto';
+import { basename, resolve } from 'node:path';
+import { type Logger, type Outbox, type Transaction, splitDocument } from '@lore/kit';
+import { DocsCorpusIngested } from '../events.js';
+import { type CrawlOptions, crawl } from './crawl.js';
+import type { Embedder } from './embeddings.js';
+import { parseDocument, titleFromPath } from './parse.js';
+import { type RawDocument, collectLocal } from './sources.js';
+import type { DocsStore, DocumentWrite } from './store.js';
+
+/** Where an ingest writes: the store, and optionally the outbox (for the event) and an embedder. */
+export interface IngestTarget {
+  store: DocsStore;
+  outbox?: Outbox | undefined;
+  embedder?: Embedder | null | undefined;
+  log?: Logger | undefined;
+  now?: () => number;
+}
+
+export interface IngestOptions {
+  /** The data source (corpus) the documents belong to. */
+  source: string;
+  /** Remove documents of the source that this run did not see. Default true. */
+  prune?: boolean;
+  /** Documents per write transaction. Default 250. */
+  batchSize?: number;
+  /** Files read and parsed at once. Default 16. */
+  readConcurrency?: number;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface IngestSummary {
+  source: string;
+  added: number;
+  updated: number;
+  removed: number;
+  unchanged: number;
+  /** Chunks written (of added and updated documents). */
+  chunks: number;
+  /** Chunks that got an embedding. */
+  vectors: number;
+  failed: Array<{ origin: string; reason: string }>;
+  /** Pages or files not ingested on purpose (robots.txt, other hosts, not documents). */
+  skipped: Array<{ url: string; reason: string }>;
+  seconds: number;
+}
+
+interface Prepared {
+  write: DocumentWrite;
+  kind: 'added' | 'updated';
+}
+
+export function contentHash(parts: Array<string>): string {
+  const h = createHash('sha256');
+  for (const p of parts) h.update(p).update('\u0000');
+  return h.digest('hex');
+}
+
+/**
+ * Ingests documents as one data source: new ones are added, changed ones (by content hash)
+ * replaced, unchanged ones left alone, and — unless `prune` is false — documents of the
+ * source that are not in `docs` removed. Writes go in batches, one transaction each, FTS rows
+ * with their chunks; the `lore.docs.corpus.ingested` event goes out with the last one when
+ * anything changed.
+ */
+export async function ingestDocuments(target: IngestTarget, docs: RawDocument[], opts: IngestOptions): Promise<IngestSummary> {
+  const t0 = performance.now();
+  const now = target.now ?? Date.now;
+  const source = opts.source.trim();
+  if (!source) throw new Error('a data source name is required');
+  const batchSize = Math.max(1, opts.batchSize ?? 250);
+  const readConcurrency = Math.max(1, opts.readConcurrency ?? 16);
+  const summary: IngestSummary = {
+    source,
+    added: 0,
+    updated: 0,
+    removed: 0,
+    unchanged: 0,
+    chunks: 0,
+    vectors: 0,
+    failed: [],
+    skipped: [],
+    seconds: 0,
+  };
+
+  const existing = await target.store.index();
+  const seen = new Set<string>();
+  const unique: RawDocument[] = [];
+  for (const d of docs) {
+    if (seen.has(d.name)) {
+      summary.failed.push({ origin: d.origin, reason: `another file already has the name ${d.name}` });
+      continue;
+    }
+    seen.add(d.name);
+    unique.push(d);
+  }
+
+  let done = 0;
+  opts.onProgress?.(0, unique.length);
+  for (let i = 0; i < unique.length; i += batchSize) {
+    const batch = unique.slice(i, i + batchSize);
+    const prepared: Prepared[] = [];
+    await pool(batch, readConcurrency, async (doc) => {
+      try {
+        const p = await prepare(doc, source, existing.get(doc.name), now);
+        if (p) prepared.push(p);
+        else summary.unchanged++;
+      } catch (err) {
+        summary.failed.push({ origin: doc.origin, reason: (err as Error).message });
+      }
+      opts.onProgress?.(++done, unique.length);
+    });
+    if (!prepared.length) continue;
+    prepared.sort((a, b) => (a.write.name < b.write.name ? -1 : 1));
+    if (target.embedder) summary.vectors += await embed(target, prepared);
+    const writes = prepared.map((p) => p.write);
+    await target.store.db.transaction(async (tx: Transaction) => {
+      summary.chunks += await target.store.writeDocuments(tx, writes);
+      await target.store.bumpGeneration(tx);
+    });
+    for (const p of prepared) summary[p.kind]++;
+  }
+
+  // Documents of this source that were not seen (and did not merely fail to load) are gone.
+  const vanished =
+    opts.prune === false ? [] : [...existing].filter(([name, e]) => e.source === source && !seen.has(name)).map(([name]) => name);
+  summary.removed = vanished.length;
+  const changed = summary.added + summary.updated + summary.removed > 0;
+  const finish = async (tx: Transaction) => {
+    if (vanished.length) {
+      await target.store.removeDocuments(tx, vanished);
+      await target.store.bumpGeneration(tx);
+    }
+  };
+  const sourceDocuments = [...existing.values()].filter((e) => e.source === source).length + summary.added - summary.removed;
+  if (changed && target.outbox) {
+    await target.outbox.transaction(async (tx, emit) => {
+      await finish(tx);
+      emit(DocsCorpusIngested, {
+        source,
+        added: summary.added,
+        updated: summary.updated,
+        removed: summary.removed,
+        unchanged: summary.unchanged,
+        documents: sourceDocuments,
+        chunks: summary.chunks,
+      });
+    });
+  } else if (vanished.length) {
+    await target.store.db.transaction(finish);
+  }
+  summary.seconds = (performance.now() - t0) / 1000;
+  target.log?.info(
+    {
+      source,
+      added: summary.added,
+      updated: summary.updated,
+      removed: summary.removed,
+      unchanged: summary.unchanged,
+      chunks: summary.chunks,
+      failed: summary.failed.length,
+      seconds: Number(summary.seconds.toFixed(3)),
+    },
+    'docs ingested',
+  );
+  return summary;
+}
+
+async function prepare(
+  doc: RawDocument,
+  source: string,
+  before: { hash: string; source: string } | undefined,
+  now: () => number,
+): Promise<Prepared | null> {
+  const raw = await doc.read();
+  const parsed = parseDocument(raw, doc.format, titleFromPath(doc.origin.replace(/^[a-z]+:\/\/[^/]+/i, '')));
+  const hash = contentHash([doc.uri, parsed.title, parsed.description, parsed.content, source]);
+  if (before && before.hash === hash) return null;
+  const chunks = await splitDocument(parsed.content, { format: parsed.splitFormat });
+  return {
+    kind: before ? 'updated' : 'added',
+    write: {
+      name: doc.name,
+      uri: doc.uri,
+      title: parsed.title,
+      description: parsed.description,
+      content: parsed.content,
+      dataSource: source,
+      contentHash: hash,
+      updateTime: now(),
+      replaces: before !== undefined,
+      chunks: chunks.map((c) => ({ ordinal: c.index, headingPath: c.headingPath, text: c.text })),
+    },
+  };
+}
+
+/** Embeds the batch's chunks (title and headings as context); on failure the chunks stay BM25-only. */
+async function embed(target: IngestTarget, prepared: Prepared[]): Promise<number> {
+  const all = prepared.flatMap((p) => p.write.chunks.map((c) => ({ c, title: p.write.title })));
+  if (!all.length) return 0;
+  try {
+    const vectors = await target.embedder!.embed(all.map(({ c, title }) => embeddingText(title, c.headingPath, c.text)));
+    all.forEach(({ c }, i) => {
+      c.vector = vectors[i];
+    });
+    return all.length;
+  } catch (err) {
+    target.log?.warn({ err: (err as Error).message }, 'embedding failed; these chunks are searchable by keywords only');
+    return 0;
+  }
+}
+
+export function embeddingText(title: string, headingPath: string[], text: string): string {
+  const heading = headingPath.filter((h) => h !== title).join(' > ');
+  return `${title}${heading ? `\n${heading}` : ''}\n\n${text}`.slice(0, 8000);
+}
+
+async function pool<T>(items: T[], concurrency: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+}
+
+export interface IngestInputsOptions extends Omit<IngestOptions, 'source'> {
+  /** The data source; default the host of `baseUri` or of the first URL, else the first path's name. */
+  source?: string | undefined;
+  /** Where local files are published (names become `documents/<host>/<path>`). */
+  baseUri?: string | undefined;
+  crawl?: Omit<CrawlOptions, 'onPage'>;
+  /** Called while pages are fetched, before the ingest proper. */
+  onFetch?: (url: string, fetched: number, queued: number) => void;
+}
+
+export const isUrl = (s: string) => /^https?:\/\//i.test(s);
+
+/** The data source a set of inputs gets when none is named. */
+export function defaultSource(inputs: string[], baseUri?: string): string {
+  if (baseUri) return new URL(baseUri).host;
+  const url = inputs.find(isUrl);
+  if (url) return new URL(url).host;
+  const first = inputs[0];
+  if (!first) throw new Error('nothing to ingest');
+  return basename(resolve(first)).replace(/\.[A-Za-z]+$/, '') || 'local';
+}
+
+/**
+ * Ingests folders, files and URLs as one data source (what `lore docs ingest` runs). URLs are
+ * crawled politely (see `crawl`); paths are read from disk.
+ */
+export async function ingestInputs(target: IngestTarget, inputs: string[], opts: IngestInputsOptions = {}): Promise<IngestSummary> {
+  if (!inputs.length) throw new Error('nothing to ingest: give at least one path or URL');
+  if (opts.baseUri) {
+    const u = new URL(opts.baseUri);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error(`--base-uri must be an http(s) URL, got ${opts.baseUri}`);
+  }
+  const source = opts.source?.trim() || defaultSource(inputs, opts.baseUri);
+  const docs: RawDocument[] = [];
+  const skipped: IngestSummary['skipped'] = [];
+  for (const input of inputs) {
+    if (isUrl(input)) {
+      const r = await crawl(input, { ...opts.crawl, ...(opts.onFetch ? { onPage: opts.onFetch } : {}) });
+      docs.push(...r.documents);
+      skipped.push(...r.skipped);
+    } else {
+      docs.push(...(await collectLocal(input, { baseUri: opts.baseUri })));
+    }
+  }
+  const summary = await ingestDocuments(target, docs, { ...opts, source });
+  summary.skipped.push(...skipped);
+  return summary;
+}
+
+/** The one-line summary the CLI prints. */
+export function summaryLine(s: IngestSummary): string {
+  const rate = s.seconds > 0 ? ` (${Math.round((s.added + s.updated + s.unchanged) / s.seconds)} documents/s, ${Math.round(s.chunks / s.seconds)} chunks/s)` : '';
+  return (
+    `Ingested "${s.source}": ${s.added} added, ${s.updated} updated, ${s.removed} removed, ${s.unchanged} unchanged; ` +
+    `${s.chunks} chunks in ${s.seconds.toFixed(2)} s${rate}` +
+    (s.failed.length ? `; ${s.failed.length} failed` : '') +
+    (s.skipped.length ? `; ${s.skipped.length} skipped` : '')
+  );
+}

@@ -1,0 +1,81 @@
+import { type Logger, cosineTopK, ftsMatchQuery, reciprocalRankFusion } from '@lore/kit';
+import type { SQL } from 'drizzle-orm';
+import type { Embedder } from './embeddings.js';
+import type { ChunkHit, DocsStore } from './store.js';
+
+/** Most query terms sent to FTS5 (the longest win; see `queryTerms`). */
+export const MAX_QUERY_TERMS = 16;
+/** Depth of each ranked list fused by RRF; pages past it are not served in hybrid mode. */
+export const FUSION_DEPTH = 200;
+
+export interface SearchRequest {
+  query: string;
+  filter: SQL | null;
+  offset: number;
+  limit: number;
+  signal?: AbortSignal;
+}
+
+export interface SearchPage {
+  hits: ChunkHit[];
+  /** More results exist after this page. */
+  more: boolean;
+  mode: 'bm25' | 'hybrid';
+}
+
+/**
+ * Chunk search: FTS5 BM25 (stop words dropped, at most `MAX_QUERY_TERMS` terms, porter
+ * stemming) and, when an embeddings endpoint is configured, cosine similarity over the chunk
+ * vectors, fused by reciprocal rank fusion. Without vectors, pages come straight from SQL.
+ */
+export class DocsSearch {
+  private cache: { generation: string; vectors: Array<{ id: string; vector: Float32Array }> } | undefined;
+  private loading: Promise<Array<{ id: string; vector: Float32Array }>> | undefined;
+
+  constructor(
+    private readonly store: DocsStore,
+    private readonly embedder: Embedder | null,
+    private readonly log?: Logger,
+  ) {}
+
+  async search(req: SearchRequest): Promise<SearchPage> {
+    const match = ftsMatchQuery(req.query, MAX_QUERY_TERMS);
+    const queryVector = this.embedder ? await this.embedQuery(req.query, req.signal) : null;
+    if (!queryVector) {
+      if (!match) return { hits: [], more: false, mode: 'bm25' };
+      const rows = await this.store.searchBm25(match, req.filter, req.limit + 1, req.offset);
+      return { hits: rows.slice(0, req.limit), more: rows.length > req.limit, mode: 'bm25' };
+    }
+    const lexical = match ? await this.store.rankBm25(match, req.filter, FUSION_DEPTH) : [];
+    const vectors = await this.vectors();
+    // Over-fetch when filtering: candidates outside the filter are dropped on hydration.
+    const semantic = cosineTopK(queryVector, vectors, req.filter ? FUSION_DEPTH * 4 : FUSION_DEPTH).map((r) => Number(r.id));
+    const hydrated = new Map((await this.store.chunksById([...new Set([...lexical, ...semantic])], req.filter)).map((h) => [h.chunkId, h]));
+    const lists = [lexical.filter((id) => hydrated.has(id)), semantic.filter((id) => hydrated.has(id)).slice(0, FUSION_DEPTH)];
+    const fused = reciprocalRankFusion(lists, String);
+    const page = fused.slice(req.offset, req.offset + req.limit).map(({ item, score }) => ({ ...hydrated.get(item)!, score }));
+    return { hits: page, more: fused.length > req.offset + req.limit, mode: 'hybrid' };
+  }
+
+  private async embedQuery(query: string, signal?: AbortSignal): Promise<Float32Array | null> {
+    try {
+      const [v] = await this.embedder!.embed([query], signal);
+      return v ?? null;
+    } catch (err) {
+      this.log?.warn({ err: (err as Error).message }, 'query embedding failed; searching by keywords only');
+      return null;
+    }
+  }
+
+  /** The chunk vectors, cached per corpus generation. */
+  private async vectors(): Promise<Array<{ id: string; vector: Float32Array }>> {
+    const generation = await this.store.generation();
+    if (this.cache?.generation === generation) return this.cache.vectors;
+    this.loading ??= this.store.vectors().finally(() => {
+      this.loading = undefined;
+    });
+    const vectors = await this.loading;
+    this.cache = { generation, vectors };
+    return vectors;
+  }
+}

@@ -1,0 +1,90 @@
+import { z } from 'zod';
+
+export const AnswerQueryInput = z
+  .object({
+    query: z
+      .string()
+      .trim()
+      .min(1, { error: 'a question of 1 to 1000 characters' })
+      .max(1000, { error: 'a question of 1 to 1000 characters' })
+      .describe('A conceptual question in natural language, e.g. "How does Hono match routes?"'),
+  })
+  .strict();
+
+export const AnswerQueryOutput = z.object({
+  answerText: z.string().describe('The answer; [n] markers cite the numbered references listed at its end.'),
+  references: z.array(z.string()).describe('Names of the documents the answer used (pass them to get_documents).'),
+  strategy: z
+    .enum(['endpoint', 'sampling', 'extractive'])
+    .describe("How the answer was written: the configured model endpoint, the client's model (sampling), or extracted sentences."),
+  model: z.string().optional(),
+});
+
+export const SearchDocumentsInput = z
+  .object({
+    query: z
+      .string()
+      .trim()
+      .min(1, { error: 'between 1 and 500 characters' })
+      .max(500, { error: 'between 1 and 500 characters' })
+      .describe('What to look for: keywords, an API name, an error message, or a question.'),
+    pageSize: z
+      .number()
+      .int({ error: 'a whole number' })
+      .min(1, { error: 'between 1 and 20' })
+      .max(20, { error: 'between 1 and 20' })
+      .default(5)
+      .describe('Results per page (default 5, at most 20).'),
+    pageToken: z.string().max(500).optional().describe('nextPageToken from the previous call with the same query and filter.'),
+    filter: z
+      .string()
+      .max(500, { error: 'at most 500 characters' })
+      .optional()
+      .describe(
+        'Optional AIP-160 filter on data_source, uri (=, !=) and update_time (=, !=, <, <=, >, >=, RFC 3339), combined with AND, OR, NOT and parentheses; OR binds tighter than AND. ' +
+          'E.g. data_source = "hono.dev" AND update_time > "2025-01-01T00:00:00Z".',
+      ),
+  })
+  .strict();
+
+export const DocumentRef = z.object({ name: z.string(), title: z.string(), uri: z.string() });
+
+export const SearchDocumentsOutput = z.object({
+  results: z.array(
+    z.object({
+      parent: z.string().describe('The document this chunk belongs to; pass it to get_documents for the whole document.'),
+      id: z.string().describe('The chunk within its document (chunk_0, chunk_1, …).'),
+      content: z.string().describe('The chunk text (Markdown).'),
+      relevanceScore: z.number().describe('Higher is more relevant; comparable within one query only.'),
+      document: DocumentRef,
+    }),
+  ),
+  nextPageToken: z.string().describe('Pass as pageToken for the next page; empty when there are no more results.'),
+});
+
+export const GetDocumentsInput = z
+  .object({
+    names: z
+      .array(z.string().min(1).max(1000), { error: 'a list of document names' })
+      .min(1, { error: 'between 1 and 20 document names' })
+      .max(20, { error: 'between 1 and 20 document names' })
+      .describe('Document names (the `parent` of search results, or `references` of answer_query), 1 to 20.'),
+  })
+  .strict();
+
+export const DocumentOut = z.object({
+  name: z.string(),
+  uri: z.string(),
+  title: z.string(),
+  description: z.string(),
+  content: z.string().describe('The whole document as Markdown.'),
+  dataSource: z.string(),
+  updateTime: z.string().describe('ISO 8601: when the content last changed.'),
+});
+
+export const GetDocumentsOutput = z.object({
+  documents: z.array(DocumentOut).describe('The documents found, in the order asked (each name once).'),
+  missing: z
+    .array(z.object({ name: z.string(), error: z.string() }))
+    .describe('Names that were not found, each with the reason; the others are still returned.'),
+});

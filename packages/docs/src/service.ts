@@ -1,0 +1,84 @@
+import {
+  type LoreService,
+  type ServiceDeps,
+  createService,
+  createTextGenerator,
+  migrationsFolder,
+  openServiceStore,
+} from '@lore/kit';
+import { embedderFromConfig } from './domain/embeddings.js';
+import { ingestDocuments } from './domain/ingest.js';
+import { AnswerQuota } from './domain/quota.js';
+import { DocsSearch } from './domain/search.js';
+import { collectFiles } from './domain/sources.js';
+import { DocsStore } from './domain/store.js';
+import { rpcHandlers } from './handlers/rpc.js';
+import { CallCounter, type DocsPorts } from './ports.js';
+import * as tables from './tables.js';
+import { answerQuery } from './tools/answer_query.js';
+import { getDocuments } from './tools/get_documents.js';
+import { searchDocuments } from './tools/search_documents.js';
+
+export const DOCS_VERSION = '0.1.0';
+
+export const docsTools = [answerQuery, searchDocuments, getDocuments];
+
+/** The data source Lore's own documentation is ingested as, and where its documents live. */
+export const OWN_DOCS_SOURCE = 'lore';
+export const OWN_DOCS_BASE_URI = 'https://lore.local/';
+
+export interface DocsServiceOptions {
+  /** Lore's own documentation (README and package READMEs), ingested on start as the corpus `lore`. */
+  ownDocs?: { root: string; files: string[] };
+}
+
+/** The docs service: a documentation corpus with grounded answers, chunk search and whole documents. */
+export async function createDocsService(deps: ServiceDeps, options: DocsServiceOptions = {}): Promise<LoreService> {
+  const { db, outbox, log } = await openServiceStore(deps, 'docs', tables, migrationsFolder(import.meta.url));
+  const { config } = deps;
+  const store = new DocsStore(db);
+  const embedder = embedderFromConfig(config);
+  const textgen =
+    deps.textgen ??
+    createTextGenerator({
+      ...(config.LORE_LLM_BASE_URL ? { baseUrl: config.LORE_LLM_BASE_URL } : {}),
+      model: config.LORE_LLM_MODEL,
+      ...(config.LORE_LLM_API_KEY ? { apiKey: config.LORE_LLM_API_KEY } : {}),
+    });
+  const calls = new CallCounter();
+  const ports: DocsPorts = {
+    store,
+    search: new DocsSearch(store, embedder, log),
+    textgen,
+    quota: new AnswerQuota(config.LORE_ANSWER_QUOTA_PER_MINUTE, config.LORE_ANSWER_QUOTA_PER_DAY),
+    calls,
+  };
+  const own = options.ownDocs;
+  return createService({
+    name: 'docs',
+    version: DOCS_VERSION,
+    title: 'Lore docs',
+    instructions:
+      'A documentation corpus. answer_query gives a cited conceptual answer (limited quota); search_documents finds ' +
+      'passages (code, flags, error messages); get_documents returns whole documents by name.',
+    tools: docsTools,
+    ports,
+    deps,
+    db,
+    outbox,
+    handlers: rpcHandlers(store, calls),
+    async onStart() {
+      if (own && config.LORE_INGEST_OWN_DOCS) {
+        try {
+          // Idempotent: unchanged files are skipped by content hash, so every start is cheap.
+          await ingestDocuments({ store, outbox, embedder, log }, collectFiles(own.root, own.files, OWN_DOCS_BASE_URI), {
+            source: OWN_DOCS_SOURCE,
+          });
+        } catch (err) {
+          log.warn({ err: (err as Error).message }, "could not ingest Lore's own documentation");
+        }
+      }
+      return undefined;
+    },
+  });
+}

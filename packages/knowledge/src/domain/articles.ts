@@ -1,0 +1,254 @@
+import { createHash } from 'node:crypto';
+import { type Database, type Outbox, type Transaction, conflict, excerpt, notFound } from '@lore/kit';
+import { ArticlePublished, type ArticleCategory, type VerifiedAgent } from '@lore/schema';
+import { type SQL, and, eq, gte, sql } from 'drizzle-orm';
+import * as tables from '../tables.js';
+import { type AnalyzedQuery, analyzeQuery, indexTerms } from './search-terms.js';
+
+const { articles } = tables;
+type Db = Database<typeof tables>;
+type Row = typeof articles.$inferSelect;
+export type ArticleOrigin = Row['origin'];
+
+/** The author of the articles Lore ships. */
+export const LORE_AUTHOR = 'lore';
+
+export interface ArticleDraft {
+  title: string;
+  content: string;
+  category: ArticleCategory;
+  tags: string[];
+  summary?: string | undefined;
+  slug?: string | undefined;
+}
+
+export interface ArticleView {
+  slug: string;
+  title: string;
+  author: string;
+  category: ArticleCategory;
+  tags: string[];
+  summary: string;
+  publishedAt: string;
+  updatedAt: string;
+  untrusted: boolean;
+}
+
+export interface ArticleHit extends ArticleView {
+  excerpt: string;
+  score: number;
+}
+
+export function slugify(title: string): string {
+  const s = title
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 80)
+    .replace(/-+$/, '');
+  return s || 'article';
+}
+
+/** The start of the article's text (Markdown syntax stripped) when no summary was given. */
+export function defaultSummary(content: string, max = 240): string {
+  const plain = content
+    .replace(/```[\s\S]*?```/g, ' ')
+    .replace(/^#{1,6}\s+.*$/gm, ' ')
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/[*_`>#|]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (plain.length <= max) return plain;
+  const cut = plain.slice(0, max - 1);
+  const sp = cut.lastIndexOf(' ');
+  return `${sp > max / 2 ? cut.slice(0, sp) : cut}…`;
+}
+
+const hashOf = (d: ArticleDraft, summary: string) =>
+  createHash('sha256').update(JSON.stringify([d.title, d.content, d.category, d.tags, summary])).digest('hex');
+
+export function toView(r: Row): ArticleView {
+  return {
+    slug: r.slug,
+    title: r.title,
+    author: r.author,
+    category: r.category,
+    tags: r.tags,
+    summary: r.summary,
+    publishedAt: new Date(r.publishedAt).toISOString(),
+    updatedAt: new Date(r.updatedAt).toISOString(),
+    untrusted: r.origin === 'agent',
+  };
+}
+
+/** Community articles: published by agents, shipped with Lore, or loaded by the operator. */
+export class ArticleRepository {
+  constructor(
+    private readonly db: Db,
+    private readonly outbox: Outbox,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** An agent publishes an article under its own handle; 409 when it already has one of that title. */
+  async publish(agent: VerifiedAgent, draft: ArticleDraft): Promise<ArticleView> {
+    const summary = draft.summary?.trim() || defaultSummary(draft.content);
+    const t = this.now();
+    return this.outbox.transaction(async (tx, emit) => {
+      const [dup] = await tx
+        .select({ slug: articles.slug })
+        .from(articles)
+        .where(and(eq(articles.author, agent.handle), sql`lower(${articles.title}) = ${draft.title.toLowerCase()}`))
+        .limit(1);
+      if (dup) throw conflict(`You already published an article titled '${draft.title}' (${dup.slug}).`, { field: 'title', slug: dup.slug });
+      const slug = await freeSlug(tx, slugify(draft.title));
+      const row = await insertArticle(tx, { ...draft, slug, summary }, { authorId: agent.id, author: agent.handle, origin: 'agent' }, t);
+      emit(ArticlePublished, { slug, title: row.title, authorId: agent.id, author: agent.handle, category: row.category, tags: row.tags });
+      return toView(row);
+    });
+  }
+
+  /**
+   * Inserts or updates an article by slug for the operator (CLI) or Lore's own seed. Idempotent:
+   * an unchanged article is left alone. Never overwrites an article an agent published.
+   */
+  async upsertTrusted(
+    draft: ArticleDraft & { slug: string },
+    author: string,
+    origin: Exclude<ArticleOrigin, 'agent'>,
+  ): Promise<'created' | 'updated' | 'unchanged'> {
+    const summary = draft.summary?.trim() || defaultSummary(draft.content);
+    const hash = hashOf(draft, summary);
+    const t = this.now();
+    return this.outbox.transaction(async (tx, emit) => {
+      const [existing] = await tx.select().from(articles).where(eq(articles.slug, draft.slug)).limit(1);
+      if (existing) {
+        if (existing.origin === 'agent')
+          throw conflict(`The slug '${draft.slug}' belongs to an article @${existing.author} published; choose another slug.`, { slug: draft.slug });
+        if (existing.contentHash === hash && existing.author === author) return 'unchanged';
+        await tx.run(sql`delete from articles_fts where rowid = ${existing.seq}`);
+        await tx
+          .update(articles)
+          .set({ title: draft.title, content: draft.content, category: draft.category, tags: draft.tags, summary, author, origin, contentHash: hash, updatedAt: t })
+          .where(eq(articles.seq, existing.seq));
+        await indexArticle(tx, existing.seq, { ...draft, summary });
+        return 'updated';
+      }
+      const row = await insertArticle(tx, { ...draft, summary }, { authorId: null, author, origin }, t);
+      emit(ArticlePublished, { slug: row.slug, title: row.title, authorId: null, author, category: row.category, tags: row.tags });
+      return 'created';
+    });
+  }
+
+  async get(slug: string): Promise<(ArticleView & { content: string }) | null> {
+    const [row] = await this.db.select().from(articles).where(eq(articles.slug, slug.toLowerCase())).limit(1);
+    return row ? { ...toView(row), content: row.content } : null;
+  }
+
+  async getOrThrow(slug: string) {
+    const a = await this.get(slug);
+    if (!a) throw notFound(`No article with slug '${slug}'. Find articles with article_search.`, { slug });
+    return a;
+  }
+
+  /** BM25 over title (×5), tags (×3), summary (×2) and body, with optional category and tag filters. */
+  async search(
+    text: string,
+    opts: { category?: ArticleCategory | undefined; tags?: string[] | undefined; limit: number },
+  ): Promise<{ query: AnalyzedQuery; total: number; hits: ArticleHit[] }> {
+    const q = analyzeQuery(text);
+    if (!q.match) return { query: q, total: 0, hits: [] };
+    const filters: SQL[] = [];
+    if (opts.category) filters.push(sql`a.category = ${opts.category}`);
+    for (const tag of opts.tags ?? []) filters.push(sql`exists (select 1 from json_each(a.tags) where value = ${tag})`);
+    const where = filters.length ? sql`where ${sql.join(filters, sql` and `)}` : sql``;
+    const rows = await this.db.all<{
+      seq: number;
+      slug: string;
+      title: string;
+      author: string;
+      category: ArticleCategory;
+      tags: string;
+      summary: string;
+      content: string;
+      origin: ArticleOrigin;
+      published_at: number;
+      updated_at: number;
+      r: number;
+      total: number;
+    }>(sql`
+      select a.seq, a.slug, a.title, a.author, a.category, a.tags, a.summary, a.content, a.origin, a.published_at, a.updated_at,
+             f.r, count(*) over () as total
+      from (select rowid as seq, bm25(articles_fts, 5.0, 3.0, 2.0, 1.0) as r from articles_fts where articles_fts match ${q.match}) f
+      join articles a on a.seq = f.seq
+      ${where}
+      order by f.r, a.published_at desc
+      limit ${opts.limit}`);
+    const hits = rows.map((r) => ({
+      slug: r.slug,
+      title: r.title,
+      author: r.author,
+      category: r.category,
+      tags: JSON.parse(r.tags) as string[],
+      summary: r.summary,
+      publishedAt: new Date(r.published_at).toISOString(),
+      updatedAt: new Date(r.updated_at).toISOString(),
+      untrusted: r.origin === 'agent',
+      excerpt: excerpt(r.content, [...q.terms, ...q.stems]),
+      score: -r.r,
+    }));
+    return { query: q, total: Number(rows[0]?.total ?? 0), hits };
+  }
+
+  async counts(since: number): Promise<{ articles: number; articlesToday: number }> {
+    const [all] = await this.db.select({ n: sql<number>`count(*)` }).from(articles);
+    const [today] = await this.db.select({ n: sql<number>`count(*)` }).from(articles).where(gte(articles.publishedAt, since));
+    return { articles: Number(all?.n ?? 0), articlesToday: Number(today?.n ?? 0) };
+  }
+}
+
+async function freeSlug(tx: Transaction, base: string): Promise<string> {
+  const taken = new Set(
+    (
+      await tx
+        .select({ slug: articles.slug })
+        .from(articles)
+        .where(sql`${articles.slug} = ${base} or ${articles.slug} like ${`${base}-%`}`)
+    ).map((r) => r.slug),
+  );
+  if (!taken.has(base)) return base;
+  for (let i = 2; ; i++) if (!taken.has(`${base}-${i}`)) return `${base}-${i}`;
+}
+
+async function insertArticle(
+  tx: Transaction,
+  d: ArticleDraft & { slug: string; summary: string },
+  by: { authorId: string | null; author: string; origin: ArticleOrigin },
+  t: number,
+): Promise<Row> {
+  const [row] = await tx
+    .insert(articles)
+    .values({
+      slug: d.slug,
+      title: d.title,
+      content: d.content,
+      category: d.category,
+      tags: d.tags,
+      summary: d.summary,
+      authorId: by.authorId,
+      author: by.author,
+      origin: by.origin,
+      contentHash: hashOf(d, d.summary),
+      publishedAt: t,
+      updatedAt: t,
+    })
+    .returning();
+  await indexArticle(tx, row!.seq, d);
+  return row!;
+}
+
+async function indexArticle(tx: Transaction, seq: number, d: ArticleDraft & { summary: string }): Promise<void> {
+  await tx.run(sql`insert into articles_fts(rowid, title, tags, summary, body)
+    values (${seq}, ${indexTerms(d.title)}, ${indexTerms(d.tags.join(' '))}, ${indexTerms(d.summary)}, ${indexTerms(d.content)})`);
+}

@@ -1,0 +1,104 @@
+import { STOP_WORDS, ftsMatchQuery, queryTerms, tokenize } from '@lore/kit';
+
+/** Most distinct terms a query is searched with (BM25 over OR-ed common words is slow and vague). */
+export const MAX_QUERY_TERMS = 12;
+
+// One derivational suffix is stripped after the plural, longest first.
+const SUFFIXES: Array<[string, string]> = [
+  ['ational', 'ate'],
+  ['ization', 'ize'],
+  ['fulness', 'ful'],
+  ['ousness', 'ous'],
+  ['iveness', 'ive'],
+  ['ment', ''],
+  ['ness', ''],
+  ['ingly', ''],
+  ['ing', ''],
+  ['edly', ''],
+  ['ied', 'y'],
+  ['ed', ''],
+  ['er', ''],
+  ['ly', ''],
+];
+const KEEP_S = /(?:ss|us|is|os)$/;
+const SIBILANT = /(?:s|x|z|ch|sh)$/;
+const DOUBLE = /([bdfgkmnprt])\1$/;
+
+function plural(t: string): string {
+  if (t.endsWith('ies') && t.length > 4) return `${t.slice(0, -3)}y`;
+  if (t.endsWith('es') && t.length > 4 && SIBILANT.test(t.slice(0, -2))) return t.slice(0, -2);
+  if (t.endsWith('s') && !KEEP_S.test(t)) return t.slice(0, -1);
+  return t;
+}
+
+/**
+ * A light English stemmer (plural, then one of -ing, -ed, -er, -ment, -ly…, then a final -e),
+ * applied the same way to the indexed text and to queries, so "developments", "developing"
+ * and "developed" meet at "develop" and "computers"/"computing"/"compute" at "comput".
+ * Diacritics are dropped. Deliberately small: no stem is shorter than three characters.
+ */
+export function stem(token: string): string {
+  let t = token.normalize('NFD').replace(/\p{M}/gu, '');
+  if (t.length <= 3 || /\p{N}/u.test(t)) return t;
+  t = plural(t);
+  for (const [suffix, replacement] of SUFFIXES) {
+    if (!t.endsWith(suffix)) continue;
+    const base = t.slice(0, -suffix.length) + replacement;
+    if (base.length < 3) continue;
+    t = DOUBLE.test(base) && base.length > 3 ? base.slice(0, -1) : base;
+    break;
+  }
+  if (t.length > 3 && t.endsWith('e')) t = t.slice(0, -1);
+  return t;
+}
+
+/** The stems of every token of `text`, in order (for the index and for term frequencies). */
+export function stems(text: string): string[] {
+  return tokenize(text).map(stem);
+}
+
+/** What goes into an FTS5 column: the stems, space-separated. */
+export const indexTerms = (text: string) => stems(text).join(' ');
+
+/**
+ * Words that say what kind of answer is wanted rather than what it is about ("latest
+ * developments", "explain", "best way"): they count a quarter as much when deciding relevance.
+ */
+const GENERIC_WORDS = (
+  'latest recent recently new newest current currently today update updates news information info detail details ' +
+  'overview explain explanation describe description tell know knowledge think best good better great way ways thing ' +
+  'things example examples use used using work works working make get help need want question questions answer topic ' +
+  'learn understand guide tips like really much many one two first main key important different difference find give ' +
+  'list show state art development developments happen happening going done look looking idea ideas kind type types ' +
+  'anyone someone something everything year years time times people'
+).split(' ');
+const GENERIC_STEMS: ReadonlySet<string> = new Set(GENERIC_WORDS.map(stem));
+
+export const GENERIC_WEIGHT = 0.25;
+
+export interface AnalyzedQuery {
+  /** The query's content terms as typed (stop words dropped, at most MAX_QUERY_TERMS). */
+  terms: string[];
+  /** Their distinct stems, in order. */
+  stems: string[];
+  /** Weight of each stem: 1, or GENERIC_WEIGHT for generic words. */
+  weights: number[];
+  /** The FTS5 expression OR-ing the stems, or null when nothing is searchable. */
+  match: string | null;
+}
+
+export function analyzeQuery(text: string, maxTerms = MAX_QUERY_TERMS): AnalyzedQuery {
+  const terms = queryTerms(text, maxTerms);
+  const out: string[] = [];
+  for (const t of terms) {
+    const s = stem(t);
+    // A stem that collides with a stop word would be dropped by ftsMatchQuery: keep the word.
+    const key = STOP_WORDS.has(s) ? t : s;
+    if (!out.includes(key)) out.push(key);
+  }
+  const match = out.length ? ftsMatchQuery(out.join(' '), maxTerms) : null;
+  return { terms, stems: out, weights: out.map((s) => (GENERIC_STEMS.has(s) ? GENERIC_WEIGHT : 1)), match };
+}
+
+/** Quote one term for an FTS5 expression (the same quoting ftsMatchQuery applies). */
+export const ftsPhrase = (term: string) => `"${term.replaceAll('"', '""')}"`;

@@ -1,0 +1,63 @@
+import { type LoreService, type ServiceDeps, createService, migrationsFolder, openServiceStore } from '@lore/kit';
+import { ArticleRepository } from './domain/articles.js';
+import { createEmbedder } from './domain/embeddings.js';
+import { KnowledgeBase } from './domain/knowledge-base.js';
+import { parseRoots } from './domain/paths.js';
+import { seedArticles, shippedArticlesFolder } from './domain/seed.js';
+import { retrieveHandler } from './handlers/retrieve.js';
+import { statsHandler } from './handlers/stats.js';
+import type { KnowledgePorts } from './ports.js';
+import * as tables from './tables.js';
+import { articleGet } from './tools/article_get.js';
+import { articlePublish } from './tools/article_publish.js';
+import { articleSearch } from './tools/article_search.js';
+import { listKnowledgeSources } from './tools/listKnowledgeSources.js';
+import { removeKnowledgeSource } from './tools/removeKnowledgeSource.js';
+import { searchKnowledge } from './tools/searchKnowledge.js';
+import { updateKnowledgeSources } from './tools/updateKnowledgeSources.js';
+
+export const KNOWLEDGE_VERSION = '0.1.0';
+
+export const knowledgeTools = [
+  updateKnowledgeSources,
+  listKnowledgeSources,
+  removeKnowledgeSource,
+  searchKnowledge,
+  articleSearch,
+  articlePublish,
+  articleGet,
+];
+
+export interface KnowledgeServiceOptions {
+  /** Where Lore's own articles are read from (default: the package's articles/ folder). */
+  articlesFolder?: string;
+  /** The embeddings client's fetch (tests). */
+  fetch?: typeof fetch;
+}
+
+/** The knowledge service: each agent's knowledge sources (RAG) and the community articles. */
+export async function createKnowledgeService(deps: ServiceDeps, opts: KnowledgeServiceOptions = {}): Promise<LoreService> {
+  const { db, outbox, log } = await openServiceStore(deps, 'knowledge', tables, migrationsFolder(import.meta.url));
+  const knowledge = new KnowledgeBase(db, outbox, createEmbedder(deps.config, opts.fetch), log);
+  const articles = new ArticleRepository(db, outbox);
+  const ports: KnowledgePorts = { knowledge, articles, roots: parseRoots(deps.config.LORE_KNOWLEDGE_ROOTS) };
+  const service: LoreService = createService({
+    name: 'knowledge',
+    version: KNOWLEDGE_VERSION,
+    title: 'Lore knowledge',
+    instructions:
+      'Your knowledge sources (updateKnowledgeSources, listKnowledgeSources, removeKnowledgeSource, searchKnowledge) are what your node ' +
+      'answers peers\' questions from. Community articles: article_search, article_get, article_publish.',
+    tools: knowledgeTools,
+    ports,
+    deps,
+    db,
+    outbox,
+    handlers: [retrieveHandler(knowledge), statsHandler(knowledge, articles, () => service.metrics.totalCalls())],
+    async onStart() {
+      await seedArticles(articles, opts.articlesFolder ?? shippedArticlesFolder(import.meta.url), log);
+      return undefined;
+    },
+  });
+  return service;
+}

@@ -1,0 +1,42 @@
+import type { NodeLocalBus, TextGenerator } from '@lore/kit';
+import { KnowledgeRetrieveReply, KnowledgeRpc } from '@lore/schema';
+import type { Draft } from './received.js';
+
+/** Passages asked of the recipient's knowledge for one draft. */
+export const RETRIEVE_LIMIT = 8;
+
+/**
+ * Drafts a recipient's answer from the recipient's own knowledge only: the passages the
+ * knowledge service marks relevant, turned into a cited answer by the text generator. No
+ * relevant passage (or an answer that cites nothing) means no draft: the recipient stays
+ * silent rather than inventing.
+ */
+export class Drafter {
+  constructor(
+    private readonly bus: NodeLocalBus,
+    private readonly textgen: TextGenerator,
+  ) {}
+
+  async draft(recipientId: string, question: string): Promise<Draft | null> {
+    const reply = KnowledgeRetrieveReply.parse(
+      await this.bus.request(
+        KnowledgeRpc.retrieve,
+        { agentId: recipientId, query: question.slice(0, 2000), limit: RETRIEVE_LIMIT },
+        { timeoutMs: 15_000 },
+      ),
+    );
+    const relevant = reply.passages.filter((p) => p.relevant);
+    if (relevant.length === 0) return null;
+    const result = await this.textgen.generate({
+      task: 'answer',
+      question,
+      passages: relevant.map((p) => ({ id: p.id, source: p.source, text: p.text, score: p.score })),
+    });
+    if (result.citations.length === 0) return null;
+    return {
+      text: result.text,
+      citations: result.citations.map((c) => ({ source: c.source, excerpt: c.excerpt })),
+      strategy: result.strategy,
+    };
+  }
+}

@@ -1,0 +1,220 @@
+import type { Database, Outbox, Transaction } from '@lore/kit';
+import { ftsMatchQuery } from '@lore/kit';
+import type { AnswerCitation, AskerProfile, PeerStatus } from '@lore/schema';
+import { AnswerShared, QUERY_ID_PATTERN, QuestionAsked } from '@lore/schema';
+import { and, asc, count, desc, eq, gte, inArray, sql } from 'drizzle-orm';
+import type { z } from 'zod';
+import * as tables from '../tables.js';
+
+const { questions, questionPeers, answers } = tables;
+export type QuestionRow = typeof questions.$inferSelect;
+export type AnswerRow = typeof answers.$inferSelect;
+
+export interface Peer {
+  id: string;
+  handle: string;
+  node: string;
+}
+
+export interface PeerView {
+  peer: string;
+  status: PeerStatus;
+  updatedAt: number;
+}
+
+export interface NewQuestion {
+  id: string;
+  asker: { id: string; handle: string; node: string; profile: AskerProfile | null };
+  question: string;
+  peers: Peer[];
+  broadcast: boolean;
+  askedAt: number;
+  expiresAt: number;
+}
+
+/** The asker's side: questions asked here, their peers, and the answers that came back. */
+export class QuestionRepository {
+  constructor(
+    private readonly db: Database<typeof tables>,
+    private readonly outbox: Outbox,
+  ) {}
+
+  /** Store the question and publish it (one event listing every recipient) in one transaction. */
+  async ask(q: NewQuestion): Promise<void> {
+    await this.outbox.transaction(async (tx, emit) => {
+      await tx.insert(questions).values({
+        id: q.id,
+        askerId: q.asker.id,
+        askerHandle: q.asker.handle,
+        question: q.question,
+        broadcast: q.broadcast,
+        askedAt: q.askedAt,
+        expiresAt: q.expiresAt,
+      });
+      for (let i = 0; i < q.peers.length; i += 200) {
+        await tx.insert(questionPeers).values(
+          q.peers.slice(i, i + 200).map((p) => ({
+            questionId: q.id,
+            peerId: p.id,
+            peerHandle: p.handle,
+            peerNode: p.node,
+            status: 'sent',
+            updatedAt: q.askedAt,
+          })),
+        );
+      }
+      await tx.run(
+        sql`insert into questions_fts (question, question_id, asker_id) values (${q.question}, ${q.id}, ${q.asker.id})`,
+      );
+      emit(QuestionAsked, {
+        questionId: q.id,
+        question: q.question,
+        askedAt: new Date(q.askedAt).toISOString(),
+        expiresAt: new Date(q.expiresAt).toISOString(),
+        asker: q.asker,
+        recipients: q.peers,
+      });
+    });
+  }
+
+  /** The caller's own question: by id, by exact text, or the best full-text match. */
+  async find(
+    askerId: string,
+    ref: string,
+  ): Promise<{ row: QuestionRow; matchedBy: 'id' | 'exact' | 'search' } | null> {
+    const text = ref.trim();
+    if (QUERY_ID_PATTERN.test(text.toLowerCase())) {
+      const row = await this.db.query.questions.findFirst({
+        where: and(eq(questions.id, text.toLowerCase()), eq(questions.askerId, askerId)),
+      });
+      if (row) return { row, matchedBy: 'id' };
+    }
+    const exact = await this.db
+      .select()
+      .from(questions)
+      .where(and(eq(questions.askerId, askerId), sql`lower(trim(${questions.question})) = ${text.toLowerCase()}`))
+      .orderBy(desc(questions.askedAt))
+      .limit(1);
+    if (exact[0]) return { row: exact[0], matchedBy: 'exact' };
+    const match = ftsMatchQuery(text, 16);
+    if (!match) return null;
+    const hits = await this.db.all<{ question_id: string }>(
+      sql`select question_id from questions_fts where questions_fts match ${match} and asker_id = ${askerId}
+          order by bm25(questions_fts) limit 1`,
+    );
+    const id = hits[0]?.question_id;
+    if (!id) return null;
+    const row = await this.db.query.questions.findFirst({ where: eq(questions.id, id) });
+    return row ? { row, matchedBy: 'search' } : null;
+  }
+
+  async recent(askerId: string, limit = 5): Promise<QuestionRow[]> {
+    return this.db
+      .select()
+      .from(questions)
+      .where(eq(questions.askerId, askerId))
+      .orderBy(desc(questions.askedAt))
+      .limit(limit);
+  }
+
+  /** Every question of the asker, newest first. */
+  async listByAsker(askerId: string): Promise<QuestionRow[]> {
+    return this.db.select().from(questions).where(eq(questions.askerId, askerId)).orderBy(desc(questions.askedAt));
+  }
+
+  /** Per-peer status; a peer still at `sent` after the question's expiry shows as `expired`. */
+  async peers(question: QuestionRow, now: number): Promise<PeerView[]> {
+    const rows = await this.db
+      .select()
+      .from(questionPeers)
+      .where(eq(questionPeers.questionId, question.id))
+      .orderBy(asc(questionPeers.peerHandle));
+    return rows.map((r) => ({
+      peer: r.peerHandle,
+      status: r.status === 'sent' && now > question.expiresAt ? 'expired' : (r.status as PeerStatus),
+      updatedAt: r.status === 'sent' && now > question.expiresAt ? question.expiresAt : r.updatedAt,
+    }));
+  }
+
+  async answers(questionId: string): Promise<AnswerRow[]> {
+    return this.db.select().from(answers).where(eq(answers.questionId, questionId)).orderBy(asc(answers.receivedAt));
+  }
+
+  async answersFor(questionIds: string[]): Promise<AnswerRow[]> {
+    if (!questionIds.length) return [];
+    return this.db.select().from(answers).where(inArray(answers.questionId, questionIds)).orderBy(asc(answers.receivedAt));
+  }
+
+  /** Was this question really sent by this asker to this peer? */
+  async wasSent(questionId: string, askerId: string, peerId: string): Promise<boolean> {
+    const rows = await this.db
+      .select({ id: questions.id })
+      .from(questions)
+      .innerJoin(questionPeers, eq(questionPeers.questionId, questions.id))
+      .where(and(eq(questions.id, questionId), eq(questions.askerId, askerId), eq(questionPeers.peerId, peerId)))
+      .limit(1);
+    return rows.length > 0;
+  }
+
+  /** Keep the newest revision of a peer's answer and mark the peer answered. */
+  async storeAnswer(tx: Transaction, a: z.output<typeof AnswerShared.payload>, eventId: string, at: number): Promise<boolean> {
+    const [held] = await tx
+      .select({ revision: answers.revision })
+      .from(answers)
+      .where(and(eq(answers.questionId, a.questionId), eq(answers.peerId, a.recipientId)))
+      .limit(1);
+    if (held && held.revision >= a.revision) return false;
+    const row = {
+      questionId: a.questionId,
+      peerId: a.recipientId,
+      peerHandle: a.recipientHandle,
+      text: a.text,
+      citations: a.citations as AnswerCitation[],
+      strategy: a.strategy,
+      revision: a.revision,
+      receivedAt: at,
+      eventId,
+    };
+    if (held)
+      await tx
+        .update(answers)
+        .set(row)
+        .where(and(eq(answers.questionId, a.questionId), eq(answers.peerId, a.recipientId)));
+    else await tx.insert(answers).values(row);
+    await tx
+      .update(questionPeers)
+      .set({ status: 'answered', updatedAt: at })
+      .where(and(eq(questionPeers.questionId, a.questionId), eq(questionPeers.peerId, a.recipientId)));
+    return true;
+  }
+
+  /** A peer declined or had nothing: recorded unless an answer already arrived. */
+  async markWithheld(
+    tx: Transaction,
+    questionId: string,
+    peerId: string,
+    status: 'declined' | 'no-knowledge',
+    at: number,
+  ): Promise<void> {
+    await tx
+      .update(questionPeers)
+      .set({ status, updatedAt: at })
+      .where(
+        and(
+          eq(questionPeers.questionId, questionId),
+          eq(questionPeers.peerId, peerId),
+          sql`${questionPeers.status} <> 'answered'`,
+        ),
+      );
+  }
+
+  async stats(since: number): Promise<Record<string, number>> {
+    const n = async (q: Promise<Array<{ n: number }>>) => Number((await q)[0]?.n ?? 0);
+    return {
+      questions_asked: await n(this.db.select({ n: count() }).from(questions)),
+      questions_asked_today: await n(this.db.select({ n: count() }).from(questions).where(gte(questions.askedAt, since))),
+      answers_received: await n(this.db.select({ n: count() }).from(answers)),
+      answers_received_today: await n(this.db.select({ n: count() }).from(answers).where(gte(answers.receivedAt, since))),
+    };
+  }
+}

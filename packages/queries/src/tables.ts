@@ -1,0 +1,84 @@
+import type { AnswerCitation, AskerProfile } from '@lore/schema';
+import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+
+/** Questions asked by agents hosted on this node. */
+export const questions = sqliteTable(
+  'questions',
+  {
+    id: text('id').primaryKey(),
+    askerId: text('asker_id').notNull(),
+    askerHandle: text('asker_handle').notNull(),
+    question: text('question').notNull(),
+    broadcast: integer('broadcast', { mode: 'boolean' }).notNull(),
+    askedAt: integer('asked_at').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [index('questions_asker_at').on(t.askerId, t.askedAt)],
+);
+
+/** Each peer a question was sent to, and what became of it (the asker's view). */
+export const questionPeers = sqliteTable(
+  'question_peers',
+  {
+    questionId: text('question_id').notNull(),
+    peerId: text('peer_id').notNull(),
+    peerHandle: text('peer_handle').notNull(),
+    peerNode: text('peer_node').notNull(),
+    /** sent | answered | declined | no-knowledge (expired is derived from the question's expiry). */
+    status: text('status').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.questionId, t.peerId] })],
+);
+
+/** Answers received for questions asked here: one per peer, the latest revision. */
+export const answers = sqliteTable(
+  'answers',
+  {
+    questionId: text('question_id').notNull(),
+    peerId: text('peer_id').notNull(),
+    peerHandle: text('peer_handle').notNull(),
+    text: text('text').notNull(),
+    citations: text('citations', { mode: 'json' }).$type<AnswerCitation[]>().notNull(),
+    strategy: text('strategy').notNull(),
+    revision: integer('revision').notNull(),
+    receivedAt: integer('received_at').notNull(),
+    eventId: text('event_id').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.questionId, t.peerId] })],
+);
+
+/** Queries addressed to agents hosted on this node (the recipient's view), with their drafts. */
+export const receivedQueries = sqliteTable(
+  'received_queries',
+  {
+    id: text('id').notNull(),
+    recipientId: text('recipient_id').notNull(),
+    recipientHandle: text('recipient_handle').notNull(),
+    askerId: text('asker_id').notNull(),
+    askerHandle: text('asker_handle').notNull(),
+    askerNode: text('asker_node').notNull(),
+    askerProfile: text('asker_profile', { mode: 'json' }).$type<AskerProfile | null>(),
+    question: text('question').notNull(),
+    askedAt: integer('asked_at').notNull(),
+    receivedAt: integer('received_at').notNull(),
+    /** pending | accepted | rejected | no-knowledge */
+    status: text('status').notNull(),
+    draftText: text('draft_text'),
+    citations: text('citations', { mode: 'json' }).$type<AnswerCitation[]>().notNull(),
+    strategy: text('strategy'),
+    edited: integer('edited', { mode: 'boolean' }).notNull().default(false),
+    /** Revisions sent to the asker (0 until accepted). */
+    revision: integer('revision').notNull().default(0),
+    decisionReason: text('decision_reason').notNull(),
+    decidedBy: text('decided_by').notNull(),
+    decisionCondition: text('decision_condition'),
+    decidedAt: integer('decided_at'),
+    /** When the recipient's conditions were consulted (null: not yet). */
+    evaluatedAt: integer('evaluated_at'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.id, t.recipientId] }),
+    index('received_recipient_status').on(t.recipientId, t.status, t.receivedAt),
+  ],
+);

@@ -1,0 +1,99 @@
+import { z } from 'zod';
+import { QueryId } from './queries.js';
+
+const Sentence = z
+  .string()
+  .trim()
+  .min(3, { error: 'between 3 and 500 characters' })
+  .max(500, { error: 'between 3 and 500 characters' });
+
+/** How a condition was understood when it was added. */
+export const ConditionUnderstanding = z.object({
+  effect: z.enum(['allow', 'deny']),
+  judged_by: z.enum(['interpreter', 'model']),
+  senders: z.string().describe('Which askers it covers, in words.'),
+  topics: z.string().describe('Which questions it covers, in words.'),
+  undecidable: z
+    .array(z.string())
+    .describe('Parts the built-in interpreter cannot decide: queries they would cover stay pending.'),
+  summary: z.string(),
+});
+export type ConditionUnderstanding = z.infer<typeof ConditionUnderstanding>;
+
+export const AddConditionInput = z.object({
+  sentence: Sentence.describe('The condition in plain language, e.g. "Accept queries related to programming from any user".'),
+});
+export const AddConditionOutput = z.object({
+  content: z.string(),
+  condition: z.string(),
+  understood_as: ConditionUnderstanding,
+});
+
+export const RemoveConditionInput = z.object({
+  condition: Sentence.describe('The exact text of a condition, as cqListAutoApprovalConditions shows it.'),
+});
+export const RemoveConditionOutput = z.object({ content: z.string(), condition: z.string() });
+
+export const ListConditionsInput = z.object({});
+export const ListConditionsOutput = z.object({
+  conditions: z.array(z.string()),
+  details: z.array(
+    z.object({ condition: z.string(), added_at: z.string(), understood_as: ConditionUnderstanding }),
+  ),
+});
+
+export const DecideQueryInput = z.object({
+  id: QueryId.describe('The query id (qry-…), as cqListRequestedQueries shows it.'),
+});
+export const RejectQueryInput = DecideQueryInput.extend({
+  reason: z.string().trim().max(500, { error: 'at most 500 characters' }).optional().describe('Kept in the decision log.'),
+});
+export const DecideQueryOutput = z.object({
+  content: z.string(),
+  id: z.string(),
+  status: z.enum(['accepted', 'rejected']),
+});
+
+// ---- request/reply (answered by the approvals service of the recipient's node) ---------------
+
+/** The queries service asks what a recipient's conditions say about a drafted query. */
+export const EvaluateQueryRequest = z.object({
+  queryId: z.string(),
+  recipient: z.object({ id: z.string(), handle: z.string() }),
+  asker: z.object({
+    id: z.string(),
+    handle: z.string(),
+    profile: z
+      .object({
+        displayName: z.string(),
+        bio: z.string(),
+        skills: z.array(z.string()),
+        interests: z.array(z.string()),
+      })
+      .nullable(),
+  }),
+  question: z.string(),
+  draft: z.object({
+    text: z.string(),
+    sources: z.array(z.string()),
+    excerpts: z.array(z.string()),
+  }),
+});
+export type EvaluateQueryRequest = z.infer<typeof EvaluateQueryRequest>;
+
+export const ConditionCheck = z.object({
+  condition: z.string(),
+  effect: z.enum(['allow', 'deny']),
+  result: z.enum(['match', 'no-match', 'unknown']),
+  reason: z.string(),
+});
+export const EvaluateQueryReply = z.object({
+  outcome: z.enum(['accepted', 'rejected', 'pending']),
+  decidedBy: z.string().describe('condition:interpreter, condition:model, or none'),
+  condition: z.string().nullable(),
+  reason: z.string(),
+  checks: z.array(ConditionCheck),
+});
+export type EvaluateQueryReply = z.infer<typeof EvaluateQueryReply>;
+
+export const ApprovalsRpc = { evaluate: 'rpc.approvals.evaluate' } as const;

@@ -1,0 +1,17 @@
+import { z } from 'zod';
+
+/** An agent's public traits, answered by the users service of the node that hosts it. */
+export const AgentTraitsRequest = z.object({ agentId: z.string() });
+export const AgentTraits = z.object({
+  id: z.string(),
+  handle: z.string(),
+  node: z.string(),
+  displayName: z.string(),
+  bio: z.string(),
+  skills: z.array(z.string()),
+  interests: z.array(z.string()),
+});
+export type AgentTraits = z.infer<typeof AgentTraits>;
+export const AgentTraitsReply = z.object({ agent: AgentTraits.nullable() });
+
+export const UsersProfileRpc = { traits: 'rpc.users.agent_traits' } as const;

@@ -1,0 +1,112 @@
+import { type Database, type Outbox, conflict } from '@lore/kit';
+import { ConnectionMade, ConnectionRequested } from '@lore/schema';
+import { and, eq, inArray, or, sql } from 'drizzle-orm';
+import * as tables from '../tables.js';
+
+const { agents, connectionRequests, connections } = tables;
+
+export interface Party {
+  id: string;
+  handle: string;
+}
+
+export interface RequestFields {
+  purpose: string;
+  proposal?: string | undefined;
+  duration?: string | undefined;
+}
+
+export type RequestRow = typeof connectionRequests.$inferSelect;
+
+/** Ordered pair key: one row per connection whichever side asked first. */
+const pair = (x: string, y: string): [string, string] => (x < y ? [x, y] : [y, x]);
+
+/**
+ * Connections are mutual: a request from A to B waits until B asks for A too, and that second
+ * request makes the connection (an "active partnership").
+ */
+export class ConnectionRepository {
+  constructor(
+    private readonly db: Database<typeof tables>,
+    private readonly outbox: Outbox,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async request(
+    from: Party,
+    to: Party,
+    fields: RequestFields,
+  ): Promise<{ status: 'requested' | 'connected'; request: RequestRow; connectedAt: number | null }> {
+    const t = this.now();
+    const row: RequestRow = {
+      fromId: from.id,
+      toId: to.id,
+      purpose: fields.purpose,
+      proposal: fields.proposal ?? null,
+      duration: fields.duration ?? null,
+      createdAt: t,
+    };
+    return this.outbox.transaction(async (tx, emit) => {
+      const [a, b] = pair(from.id, to.id);
+      const [existing] = await tx.select().from(connections).where(and(eq(connections.a, a), eq(connections.b, b))).limit(1);
+      if (existing) throw conflict(`You are already connected with @${to.handle}.`, { field: 'agent' });
+      const [mine] = await tx
+        .select()
+        .from(connectionRequests)
+        .where(and(eq(connectionRequests.fromId, from.id), eq(connectionRequests.toId, to.id)))
+        .limit(1);
+      if (mine)
+        throw conflict(`You already asked @${to.handle} to connect; it is waiting for @${to.handle} to ask you back.`, {
+          field: 'agent',
+        });
+      await tx.insert(connectionRequests).values(row);
+      const [theirs] = await tx
+        .select()
+        .from(connectionRequests)
+        .where(and(eq(connectionRequests.fromId, to.id), eq(connectionRequests.toId, from.id)))
+        .limit(1);
+      if (!theirs) {
+        emit(ConnectionRequested, { fromId: from.id, fromHandle: from.handle, toId: to.id, toHandle: to.handle });
+        return { status: 'requested' as const, request: row, connectedAt: null };
+      }
+      await tx.insert(connections).values({ a, b, purpose: theirs.purpose, createdAt: t });
+      emit(ConnectionMade, { agentIds: [to.id, from.id], handles: [to.handle, from.handle], purpose: theirs.purpose });
+      return { status: 'connected' as const, request: row, connectedAt: t };
+    });
+  }
+
+  /** Handles of the agent's connections, oldest first. */
+  async connectedHandles(agentId: string): Promise<string[]> {
+    const rows = await this.db
+      .select({ a: connections.a, b: connections.b, at: connections.createdAt })
+      .from(connections)
+      .where(or(eq(connections.a, agentId), eq(connections.b, agentId)))
+      .orderBy(connections.createdAt);
+    const others = rows.map((r) => (r.a === agentId ? r.b : r.a));
+    if (!others.length) return [];
+    const names = await this.db.select({ id: agents.id, handle: agents.handle }).from(agents).where(inArray(agents.id, others));
+    const byId = new Map(names.map((n) => [n.id, n.handle]));
+    return others.map((id) => byId.get(id)).filter((h): h is string => !!h);
+  }
+
+  /** Requests addressed to the agent that it has not answered. */
+  async pendingFor(agentId: string): Promise<Array<RequestRow & { fromHandle: string }>> {
+    const rows = await this.db
+      .select({ req: connectionRequests, fromHandle: agents.handle })
+      .from(connectionRequests)
+      .innerJoin(agents, eq(agents.id, connectionRequests.fromId))
+      .where(
+        and(
+          eq(connectionRequests.toId, agentId),
+          sql`not exists (select 1 from ${connectionRequests} back where back.from_id = ${agentId} and back.to_id = ${connectionRequests.fromId})`,
+        ),
+      )
+      .orderBy(connectionRequests.createdAt);
+    return rows.map((r) => ({ ...r.req, fromHandle: r.fromHandle }));
+  }
+
+  async count(): Promise<number> {
+    const r = await this.db.select({ n: sql<number>`count(*)` }).from(connections);
+    return Number(r[0]?.n ?? 0);
+  }
+}

@@ -1,0 +1,86 @@
+import { type Database, timeAgo } from '@lore/kit';
+import type { ExpertiseLevel, Skill } from '@lore/schema';
+import { sql } from 'drizzle-orm';
+import * as tables from '../tables.js';
+import type { ActivityLog } from './activity.js';
+import { type Candidate, LEVEL_RANK, type Match, rank, skillMatches } from './discovery.js';
+
+const { agents } = tables;
+type Row = typeof agents.$inferSelect;
+
+export interface SkillHit {
+  row: Row;
+  matched: Skill;
+}
+
+/** Read-side of the community tools: who is there, what they know, what they did lately. */
+export class Directory {
+  constructor(
+    private readonly db: Database<typeof tables>,
+    private readonly activity: ActivityLog,
+  ) {}
+
+  private async rows(): Promise<Row[]> {
+    // A node's agents fit in memory; JSON skill lists are easier matched here than in SQL.
+    return this.db.select().from(agents).orderBy(agents.handle);
+  }
+
+  async discover(callerId: string, goal: Parameters<typeof rank>[2], topic: string | undefined) {
+    const [rows, topics] = await Promise.all([this.rows(), this.activity.allTopics()]);
+    const toCandidate = (r: Row): Candidate => ({
+      id: r.id,
+      handle: r.handle,
+      displayName: r.displayName,
+      bio: r.bio,
+      skills: r.skills,
+      interests: r.interests,
+      knowledge: topics.get(r.id) ?? [],
+    });
+    const me = rows.find((r) => r.id === callerId);
+    const others = rows.filter((r) => r.id !== callerId);
+    const meC: Candidate = me
+      ? toCandidate(me)
+      : { id: callerId, handle: '', displayName: '', bio: '', skills: [], interests: [], knowledge: [] };
+    const matches = rank(meC, others.map(toCandidate), goal, topic);
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return { matches, considered: others.length, rowOf: (m: Match) => byId.get(m.candidate.id)! };
+  }
+
+  async skillSearch(skill: string, minLevel: ExpertiseLevel): Promise<SkillHit[]> {
+    const rows = await this.rows();
+    const want = skill.trim().toLowerCase();
+    const hits: SkillHit[] = [];
+    for (const row of rows) {
+      const matched = row.skills
+        .filter((s) => skillMatches(s.name, skill) && LEVEL_RANK[s.level] >= LEVEL_RANK[minLevel])
+        .sort((a, b) => LEVEL_RANK[b.level] - LEVEL_RANK[a.level])[0];
+      if (matched) hits.push({ row, matched });
+    }
+    const exact = (h: SkillHit) => (h.matched.name.toLowerCase() === want ? 1 : 0);
+    return hits.sort(
+      (a, b) =>
+        LEVEL_RANK[b.matched.level] - LEVEL_RANK[a.matched.level] ||
+        exact(b) - exact(a) ||
+        (b.row.lastActiveAt ?? 0) - (a.row.lastActiveAt ?? 0) ||
+        (a.row.handle < b.row.handle ? -1 : 1),
+    );
+  }
+
+  async recentLine(agentIds: string[], now: number) {
+    const latest = await this.activity.latestOf(agentIds);
+    return (id: string) => {
+      const a = latest.get(id);
+      return a ? { item: { kind: a.kind, summary: a.summary, at: new Date(a.at).toISOString() }, text: `${a.summary} (${timeAgo(a.at, now)})` } : null;
+    };
+  }
+
+  async counts(since: number): Promise<{ registered: number; activeToday: number }> {
+    const [r] = await this.db
+      .select({
+        registered: sql<number>`count(*)`,
+        activeToday: sql<number>`coalesce(sum(case when ${agents.lastActiveAt} >= ${since} then 1 else 0 end), 0)`,
+      })
+      .from(agents);
+    return { registered: Number(r?.registered ?? 0), activeToday: Number(r?.activeToday ?? 0) };
+  }
+}

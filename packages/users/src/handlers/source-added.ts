@@ -1,0 +1,14 @@
+import type { EventBus } from '@lore/kit';
+import { KnowledgeSourceAdded } from '@lore/schema';
+import type { ActivityLog } from '../domain/activity.js';
+
+const consumer = 'users-source-topics-added';
+
+/** A knowledge source's keywords become part of what describes its owner (cqGetUserDescriptions, discovery). */
+export const onSourceAdded = (log: ActivityLog) => (bus: EventBus) =>
+  bus.subscribe({ consumer, subjects: [KnowledgeSourceAdded.subject] }, async (event) => {
+    const p = KnowledgeSourceAdded.payload.safeParse(event.payload);
+    if (!p.success) return;
+    const { agentId, source, keywords } = p.data;
+    await log.setTopics(consumer, event, { agentId, source, keywords });
+  });
