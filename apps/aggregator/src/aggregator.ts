@@ -1,4 +1,4 @@
-import { type CallInfo, type Logger, type McpBackend, ToolError, errorResult, unknownTool } from '@lore/kit';
+import { type CallInfo, errorResult, type Logger, type McpBackend, ToolError, unknownTool } from '@lore/kit';
 import type {
   CallToolResult,
   GetPromptResult,
@@ -11,7 +11,7 @@ import type {
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { forwardContext } from './context.js';
 import type { AggregatorMetrics } from './metrics.js';
-import { type NamedTool, assignNames } from './naming.js';
+import { assignNames, type NamedTool } from './naming.js';
 import { childTraceparent } from './trace.js';
 import type { Upstream } from './upstream.js';
 
@@ -22,7 +22,7 @@ export interface AggregatorOptions {
   healthIntervalMs?: number;
   /** Retries for read-only or idempotent tools: attempts and overall deadline. */
   retry?: { attempts: number; deadlineMs: number; baseDelayMs: number };
-  /** 2026-07-28 clients re-read tools/list after this long. */
+  /** 2026-07-28 clients re-read tools/list after this long (default: the health interval). */
   listTtlMs?: number;
 }
 
@@ -48,6 +48,7 @@ export class Aggregator implements McpBackend {
   private routes = new Map<string, Route>();
   /** Tools of upstreams that are down: answered with a quick 503 instead of "unknown tool". */
   private parked = new Map<string, Upstream>();
+  private readonly exposedBy = new Map<string, string[]>();
   private promptRoutes = new Map<string, { upstream: Upstream; original: string }>();
   private resourceRoutes = new Map<string, Upstream>();
   private readonly listeners = new Set<() => void>();
@@ -59,7 +60,8 @@ export class Aggregator implements McpBackend {
     private readonly opts: AggregatorOptions,
   ) {
     this.retry = opts.retry ?? { attempts: 3, deadlineMs: 10_000, baseDelayMs: 100 };
-    this.listTtlMs = opts.listTtlMs ?? 10_000;
+    // A 2026-07-28 client learns of catalog changes by re-reading the list: as often as health can change.
+    this.listTtlMs = opts.listTtlMs ?? opts.healthIntervalMs ?? 5000;
     this.rebuild();
   }
 
@@ -95,7 +97,11 @@ export class Aggregator implements McpBackend {
         this.opts.metrics?.setUp(u.name, u.up);
         if (was !== u.state) {
           if (u.up) this.opts.log.info({ upstream: u.name }, 'upstream is back; its tools return');
-          else if (u.state === 'down') this.opts.log.warn({ upstream: u.name, err: u.lastError }, 'upstream is down; its tools leave the catalog');
+          else if (u.state === 'down')
+            this.opts.log.warn(
+              { upstream: u.name, err: u.lastError },
+              'upstream is down; its tools leave the catalog',
+            );
         }
         return c;
       }),
@@ -117,19 +123,38 @@ export class Aggregator implements McpBackend {
     const names = assignNames(
       live.map((u) => ({ name: u.name, prefix: u.opts.prefix, tools: u.tools.map((t) => t.name) })),
       (tool, upstream, exposed) =>
-        this.opts.log.warn({ tool, upstream, exposed }, 'tool name taken by an earlier upstream; exposed with a prefix'),
+        this.opts.log.warn(
+          { tool, upstream, exposed },
+          'tool name taken by an earlier upstream; exposed with a prefix',
+        ),
     );
-    const byKey = new Map(live.flatMap((u) => u.tools.map((t) => [`${u.name}\u0000${t.name}`, { u, t }] as const)));
+    const byKey = new Map(
+      live.flatMap((u) => u.tools.map((t) => [`${u.name}\u0000${t.name}`, { u, t }] as const)),
+    );
     const routes = new Map<string, Route>();
     const tools: Tool[] = [];
     for (const n of names) {
       const hit = byKey.get(`${n.upstream}\u0000${n.original}`)!;
       const a = hit.t.annotations;
-      routes.set(n.exposed, { upstream: hit.u, original: n.original, retryable: !!(a?.readOnlyHint || a?.idempotentHint) });
+      routes.set(n.exposed, {
+        upstream: hit.u,
+        original: n.original,
+        retryable: !!(a?.readOnlyHint || a?.idempotentHint),
+      });
       tools.push(n.exposed === n.original ? hit.t : { ...hit.t, name: n.exposed });
     }
+    // Remember the names each live upstream was served under, so a call to one of them while
+    // the upstream is down gets a quick 503 rather than "unknown tool".
+    for (const u of live)
+      this.exposedBy.set(
+        u.name,
+        names.filter((n) => n.upstream === u.name).map((n) => n.exposed),
+      );
     const parked = new Map<string, Upstream>();
-    for (const u of this.upstreams) if (!u.up) for (const t of u.tools) if (!routes.has(t.name)) parked.set(t.name, u);
+    for (const u of this.upstreams)
+      if (!u.up)
+        for (const name of this.exposedBy.get(u.name) ?? u.tools.map((t) => t.name))
+          if (!routes.has(name)) parked.set(name, u);
     this.routes = routes;
     this.parked = parked;
     this.tools = tools;
@@ -173,7 +198,11 @@ export class Aggregator implements McpBackend {
     return this.resources;
   }
 
-  async callTool(name: string, args: Record<string, unknown>, call: CallInfo): Promise<CallToolResult | InputRequiredResult> {
+  async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    call: CallInfo,
+  ): Promise<CallToolResult | InputRequiredResult> {
     const route = this.routes.get(name);
     if (!route) {
       const down = this.parked.get(name);
@@ -215,10 +244,16 @@ export class Aggregator implements McpBackend {
     }
   }
 
-  async getPrompt(name: string, args: Record<string, string> | undefined, call: CallInfo): Promise<GetPromptResult> {
+  async getPrompt(
+    name: string,
+    args: Record<string, string> | undefined,
+    call: CallInfo,
+  ): Promise<GetPromptResult> {
     const r = this.promptRoutes.get(name);
     if (!r) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${name}`);
-    return forwardContext.run({ token: call.token, requestId: call.requestId }, () => r.upstream.getPrompt(r.original, args));
+    return forwardContext.run({ token: call.token, requestId: call.requestId }, () =>
+      r.upstream.getPrompt(r.original, args),
+    );
   }
 
   async readResource(uri: string, call: CallInfo): Promise<ReadResourceResult> {
@@ -230,16 +265,25 @@ export class Aggregator implements McpBackend {
   private unavailable(upstream: Upstream, tool: string, reason?: string): CallToolResult {
     const retryAfterSeconds = Math.max(1, Math.ceil((this.opts.healthIntervalMs ?? 5000) / 1000));
     return errorResult(
-      new ToolError(503, `The ${upstream.name} service is unavailable right now${reason ? ` (${reason})` : ''}; retry in ${retryAfterSeconds} s.`, {
-        retryAfterSeconds,
-        service: upstream.name,
-        tool,
-      }),
+      new ToolError(
+        503,
+        `The ${upstream.name} service is unavailable right now${reason ? ` (${reason})` : ''}; retry in ${retryAfterSeconds} s.`,
+        {
+          retryAfterSeconds,
+          service: upstream.name,
+          tool,
+        },
+      ),
     );
   }
 
   /** Transport failures of read-only or idempotent tools are retried with backoff within a deadline. */
-  private async withRetries<T>(retryable: boolean, fn: () => Promise<T>, signal: AbortSignal, log: Logger): Promise<T> {
+  private async withRetries<T>(
+    retryable: boolean,
+    fn: () => Promise<T>,
+    signal: AbortSignal,
+    log: Logger,
+  ): Promise<T> {
     const deadline = Date.now() + this.retry.deadlineMs;
     for (let i = 1; ; i++) {
       try {

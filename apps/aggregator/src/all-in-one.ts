@@ -1,15 +1,15 @@
 import { mkdirSync } from 'node:fs';
 import {
-  type EventBus,
-  type Logger,
-  type LoreConfig,
-  type LoreService,
-  type NetworkDirectory,
   createBus,
   createDirectory,
   createLogger,
+  type EventBus,
   inProcessFetch,
+  type Logger,
+  type LoreConfig,
+  type LoreService,
   loadNodeIdentity,
+  type NetworkDirectory,
 } from '@lore/kit';
 import type { Hono } from 'hono';
 import { Aggregator } from './aggregator.js';

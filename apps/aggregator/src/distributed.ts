@@ -1,10 +1,10 @@
-import { type Logger, type LoreConfig, createLogger } from '@lore/kit';
+import { createLogger, type Logger, type LoreConfig } from '@lore/kit';
 import type { Hono } from 'hono';
 import { Aggregator } from './aggregator.js';
 import { createGateway } from './gateway.js';
 import { AggregatorMetrics } from './metrics.js';
 import { Upstream } from './upstream.js';
-import { type UpstreamConfig, readUpstreams } from './upstream-config.js';
+import { readUpstreams, type UpstreamConfig } from './upstream-config.js';
 
 export interface Distributed {
   aggregator: Aggregator;
@@ -20,7 +20,10 @@ export interface DistributedOptions {
 }
 
 /** The aggregator in front of services that run elsewhere (their URLs from configuration). */
-export async function startDistributed(config: LoreConfig, opts: DistributedOptions = {}): Promise<Distributed> {
+export async function startDistributed(
+  config: LoreConfig,
+  opts: DistributedOptions = {},
+): Promise<Distributed> {
   const log = opts.log ?? createLogger({ name: 'lore-aggregator', level: config.LORE_LOG_LEVEL });
   const configs = opts.upstreams ?? readUpstreams(config);
   const upstreams = configs.map(
@@ -51,7 +54,10 @@ export async function startDistributed(config: LoreConfig, opts: DistributedOpti
     // One bad upstream must not take the endpoint out of rotation: ready while any upstream is up.
     ready: async () => ({ upstreams: upstreams.some((u) => u.up) ? 'ok' : 'no upstream is up' }),
   });
-  log.info({ upstreams: upstreams.map((u) => `${u.name}:${u.state}`) }, 'aggregator started in distributed mode');
+  log.info(
+    { upstreams: upstreams.map((u) => `${u.name}:${u.state}`) },
+    'aggregator started in distributed mode',
+  );
   return {
     aggregator,
     app,

@@ -1,4 +1,4 @@
-import { type LoreConfig, createHttpApp } from '@lore/kit';
+import { createHttpApp, type LoreConfig } from '@lore/kit';
 import type { Hono } from 'hono';
 import { Registry } from 'prom-client';
 import type { Aggregator } from './aggregator.js';

@@ -15,7 +15,10 @@ export const UpstreamConfig = z
     /** `lore`: one of Lore's own services (gets the caller's Authorization). */
     kind: z.enum(['lore', 'external']).default('external'),
     /** Prefix for every tool of this upstream (`<prefix>_<tool>`). */
-    prefix: z.string().regex(/^[a-zA-Z0-9_-]{1,20}$/).optional(),
+    prefix: z
+      .string()
+      .regex(/^[a-zA-Z0-9_-]{1,20}$/)
+      .optional(),
     /** External upstreams get the caller's Authorization only when this is set. */
     forwardAuthorization: z.boolean().default(false),
     headers: z.record(z.string(), z.string()).optional(),
@@ -30,13 +33,22 @@ const FileSchema = z.object({ upstreams: z.array(UpstreamConfig).min(1) });
  * Upstreams from `LORE_SERVICES` (`users=http://users:8080/mcp,queries=…`, all Lore services)
  * and/or `LORE_SERVICES_FILE` (YAML or JSON: `{ upstreams: [...] }`, Lore and external).
  */
-export function readUpstreams(env: { LORE_SERVICES?: string | undefined; LORE_SERVICES_FILE?: string | undefined }): UpstreamConfig[] {
+export function readUpstreams(env: {
+  LORE_SERVICES?: string | undefined;
+  LORE_SERVICES_FILE?: string | undefined;
+}): UpstreamConfig[] {
   const out: UpstreamConfig[] = [];
   if (env.LORE_SERVICES) {
-    for (const part of env.LORE_SERVICES.split(',').map((s) => s.trim()).filter(Boolean)) {
+    for (const part of env.LORE_SERVICES.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)) {
       const eq = part.indexOf('=');
       if (eq < 1) throw new Error(`LORE_SERVICES: expected name=url, got "${part}"`);
-      const parsed = UpstreamConfig.safeParse({ name: part.slice(0, eq), url: part.slice(eq + 1), kind: 'lore' });
+      const parsed = UpstreamConfig.safeParse({
+        name: part.slice(0, eq),
+        url: part.slice(eq + 1),
+        kind: 'lore',
+      });
       if (!parsed.success) throw new Error(`LORE_SERVICES: ${part}: ${parsed.error.issues[0]?.message}`);
       out.push(parsed.data);
     }

@@ -1,4 +1,3 @@
-import { CLIENT_CAPABILITIES_META_KEY, Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type {
   CallToolResult,
   GetPromptResult,
@@ -7,6 +6,11 @@ import type {
   ReadResourceResult,
   Resource,
   Tool,
+} from '@modelcontextprotocol/client';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  Client,
+  StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { identityFetch } from './context.js';
@@ -70,7 +74,10 @@ export class Upstream {
     this.connecting ??= (async () => {
       await this.client?.close().catch(() => {});
       this.client = undefined;
-      const client = new Client({ name: 'lore-aggregator', version: '0.1.0' }, { versionNegotiation: { mode: 'auto' } });
+      const client = new Client(
+        { name: 'lore-aggregator', version: '0.1.0' },
+        { versionNegotiation: { mode: 'auto' } },
+      );
       await client.connect(this.transport());
       this.client = client;
       await this.refresh();
@@ -111,23 +118,33 @@ export class Upstream {
     const client = this.requireClient();
     this.tools = await this.all((cursor) => client.listTools(cursor ? { cursor } : undefined), 'tools');
     const caps = client.getServerCapabilities();
-    this.prompts = caps?.prompts ? await this.all((c) => client.listPrompts(c ? { cursor: c } : undefined), 'prompts') : [];
+    this.prompts = caps?.prompts
+      ? await this.all((c) => client.listPrompts(c ? { cursor: c } : undefined), 'prompts')
+      : [];
     this.resources = caps?.resources
       ? await this.all((c) => client.listResources(c ? { cursor: c } : undefined), 'resources')
       : [];
   }
 
-  async call(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult | InputRequiredResult> {
+  async call(
+    name: string,
+    args: Record<string, unknown>,
+    options: CallOptions,
+  ): Promise<CallToolResult | InputRequiredResult> {
     const params: Record<string, unknown> = { name, arguments: args };
     if (options.inputResponses) params.inputResponses = options.inputResponses;
     if (options.requestState !== undefined) params.requestState = options.requestState;
-    if (options.clientCapabilities) params._meta = { [CLIENT_CAPABILITIES_META_KEY]: options.clientCapabilities };
-    return (await this.requireClient().callTool(params as { name: string; arguments: Record<string, unknown> }, {
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.onprogress ? { onprogress: options.onprogress, resetTimeoutOnProgress: true } : {}),
-      timeout: this.opts.timeoutMs ?? 60_000,
-      allowInputRequired: true,
-    })) as CallToolResult | InputRequiredResult;
+    if (options.clientCapabilities)
+      params._meta = { [CLIENT_CAPABILITIES_META_KEY]: options.clientCapabilities };
+    return (await this.requireClient().callTool(
+      params as { name: string; arguments: Record<string, unknown> },
+      {
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.onprogress ? { onprogress: options.onprogress, resetTimeoutOnProgress: true } : {}),
+        timeout: this.opts.timeoutMs ?? 60_000,
+        allowInputRequired: true,
+      },
+    )) as CallToolResult | InputRequiredResult;
   }
 
   async getPrompt(name: string, args: Record<string, string> | undefined): Promise<GetPromptResult> {
@@ -146,7 +163,12 @@ export class Upstream {
   private transport() {
     if (this.opts.command) {
       const [command, ...args] = this.opts.command;
-      return new StdioClientTransport({ command: command!, args, ...(this.opts.env ? { env: this.opts.env } : {}), stderr: 'pipe' });
+      return new StdioClientTransport({
+        command: command!,
+        args,
+        ...(this.opts.env ? { env: this.opts.env } : {}),
+        stderr: 'pipe',
+      });
     }
     const base: Fetch = this.opts.fetch ?? ((u, i) => fetch(u, i));
     return new StreamableHTTPClientTransport(new URL(this.opts.url!), {

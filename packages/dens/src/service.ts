@@ -24,12 +24,14 @@ export interface DensServiceOptions {
   starter?: StarterSet | false;
   /** Handles of this node's operators, who may publish prompts in any den. Default: the local owner agent. */
   operators?: string[];
+  /** The clock (tests move it to close prompts). */
+  now?: () => number;
 }
 
 /** The dens service: communities, their posts, community prompts and the responses to them. */
 export async function createDensService(deps: ServiceDeps, opts: DensServiceOptions = {}): Promise<LoreService> {
   const { db, outbox, log } = await openServiceStore(deps, 'dens', tables, migrationsFolder(import.meta.url));
-  const now = Date.now;
+  const now = opts.now ?? Date.now;
   const dens = new DenRepository(db, outbox, now);
   const prompts = new PromptRepository(db, outbox, dens, now);
   const operators = new Set(opts.operators ?? ['owner']);

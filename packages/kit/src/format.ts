@@ -31,4 +31,5 @@ export function preview(text: string, max = 80): string {
 }
 
 /** `1 post`, `2 posts`. */
-export const plural = (n: number, one: string, many = `${one}s`) => `${formatCount(n)} ${n === 1 ? one : many}`;
+export const plural = (n: number, one: string, many = `${one}s`) =>
+  `${formatCount(n)} ${n === 1 ? one : many}`;

@@ -16,6 +16,8 @@ export {
   NatsBus,
   subjectMatches,
 } from './bus/index.js';
+export type { NodeLocalBus, NodeRequestOptions } from './bus/local.js';
+export { nodeLocalBus, nodeSubject } from './bus/local.js';
 export type { LoreConfig, ServiceName } from './config.js';
 export { ConfigError, databaseFor, LoreConfigSchema, loadConfig, SERVICE_NAMES } from './config.js';
 export type { Database, OpenDatabaseOptions, Transaction } from './db/index.js';
@@ -32,6 +34,8 @@ export {
   unauthenticated,
   unavailable,
 } from './errors.js';
+export { formatCount, plural, preview, timeAgo } from './format.js';
+export { inProcessFetch } from './in-process.js';
 export type { Logger } from './logger.js';
 export { createLogger } from './logger.js';
 export type { AuthExtra, CallInfo, McpBackend } from './mcp.js';
@@ -61,8 +65,12 @@ export type { HttpServerHandle } from './serve.js';
 export { serveHttp, serveOverStdio } from './serve.js';
 export type { HttpAppOptions, LoreService, ServiceDeps, ServiceOptions } from './service.js';
 export { createHttpApp, createService, describeTool, errorResult, jsonSchema } from './service.js';
+export type { LegacySessionOptions } from './sessions.js';
+export { LegacySessions } from './sessions.js';
 export type { StandaloneOptions } from './standalone.js';
 export { runStandalone } from './standalone.js';
+export type { StatsResponderOptions } from './stats.js';
+export { DailyCalls, statsResponder, utcDayStart } from './stats.js';
 export type { ServiceStore } from './store.js';
 export { openServiceStore } from './store.js';
 export type { DocumentChunk, SplitOptions } from './text/index.js';
@@ -108,11 +116,3 @@ export {
 } from './textgen/index.js';
 export type { AnyTool, RateClass, ToolAnnotations, ToolContext, ToolDefinition, ToolResult } from './tool.js';
 export { makeContext, READ_ONLY, toolsFor } from './tool.js';
-export { formatCount, plural, preview, timeAgo } from './format.js';
-export { DailyCalls, statsResponder, utcDayStart } from './stats.js';
-export type { StatsResponderOptions } from './stats.js';
-export { inProcessFetch } from './in-process.js';
-export { LegacySessions } from './sessions.js';
-export type { LegacySessionOptions } from './sessions.js';
-export { nodeLocalBus, nodeSubject } from './bus/local.js';
-export type { NodeLocalBus, NodeRequestOptions } from './bus/local.js';

@@ -6,10 +6,10 @@ import {
   inputRequired,
   type McpServerFactory,
   type Prompt,
-  type ReadResourceResult,
-  type Resource,
   ProtocolError,
   ProtocolErrorCode,
+  type ReadResourceResult,
+  type Resource,
   Server,
   type ServerContext,
   type Tool,
@@ -44,10 +44,18 @@ export interface McpBackend {
   instructions?: string;
   listTools(): Tool[];
   /** A tool result, or a request for input from the client (its model) before the call can finish. */
-  callTool(name: string, args: Record<string, unknown>, call: CallInfo): Promise<CallToolResult | InputRequiredResult>;
+  callTool(
+    name: string,
+    args: Record<string, unknown>,
+    call: CallInfo,
+  ): Promise<CallToolResult | InputRequiredResult>;
   /** Prompts and resources, when the backend has any (the aggregator proxies its upstreams'). */
   listPrompts?(): Prompt[];
-  getPrompt?(name: string, args: Record<string, string> | undefined, call: CallInfo): Promise<GetPromptResult>;
+  getPrompt?(
+    name: string,
+    args: Record<string, string> | undefined,
+    call: CallInfo,
+  ): Promise<GetPromptResult>;
   listResources?(): Resource[];
   readResource?(uri: string, call: CallInfo): Promise<ReadResourceResult>;
   /** How long 2026-07-28 clients may cache tools/list (their way of noticing catalog changes). */
@@ -88,7 +96,9 @@ export function createMcpFactory(backend: McpBackend): McpServerFactory {
         ...(resources ? { resources: { listChanged: true } } : {}),
       },
       ...(backend.instructions ? { instructions: backend.instructions } : {}),
-      ...(backend.listTtlMs !== undefined ? { cacheHints: { 'tools/list': { ttlMs: backend.listTtlMs } } } : {}),
+      ...(backend.listTtlMs !== undefined
+        ? { cacheHints: { 'tools/list': { ttlMs: backend.listTtlMs } } }
+        : {}),
     });
     const callInfo = (ctx: ServerContext): CallInfo => {
       // Sessions (2025-11-25) carry each request's own credentials; stateless requests the factory's.
@@ -111,19 +121,29 @@ export function createMcpFactory(backend: McpBackend): McpServerFactory {
         ...(caps ? { clientCapabilities: caps as Record<string, unknown> } : {}),
       };
     };
-    server.setRequestHandler('tools/list', async (req) => paginate(backend.listTools(), req.params?.cursor, 'tools'));
+    server.setRequestHandler('tools/list', async (req) =>
+      paginate(backend.listTools(), req.params?.cursor, 'tools'),
+    );
     server.setRequestHandler('tools/call', async (req, ctx) => {
       try {
-        return await backend.callTool(req.params.name, (req.params.arguments ?? {}) as Record<string, unknown>, callInfo(ctx));
+        return await backend.callTool(
+          req.params.name,
+          (req.params.arguments ?? {}) as Record<string, unknown>,
+          callInfo(ctx),
+        );
       } catch (err) {
         if (err instanceof InputRequiredSignal) {
-          return inputRequired({ inputRequests: { [SAMPLING_KEY]: inputRequired.createMessage(err.request as never) } });
+          return inputRequired({
+            inputRequests: { [SAMPLING_KEY]: inputRequired.createMessage(err.request as never) },
+          });
         }
         throw err;
       }
     });
     if (prompts) {
-      server.setRequestHandler('prompts/list', async (req) => paginate(backend.listPrompts!(), req.params?.cursor, 'prompts'));
+      server.setRequestHandler('prompts/list', async (req) =>
+        paginate(backend.listPrompts!(), req.params?.cursor, 'prompts'),
+      );
       server.setRequestHandler('prompts/get', async (req, ctx) =>
         backend.getPrompt!(req.params.name, req.params.arguments, callInfo(ctx)),
       );
@@ -132,7 +152,9 @@ export function createMcpFactory(backend: McpBackend): McpServerFactory {
       server.setRequestHandler('resources/list', async (req) =>
         paginate(backend.listResources!(), req.params?.cursor, 'resources'),
       );
-      server.setRequestHandler('resources/read', async (req, ctx) => backend.readResource!(req.params.uri, callInfo(ctx)));
+      server.setRequestHandler('resources/read', async (req, ctx) =>
+        backend.readResource!(req.params.uri, callInfo(ctx)),
+      );
     }
     return server;
   };

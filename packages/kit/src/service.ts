@@ -24,7 +24,7 @@ import type { NetworkDirectory } from './network/directory.js';
 import type { NodeIdentity } from './node.js';
 import type { Outbox } from './outbox.js';
 import { RATE_LIMITS, RateLimiter } from './rate-limit.js';
-import { LegacySessions, type LegacySessionOptions } from './sessions.js';
+import { type LegacySessionOptions, LegacySessions } from './sessions.js';
 import type { TextGenerator } from './textgen/types.js';
 import { type AnyTool, makeContext } from './tool.js';
 
@@ -174,7 +174,11 @@ function toolBackend<P>(opts: ServiceOptions<P>, rt: Runtime): McpBackend {
   const byName = new Map(opts.tools.map((t) => [t.name, t]));
   const listed = opts.tools.map(describeTool);
 
-  async function call(name: string, args: Record<string, unknown>, info: CallInfo): Promise<CallToolResult | InputRequiredResult> {
+  async function call(
+    name: string,
+    args: Record<string, unknown>,
+    info: CallInfo,
+  ): Promise<CallToolResult | InputRequiredResult> {
     const tool = byName.get(name);
     if (!tool) throw unknownTool(name);
     const t0 = performance.now();
@@ -255,7 +259,10 @@ export interface HttpAppOptions {
 export function createHttpApp(opts: HttpAppOptions): Hono {
   const factory = createMcpFactory(opts.backend);
   const sessions = opts.legacySessions
-    ? new LegacySessions(factory, { ...opts.legacySessions, maxRequestBodySize: opts.config.LORE_MAX_BODY_BYTES })
+    ? new LegacySessions(factory, {
+        ...opts.legacySessions,
+        maxRequestBodySize: opts.config.LORE_MAX_BODY_BYTES,
+      })
     : undefined;
   const handler = createMcpHandler(factory, {
     maxRequestBodySize: opts.config.LORE_MAX_BODY_BYTES,
@@ -272,12 +279,14 @@ export function createHttpApp(opts: HttpAppOptions): Hono {
     '/mcp',
     bodyLimit({
       maxSize: opts.config.LORE_MAX_BODY_BYTES,
-      onError: (c) => c.json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Request body too large' } }, 413),
+      onError: (c) =>
+        c.json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Request body too large' } }, 413),
     }),
   );
   app.all('/mcp', async (c) => {
     const extra: AuthExtra = { requestId: c.req.header('x-request-id') || randomUUID() };
-    const ip = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress;
+    const ip = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket
+      ?.remoteAddress;
     if (ip) extra.ip = ip;
     const tp = c.req.header('traceparent');
     if (tp) extra.traceparent = tp;
@@ -295,7 +304,9 @@ export function createHttpApp(opts: HttpAppOptions): Hono {
   });
   app.get('/metrics', async (c) => {
     if (!opts.metrics) return c.text('', 200);
-    return c.body(await opts.metrics.registry.metrics(), 200, { 'content-type': opts.metrics.registry.contentType });
+    return c.body(await opts.metrics.registry.metrics(), 200, {
+      'content-type': opts.metrics.registry.contentType,
+    });
   });
   opts.extend?.(app);
   return app;

@@ -47,7 +47,11 @@ export class LegacySessions {
       const s = this.sessions.get(id);
       if (!s) {
         return Response.json(
-          { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found; initialize again' } },
+          {
+            jsonrpc: '2.0',
+            id: null,
+            error: { code: -32001, message: 'Session not found; initialize again' },
+          },
           { status: 404 },
         );
       }
@@ -55,7 +59,10 @@ export class LegacySessions {
       return s.transport.handleRequest(request, { authInfo });
     }
     if (request.method !== 'POST') {
-      return Response.json({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Mcp-Session-Id header required' } }, { status: 400 });
+      return Response.json(
+        { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Mcp-Session-Id header required' } },
+        { status: 400 },
+      );
     }
     this.makeRoom();
     const server = (await this.factory({ era: 'legacy', authInfo, requestInfo: request })) as Server;

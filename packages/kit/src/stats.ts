@@ -72,7 +72,9 @@ export function statsResponder(opts: StatsResponderOptions) {
     const sub = await bus.reply(statsSubject(opts.service), async (payload) => {
       const { since } = StatsRequest.parse(payload);
       const sinceMs = Date.parse(since);
-      const figures = await opts.figures(Number.isFinite(sinceMs) ? sinceMs : utcDayStart((opts.now ?? Date.now)()));
+      const figures = await opts.figures(
+        Number.isFinite(sinceMs) ? sinceMs : utcDayStart((opts.now ?? Date.now)()),
+      );
       return { service: opts.service, figures: { ...figures, callsToday: await calls.today() } };
     });
     return {

@@ -1,7 +1,7 @@
 import type { EventEnvelope } from '@lore/schema';
 import type { LoreService } from '@lore/kit';
 import { type Client, appFetch, connectClient, ok, testDeps } from '@lore/kit/testing';
-import { createUsersService } from '@lore/users';
+import { createUsersService } from '../../users/src/index.js';
 import { type KnowledgeServiceOptions, createKnowledgeService } from '../src/index.js';
 
 /**

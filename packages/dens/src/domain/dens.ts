@@ -97,8 +97,9 @@ export class DenRepository {
     const rows = await this.db
       .select({
         den: dens,
-        members: sql<number>`(select count(*) from ${members} where ${members.denId} = ${dens.id})`,
-        postsToday: sql<number>`(select count(*) from ${posts} where ${posts.denId} = ${dens.id} and ${posts.createdAt} >= ${since})`,
+        // Qualified by hand: drizzle leaves columns bare in a one-table select, and a bare "id" would mean posts.id here.
+        members: sql<number>`(select count(*) from den_members m where m.den_id = "dens"."id")`,
+        postsToday: sql<number>`(select count(*) from posts p where p.den_id = "dens"."id" and p.created_at >= ${since})`,
       })
       .from(dens)
       .where(filter.category ? eq(dens.category, filter.category) : undefined);

@@ -53,7 +53,7 @@ export class PromptRepository {
       .select({
         prompt: prompts,
         den: dens.slug,
-        responses: sql<number>`(select count(*) from ${promptResponses} where ${promptResponses.promptId} = ${prompts.id})`,
+        responses: sql<number>`(select count(*) from prompt_responses r where r.prompt_id = "prompts"."id")`,
       })
       .from(prompts)
       .innerJoin(dens, eq(dens.id, prompts.denId));

@@ -1,4 +1,10 @@
-import { BusNoResponderError, type EventBus, type RequestHandler, type RequestOptions, type Subscription } from './types.js';
+import {
+  BusNoResponderError,
+  type EventBus,
+  type RequestHandler,
+  type RequestOptions,
+  type Subscription,
+} from './types.js';
 
 /** The subject a node's own replica of a responder also answers on. */
 export const nodeSubject = (subject: string, node: string) => `${subject}.node.${node}`;
@@ -33,7 +39,10 @@ export function nodeLocalBus(bus: EventBus, nodeId: string): NodeLocalBus {
     ping: () => bus.ping(),
     close: () => bus.close(),
     async reply(subject: string, handler: RequestHandler): Promise<Subscription> {
-      const subs = [await bus.reply(subject, handler), await bus.reply(nodeSubject(subject, nodeId), handler)];
+      const subs = [
+        await bus.reply(subject, handler),
+        await bus.reply(nodeSubject(subject, nodeId), handler),
+      ];
       return { close: async () => void (await Promise.all(subs.map((s) => s.close()))) };
     },
     async request(subject: string, payload: unknown, options: NodeRequestOptions = {}): Promise<unknown> {

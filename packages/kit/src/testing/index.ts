@@ -82,7 +82,8 @@ export async function connectClient(
 }
 
 /** An app's fetch as a client fetch: the URL's host is ignored. */
-export const appFetch = (app: { fetch: (req: Request) => Response | Promise<Response> }): FetchLike => inProcessFetch(app);
+export const appFetch = (app: { fetch: (req: Request) => Response | Promise<Response> }): FetchLike =>
+  inProcessFetch(app);
 
 export interface ToolCallOutcome<T = Record<string, unknown>> {
   text: string;

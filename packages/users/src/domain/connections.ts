@@ -98,7 +98,7 @@ export class ConnectionRepository {
       .where(
         and(
           eq(connectionRequests.toId, agentId),
-          sql`not exists (select 1 from ${connectionRequests} back where back.from_id = ${agentId} and back.to_id = ${connectionRequests.fromId})`,
+          sql`not exists (select 1 from connection_requests back where back.from_id = ${agentId} and back.to_id = "connection_requests"."from_id")`,
         ),
       )
       .orderBy(connectionRequests.createdAt);

@@ -1,0 +1,101 @@
+import type { CallInfo } from '@lore/kit';
+import { createLogger } from '@lore/kit';
+import type { Tool } from '@modelcontextprotocol/server';
+import { describe, expect, it } from 'vitest';
+import { Aggregator } from './aggregator.js';
+import type { Upstream } from './upstream.js';
+import { readUpstreams } from './upstream-config.js';
+
+const log = createLogger({ name: 't', level: 'silent' });
+const info = (): CallInfo => ({
+  token: null,
+  era: 'modern',
+  requestId: 'r1',
+  signal: new AbortController().signal,
+  sampling: undefined,
+  progress: async () => {},
+});
+
+/** An upstream whose transport fails the first `failures` calls. */
+function flaky(name: string, tools: Tool[], failures: number) {
+  let calls = 0;
+  const u = {
+    name,
+    opts: { name, forwardIdentity: false },
+    tools,
+    prompts: [],
+    resources: [],
+    state: 'up',
+    get up() {
+      return true;
+    },
+    get calls() {
+      return calls;
+    },
+    async check() {
+      return false;
+    },
+    async close() {},
+    async call() {
+      calls++;
+      if (calls <= failures) throw new Error('fetch failed: ECONNRESET');
+      return { content: [{ type: 'text', text: 'ok' }] };
+    },
+  };
+  return u as unknown as Upstream & { calls: number };
+}
+
+const tool = (name: string, annotations: Tool['annotations']): Tool => ({
+  name,
+  inputSchema: { type: 'object' },
+  annotations,
+});
+
+describe('retries', () => {
+  it('retries a read-only or idempotent tool after a transport failure', async () => {
+    const u = flaky(
+      'svc',
+      [tool('read_it', { readOnlyHint: true }), tool('put_it', { idempotentHint: true })],
+      2,
+    );
+    const agg = new Aggregator([u], { log, retry: { attempts: 3, deadlineMs: 5000, baseDelayMs: 5 } });
+    const r = await agg.callTool('read_it', {}, info());
+    expect(r).toMatchObject({ content: [{ text: 'ok' }] });
+    expect(u.calls).toBe(3);
+  });
+
+  it('never retries a tool that is neither read-only nor idempotent', async () => {
+    const u = flaky('svc', [tool('send_it', { readOnlyHint: false, idempotentHint: false })], 1);
+    const agg = new Aggregator([u], { log, retry: { attempts: 3, deadlineMs: 5000, baseDelayMs: 5 } });
+    const r = (await agg.callTool('send_it', {}, info())) as {
+      isError?: boolean;
+      structuredContent?: { error: { code: number } };
+    };
+    expect(r.isError).toBe(true);
+    expect(r.structuredContent?.error.code).toBe(503);
+    expect(u.calls).toBe(1);
+  });
+
+  it('gives up at the deadline', async () => {
+    const u = flaky('svc', [tool('read_it', { readOnlyHint: true })], 100);
+    const agg = new Aggregator([u], { log, retry: { attempts: 100, deadlineMs: 200, baseDelayMs: 50 } });
+    const t0 = Date.now();
+    const r = (await agg.callTool('read_it', {}, info())) as { isError?: boolean };
+    expect(r.isError).toBe(true);
+    expect(Date.now() - t0).toBeLessThan(1000);
+  });
+});
+
+describe('upstream configuration', () => {
+  it('reads LORE_SERVICES and refuses bad entries with the entry named', () => {
+    expect(
+      readUpstreams({ LORE_SERVICES: 'users=http://users:8080/mcp, docs=http://docs:8080/mcp' }),
+    ).toMatchObject([
+      { name: 'users', url: 'http://users:8080/mcp', kind: 'lore' },
+      { name: 'docs', kind: 'lore' },
+    ]);
+    expect(() => readUpstreams({ LORE_SERVICES: 'users' })).toThrow(/name=url/);
+    expect(() => readUpstreams({ LORE_SERVICES: 'users=not a url' })).toThrow(/users=not a url/);
+    expect(() => readUpstreams({ LORE_SERVICES: 'a=http://x/mcp,a=http://y/mcp' })).toThrow(/twice/);
+  });
+});

@@ -1,0 +1,286 @@
+import { HANDLE_PATTERN } from '@lore/schema';
+import { tokenize } from '@lore/kit';
+import { type Category, TOPIC_CATEGORIES, TRAIT_CATEGORIES } from './lexicon.js';
+
+/**
+ * A set of words to look for: every group must be present, a group is present when any of
+ * its alternatives is. A category is one group of many words; a phrase is one group per word.
+ */
+export interface Matcher {
+  label: string;
+  groups: string[][];
+}
+
+export interface Interpretation {
+  effect: 'allow' | 'deny';
+  senders: { handles: string[]; traits: Matcher[] };
+  topics: Matcher[];
+  /** Parts the interpreter cannot decide (they keep matching queries pending). */
+  undecidable: string[];
+}
+
+export type Tri = 'match' | 'no-match' | 'unknown';
+
+/** What a condition is judged against. */
+export interface Facts {
+  askerHandle: string;
+  profile: { displayName: string; bio: string; skills: string[]; interests: string[] } | null;
+  question: string;
+  /** The draft's source names and cited excerpts. */
+  sources: string[];
+  excerpts: string[];
+}
+
+/**
+ * Reject/deny/block make a deny rule (and, because an allow reading of them would share what
+ * the owner meant to hold back: never, refuse, decline, "do not").
+ */
+const DENY = /\b(reject|rejects|rejected|rejecting|deny|denies|denied|denying|block|blocks|blocked|blocking|never|refuse|refuses|refused|decline|declines|declined|don't|dont|do not)\b/;
+
+type SegmentKind = 'head' | 'sender' | 'topic' | 'other';
+const MARKERS: Array<[string[], SegmentKind]> = [
+  [['on', 'the', 'topic', 'of'], 'topic'],
+  [['on', 'the', 'subject', 'of'], 'topic'],
+  [['in', 'the', 'field', 'of'], 'topic'],
+  [['in', 'the', 'area', 'of'], 'topic'],
+  [['to', 'do', 'with'], 'topic'],
+  [['related', 'to'], 'topic'],
+  [['relating', 'to'], 'topic'],
+  [['about'], 'topic'],
+  [['regarding'], 'topic'],
+  [['concerning'], 'topic'],
+  [['sent', 'by'], 'sender'],
+  [['asked', 'by'], 'sender'],
+  [['from'], 'sender'],
+  ...(
+    [
+      'that', 'which', 'when', 'whenever', 'if', 'unless', 'except', 'but', 'who', 'whose', 'where', 'while', 'during',
+      'after', 'before', 'between', 'with', 'without', 'on', 'at', 'in', 'within', 'until', 'because', 'since', 'than',
+    ] as const
+  ).map((w): [string[], SegmentKind] => [[w], 'other']),
+];
+
+const PREPOSITIONS = new Set(['on', 'at', 'in', 'within', 'with', 'without', 'between', 'during', 'after', 'before', 'until', 'since', 'than']);
+const VERBS = new Set([
+  'allow', 'allows', 'accept', 'accepts', 'approve', 'approves', 'auto', 'automatically', 'always', 'share', 'answer',
+  'permit', 'let', 'through', 'reply', 'respond', 'reject', 'rejects', 'deny', 'denies', 'block', 'blocks', 'never',
+  'refuse', 'decline', 'do', 'not', "don't", 'dont', 'please', 'release', 'send', 'pass',
+]);
+const QUANTIFIERS = new Set(['all', 'any', 'every', 'each', 'the', 'a', 'an', 'only', 'my', 'their', 'these', 'those']);
+const OBJECTS = new Set(['question', 'questions', 'query', 'queries', 'request', 'requests', 'message', 'messages', 'answers', 'ask', 'asks']);
+const FILLER = new Set([...VERBS, ...QUANTIFIERS, ...OBJECTS, 'to', 'me', 'i', 'be', 'is', 'are', 'it', 'them', 'everything', 'anything', 'always', 'also', 'for', 'of', 'and', ',']);
+const ANYONE = new Set(['anyone', 'anybody', 'everyone', 'everybody', 'all', 'any', 'anywhere', 'whoever']);
+const GENERIC_SENDERS = new Set([
+  'user', 'users', 'agent', 'agents', 'people', 'peer', 'peers', 'member', 'members', 'folks', 'asker', 'askers',
+  'sender', 'senders', 'account', 'accounts', 'person', 'persons', 'one', 'ones',
+]);
+const TOPIC_LEAD = new Set(['the', 'topic', 'topics', 'subject', 'subjects', 'of', 'field', 'fields', 'area', 'areas', 'like', 'such', 'as', 'things', 'any', 'all']);
+const TOPIC_TAIL = new Set(['topic', 'topics', 'subject', 'subjects', 'matter', 'matters', 'things', 'stuff', 'area', 'areas', 'field', 'fields', 'question', 'questions', 'query', 'queries', 'issue', 'issues']);
+const CONNECTORS = new Set([',', 'and', 'or', '&', '/', 'plus']);
+const STOP = new Set(['the', 'a', 'an', 'of', 'in', 'on', 'for', 'to', 'with', 'its', 'their', 'new', 'latest', 'recent']);
+
+/** Crude stemming, the same on both sides of a comparison: singular and plural meet. */
+export function stem(token: string): string {
+  let t = token.toLowerCase();
+  if (t.length > 4 && t.endsWith('ies')) return `${t.slice(0, -3)}y`;
+  if (t.length > 3 && t.endsWith('s') && !/(?:ss|us|is)$/.test(t)) t = t.slice(0, -1);
+  if (t.length > 3 && t.endsWith('e')) t = t.slice(0, -1);
+  return t;
+}
+
+const singular = (w: string) => (w.length > 4 && w.endsWith('ies') ? `${w.slice(0, -3)}y` : w.length > 3 && w.endsWith('s') && !/(?:ss|us|is)$/.test(w) ? w.slice(0, -1) : w);
+
+function words(sentence: string): string[] {
+  return (
+    sentence
+      .toLowerCase()
+      .replace(/[’']/g, "'")
+      .match(/@?[\p{L}\p{N}_]+(?:'[a-z]+)?|[,&/]/gu) ?? []
+  );
+}
+
+function splitItems(ws: string[]): string[][] {
+  const items: string[][] = [[]];
+  for (const w of ws) {
+    if (CONNECTORS.has(w)) items.push([]);
+    else items[items.length - 1]!.push(w);
+  }
+  return items.filter((i) => i.length > 0);
+}
+
+function categoryMatcher(label: string, c: Category): Matcher {
+  return { label: `${label} (${c.terms.slice(0, 6).join(', ')}${c.terms.length > 6 ? ', …' : ''})`, groups: [c.terms] };
+}
+
+function matcherFor(ws: string[], lexicon: Record<string, Category>): Matcher {
+  if (ws.length === 1 && lexicon[ws[0]!]) return categoryMatcher(ws[0]!, lexicon[ws[0]!]!);
+  const groups = ws.map((w) => lexicon[w]?.terms ?? lexicon[singular(w)]?.terms ?? [w]);
+  return { label: `"${ws.join(' ')}"`, groups };
+}
+
+/**
+ * Reads a condition without a model. It understands who may ask ("from alice", "from any
+ * user", "from academic users") and what about ("about quantum computing", "related to
+ * programming", "scientific questions"); anything else is kept as an undecidable part.
+ * `isHandle` tells apart a one-word sender that is a registered agent from a plural trait.
+ */
+export function interpret(sentence: string, isHandle: (h: string) => boolean = () => false): Interpretation {
+  const lower = sentence.toLowerCase().replace(/[’]/g, "'");
+  const out: Interpretation = {
+    effect: DENY.test(lower) ? 'deny' : 'allow',
+    senders: { handles: [], traits: [] },
+    topics: [],
+    undecidable: [],
+  };
+  const ws = words(sentence);
+  const segments: Array<{ kind: SegmentKind; marker: string; words: string[] }> = [{ kind: 'head', marker: '', words: [] }];
+  for (let i = 0; i < ws.length; ) {
+    const hit = MARKERS.find(([m]) => m.every((w, k) => ws[i + k] === w));
+    // Inside a topic, prepositions belong to the phrase ("advances in quantum computing").
+    const current = segments[segments.length - 1]!;
+    if (hit && !(hit[1] === 'other' && PREPOSITIONS.has(hit[0][0]!) && current.kind === 'topic')) {
+      segments.push({ kind: hit[1], marker: hit[0].join(' '), words: [] });
+      i += hit[0].length;
+    } else {
+      segments[segments.length - 1]!.words.push(ws[i]!);
+      i++;
+    }
+  }
+
+  segments.forEach((seg, idx) => {
+    if (seg.kind === 'head') return readHead(seg.words, out);
+    if (seg.kind === 'topic') return readTopics(seg.words, out, `${seg.marker} ${seg.words.join(' ')}`);
+    if (seg.kind === 'sender') return readSenders(seg.words, out, isHandle);
+    // "from users who are academics": the trait comes after the generic noun.
+    const prev = segments[idx - 1];
+    if ((seg.marker === 'who' || seg.marker === 'that') && prev?.kind === 'sender' && ['are', 'is'].includes(seg.words[0] ?? '')) {
+      const trait = seg.words.slice(1).filter((w) => !QUANTIFIERS.has(w));
+      if (trait.length) {
+        out.senders.traits.push(matcherFor(trait.map(singular), TRAIT_CATEGORIES));
+        return;
+      }
+    }
+    const text = [seg.marker, ...seg.words].join(' ').trim();
+    if (seg.words.some((w) => !FILLER.has(w))) out.undecidable.push(text);
+  });
+  return out;
+}
+
+function readHead(ws: string[], out: Interpretation) {
+  const lastObject = ws.reduce((at, w, i) => (OBJECTS.has(w) ? i : at), -1);
+  const before = (lastObject >= 0 ? ws.slice(0, lastObject) : []).filter((w) => !FILLER.has(w));
+  const after = (lastObject >= 0 ? ws.slice(lastObject + 1) : ws).filter((w) => !FILLER.has(w));
+  // "Accept programming questions": words qualifying the object are its topic.
+  if (before.length) readTopics(before, out, before.join(' '));
+  if (after.length) out.undecidable.push(after.join(' '));
+}
+
+function readTopics(ws: string[], out: Interpretation, original: string) {
+  let start = 0;
+  while (start < ws.length && TOPIC_LEAD.has(ws[start]!)) start++;
+  let end = ws.length;
+  while (end > start && TOPIC_TAIL.has(ws[end - 1]!)) end--;
+  const items = splitItems(ws.slice(start, end)).map((item) => item.filter((w) => !STOP.has(w)));
+  const usable = items.filter((i) => i.length > 0);
+  if (!usable.length) {
+    if (ws.some((w) => !FILLER.has(w) && !TOPIC_LEAD.has(w) && !TOPIC_TAIL.has(w))) out.undecidable.push(original.trim());
+    return;
+  }
+  for (const item of usable) out.topics.push(matcherFor(item, TOPIC_CATEGORIES));
+}
+
+/** Senders: handles, traits ("academic users"), or anyone (which adds no restriction). */
+function readSenders(ws: string[], out: Interpretation, isHandle: (h: string) => boolean): void {
+  for (const raw of splitItems(ws)) {
+    let item = raw;
+    while (item.length && QUANTIFIERS.has(item[0]!)) item = item.slice(1);
+    if (!item.length || item.every((w) => ANYONE.has(w))) continue;
+    let generic = false;
+    while (item.length && GENERIC_SENDERS.has(item[item.length - 1]!)) {
+      item = item.slice(0, -1);
+      generic = true;
+    }
+    if (!item.length) continue;
+    if (generic || item.length > 1) {
+      out.senders.traits.push(matcherFor(item.map(singular), TRAIT_CATEGORIES));
+      continue;
+    }
+    const w = item[0]!;
+    const handle = w.replace(/^@/, '');
+    const looksLikeHandle = w.startsWith('@') || /[_0-9]/.test(w) || isHandle(handle);
+    if (!looksLikeHandle && (TRAIT_CATEGORIES[w] || (w.length > 3 && w.endsWith('s')))) {
+      out.senders.traits.push(matcherFor([singular(w)], TRAIT_CATEGORIES));
+    } else if (HANDLE_PATTERN.test(handle)) {
+      out.senders.handles.push(handle);
+    } else {
+      out.undecidable.push(`from ${item.join(' ')}`);
+    }
+  }
+}
+
+/** The words of a text, stemmed, for matching. */
+export function stems(texts: string[]): Set<string> {
+  const s = new Set<string>();
+  for (const t of texts) for (const tok of tokenize(t)) s.add(stem(tok));
+  return s;
+}
+
+/** The first alternative of each group found in `have`, or null when a group is missing. */
+function found(m: Matcher, have: Set<string>): string[] | null {
+  const hits: string[] = [];
+  for (const g of m.groups) {
+    const hit = g.find((alt) => tokenize(alt).every((t) => have.has(stem(t))));
+    if (!hit) return null;
+    hits.push(hit);
+  }
+  return hits;
+}
+
+/** Judge one interpreted condition against a query: match, no-match, or unknown. */
+export function evaluate(i: Interpretation, f: Facts): { result: Tri; reason: string } {
+  const parts: Array<{ result: Tri; reason: string }> = [];
+  const asker = f.askerHandle.toLowerCase();
+  const { handles, traits } = i.senders;
+  if (handles.length || traits.length) {
+    if (handles.includes(asker)) parts.push({ result: 'match', reason: `the asker is @${asker}` });
+    else if (traits.length && !f.profile)
+      parts.push({ result: 'unknown', reason: `the profile of @${asker} is unavailable, so ${traits.map((t) => t.label).join(', ')} cannot be checked` });
+    else if (traits.length && f.profile) {
+      const p = f.profile;
+      const have = stems([p.displayName, p.bio, ...p.skills, ...p.interests]);
+      const hit = traits.map((t) => ({ t, words: found(t, have) })).find((x) => x.words);
+      if (hit) parts.push({ result: 'match', reason: `the profile of @${asker} mentions ${hit.words!.join(', ')}` });
+      else
+        parts.push({
+          result: 'no-match',
+          reason: `@${asker} is not ${[...handles.map((h) => `@${h}`), ...traits.map((t) => t.label)].join(' or ')}`,
+        });
+    } else parts.push({ result: 'no-match', reason: `@${asker} is not ${handles.map((h) => `@${h}`).join(' or ')}` });
+  }
+  if (i.topics.length) {
+    const have = stems([f.question, ...f.sources, ...f.excerpts]);
+    const hit = i.topics.map((t) => ({ t, words: found(t, have) })).find((x) => x.words);
+    if (hit) parts.push({ result: 'match', reason: `the question is about ${hit.words!.join(' ')} (${hit.t.label.split(' (')[0]})` });
+    else parts.push({ result: 'no-match', reason: `the question is not about ${i.topics.map((t) => t.label.split(' (')[0]).join(' or ')}` });
+  }
+  for (const u of i.undecidable)
+    parts.push({ result: 'unknown', reason: `"${u}" cannot be decided without a language model` });
+  const miss = parts.find((p) => p.result === 'no-match');
+  if (miss) return miss;
+  const unknown = parts.filter((p) => p.result === 'unknown');
+  if (unknown.length) return { result: 'unknown', reason: unknown.map((p) => p.reason).join('; ') };
+  return { result: 'match', reason: parts.map((p) => p.reason).join('; ') || 'it covers every query' };
+}
+
+/** How the interpreter reads a condition, in words, for the owner to check at add time. */
+export function describe(i: Interpretation) {
+  const senders =
+    i.senders.handles.length || i.senders.traits.length
+      ? [
+          ...i.senders.handles.map((h) => `@${h}`),
+          ...i.senders.traits.map((t) => `users whose profile mentions ${t.label}`),
+        ].join(' or ')
+      : 'any user';
+  const topics = i.topics.length ? i.topics.map((t) => t.label).join(' or ') : 'any topic';
+  return { effect: i.effect, senders, topics, undecidable: i.undecidable };
+}

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { BM25_FLOOR_PER_TERM, requiredTerms, scorePassage } from './relevance.js';
+import { analyzeQuery, stems } from './search-terms.js';
+
+const stats = (chunks: number, avgLength: number, df: Record<string, number> = {}) => ({ chunks, avgLength, df: new Map(Object.entries(df)) });
+const QUESTION = analyzeQuery('What are the latest developments in quantum computing?');
+
+describe('scorePassage', () => {
+  it('accepts a passage on the question’s topic, even in a one-chunk knowledge base (where IDF is near zero)', () => {
+    const text = 'Quantum computing news: the latest developments are logical qubits and better quantum error correction.';
+    const s = scorePassage(QUESTION, stems(text), stats(1, stems(text).length, { quantum: 1, comput: 1, latest: 1, develop: 1 }));
+    expect(s.relevant).toBe(true);
+    expect(s.coverage).toBe(1);
+  });
+
+  it('refuses a passage that shares only generic words and one specific word', () => {
+    const text = 'The latest developments in our bakery: a new oven, and cloud computing for the till.';
+    const s = scorePassage(QUESTION, stems(text), stats(3, 20, { latest: 1, develop: 1, comput: 1 }));
+    expect(s.matched).toEqual(['latest', 'develop', 'comput']);
+    expect(s.coverage).toBeGreaterThanOrEqual(0.5);
+    expect(s.relevant).toBe(false);
+  });
+
+  it('refuses a passage that matches nothing', () => {
+    expect(scorePassage(QUESTION, stems('Feed the sourdough starter daily.'), stats(3, 10)).relevant).toBe(false);
+  });
+
+  it('refuses when under half the weighted terms are present', () => {
+    const q = analyzeQuery('quantum entanglement teleportation decoherence');
+    const text = 'Quantum entanglement links particles.';
+    const s = scorePassage(q, stems(text), stats(2, 6, { quantum: 1, entangl: 1 }));
+    expect(s.coverage).toBe(0.5);
+    expect(s.relevant).toBe(true);
+    expect(scorePassage(analyzeQuery('quantum entanglement teleportation decoherence superdense'), stems(text), stats(2, 6)).relevant).toBe(false);
+  });
+
+  it('applies the BM25 floor: the same two words are enough in a short passage, not drowned in a very long one', () => {
+    const q = analyzeQuery('quantum entanglement');
+    expect(requiredTerms(q)).toBe(2);
+    const short = stems('Quantum entanglement explained.');
+    const long = stems(`Quantum entanglement. ${'Unrelated filler words about gardening and weather. '.repeat(60)}`);
+    const s1 = scorePassage(q, short, stats(40, 12, { quantum: 2, entangl: 2 }));
+    const s2 = scorePassage(q, long, stats(40, 12, { quantum: 2, entangl: 2 }));
+    expect(s1.relevant).toBe(true);
+    expect(s2.coverage).toBe(1);
+    expect(s2.relevant).toBe(false);
+    expect(s2.score).toBeLessThan(BM25_FLOOR_PER_TERM * 2 * 2);
+  });
+
+  it('ranks rarer terms higher within one knowledge base', () => {
+    const q = analyzeQuery('qubit decoherence');
+    const a = scorePassage(q, stems('qubit decoherence'), stats(100, 2, { qubit: 90, decoher: 2 }));
+    const b = scorePassage(q, stems('qubit qubit'), stats(100, 2, { qubit: 90, decoher: 2 }));
+    expect(a.score).toBeGreaterThan(b.score);
+  });
+
+  it('needs one term for a one-word question', () => {
+    const q = analyzeQuery('qubits?');
+    expect(requiredTerms(q)).toBe(1);
+    expect(scorePassage(q, stems('A qubit holds a superposition.'), stats(5, 6, { qubit: 1 })).relevant).toBe(true);
+  });
+});

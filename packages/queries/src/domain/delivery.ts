@@ -1,0 +1,59 @@
+import type { Database, Outbox } from '@lore/kit';
+import { handleOnce } from '@lore/kit';
+import type { EventEnvelope } from '@lore/schema';
+import { AnswerShared, AnswerWithheld } from '@lore/schema';
+import type * as tables from '../tables.js';
+import type { Network } from './network.js';
+import type { QuestionRepository } from './questions.js';
+
+export interface DeliveryDeps {
+  db: Database<typeof tables>;
+  outbox: Outbox;
+  questions: QuestionRepository;
+  network: Network;
+  now: () => number;
+}
+
+/**
+ * What an asker's node does with answers coming back: believe them only when signed by the
+ * node hosting the peer who answers, and keep them only when they answer a question the
+ * asker really sent to that peer. Anything else is dropped and counted.
+ */
+export class Delivery {
+  constructor(private readonly d: DeliveryDeps) {}
+
+  async answerShared(event: EventEnvelope, consumer: string): Promise<void> {
+    const parsed = AnswerShared.payload.safeParse(event.payload);
+    if (!parsed.success) return this.d.network.drop(event, 'malformed', parsed.error.issues[0]?.message);
+    const a = parsed.data;
+    if (!(await this.admissible(event, a))) return;
+    await handleOnce(this.d.db, consumer, event, async (tx) => {
+      await this.d.questions.storeAnswer(tx, a, event.id, this.d.now());
+    });
+  }
+
+  async answerWithheld(event: EventEnvelope, consumer: string): Promise<void> {
+    const parsed = AnswerWithheld.payload.safeParse(event.payload);
+    if (!parsed.success) return this.d.network.drop(event, 'malformed', parsed.error.issues[0]?.message);
+    const w = parsed.data;
+    if (!(await this.admissible(event, w))) return;
+    await handleOnce(this.d.db, consumer, event, async (tx) => {
+      await this.d.questions.markWithheld(tx, w.questionId, w.recipientId, w.reason, this.d.now());
+    });
+  }
+
+  private async admissible(
+    event: EventEnvelope,
+    m: { questionId: string; askerId: string; askerHandle: string; recipientId: string; recipientHandle: string },
+  ): Promise<boolean> {
+    const check = await this.d.network.check(event, { handle: m.recipientHandle, id: m.recipientId });
+    if (!check.ok) return false;
+    // Every node hears every answer; only the asker's node keeps it.
+    if (!(await this.d.network.hostedHere(m.askerHandle, m.askerId))) return false;
+    if (!(await this.d.questions.wasSent(m.questionId, m.askerId, m.recipientId))) {
+      this.d.network.drop(event, 'unsolicited', `@${m.askerHandle} never sent ${m.questionId} to @${m.recipientHandle}`);
+      return false;
+    }
+    return true;
+  }
+}

@@ -1,0 +1,10 @@
+import type { EventBus } from '@lore/kit';
+import { QuestionAsked } from '@lore/schema';
+import type { Intake } from '../domain/intake.js';
+
+/**
+ * Every node hears every question (the consumer name carries the node id) and drafts for the
+ * recipients it hosts.
+ */
+export const onQuestionAsked = (intake: Intake) => (bus: EventBus) =>
+  bus.subscribe({ consumer: intake.consumer, subjects: [QuestionAsked.subject] }, (event) => intake.handle(event));

@@ -1,0 +1,12 @@
+#!/usr/bin/env node
+import { runStandalone } from '@lore/kit';
+import { createQueriesService } from './service.js';
+
+const running = await runStandalone('queries', createQueriesService, {
+  env: process.env,
+  argv: process.argv.slice(2),
+  defaultPort: 7402,
+});
+const stop = () => void running.close().then(() => process.exit(0));
+process.once('SIGINT', stop);
+process.once('SIGTERM', stop);

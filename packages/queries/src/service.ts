@@ -1,0 +1,106 @@
+import {
+  type LoreService,
+  type ServiceDeps,
+  createService,
+  createTextGenerator,
+  migrationsFolder,
+  nodeLocalBus,
+  openServiceStore,
+} from '@lore/kit';
+import { AgentTraitsReply, UsersProfileRpc } from '@lore/schema';
+import { Delivery } from './domain/delivery.js';
+import { Drafter } from './domain/drafting.js';
+import { Intake } from './domain/intake.js';
+import { type DropReason, Network } from './domain/network.js';
+import { QuestionRepository } from './domain/questions.js';
+import { ReceivedRepository } from './domain/received.js';
+import { onAnswerShared } from './handlers/answer-shared.js';
+import { onAnswerWithheld } from './handlers/answer-withheld.js';
+import { decideRpc } from './handlers/decide-rpc.js';
+import { onQuestionAsked } from './handlers/question-asked.js';
+import { statsHandler } from './handlers/stats.js';
+import type { QueriesPorts } from './ports.js';
+import * as tables from './tables.js';
+import { cqAskQuestion } from './tools/cqAskQuestion.js';
+import { cqListAskedQuestions } from './tools/cqListAskedQuestions.js';
+import { cqListRequestedQueries } from './tools/cqListRequestedQueries.js';
+import { cqSummarizeAnswers } from './tools/cqSummarizeAnswers.js';
+import { cqUpdateEditAnswer } from './tools/cqUpdateEditAnswer.js';
+
+export const QUERIES_VERSION = '0.1.0';
+
+export const queriesTools = [
+  cqAskQuestion,
+  cqListRequestedQueries,
+  cqSummarizeAnswers,
+  cqUpdateEditAnswer,
+  cqListAskedQuestions,
+];
+
+/**
+ * The queries service: questions asked here and their answers (the asker's side), queries
+ * addressed to agents hosted here and their drafts (the recipient's side).
+ */
+export async function createQueriesService(deps: ServiceDeps): Promise<LoreService> {
+  if (!deps.directory || !deps.node)
+    throw new Error('the queries service needs the network directory and the node identity (deps.directory, deps.node)');
+  const { db, outbox, log } = await openServiceStore(deps, 'queries', tables, migrationsFolder(import.meta.url));
+  const now = Date.now;
+  const bus = nodeLocalBus(deps.bus, deps.nodeId);
+  const textgen =
+    deps.textgen ??
+    createTextGenerator({
+      baseUrl: deps.config.LORE_LLM_BASE_URL,
+      model: deps.config.LORE_LLM_MODEL,
+      apiKey: deps.config.LORE_LLM_API_KEY,
+    });
+  let service: LoreService | undefined;
+  const countDrop = (reason: DropReason) => service?.metrics.droppedEnvelopes.inc({ service: 'queries', reason });
+  const network = new Network(deps.directory, deps.nodeId, countDrop, log);
+  const questions = new QuestionRepository(db, outbox);
+  const received = new ReceivedRepository(db, outbox, now);
+  const intake = new Intake(
+    { db, outbox, received, drafter: new Drafter(bus, textgen), network, bus, now, log },
+    `queries-drafter-${deps.nodeId}`,
+  );
+  const delivery = new Delivery({ db, outbox, questions, network, now });
+  const ports: QueriesPorts = {
+    questions,
+    received,
+    network,
+    textgen,
+    ttlMs: deps.config.LORE_QUERY_TTL_HOURS * 3_600_000,
+    now,
+    async askerProfile(agentId) {
+      try {
+        const r = AgentTraitsReply.parse(await bus.request(UsersProfileRpc.traits, { agentId }, { timeoutMs: 3000 }));
+        return r.agent ? { displayName: r.agent.displayName, bio: r.agent.bio, skills: r.agent.skills, interests: r.agent.interests } : null;
+      } catch (err) {
+        // Without the profile, conditions about the asker's traits leave the query pending.
+        log.warn({ err: (err as Error).message }, 'asker profile unavailable');
+        return null;
+      }
+    },
+  };
+  service = createService({
+    name: 'queries',
+    version: QUERIES_VERSION,
+    title: 'Lore queries',
+    instructions:
+      'Ask peers with cqAskQuestion, read their answers with cqSummarizeAnswers or cqListAskedQuestions. Queries addressed ' +
+      'to you are in cqListRequestedQueries; edit a drafted answer with cqUpdateEditAnswer.',
+    tools: queriesTools,
+    ports,
+    deps,
+    db,
+    outbox,
+    handlers: [
+      onQuestionAsked(intake),
+      onAnswerShared(delivery, deps.nodeId),
+      onAnswerWithheld(delivery, deps.nodeId),
+      decideRpc(received),
+      statsHandler(questions, received),
+    ],
+  });
+  return service;
+}

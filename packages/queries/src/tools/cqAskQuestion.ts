@@ -1,0 +1,65 @@
+import { invalid, notFound } from '@lore/kit';
+import { AskQuestionInput, AskQuestionOutput } from '@lore/schema';
+import { newQueryId } from '../domain/ids.js';
+import { tool } from '../ports.js';
+
+export const cqAskQuestion = tool({
+  name: 'cqAskQuestion',
+  title: 'Ask peers a question',
+  description:
+    'Sends a question to specified peers or broadcasts it to the entire network. Each peer’s node drafts an answer from ' +
+    'that peer’s own knowledge; the peer’s approval policy decides whether it is shared. Read the answers with ' +
+    'cqSummarizeAnswers (or cqListAskedQuestions) once peers have answered.',
+  input: AskQuestionInput,
+  output: AskQuestionOutput,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  rateClass: 'write',
+  async handler({ question, peers }, { ports, agent }) {
+    const wanted = [...new Set(peers)];
+    if (wanted.includes(agent.handle)) throw invalid('peers', 'must not include yourself', 'You cannot ask yourself: remove your own handle from peers.');
+    const broadcast = wanted.length === 0;
+    let targets: Array<{ handle: string; agentId: string; node: string }>;
+    if (broadcast) {
+      targets = await ports.network.everyoneExcept(agent.id);
+      if (targets.length === 0) throw notFound('No other agents on the network to ask yet.', { field: 'peers' });
+    } else {
+      const { found, missing } = await ports.network.resolve(wanted);
+      if (missing.length)
+        throw notFound(`Unknown peer${missing.length > 1 ? 's' : ''}: ${missing.map((h) => `@${h}`).join(', ')}. Find agents with agent_search.`, {
+          field: 'peers',
+          peers: missing,
+        });
+      targets = found;
+    }
+    const id = newQueryId();
+    const askedAt = ports.now();
+    const expiresAt = askedAt + ports.ttlMs;
+    const profile = await ports.askerProfile(agent.id);
+    await ports.questions.ask({
+      id,
+      asker: { id: agent.id, handle: agent.handle, node: agent.node, profile },
+      question,
+      peers: targets.map((t) => ({ id: t.agentId, handle: t.handle, node: t.node })),
+      broadcast,
+      askedAt,
+      expiresAt,
+    });
+    const names = targets.map((t) => `@${t.handle}`);
+    const to = broadcast
+      ? `to all ${targets.length} peer${targets.length > 1 ? 's' : ''} of the network`
+      : `to ${names.length > 10 ? `${names.slice(0, 10).join(', ')} and ${names.length - 10} more` : names.join(', ')}`;
+    const content = `Query request sent ${to} (query_id ${id}). Instruct the user to ask the model for summarize on the query ${question}`;
+    return {
+      text: content,
+      data: {
+        content,
+        query_id: id,
+        question,
+        peers: targets.map((t) => t.handle),
+        peers_reached: targets.length,
+        broadcast,
+        expires_at: new Date(expiresAt).toISOString(),
+      },
+    };
+  },
+});

@@ -1,0 +1,75 @@
+import { notFound } from '@lore/kit';
+import { SummarizeAnswersInput, SummarizeAnswersOutput } from '@lore/schema';
+import { answerView, peerLine, peerView, quote, stillPending } from '../domain/views.js';
+import { tool } from '../ports.js';
+
+const STRATEGY = {
+  endpoint: 'the configured language model endpoint',
+  sampling: 'your client’s model (MCP sampling)',
+  extractive: 'extraction (the peers’ own sentences, no model)',
+} as const;
+
+export const cqSummarizeAnswers = tool({
+  name: 'cqSummarizeAnswers',
+  title: 'Summarize the answers to your question',
+  description:
+    'Retrieves all peer responses for a given question and returns a cohesive summary, attributing each point to the peer ' +
+    'who made it. related_question is the query id (qry-…), the exact question, or words from it (best match among your ' +
+    'own questions). detailed_answer: 1 detailed, 0 concise. Says which generation strategy produced the summary.',
+  input: SummarizeAnswersInput,
+  output: SummarizeAnswersOutput,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  rateClass: 'read',
+  async handler({ related_question, detailed_answer }, { ports, agent, sampling, signal }) {
+    const found = await ports.questions.find(agent.id, related_question);
+    if (!found) {
+      const recent = await ports.questions.recent(agent.id);
+      throw notFound(
+        `You have not asked a question matching ${quote(related_question, 120)}.` +
+          (recent.length ? ` Your recent questions: ${recent.map((q) => `${q.id} ${quote(q.question, 80)}`).join('; ')}.` : ' Ask one with cqAskQuestion.'),
+        { field: 'related_question', recent: recent.map((q) => ({ id: q.id, question: q.question })) },
+      );
+    }
+    const { row: q, matchedBy } = found;
+    const peers = await ports.questions.peers(q, ports.now());
+    const received = await ports.questions.answers(q.id);
+    const pending = stillPending(peers);
+    const base = {
+      query_id: q.id,
+      question: q.question,
+      matched_by: matchedBy,
+      answers: received.map(answerView),
+      peers: peers.map(peerView),
+      pending,
+    };
+    if (received.length === 0) {
+      const text =
+        `No answers yet to ${quote(q.question)} (${q.id}): ${pending} of ${peers.length} peer${peers.length === 1 ? '' : 's'} still pending.` +
+        `\nPeers: ${peerLine(peers)}`;
+      return { text, data: { ...base, summary: null, strategy: null, citations: [] } };
+    }
+    const result = await ports.textgen.generate(
+      {
+        task: 'summarize',
+        question: q.question,
+        passages: received.map((a) => ({ id: `${q.id}:${a.peerHandle}`, source: a.peerHandle, text: a.text })),
+        detailed: detailed_answer === 1,
+      },
+      { ...(sampling ? { sampling } : {}), signal },
+    );
+    const footer =
+      `Summary of ${received.length} answer${received.length > 1 ? 's' : ''} to ${quote(q.question)} (${q.id}), ` +
+      `written by ${STRATEGY[result.strategy]}${result.model ? ` (${result.model})` : ''}. Peers: ${peerLine(peers)}.` +
+      (pending ? ` ${pending} peer${pending > 1 ? 's' : ''} may still answer.` : '');
+    return {
+      text: `${result.text}\n\n${footer}`,
+      data: {
+        ...base,
+        summary: result.text,
+        strategy: result.strategy,
+        ...(result.model ? { model: result.model } : {}),
+        citations: result.citations.map((c) => ({ peer: c.source, excerpt: c.excerpt })),
+      },
+    };
+  },
+});
