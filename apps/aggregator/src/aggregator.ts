@@ -1,4 +1,12 @@
-import { type CallInfo, errorResult, type Logger, type McpBackend, ToolError, unknownTool } from '@lore/kit';
+import {
+  type CallInfo,
+  errorResult,
+  type Logger,
+  type McpBackend,
+  ToolError,
+  unknownTool,
+  withSpan,
+} from '@lore/kit';
 import type {
   CallToolResult,
   GetPromptResult,
@@ -9,10 +17,9 @@ import type {
   Tool,
 } from '@modelcontextprotocol/server';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import { forwardContext } from './context.js';
+import { type ForwardContext, forwardContext } from './context.js';
 import type { AggregatorMetrics } from './metrics.js';
 import { assignNames, type NamedTool } from './naming.js';
-import { childTraceparent } from './trace.js';
 import type { Upstream } from './upstream.js';
 
 export interface AggregatorOptions {
@@ -209,10 +216,32 @@ export class Aggregator implements McpBackend {
       if (down) return this.unavailable(down, name);
       throw unknownTool(name);
     }
+    const incoming = {
+      requestId: call.requestId,
+      ...(call.traceparent ? { traceparent: call.traceparent } : {}),
+    };
+    return withSpan(
+      `forward ${name}`,
+      { 'mcp.tool': name, 'lore.upstream': route.upstream.name },
+      incoming,
+      (cc) =>
+        this.forward(name, route, args, call, {
+          token: call.token,
+          requestId: call.requestId,
+          ...(cc.traceparent ? { traceparent: cc.traceparent } : {}),
+        }),
+    );
+  }
+
+  private async forward(
+    name: string,
+    route: Route,
+    args: Record<string, unknown>,
+    call: CallInfo,
+    ctx: ForwardContext,
+  ): Promise<CallToolResult | InputRequiredResult> {
     const { upstream } = route;
     const t0 = performance.now();
-    const traceparent = childTraceparent(call.traceparent);
-    const ctx = { token: call.token, requestId: call.requestId, traceparent };
     const log = this.opts.log.child({ requestId: call.requestId, tool: name, upstream: upstream.name });
     const attempt = () =>
       forwardContext.run(ctx, () =>

@@ -15,7 +15,6 @@ export type { OwnerInfo } from './owner.js';
 export { clientConfigs, ensureOwner } from './owner.js';
 export type { ServiceEntry } from './services.js';
 export { SERVICES } from './services.js';
-export { childTraceparent } from './trace.js';
 export type { UpstreamOptions, UpstreamState } from './upstream.js';
 export { Upstream } from './upstream.js';
 export { readUpstreams, UpstreamConfig } from './upstream-config.js';

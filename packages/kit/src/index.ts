@@ -73,6 +73,8 @@ export type { StatsResponderOptions } from './stats.js';
 export { DailyCalls, statsResponder, utcDayStart } from './stats.js';
 export type { ServiceStore } from './store.js';
 export { openServiceStore } from './store.js';
+export type { CallContext } from './telemetry.js';
+export { callContext, nextTraceparent, startTelemetry, withSpan } from './telemetry.js';
 export type { DocumentChunk, SplitOptions } from './text/index.js';
 export {
   cosineTopK,

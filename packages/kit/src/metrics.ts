@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry } from 'prom-client';
+import { AggregatorRegistry, Counter, Histogram, Registry } from 'prom-client';
 
 /** Per-service Prometheus metrics: calls, errors and latency per tool. */
 export class ServiceMetrics {
@@ -44,6 +44,8 @@ export class ServiceMetrics {
 
 /** One text exposition from several registries (the all-in-one process). */
 export async function mergedMetrics(registries: Registry[]): Promise<{ contentType: string; body: string }> {
-  const merged = Registry.merge(registries);
+  // Every service registers the same metric names (with its own `service` label): Registry.merge
+  // refuses duplicate names, aggregate() merges their series.
+  const merged = AggregatorRegistry.aggregate(await Promise.all(registries.map((r) => r.getMetricsAsJSON())));
   return { contentType: merged.contentType, body: await merged.metrics() };
 }

@@ -6,6 +6,7 @@ import type { EventBus } from './bus/types.js';
 import { type Database, inbox, outbox, type Transaction } from './db/index.js';
 import type { Logger } from './logger.js';
 import type { EnvelopeSigner } from './network/signing.js';
+import { callContext } from './telemetry.js';
 
 export type Emit = <E extends EventDefinition>(def: E, payload: z.input<E['payload']>) => EventEnvelope;
 
@@ -34,7 +35,7 @@ export class Outbox {
   envelope<E extends EventDefinition>(
     def: E,
     payload: z.input<E['payload']>,
-    traceparent?: string,
+    traceparent = callContext.getStore()?.traceparent,
   ): EventEnvelope {
     const envelope: EventEnvelope = {
       id: randomUUID(),

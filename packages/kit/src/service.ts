@@ -25,6 +25,7 @@ import type { NodeIdentity } from './node.js';
 import type { Outbox } from './outbox.js';
 import { RATE_LIMITS, RateLimiter } from './rate-limit.js';
 import { type LegacySessionOptions, LegacySessions } from './sessions.js';
+import { withSpan } from './telemetry.js';
 import type { TextGenerator } from './textgen/types.js';
 import { type AnyTool, makeContext } from './tool.js';
 
@@ -181,6 +182,26 @@ function toolBackend<P>(opts: ServiceOptions<P>, rt: Runtime): McpBackend {
   ): Promise<CallToolResult | InputRequiredResult> {
     const tool = byName.get(name);
     if (!tool) throw unknownTool(name);
+    const incoming = {
+      requestId: info.requestId,
+      ...(info.traceparent ? { traceparent: info.traceparent } : {}),
+    };
+    return withSpan(
+      `tools/call ${name}`,
+      { 'mcp.tool': name, 'lore.service': opts.name },
+      incoming,
+      (cc, span) => run(tool, args, info, cc.traceparent, (code) => span.setAttribute('lore.code', code)),
+    );
+  }
+
+  async function run(
+    tool: AnyTool<P>,
+    args: Record<string, unknown>,
+    info: CallInfo,
+    traceparent: string | undefined,
+    done: (code: number) => void,
+  ): Promise<CallToolResult | InputRequiredResult> {
+    const name = tool.name;
     const t0 = performance.now();
     let code = 200;
     try {
@@ -201,7 +222,7 @@ function toolBackend<P>(opts: ServiceOptions<P>, rt: Runtime): McpBackend {
       const ctx = makeContext<P>({
         caller,
         ports: opts.ports,
-        log: rt.log.child({ tool: name, requestId: info.requestId }),
+        log: rt.log.child({ tool: name, requestId: info.requestId, ...(traceparent ? { traceparent } : {}) }),
         signal: info.signal,
         requestId: info.requestId,
         sampling: info.sampling,
@@ -227,6 +248,7 @@ function toolBackend<P>(opts: ServiceOptions<P>, rt: Runtime): McpBackend {
       if (te.code >= 500) rt.log.error({ err, tool: name, requestId: info.requestId }, 'tool failed');
       return errorResult(te);
     } finally {
+      done(code);
       rt.metrics.record(name, code, (performance.now() - t0) / 1000);
     }
   }

@@ -16,12 +16,16 @@ export async function openServiceStore<S extends Record<string, unknown>>(
   deps: ServiceDeps,
   service: string,
   schema: S,
-  migrationsFolder: string,
+  migrationsFolder?: string,
 ): Promise<ServiceStore<S>> {
   const log = (deps.log ?? createLogger({ name: 'lore', level: deps.config.LORE_LOG_LEVEL })).child({
     service,
   });
-  const db = await openDatabase({ ...databaseFor(deps.config, service), schema, migrationsFolder });
+  const db = await openDatabase({
+    ...databaseFor(deps.config, service),
+    schema,
+    ...(migrationsFolder ? { migrationsFolder } : {}),
+  });
   const outbox = new Outbox(
     db,
     deps.bus,

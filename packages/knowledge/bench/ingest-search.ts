@@ -13,8 +13,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import { KnowledgeRpc, KnowledgeSourceAdded } from '@lore/schema';
 import { appFetch, call, connectClient, ok, testDeps } from '@lore/kit/testing';
+import { KnowledgeRpc, KnowledgeSourceAdded } from '@lore/schema';
 import { createUsersService } from '../../users/src/index.js';
 import { createKnowledgeService } from '../src/index.js';
 
@@ -34,8 +34,29 @@ const rand = () => {
   seed = (seed * 1664525 + 1013904223) >>> 0;
   return seed / 2 ** 32;
 };
-const SYLLABLES = ['ka', 'lo', 'ri', 'ten', 'sum', 'bra', 'qui', 'dor', 'fel', 'mon', 'zu', 'pha', 'nor', 'vel', 'tis', 'gra'];
-const word = () => Array.from({ length: 2 + Math.floor(rand() * 3) }, () => SYLLABLES[Math.floor(rand() * SYLLABLES.length)]).join('');
+const SYLLABLES = [
+  'ka',
+  'lo',
+  'ri',
+  'ten',
+  'sum',
+  'bra',
+  'qui',
+  'dor',
+  'fel',
+  'mon',
+  'zu',
+  'pha',
+  'nor',
+  'vel',
+  'tis',
+  'gra',
+];
+const word = () =>
+  Array.from(
+    { length: 2 + Math.floor(rand() * 3) },
+    () => SYLLABLES[Math.floor(rand() * SYLLABLES.length)],
+  ).join('');
 const VOCAB = Array.from({ length: 6000 }, word);
 const zipf = () => VOCAB[Math.floor(VOCAB.length * rand() ** 3)]!;
 const STOP = ['the', 'of', 'and', 'a', 'to', 'in', 'is', 'that', 'for', 'with'];
@@ -50,7 +71,10 @@ const fmt = (ms: number) => `${ms.toFixed(2)} ms`;
 
 async function main() {
   let embedServer: ReturnType<typeof createServer> | undefined;
-  const env: Record<string, string> = { LORE_RATE_LIMITS: 'false', LORE_MAX_BODY_BYTES: String(8 * 1024 * 1024) };
+  const env: Record<string, string> = {
+    LORE_RATE_LIMITS: 'false',
+    LORE_MAX_BODY_BYTES: String(8 * 1024 * 1024),
+  };
   if (args.embeddings) {
     embedServer = createServer((req, res) => {
       let body = '';
@@ -84,7 +108,11 @@ async function main() {
     delivered++;
   });
   const anon = await connectClient(appFetch(users.app));
-  const reg = await ok<{ apiKey: string; agent: { id: string } }>(anon, 'agent_register', { username: 'bench', email: 'bench@example.com', displayName: 'bench' });
+  const reg = await ok<{ apiKey: string; agent: { id: string } }>(anon, 'agent_register', {
+    username: 'bench',
+    email: 'bench@example.com',
+    displayName: 'bench',
+  });
   const client = await connectClient(appFetch(knowledge.app), { key: reg.data.apiKey });
 
   // ---- ingest
@@ -95,8 +123,13 @@ async function main() {
   while (chunks < TARGET) {
     const topic = Array.from({ length: 4 }, word);
     topics.push(topic);
-    const body = Array.from({ length: 100 }, (_, i) => `## ${topic[i % 4]} ${i}\n\n${paragraph(topic)}`).join('\n\n');
-    const r = await ok<{ chunks: number }>(client, 'updateKnowledgeSources', { file_name: `source-${sources}.md`, file_content: body });
+    const body = Array.from({ length: 100 }, (_, i) => `## ${topic[i % 4]} ${i}\n\n${paragraph(topic)}`).join(
+      '\n\n',
+    );
+    const r = await ok<{ chunks: number }>(client, 'updateKnowledgeSources', {
+      file_name: `source-${sources}.md`,
+      file_content: body,
+    });
     chunks += r.data.chunks;
     sources++;
   }
@@ -121,7 +154,11 @@ async function main() {
   let relevant = 0;
   for (const q of queries) {
     const s = performance.now();
-    const r = (await t.deps.bus.request(KnowledgeRpc.retrieve, { agentId: reg.data.agent.id, query: q, limit: 5 })) as { passages: Array<{ relevant: boolean }> };
+    const r = (await t.deps.bus.request(KnowledgeRpc.retrieve, {
+      agentId: reg.data.agent.id,
+      query: q,
+      limit: 5,
+    })) as { passages: Array<{ relevant: boolean }> };
     rpc.push(performance.now() - s);
     if (r.passages.some((p) => p.relevant)) relevant++;
   }

@@ -1,6 +1,14 @@
 import { resolve } from 'node:path';
+import {
+  createLogger,
+  databaseFor,
+  type LoreConfig,
+  MemoryBus,
+  migrationsFolder,
+  Outbox,
+  openDatabase,
+} from '@lore/kit';
 import { HANDLE_PATTERN } from '@lore/schema';
-import { type LoreConfig, MemoryBus, Outbox, createLogger, databaseFor, migrationsFolder, openDatabase } from '@lore/kit';
 import { markdownFiles, readArticleFile } from './domain/article-files.js';
 import { ArticleRepository, LORE_AUTHOR } from './domain/articles.js';
 import * as tables from './tables.js';
@@ -57,7 +65,9 @@ export async function runKnowledgeCli(argv: string[], io: KnowledgeCliIo): Promi
   }
   const unknown = rest.find((a) => a.startsWith('--'));
   if (unknown || rest.length !== 1) {
-    io.stderr.write(`${unknown ? `Unknown option ${unknown}` : 'Give exactly one folder'}.\n\n${KNOWLEDGE_CLI_USAGE}`);
+    io.stderr.write(
+      `${unknown ? `Unknown option ${unknown}` : 'Give exactly one folder'}.\n\n${KNOWLEDGE_CLI_USAGE}`,
+    );
     return 2;
   }
   const handle = (author ?? LORE_AUTHOR).replace(/^@/, '').toLowerCase();
@@ -74,10 +84,19 @@ export async function runKnowledgeCli(argv: string[], io: KnowledgeCliIo): Promi
     return 1;
   }
 
-  const db = await openDatabase({ ...databaseFor(io.config, 'knowledge'), schema: tables, migrationsFolder: migrationsFolder(import.meta.url) });
+  const db = await openDatabase({
+    ...databaseFor(io.config, 'knowledge'),
+    schema: tables,
+    migrationsFolder: migrationsFolder(import.meta.url),
+  });
   const log = createLogger({ name: 'lore-knowledge-cli', level: io.config.LORE_LOG_LEVEL });
   // Never started: the events stay in the outbox until the knowledge service relays them.
-  const outbox = new Outbox(db, new MemoryBus(), { node: io.config.LORE_NODE_ID ?? 'cli', service: 'knowledge' }, log);
+  const outbox = new Outbox(
+    db,
+    new MemoryBus(),
+    { node: io.config.LORE_NODE_ID ?? 'cli', service: 'knowledge' },
+    log,
+  );
   const articles = new ArticleRepository(db, outbox);
   const counts = { created: 0, updated: 0, unchanged: 0, failed: 0 };
   try {

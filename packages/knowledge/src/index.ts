@@ -1,16 +1,22 @@
-export { KNOWLEDGE_CLI_USAGE, runKnowledgeCli } from './cli.js';
 export type { KnowledgeCliIo } from './cli.js';
+export { KNOWLEDGE_CLI_USAGE, runKnowledgeCli } from './cli.js';
 export { articleFromMarkdown, parseFrontMatter } from './domain/article-files.js';
 export { ArticleRepository, LORE_AUTHOR, slugify } from './domain/articles.js';
-export { createEmbedder } from './domain/embeddings.js';
 export type { Embedder } from './domain/embeddings.js';
-export { MAX_TEXT_CHARS, extractDocument, formatFromName } from './domain/ingest.js';
-export { KnowledgeBase, agentToken } from './domain/knowledge-base.js';
+export { createEmbedder } from './domain/embeddings.js';
+export { extractDocument, formatFromName, MAX_TEXT_CHARS } from './domain/ingest.js';
 export type { AddedSource, FoundPassage, SearchOutcome } from './domain/knowledge-base.js';
-export { MAX_FILE_BYTES, isWithin, parseRoots, readAllowedFile } from './domain/paths.js';
-export { BM25_FLOOR_PER_TERM, MIN_COVERAGE, MIN_SPECIFIC_TERMS, requiredTerms, scorePassage } from './domain/relevance.js';
-export { MAX_QUERY_TERMS, analyzeQuery, stem } from './domain/search-terms.js';
+export { agentToken, KnowledgeBase } from './domain/knowledge-base.js';
+export { isWithin, MAX_FILE_BYTES, parseRoots, readAllowedFile } from './domain/paths.js';
+export {
+  BM25_FLOOR_PER_TERM,
+  MIN_COVERAGE,
+  MIN_SPECIFIC_TERMS,
+  requiredTerms,
+  scorePassage,
+} from './domain/relevance.js';
+export { analyzeQuery, MAX_QUERY_TERMS, stem } from './domain/search-terms.js';
 export { seedArticles, shippedArticlesFolder } from './domain/seed.js';
-export { KNOWLEDGE_VERSION, createKnowledgeService, knowledgeTools } from './service.js';
-export type { KnowledgeServiceOptions } from './service.js';
 export type { KnowledgePorts } from './ports.js';
+export type { KnowledgeServiceOptions } from './service.js';
+export { createKnowledgeService, KNOWLEDGE_VERSION, knowledgeTools } from './service.js';

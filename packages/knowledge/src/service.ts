@@ -1,4 +1,10 @@
-import { type LoreService, type ServiceDeps, createService, migrationsFolder, openServiceStore } from '@lore/kit';
+import {
+  createService,
+  type LoreService,
+  migrationsFolder,
+  openServiceStore,
+  type ServiceDeps,
+} from '@lore/kit';
 import { ArticleRepository } from './domain/articles.js';
 import { createEmbedder } from './domain/embeddings.js';
 import { KnowledgeBase } from './domain/knowledge-base.js';
@@ -36,8 +42,16 @@ export interface KnowledgeServiceOptions {
 }
 
 /** The knowledge service: each agent's knowledge sources (RAG) and the community articles. */
-export async function createKnowledgeService(deps: ServiceDeps, opts: KnowledgeServiceOptions = {}): Promise<LoreService> {
-  const { db, outbox, log } = await openServiceStore(deps, 'knowledge', tables, migrationsFolder(import.meta.url));
+export async function createKnowledgeService(
+  deps: ServiceDeps,
+  opts: KnowledgeServiceOptions = {},
+): Promise<LoreService> {
+  const { db, outbox, log } = await openServiceStore(
+    deps,
+    'knowledge',
+    tables,
+    migrationsFolder(import.meta.url),
+  );
   const knowledge = new KnowledgeBase(db, outbox, createEmbedder(deps.config, opts.fetch), log);
   const articles = new ArticleRepository(db, outbox);
   const ports: KnowledgePorts = { knowledge, articles, roots: parseRoots(deps.config.LORE_KNOWLEDGE_ROOTS) };
@@ -47,13 +61,16 @@ export async function createKnowledgeService(deps: ServiceDeps, opts: KnowledgeS
     title: 'Lore knowledge',
     instructions:
       'Your knowledge sources (updateKnowledgeSources, listKnowledgeSources, removeKnowledgeSource, searchKnowledge) are what your node ' +
-      'answers peers\' questions from. Community articles: article_search, article_get, article_publish.',
+      "answers peers' questions from. Community articles: article_search, article_get, article_publish.",
     tools: knowledgeTools,
     ports,
     deps,
     db,
     outbox,
-    handlers: [retrieveHandler(knowledge), statsHandler(knowledge, articles, () => service.metrics.totalCalls())],
+    handlers: [
+      retrieveHandler(knowledge),
+      statsHandler(knowledge, articles, () => service.metrics.totalCalls()),
+    ],
     async onStart() {
       await seedArticles(articles, opts.articlesFolder ?? shippedArticlesFolder(import.meta.url), log);
       return undefined;

@@ -13,6 +13,8 @@ export const sources = sqliteTable(
     characters: integer('characters').notNull(),
     pages: integer('pages'),
     chunks: integer('chunks').notNull(),
+    /** Tokens across the source's chunks: with `chunks`, the agent's mean chunk length for BM25. */
+    tokens: integer('tokens').notNull().default(0),
     keywords: text('keywords', { mode: 'json' }).$type<string[]>().notNull(),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
@@ -60,5 +62,9 @@ export const articles = sqliteTable(
     publishedAt: integer('published_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },
-  (t) => [index('articles_category').on(t.category), index('articles_author').on(t.author), index('articles_published').on(t.publishedAt)],
+  (t) => [
+    index('articles_category').on(t.category),
+    index('articles_author').on(t.author),
+    index('articles_published').on(t.publishedAt),
+  ],
 );

@@ -1,7 +1,7 @@
-import { type Server, createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { KnowledgeRpc } from '@lore/schema';
 import { type Client, call, ok } from '@lore/kit/testing';
+import { KnowledgeRpc } from '@lore/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Env, startEnv } from './helpers.js';
 
@@ -45,7 +45,9 @@ describe('knowledge sources with an OpenAI-compatible embeddings endpoint', () =
           return;
         }
         const data = input.map((s, index) => ({ object: 'embedding', index, embedding: embed(s) }));
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data, model }));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ object: 'list', data, model }));
       });
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -65,7 +67,8 @@ describe('knowledge sources with an OpenAI-compatible embeddings endpoint', () =
   it('embeds every chunk at ingest, with the configured model and key', async () => {
     const r = await ok<{ chunks: number; vectors: number }>(erin, 'updateKnowledgeSources', {
       file_name: 'garage.md',
-      file_content: '# Garage\n\n## Car care\n\nThe car needs new tyres and an oil change every year.\n\n## Bicycles\n\nOil the bicycle chain monthly.',
+      file_content:
+        '# Garage\n\n## Car care\n\nThe car needs new tyres and an oil change every year.\n\n## Bicycles\n\nOil the bicycle chain monthly.',
     });
     expect(r.data.vectors).toBe(r.data.chunks);
     expect(r.data.chunks).toBe(2);
@@ -73,12 +76,27 @@ describe('knowledge sources with an OpenAI-compatible embeddings endpoint', () =
   });
 
   it('finds by meaning what keywords miss, fused by RRF, without calling it relevant', async () => {
-    const r = await ok<{ strategy: string; passages: Array<{ source: string; headingPath: string[]; relevant: boolean }> }>(erin, 'searchKnowledge', { query: 'automobile' });
+    const r = await ok<{
+      strategy: string;
+      passages: Array<{ source: string; headingPath: string[]; relevant: boolean }>;
+    }>(erin, 'searchKnowledge', { query: 'automobile' });
     expect(r.data.strategy).toBe('hybrid');
-    expect(r.data.passages[0]).toMatchObject({ source: 'garage.md', headingPath: ['Garage', 'Car care'], relevant: false });
-    const both = await ok<{ passages: Array<{ headingPath: string[]; relevant: boolean }> }>(erin, 'searchKnowledge', { query: 'car tyres oil change' });
+    expect(r.data.passages[0]).toMatchObject({
+      source: 'garage.md',
+      headingPath: ['Garage', 'Car care'],
+      relevant: false,
+    });
+    const both = await ok<{ passages: Array<{ headingPath: string[]; relevant: boolean }> }>(
+      erin,
+      'searchKnowledge',
+      { query: 'car tyres oil change' },
+    );
     expect(both.data.passages[0]).toMatchObject({ headingPath: ['Garage', 'Car care'], relevant: true });
-    const rpc = (await t.env.deps.bus.request(KnowledgeRpc.retrieve, { agentId: erinId, query: 'automobile', limit: 3 })) as {
+    const rpc = (await t.env.deps.bus.request(KnowledgeRpc.retrieve, {
+      agentId: erinId,
+      query: 'automobile',
+      limit: 3,
+    })) as {
       passages: Array<{ relevant: boolean }>;
     };
     expect(rpc.passages.length).toBeGreaterThan(0);
@@ -87,14 +105,25 @@ describe('knowledge sources with an OpenAI-compatible embeddings endpoint', () =
 
   it('forgets vectors of a removed source', async () => {
     await ok(erin, 'removeKnowledgeSource', { source: 'garage.md' });
-    expect((await ok<{ passages: unknown[] }>(erin, 'searchKnowledge', { query: 'automobile' })).data.passages).toEqual([]);
+    expect(
+      (await ok<{ passages: unknown[] }>(erin, 'searchKnowledge', { query: 'automobile' })).data.passages,
+    ).toEqual([]);
   });
 
   it('still indexes a source for keywords when the endpoint fails, and says so', async () => {
-    const r = await call<{ vectors: number; chunks: number }>(erin, 'updateKnowledgeSources', { file_name: 'fail.txt', file_content: 'FAILME: tectonic plates drift a few centimetres a year.' });
+    const r = await call<{ vectors: number; chunks: number }>(erin, 'updateKnowledgeSources', {
+      file_name: 'fail.txt',
+      file_content: 'FAILME: tectonic plates drift a few centimetres a year.',
+    });
     expect(r.isError).toBe(false);
     expect(r.data.vectors).toBe(0);
     expect(r.text).toContain('searchable by keywords only');
-    expect((await ok<{ passages: Array<{ source: string }> }>(erin, 'searchKnowledge', { query: 'tectonic plates' })).data.passages[0]?.source).toBe('fail.txt');
+    expect(
+      (
+        await ok<{ passages: Array<{ source: string }> }>(erin, 'searchKnowledge', {
+          query: 'tectonic plates',
+        })
+      ).data.passages[0]?.source,
+    ).toBe('fail.txt');
   });
 });

@@ -1,8 +1,8 @@
-import type { EventEnvelope } from '@lore/schema';
 import type { LoreService } from '@lore/kit';
-import { type Client, appFetch, connectClient, ok, testDeps } from '@lore/kit/testing';
+import { appFetch, type Client, connectClient, ok, testDeps } from '@lore/kit/testing';
+import type { EventEnvelope } from '@lore/schema';
 import { createUsersService } from '../../users/src/index.js';
-import { type KnowledgeServiceOptions, createKnowledgeService } from '../src/index.js';
+import { createKnowledgeService, type KnowledgeServiceOptions } from '../src/index.js';
 
 /**
  * A one-page-per-entry PDF with Helvetica text, written by hand (pdf-lib is not a dependency
@@ -60,7 +60,10 @@ export interface Env {
 }
 
 /** Users + knowledge on one in-process bus, with every lore.knowledge.* event recorded. */
-export async function startEnv(vars: Record<string, string> = {}, opts: KnowledgeServiceOptions = {}): Promise<Env> {
+export async function startEnv(
+  vars: Record<string, string> = {},
+  opts: KnowledgeServiceOptions = {},
+): Promise<Env> {
   const env = testDeps({ LORE_RATE_LIMITS: 'false', ...vars });
   const events: EventEnvelope[] = [];
   await env.deps.bus.listen('lore.knowledge.>', (e) => events.push(e));
@@ -81,7 +84,11 @@ export async function startEnv(vars: Record<string, string> = {}, opts: Knowledg
         email: `${handle}@example.com`,
         displayName: handle,
       });
-      return { key: r.data.apiKey, id: r.data.agent.id, client: await connectClient(appFetch(knowledge.app), { key: r.data.apiKey }) };
+      return {
+        key: r.data.apiKey,
+        id: r.data.agent.id,
+        client: await connectClient(appFetch(knowledge.app), { key: r.data.apiKey }),
+      };
     },
     async close() {
       await knowledge.stop();

@@ -1,15 +1,51 @@
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { appFetch, type Client, call, connectClient, ok } from '@lore/kit/testing';
 import { KnowledgeRpc, KnowledgeSourceAdded, KnowledgeSourceRemoved, statsSubject } from '@lore/schema';
-import { type Client, appFetch, call, connectClient, ok } from '@lore/kit/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type Env, QUANTUM_TEXT, SOURDOUGH_TEXT, makePdf, startEnv } from './helpers.js';
+import { type Env, makePdf, QUANTUM_TEXT, SOURDOUGH_TEXT, startEnv } from './helpers.js';
 
-type Passage = { id: string; source: string; text: string; headingPath: string[]; score: number; relevant: boolean };
-type Added = { source: string; format: string; chunks: number; keywords: string[]; replaced: boolean; pages: number | null; vectors: number };
-type Listed = { sources: Array<{ name: string; format: string; chunks: number; keywords: string[]; addedAt: string; updatedAt: string }>; total: number; chunks: number };
-type Searched = { terms: string[]; strategy: string; passages: Array<{ source: string; headingPath: string[]; excerpt: string; relevant: boolean; chunk: number }> };
+type Passage = {
+  id: string;
+  source: string;
+  text: string;
+  headingPath: string[];
+  score: number;
+  relevant: boolean;
+};
+type Added = {
+  source: string;
+  format: string;
+  chunks: number;
+  keywords: string[];
+  replaced: boolean;
+  pages: number | null;
+  vectors: number;
+};
+type Listed = {
+  sources: Array<{
+    name: string;
+    format: string;
+    chunks: number;
+    keywords: string[];
+    addedAt: string;
+    updatedAt: string;
+  }>;
+  total: number;
+  chunks: number;
+};
+type Searched = {
+  terms: string[];
+  strategy: string;
+  passages: Array<{
+    source: string;
+    headingPath: string[];
+    excerpt: string;
+    relevant: boolean;
+    chunk: number;
+  }>;
+};
 
 describe('knowledge sources over MCP', () => {
   const files = mkdtempSync(join(tmpdir(), 'lore-knowledge-files-'));
@@ -22,21 +58,35 @@ describe('knowledge sources over MCP', () => {
   let carolId: string;
 
   const retrieve = (agentId: string, query: string, limit = 5) =>
-    t.env.deps.bus.request(KnowledgeRpc.retrieve, { agentId, query, limit }) as Promise<{ passages: Passage[] }>;
+    t.env.deps.bus.request(KnowledgeRpc.retrieve, { agentId, query, limit }) as Promise<{
+      passages: Passage[];
+    }>;
 
   beforeAll(async () => {
     mkdirSync(join(root, 'sub'), { recursive: true });
     mkdirSync(outside, { recursive: true });
-    writeFileSync(join(root, 'sub', 'notes.md'), '# Lasers\n\n## Coherence\n\nLaser light is coherent and monochromatic; photons share phase.\n');
+    writeFileSync(
+      join(root, 'sub', 'notes.md'),
+      '# Lasers\n\n## Coherence\n\nLaser light is coherent and monochromatic; photons share phase.\n',
+    );
     writeFileSync(join(outside, 'secret.txt'), 'The launch codes are hidden in the photonic vault.');
     symlinkSync(join(outside, 'secret.txt'), join(root, 'escape.txt'));
     symlinkSync(outside, join(root, 'escape-dir'));
     symlinkSync(join(root, 'sub', 'notes.md'), join(root, 'inner-link.md'));
-    writeFileSync(join(root, 'research.pdf'), makePdf([['Photonic quantum processors route single photons', 'through waveguide interferometers.'], ['Boson sampling was the first photonic advantage claim.']]));
+    writeFileSync(
+      join(root, 'research.pdf'),
+      makePdf([
+        ['Photonic quantum processors route single photons', 'through waveguide interferometers.'],
+        ['Boson sampling was the first photonic advantage claim.'],
+      ]),
+    );
     writeFileSync(join(root, 'blob.bin'), Buffer.from([0x00, 0x01, 0x02, 0x68, 0x69]));
     writeFileSync(join(root, 'huge.txt'), '');
     truncateSync(join(root, 'huge.txt'), 21 * 1024 * 1024);
-    t = await startEnv({ LORE_KNOWLEDGE_ROOTS: `${root}, /nonexistent-root`, LORE_MAX_BODY_BYTES: String(4 * 1024 * 1024) });
+    t = await startEnv({
+      LORE_KNOWLEDGE_ROOTS: `${root}, /nonexistent-root`,
+      LORE_MAX_BODY_BYTES: String(4 * 1024 * 1024),
+    });
     ({ client: bob, id: bobId } = await t.register('bob'));
     ({ client: carol, id: carolId } = await t.register('carol'));
   });
@@ -48,57 +98,102 @@ describe('knowledge sources over MCP', () => {
   it('lists its tools with titles, schemas and all four annotations', async () => {
     const { tools } = await bob.listTools();
     expect(tools.map((x) => x.name).sort()).toEqual(
-      ['article_get', 'article_publish', 'article_search', 'listKnowledgeSources', 'removeKnowledgeSource', 'searchKnowledge', 'updateKnowledgeSources'].sort(),
+      [
+        'article_get',
+        'article_publish',
+        'article_search',
+        'listKnowledgeSources',
+        'removeKnowledgeSource',
+        'searchKnowledge',
+        'updateKnowledgeSources',
+      ].sort(),
     );
     for (const x of tools) {
       expect(x.title).toBeTruthy();
       expect(x.description?.length).toBeGreaterThan(40);
       expect(x.outputSchema?.type).toBe('object');
-      for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) expect(typeof x.annotations?.[hint]).toBe('boolean');
+      for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const)
+        expect(typeof x.annotations?.[hint]).toBe('boolean');
     }
     const update = tools.find((x) => x.name === 'updateKnowledgeSources');
-    expect(update?.description).toContain('Updates knowledge sources by adding new content to the RAG database.');
+    expect(update?.description).toContain(
+      'Updates knowledge sources by adding new content to the RAG database.',
+    );
     expect(JSON.stringify(update?.inputSchema)).toContain('Path to an existing file');
   });
 
   it('answers 401 without a key', async () => {
     const anon = await connectClient(appFetch(t.knowledge.app));
     expect((await call(anon, 'listKnowledgeSources')).error?.code).toBe(401);
-    expect((await call(anon, 'updateKnowledgeSources', { file_name: 'a.txt', file_content: 'x' })).error?.code).toBe(401);
+    expect(
+      (await call(anon, 'updateKnowledgeSources', { file_name: 'a.txt', file_content: 'x' })).error?.code,
+    ).toBe(401);
   });
 
   it("adds the mission's example and says so in the mission's words, publishing KnowledgeSourceAdded with keywords", async () => {
-    const r = await ok<Added>(bob, 'updateKnowledgeSources', { file_name: 'quantum_computing.txt', file_content: QUANTUM_TEXT });
-    expect(r.text.split('\n')[0]).toBe("RAG resource 'quantum_computing.txt' added successfully and vector database refreshed.");
-    expect(r.data).toMatchObject({ source: 'quantum_computing.txt', format: 'text', replaced: false, pages: null, vectors: 0 });
+    const r = await ok<Added>(bob, 'updateKnowledgeSources', {
+      file_name: 'quantum_computing.txt',
+      file_content: QUANTUM_TEXT,
+    });
+    expect(r.text.split('\n')[0]).toBe(
+      "RAG resource 'quantum_computing.txt' added successfully and vector database refreshed.",
+    );
+    expect(r.data).toMatchObject({
+      source: 'quantum_computing.txt',
+      format: 'text',
+      replaced: false,
+      pages: null,
+      vectors: 0,
+    });
     expect(r.data.chunks).toBeGreaterThanOrEqual(1);
     expect(r.data.keywords).toContain('quantum');
-    await vi.waitFor(() => expect(t.events.some((e) => e.subject === KnowledgeSourceAdded.subject)).toBe(true));
+    await vi.waitFor(() =>
+      expect(t.events.some((e) => e.subject === KnowledgeSourceAdded.subject)).toBe(true),
+    );
     const e = t.events.find((x) => x.subject === KnowledgeSourceAdded.subject)!;
-    expect(e.payload).toEqual({ agentId: bobId, handle: 'bob', source: 'quantum_computing.txt', keywords: r.data.keywords, chunks: r.data.chunks });
+    expect(e.payload).toEqual({
+      agentId: bobId,
+      handle: 'bob',
+      source: 'quantum_computing.txt',
+      keywords: r.data.keywords,
+      chunks: r.data.chunks,
+    });
   });
 
   it('indexes Markdown by heading and returns the heading path', async () => {
-    const md = '# Optics\n\nIntro to optics.\n\n## Lenses\n\nA convex lens converges parallel rays to a focal point.\n\n## Mirrors\n\nConcave mirrors also focus light.';
+    const md =
+      '# Optics\n\nIntro to optics.\n\n## Lenses\n\nA convex lens converges parallel rays to a focal point.\n\n## Mirrors\n\nConcave mirrors also focus light.';
     await ok(bob, 'updateKnowledgeSources', { file_name: 'optics.md', file_content: md });
     const r = await ok<Searched>(bob, 'searchKnowledge', { query: 'convex lens focal point' });
-    expect(r.data.passages[0]).toMatchObject({ source: 'optics.md', headingPath: ['Optics', 'Lenses'], relevant: true });
+    expect(r.data.passages[0]).toMatchObject({
+      source: 'optics.md',
+      headingPath: ['Optics', 'Lenses'],
+      relevant: true,
+    });
     expect(r.data.passages[0]!.excerpt).toContain('convex lens');
     expect(r.text).toContain('optics.md › Optics › Lenses');
   });
 
   it('converts HTML to Markdown and drops scripts', async () => {
-    const html = '<html><head><title>Cells</title><script>var mitochondriaTracker = 1;</script></head><body><h1>Cells</h1><h2>Organelles</h2><p>The mitochondria produce ATP for the cell.</p></body></html>';
+    const html =
+      '<html><head><title>Cells</title><script>var mitochondriaTracker = 1;</script></head><body><h1>Cells</h1><h2>Organelles</h2><p>The mitochondria produce ATP for the cell.</p></body></html>';
     const r = await ok<Added>(bob, 'updateKnowledgeSources', { file_name: 'cells.html', file_content: html });
     expect(r.data.format).toBe('html');
     const s = await ok<Searched>(bob, 'searchKnowledge', { query: 'mitochondria ATP' });
     expect(s.data.passages[0]).toMatchObject({ source: 'cells.html', headingPath: ['Cells', 'Organelles'] });
-    expect((await ok<Searched>(bob, 'searchKnowledge', { query: 'mitochondriaTracker' })).data.passages).toEqual([]);
+    expect(
+      (await ok<Searched>(bob, 'searchKnowledge', { query: 'mitochondriaTracker' })).data.passages,
+    ).toEqual([]);
   });
 
   it('ingests a PDF sent as base64 and makes it searchable', async () => {
-    const pdf = makePdf([['Majorana zero modes are candidate topological qubits.', 'Braiding them implements gates.']]);
-    const r = await ok<Added>(bob, 'updateKnowledgeSources', { file_name: 'topological.pdf', file_content: pdf.toString('base64') });
+    const pdf = makePdf([
+      ['Majorana zero modes are candidate topological qubits.', 'Braiding them implements gates.'],
+    ]);
+    const r = await ok<Added>(bob, 'updateKnowledgeSources', {
+      file_name: 'topological.pdf',
+      file_content: pdf.toString('base64'),
+    });
     expect(r.data).toMatchObject({ format: 'pdf', pages: 1 });
     const s = await ok<Searched>(bob, 'searchKnowledge', { query: 'Majorana braiding' });
     expect(s.data.passages[0]).toMatchObject({ source: 'topological.pdf', relevant: true });
@@ -113,8 +208,14 @@ describe('knowledge sources over MCP', () => {
   });
 
   it('reads Markdown from file_path, also through a symlink that stays inside the root', async () => {
-    expect((await ok<Added>(bob, 'updateKnowledgeSources', { file_path: join(root, 'sub', 'notes.md') })).data.format).toBe('markdown');
-    expect((await ok<Added>(bob, 'updateKnowledgeSources', { file_path: join(root, 'inner-link.md') })).data.source).toBe('inner-link.md');
+    expect(
+      (await ok<Added>(bob, 'updateKnowledgeSources', { file_path: join(root, 'sub', 'notes.md') })).data
+        .format,
+    ).toBe('markdown');
+    expect(
+      (await ok<Added>(bob, 'updateKnowledgeSources', { file_path: join(root, 'inner-link.md') })).data
+        .source,
+    ).toBe('inner-link.md');
   });
 
   it.each([
@@ -133,12 +234,24 @@ describe('knowledge sources over MCP', () => {
   });
 
   it('answers 404 for a missing file inside a root, 400 for a relative path, a directory, a binary file or a file too large', async () => {
-    expect((await call(bob, 'updateKnowledgeSources', { file_path: join(root, 'missing.txt') })).error?.code).toBe(404);
-    expect((await call(bob, 'updateKnowledgeSources', { file_path: 'sub/notes.md' })).error).toMatchObject({ code: 400, data: { field: 'file_path' } });
-    expect((await call(bob, 'updateKnowledgeSources', { file_path: join(root, 'sub') })).error).toMatchObject({ code: 400, data: { field: 'file_path' } });
-    expect((await call(bob, 'updateKnowledgeSources', { file_path: join(root, 'blob.bin') })).error).toMatchObject({ code: 400, data: { field: 'file_path' } });
+    expect(
+      (await call(bob, 'updateKnowledgeSources', { file_path: join(root, 'missing.txt') })).error?.code,
+    ).toBe(404);
+    expect((await call(bob, 'updateKnowledgeSources', { file_path: 'sub/notes.md' })).error).toMatchObject({
+      code: 400,
+      data: { field: 'file_path' },
+    });
+    expect((await call(bob, 'updateKnowledgeSources', { file_path: join(root, 'sub') })).error).toMatchObject(
+      { code: 400, data: { field: 'file_path' } },
+    );
+    expect(
+      (await call(bob, 'updateKnowledgeSources', { file_path: join(root, 'blob.bin') })).error,
+    ).toMatchObject({ code: 400, data: { field: 'file_path' } });
     const huge = await call(bob, 'updateKnowledgeSources', { file_path: join(root, 'huge.txt') });
-    expect(huge.error).toMatchObject({ code: 400, data: { field: 'file_path', constraint: 'at most 20 MiB' } });
+    expect(huge.error).toMatchObject({
+      code: 400,
+      data: { field: 'file_path', constraint: 'at most 20 MiB' },
+    });
   });
 
   it.each([
@@ -161,27 +274,47 @@ describe('knowledge sources over MCP', () => {
   });
 
   it('replaces a source re-added under the same name, without duplicate chunks', async () => {
-    const first = await ok<Added>(carol, 'updateKnowledgeSources', { file_name: 'notes.txt', file_content: `Tardigrades survive vacuum. ${'Filler about tardigrades and moss. '.repeat(80)}` });
+    const first = await ok<Added>(carol, 'updateKnowledgeSources', {
+      file_name: 'notes.txt',
+      file_content: `Tardigrades survive vacuum. ${'Filler about tardigrades and moss. '.repeat(80)}`,
+    });
     expect(first.data.chunks).toBeGreaterThan(1);
-    const second = await ok<Added>(carol, 'updateKnowledgeSources', { file_name: 'notes.txt', file_content: 'Axolotls regenerate limbs and spinal cords.' });
+    const second = await ok<Added>(carol, 'updateKnowledgeSources', {
+      file_name: 'notes.txt',
+      file_content: 'Axolotls regenerate limbs and spinal cords.',
+    });
     expect(second.data).toMatchObject({ replaced: true, chunks: 1 });
     expect(second.text).toContain('Replaced the previous version');
     const list = await ok<Listed>(carol, 'listKnowledgeSources');
     expect(list.data.sources.filter((s) => s.name === 'notes.txt')).toHaveLength(1);
     expect(list.data.sources.find((s) => s.name === 'notes.txt')!.chunks).toBe(1);
-    expect((await ok<Searched>(carol, 'searchKnowledge', { query: 'tardigrades vacuum' })).data.passages).toEqual([]);
-    expect((await ok<Searched>(carol, 'searchKnowledge', { query: 'axolotls regenerate' })).data.passages).toHaveLength(1);
-    const stats = (await t.env.deps.bus.request(statsSubject('knowledge'), { since: new Date(0).toISOString() })) as { figures: { chunks: number } };
-    const all = (await ok<Listed>(bob, 'listKnowledgeSources')).data.chunks + (await ok<Listed>(carol, 'listKnowledgeSources')).data.chunks;
+    expect(
+      (await ok<Searched>(carol, 'searchKnowledge', { query: 'tardigrades vacuum' })).data.passages,
+    ).toEqual([]);
+    expect(
+      (await ok<Searched>(carol, 'searchKnowledge', { query: 'axolotls regenerate' })).data.passages,
+    ).toHaveLength(1);
+    const stats = (await t.env.deps.bus.request(statsSubject('knowledge'), {
+      since: new Date(0).toISOString(),
+    })) as { figures: { chunks: number } };
+    const all =
+      (await ok<Listed>(bob, 'listKnowledgeSources')).data.chunks +
+      (await ok<Listed>(carol, 'listKnowledgeSources')).data.chunks;
     expect(stats.figures.chunks).toBe(all);
     await ok(carol, 'removeKnowledgeSource', { source: 'notes.txt' });
   });
 
   it("lists only the caller's sources", async () => {
     const b = await ok<Listed>(bob, 'listKnowledgeSources');
-    expect(b.data.sources.map((s) => s.name)).toEqual(
-      ['cells.html', 'inner-link.md', 'notes.md', 'optics.md', 'quantum_computing.txt', 'research.pdf', 'topological.pdf'],
-    );
+    expect(b.data.sources.map((s) => s.name)).toEqual([
+      'cells.html',
+      'inner-link.md',
+      'notes.md',
+      'optics.md',
+      'quantum_computing.txt',
+      'research.pdf',
+      'topological.pdf',
+    ]);
     expect(b.data.total).toBe(7);
     expect(b.text).toContain('You have 7 knowledge sources');
     const c = await ok<Listed>(carol, 'listKnowledgeSources');
@@ -190,24 +323,46 @@ describe('knowledge sources over MCP', () => {
   });
 
   it("never lets another agent search or remove someone's sources", async () => {
-    expect((await ok<Searched>(carol, 'searchKnowledge', { query: 'quantum qubits entanglement' })).data.passages).toEqual([]);
+    expect(
+      (await ok<Searched>(carol, 'searchKnowledge', { query: 'quantum qubits entanglement' })).data.passages,
+    ).toEqual([]);
     const theirs = await call(carol, 'removeKnowledgeSource', { source: 'quantum_computing.txt' });
     const none = await call(carol, 'removeKnowledgeSource', { source: 'no_such_source.txt' });
     expect(theirs.error?.code).toBe(404);
-    expect(theirs.error?.message).toBe("You have no knowledge source named 'quantum_computing.txt'. listKnowledgeSources shows yours.");
-    expect(none.error?.message).toBe("You have no knowledge source named 'no_such_source.txt'. listKnowledgeSources shows yours.");
-    expect((await ok<Listed>(bob, 'listKnowledgeSources')).data.sources.map((s) => s.name)).toContain('quantum_computing.txt');
+    expect(theirs.error?.message).toBe(
+      "You have no knowledge source named 'quantum_computing.txt'. listKnowledgeSources shows yours.",
+    );
+    expect(none.error?.message).toBe(
+      "You have no knowledge source named 'no_such_source.txt'. listKnowledgeSources shows yours.",
+    );
+    expect((await ok<Listed>(bob, 'listKnowledgeSources')).data.sources.map((s) => s.name)).toContain(
+      'quantum_computing.txt',
+    );
     expect((await retrieve(carolId, 'quantum qubits entanglement')).passages).toEqual([]);
   });
 
   it('searches with a source filter, validates the query and the limit', async () => {
-    const r = await ok<Searched>(bob, 'searchKnowledge', { query: 'quantum qubits', source: 'topological.pdf' });
+    const r = await ok<Searched>(bob, 'searchKnowledge', {
+      query: 'quantum qubits',
+      source: 'topological.pdf',
+    });
     expect(r.data.passages.every((p) => p.source === 'topological.pdf')).toBe(true);
     expect(r.data.strategy).toBe('bm25');
-    expect((await call(bob, 'searchKnowledge', { query: 'what is the' })).error).toMatchObject({ code: 400, data: { field: 'query' } });
-    expect((await call(bob, 'searchKnowledge', { query: 'quantum', limit: 51 })).error).toMatchObject({ code: 400, data: { field: 'limit', constraint: 'between 1 and 50' } });
-    expect((await call(bob, 'searchKnowledge', { query: '' })).error).toMatchObject({ code: 400, data: { field: 'query' } });
-    expect((await ok<Searched>(bob, 'searchKnowledge', { query: 'quantum', limit: 1 })).data.passages).toHaveLength(1);
+    expect((await call(bob, 'searchKnowledge', { query: 'what is the' })).error).toMatchObject({
+      code: 400,
+      data: { field: 'query' },
+    });
+    expect((await call(bob, 'searchKnowledge', { query: 'quantum', limit: 51 })).error).toMatchObject({
+      code: 400,
+      data: { field: 'limit', constraint: 'between 1 and 50' },
+    });
+    expect((await call(bob, 'searchKnowledge', { query: '' })).error).toMatchObject({
+      code: 400,
+      data: { field: 'query' },
+    });
+    expect(
+      (await ok<Searched>(bob, 'searchKnowledge', { query: 'quantum', limit: 1 })).data.passages,
+    ).toHaveLength(1);
   });
 
   it("answers rpc.knowledge.retrieve with the agent's relevant passages for an on-topic question", async () => {
@@ -222,7 +377,8 @@ describe('knowledge sources over MCP', () => {
     await ok(carol, 'updateKnowledgeSources', { file_name: 'sourdough.txt', file_content: SOURDOUGH_TEXT });
     await ok(carol, 'updateKnowledgeSources', {
       file_name: 'bakery-news.md',
-      file_content: '# Bakery news\n\nThe latest developments in our bakery: a new oven, and cloud computing for the till.',
+      file_content:
+        '# Bakery news\n\nThe latest developments in our bakery: a new oven, and cloud computing for the till.',
     });
     // Carol knows bread; a quantum question must find no relevant passage (no draft).
     const q = await retrieve(carolId, 'What are the latest developments in quantum computing?');
@@ -231,23 +387,40 @@ describe('knowledge sources over MCP', () => {
     const bread = await retrieve(carolId, 'How often should I feed a sourdough starter?');
     expect(bread.passages[0]).toMatchObject({ source: 'sourdough.txt', relevant: true });
     // One specific word in common is not enough either.
-    expect((await retrieve(bobId, 'How do I proof sourdough in a cold oven?')).passages.filter((p) => p.relevant)).toEqual([]);
+    expect(
+      (await retrieve(bobId, 'How do I proof sourdough in a cold oven?')).passages.filter((p) => p.relevant),
+    ).toEqual([]);
     // An unknown agent has no knowledge.
-    expect((await retrieve('00000000-0000-0000-0000-000000000000', 'quantum computing')).passages).toEqual([]);
+    expect((await retrieve('00000000-0000-0000-0000-000000000000', 'quantum computing')).passages).toEqual(
+      [],
+    );
   });
 
   it('removes a source with its chunks and publishes KnowledgeSourceRemoved', async () => {
-    const r = await ok<{ source: string; chunks: number }>(bob, 'removeKnowledgeSource', { source: 'cells.html' });
-    expect(r.text).toBe(`Knowledge source 'cells.html' removed (${r.data.chunks} chunk${r.data.chunks === 1 ? '' : 's'}).`);
-    expect((await ok<Searched>(bob, 'searchKnowledge', { query: 'mitochondria ATP' })).data.passages).toEqual([]);
-    const removed = () => t.events.find((e) => e.subject === KnowledgeSourceRemoved.subject && (e.payload as { source: string }).source === 'cells.html');
+    const r = await ok<{ source: string; chunks: number }>(bob, 'removeKnowledgeSource', {
+      source: 'cells.html',
+    });
+    expect(r.text).toBe(
+      `Knowledge source 'cells.html' removed (${r.data.chunks} chunk${r.data.chunks === 1 ? '' : 's'}).`,
+    );
+    expect((await ok<Searched>(bob, 'searchKnowledge', { query: 'mitochondria ATP' })).data.passages).toEqual(
+      [],
+    );
+    const removed = () =>
+      t.events.find(
+        (e) =>
+          e.subject === KnowledgeSourceRemoved.subject &&
+          (e.payload as { source: string }).source === 'cells.html',
+      );
     await vi.waitFor(() => expect(removed()).toBeDefined());
     expect(removed()!.payload).toEqual({ agentId: bobId, handle: 'bob', source: 'cells.html' });
     expect((await call(bob, 'removeKnowledgeSource', { source: 'cells.html' })).error?.code).toBe(404);
   });
 
   it('answers rpc.knowledge.stats with sources, chunks and articles', async () => {
-    const r = (await t.env.deps.bus.request(statsSubject('knowledge'), { since: new Date(Date.now() - 3_600_000).toISOString() })) as {
+    const r = (await t.env.deps.bus.request(statsSubject('knowledge'), {
+      since: new Date(Date.now() - 3_600_000).toISOString(),
+    })) as {
       service: string;
       figures: Record<string, number>;
     };

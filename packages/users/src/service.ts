@@ -63,7 +63,7 @@ export interface UsersServiceOptions {
 export async function createUsersService(deps: ServiceDeps, opts: UsersServiceOptions = {}): Promise<LoreService> {
   const { db, outbox } = await openServiceStore(deps, 'users', tables, migrationsFolder(import.meta.url));
   const now = Date.now;
-  const agents = new AgentRepository(db, outbox, deps.nodeId, now);
+  const agents = new AgentRepository(db, outbox, deps.nodeId, now, deps.directory);
   const activity = new ActivityLog(db);
   const connections = new ConnectionRepository(db, outbox, now);
   const directory = new Directory(db, activity);

@@ -59,6 +59,7 @@ group('interpret', () => {
   it('keeps what it cannot decide', () => {
     expect(interpret('Allow questions when I am online').undecidable).toEqual(['when i am online']);
     expect(interpret('Be nice').undecidable).toEqual(['nice']);
+    expect(interpret('Accept questions from people I trust')).toMatchObject({ senders: { handles: [], traits: [] }, undecidable: ['from people i trust'] });
     const d = describe(interpret('Allow questions from alice if they seem urgent'));
     expect(d).toMatchObject({ senders: '@alice', topics: 'any topic', undecidable: ['if they seem urgent'] });
   });

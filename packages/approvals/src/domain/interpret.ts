@@ -76,6 +76,8 @@ const GENERIC_SENDERS = new Set([
 ]);
 const TOPIC_LEAD = new Set(['the', 'topic', 'topics', 'subject', 'subjects', 'of', 'field', 'fields', 'area', 'areas', 'like', 'such', 'as', 'things', 'any', 'all']);
 const TOPIC_TAIL = new Set(['topic', 'topics', 'subject', 'subjects', 'matter', 'matters', 'things', 'stuff', 'area', 'areas', 'field', 'fields', 'question', 'questions', 'query', 'queries', 'issue', 'issues']);
+/** A sender phrase with these ("people I trust") describes a relation, not a profile trait. */
+const PRONOUNS = new Set(['i', 'me', 'my', 'we', 'our', 'us', 'you', 'your', 'they', 'them', 'their', 'he', 'she', 'him', 'her']);
 const CONNECTORS = new Set([',', 'and', 'or', '&', '/', 'plus']);
 const STOP = new Set(['the', 'a', 'an', 'of', 'in', 'on', 'for', 'to', 'with', 'its', 'their', 'new', 'latest', 'recent']);
 
@@ -201,6 +203,10 @@ function readSenders(ws: string[], out: Interpretation, isHandle: (h: string) =>
       generic = true;
     }
     if (!item.length) continue;
+    if (raw.some((w) => PRONOUNS.has(w))) {
+      out.undecidable.push(`from ${raw.join(' ')}`);
+      continue;
+    }
     if (generic || item.length > 1) {
       out.senders.traits.push(matcherFor(item.map(singular), TRAIT_CATEGORIES));
       continue;

@@ -1,4 +1,4 @@
-import { type Logger, cosineTopK, ftsMatchQuery, reciprocalRankFusion } from '@lore/kit';
+import { type Logger, cosineTopK, ftsMatchQuery, queryTerms, reciprocalRankFusion } from '@lore/kit';
 import type { SQL } from 'drizzle-orm';
 import type { Embedder } from './embeddings.js';
 import type { ChunkHit, DocsStore } from './store.js';
@@ -30,6 +30,7 @@ export interface SearchPage {
  */
 export class DocsSearch {
   private cache: { generation: string; vectors: Array<{ id: string; vector: Float32Array }> } | undefined;
+  private stats: { generation: string; chunks: number; df: Map<string, number> } | undefined;
   private loading: Promise<Array<{ id: string; vector: Float32Array }>> | undefined;
 
   constructor(
@@ -39,7 +40,7 @@ export class DocsSearch {
   ) {}
 
   async search(req: SearchRequest): Promise<SearchPage> {
-    const match = ftsMatchQuery(req.query, MAX_QUERY_TERMS);
+    const match = await this.matchExpression(req.query);
     const queryVector = this.embedder ? await this.embedQuery(req.query, req.signal) : null;
     if (!queryVector) {
       if (!match) return { hits: [], more: false, mode: 'bm25' };
@@ -55,6 +56,36 @@ export class DocsSearch {
     const fused = reciprocalRankFusion(lists, String);
     const page = fused.slice(req.offset, req.offset + req.limit).map(({ item, score }) => ({ ...hydrated.get(item)!, score }));
     return { hits: page, more: fused.length > req.offset + req.limit, mode: 'hybrid' };
+  }
+
+  /**
+   * The FTS5 expression for a query: its content terms (stop words dropped, at most
+   * `MAX_QUERY_TERMS`), less those found in more than half of the chunks — BM25 gives them
+   * no weight (FTS5 clamps their IDF to ~0) while they are what makes a search slow. When
+   * nothing else would match at all, the rarest of them is kept.
+   */
+  async matchExpression(query: string): Promise<string | null> {
+    const terms = queryTerms(query, MAX_QUERY_TERMS);
+    if (terms.length <= 1) return ftsMatchQuery(query, MAX_QUERY_TERMS);
+    const generation = await this.store.generation();
+    if (this.stats?.generation !== generation) {
+      this.stats = { generation, chunks: await this.store.chunkCount(), df: new Map() };
+    }
+    const { df, chunks } = this.stats;
+    const unknown = terms.filter((t) => !df.has(t));
+    if (unknown.length) {
+      if (df.size > 20_000) df.clear();
+      for (const [t, n] of await this.store.termCounts(unknown)) df.set(t, n);
+    }
+    const count = (t: string) => df.get(t) ?? 0;
+    const kept = terms.filter((t) => count(t) * 2 <= chunks);
+    // Keep the rarest common term when nothing else would match at all.
+    if (kept.every((t) => count(t) === 0)) {
+      const rarest = terms.filter((t) => !kept.includes(t) && count(t) > 0).sort((a, b) => count(a) - count(b))[0];
+      if (rarest) kept.push(rarest);
+    }
+    if (!kept.length) return null;
+    return ftsMatchQuery(kept.join(' '), MAX_QUERY_TERMS);
   }
 
   private async embedQuery(query: string, signal?: AbortSignal): Promise<Float32Array | null> {

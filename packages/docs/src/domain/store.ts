@@ -130,30 +130,94 @@ export class DocsStore {
   /**
    * BM25 over chunk text, title and heading path (a `MATCH` expression from `ftsMatchQuery`),
    * restricted by a compiled filter over `d` (documents). Best first.
+   *
+   * The ranking runs on the FTS table alone and only the page is joined. With a filter, the
+   * best few matches are filtered first; when that leaves too few (a selective filter), every
+   * match is joined and filtered.
    */
   async searchBm25(match: string, filter: SQL | null, limit: number, offset: number): Promise<ChunkHit[]> {
+    if (!filter) {
+      const rows = await this.db.all<Row>(sql`
+        select c.id as id, c.document as document, c.ordinal as ordinal, c.heading_path as heading, c.text as text,
+               d.title as title, d.uri as uri, f.rank as rank
+        from (select rowid as id, ${BM25} as rank from chunks_fts where chunks_fts match ${match}
+              order by rank, rowid limit ${limit} offset ${offset}) f
+        cross join chunks c on c.id = f.id
+        cross join documents d on d.name = c.document
+        order by f.rank, f.id`);
+      return rows.map(toHit);
+    }
+    const depth = Math.max(30, (offset + limit) * 3);
+    const ranked = await this.db.all<{ id: number; rank: number }>(sql`
+      select rowid as id, ${BM25} as rank from chunks_fts where chunks_fts match ${match}
+      order by rank, rowid limit ${depth}`);
+    const passes = await this.passing(
+      ranked.map((r) => Number(r.id)),
+      filter,
+    );
+    const kept = ranked.filter((r) => passes.has(Number(r.id)));
+    if (kept.length >= offset + limit || ranked.length < depth) {
+      const page = kept.slice(offset, offset + limit);
+      const hits = new Map((await this.chunksById(page.map((r) => Number(r.id)), null)).map((h) => [h.chunkId, h]));
+      return page.flatMap((r) => {
+        const h = hits.get(Number(r.id));
+        return h ? [{ ...h, score: -Number(r.rank) }] : [];
+      });
+    }
+    // A selective filter: rank every match that passes it.
     const rows = await this.db.all<Row>(sql`
       select c.id as id, c.document as document, c.ordinal as ordinal, c.heading_path as heading, c.text as text,
              d.title as title, d.uri as uri, ${BM25} as rank
       from chunks_fts
-      join chunks c on c.id = chunks_fts.rowid
-      join documents d on d.name = c.document
-      where chunks_fts match ${match} ${filter ? sql`and ${filter}` : sql``}
+      cross join chunks c on c.id = chunks_fts.rowid
+      cross join documents d on d.name = c.document
+      where chunks_fts match ${match} and ${filter}
       order by rank, c.id
       limit ${limit} offset ${offset}`);
     return rows.map(toHit);
   }
 
+  /** How many chunks contain each term (document frequency), for dropping terms that carry no weight. */
+  async termCounts(terms: string[]): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    for (const term of terms) {
+      const rows = await this.db.all<{ n: number }>(
+        sql`select count(*) as n from chunks_fts where chunks_fts match ${`"${term.replaceAll('"', '""')}"`}`,
+      );
+      out.set(term, Number(rows[0]?.n ?? 0));
+    }
+    return out;
+  }
+
+  async chunkCount(): Promise<number> {
+    const rows = await this.db.all<{ n: number }>(sql`select count(*) as n from chunks`);
+    return Number(rows[0]?.n ?? 0);
+  }
+
   /** BM25 ranks only (ids), for fusion. */
   async rankBm25(match: string, filter: SQL | null, limit: number): Promise<number[]> {
-    const rows = await this.db.all<{ id: number }>(sql`
-      select c.id as id from chunks_fts
-      join chunks c on c.id = chunks_fts.rowid
-      join documents d on d.name = c.document
-      where chunks_fts match ${match} ${filter ? sql`and ${filter}` : sql``}
-      order by ${BM25}, c.id
-      limit ${limit}`);
+    const rows = filter
+      ? await this.db.all<{ id: number }>(sql`
+          select c.id as id from chunks_fts
+          cross join chunks c on c.id = chunks_fts.rowid
+          cross join documents d on d.name = c.document
+          where chunks_fts match ${match} and ${filter}
+          order by ${BM25}, c.id
+          limit ${limit}`)
+      : await this.db.all<{ id: number }>(sql`
+          select rowid as id from chunks_fts where chunks_fts match ${match} order by ${BM25}, rowid limit ${limit}`);
     return rows.map((r) => Number(r.id));
+  }
+
+  /** Which of these chunks belong to documents passing the filter. */
+  async passing(ids: number[], filter: SQL): Promise<Set<number>> {
+    const out = new Set<number>();
+    for (const part of slices(ids, 1000)) {
+      const rows = await this.db.all<{ id: number }>(sql`
+        select c.id as id from chunks c cross join documents d on d.name = c.document where c.id in ${inList(part)} and ${filter}`);
+      for (const r of rows) out.add(Number(r.id));
+    }
+    return out;
   }
 
   /** Chunks by id (those passing the filter), in no particular order. */
@@ -164,7 +228,7 @@ export class DocsStore {
       const rows = await this.db.all<Row>(sql`
         select c.id as id, c.document as document, c.ordinal as ordinal, c.heading_path as heading, c.text as text,
                d.title as title, d.uri as uri, 0 as rank
-        from chunks c join documents d on d.name = c.document
+        from chunks c cross join documents d on d.name = c.document
         where c.id in ${inList(part)} ${filter ? sql`and ${filter}` : sql``}`);
       out.push(...rows.map(toHit));
     }

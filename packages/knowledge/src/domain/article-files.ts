@@ -1,4 +1,4 @@
-import { readFile, readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import { ArticleCategory, ArticlePublishInput } from '@lore/schema';
 import { type ArticleDraft, slugify } from './articles.js';
@@ -36,11 +36,7 @@ export function parseFrontMatter(text: string): { data: FrontMatter; body: strin
       data[key] = [];
       listKey = key;
     } else if (value.startsWith('[') && value.endsWith(']')) {
-      data[key] = value
-        .slice(1, -1)
-        .split(',')
-        .map(unquote)
-        .filter(Boolean);
+      data[key] = value.slice(1, -1).split(',').map(unquote).filter(Boolean);
       listKey = null;
     } else {
       data[key] = unquote(value);
@@ -52,7 +48,14 @@ export function parseFrontMatter(text: string): { data: FrontMatter; body: strin
 
 const str = (v: string | string[] | undefined) => (Array.isArray(v) ? v.join(', ') : v);
 const list = (v: string | string[] | undefined) =>
-  v === undefined ? [] : Array.isArray(v) ? v : v.split(',').map((s) => s.trim()).filter(Boolean);
+  v === undefined
+    ? []
+    : Array.isArray(v)
+      ? v
+      : v
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
 
 /**
  * An article from a Markdown file: front matter `title`, `category`, `tags`, `summary` (and
@@ -71,7 +74,8 @@ export function articleFromMarkdown(
   const title = str(data.title) ?? heading ?? stem;
   const category = str(data.category) ?? defaultCategory;
   if (!category) return { ok: false, error: 'no category (front matter `category:` or --category)' };
-  if (!ArticleCategory.safeParse(category).success) return { ok: false, error: `category '${category}' is not one of technical, philosophy, guides` };
+  if (!ArticleCategory.safeParse(category).success)
+    return { ok: false, error: `category '${category}' is not one of technical, philosophy, guides` };
   const parsed = ArticlePublishInput.safeParse({
     title,
     content: body.trim(),
@@ -84,7 +88,7 @@ export function articleFromMarkdown(
     return { ok: false, error: `${issue?.path.join('.') || 'input'}: ${issue?.message ?? 'invalid'}` };
   }
   const slug = slugify(str(data.slug) ?? stem);
-  return { ok: true, draft: { ...parsed.data, tags: parsed.data.tags ?? [], slug } };
+  return { ok: true, draft: { ...parsed.data, tags: [...new Set(parsed.data.tags ?? [])], slug } };
 }
 
 /** The Markdown files of a folder (not recursive), sorted by name. */

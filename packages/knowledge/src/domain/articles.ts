@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { type Database, type Outbox, type Transaction, conflict, excerpt, notFound } from '@lore/kit';
-import { ArticlePublished, type ArticleCategory, type VerifiedAgent } from '@lore/schema';
-import { type SQL, and, eq, gte, sql } from 'drizzle-orm';
+import { conflict, type Database, excerpt, notFound, type Outbox, type Transaction } from '@lore/kit';
+import { type ArticleCategory, ArticlePublished, type VerifiedAgent } from '@lore/schema';
+import { and, eq, gte, type SQL, sql } from 'drizzle-orm';
 import * as tables from '../tables.js';
 import { type AnalyzedQuery, analyzeQuery, indexTerms } from './search-terms.js';
 
@@ -67,7 +67,9 @@ export function defaultSummary(content: string, max = 240): string {
 }
 
 const hashOf = (d: ArticleDraft, summary: string) =>
-  createHash('sha256').update(JSON.stringify([d.title, d.content, d.category, d.tags, summary])).digest('hex');
+  createHash('sha256')
+    .update(JSON.stringify([d.title, d.content, d.category, d.tags, summary]))
+    .digest('hex');
 
 export function toView(r: Row): ArticleView {
   return {
@@ -99,12 +101,33 @@ export class ArticleRepository {
       const [dup] = await tx
         .select({ slug: articles.slug })
         .from(articles)
-        .where(and(eq(articles.author, agent.handle), sql`lower(${articles.title}) = ${draft.title.toLowerCase()}`))
+        .where(
+          and(
+            eq(articles.author, agent.handle),
+            sql`lower(${articles.title}) = ${draft.title.toLowerCase()}`,
+          ),
+        )
         .limit(1);
-      if (dup) throw conflict(`You already published an article titled '${draft.title}' (${dup.slug}).`, { field: 'title', slug: dup.slug });
+      if (dup)
+        throw conflict(`You already published an article titled '${draft.title}' (${dup.slug}).`, {
+          field: 'title',
+          slug: dup.slug,
+        });
       const slug = await freeSlug(tx, slugify(draft.title));
-      const row = await insertArticle(tx, { ...draft, slug, summary }, { authorId: agent.id, author: agent.handle, origin: 'agent' }, t);
-      emit(ArticlePublished, { slug, title: row.title, authorId: agent.id, author: agent.handle, category: row.category, tags: row.tags });
+      const row = await insertArticle(
+        tx,
+        { ...draft, slug, summary },
+        { authorId: agent.id, author: agent.handle, origin: 'agent' },
+        t,
+      );
+      emit(ArticlePublished, {
+        slug,
+        title: row.title,
+        authorId: agent.id,
+        author: agent.handle,
+        category: row.category,
+        tags: row.tags,
+      });
       return toView(row);
     });
   }
@@ -125,18 +148,38 @@ export class ArticleRepository {
       const [existing] = await tx.select().from(articles).where(eq(articles.slug, draft.slug)).limit(1);
       if (existing) {
         if (existing.origin === 'agent')
-          throw conflict(`The slug '${draft.slug}' belongs to an article @${existing.author} published; choose another slug.`, { slug: draft.slug });
+          throw conflict(
+            `The slug '${draft.slug}' belongs to an article @${existing.author} published; choose another slug.`,
+            { slug: draft.slug },
+          );
         if (existing.contentHash === hash && existing.author === author) return 'unchanged';
         await tx.run(sql`delete from articles_fts where rowid = ${existing.seq}`);
         await tx
           .update(articles)
-          .set({ title: draft.title, content: draft.content, category: draft.category, tags: draft.tags, summary, author, origin, contentHash: hash, updatedAt: t })
+          .set({
+            title: draft.title,
+            content: draft.content,
+            category: draft.category,
+            tags: draft.tags,
+            summary,
+            author,
+            origin,
+            contentHash: hash,
+            updatedAt: t,
+          })
           .where(eq(articles.seq, existing.seq));
         await indexArticle(tx, existing.seq, { ...draft, summary });
         return 'updated';
       }
       const row = await insertArticle(tx, { ...draft, summary }, { authorId: null, author, origin }, t);
-      emit(ArticlePublished, { slug: row.slug, title: row.title, authorId: null, author, category: row.category, tags: row.tags });
+      emit(ArticlePublished, {
+        slug: row.slug,
+        title: row.title,
+        authorId: null,
+        author,
+        category: row.category,
+        tags: row.tags,
+      });
       return 'created';
     });
   }
@@ -161,7 +204,8 @@ export class ArticleRepository {
     if (!q.match) return { query: q, total: 0, hits: [] };
     const filters: SQL[] = [];
     if (opts.category) filters.push(sql`a.category = ${opts.category}`);
-    for (const tag of opts.tags ?? []) filters.push(sql`exists (select 1 from json_each(a.tags) where value = ${tag})`);
+    for (const tag of opts.tags ?? [])
+      filters.push(sql`exists (select 1 from json_each(a.tags) where value = ${tag})`);
     const where = filters.length ? sql`where ${sql.join(filters, sql` and `)}` : sql``;
     const rows = await this.db.all<{
       seq: number;
@@ -203,7 +247,10 @@ export class ArticleRepository {
 
   async counts(since: number): Promise<{ articles: number; articlesToday: number }> {
     const [all] = await this.db.select({ n: sql<number>`count(*)` }).from(articles);
-    const [today] = await this.db.select({ n: sql<number>`count(*)` }).from(articles).where(gte(articles.publishedAt, since));
+    const [today] = await this.db
+      .select({ n: sql<number>`count(*)` })
+      .from(articles)
+      .where(gte(articles.publishedAt, since));
     return { articles: Number(all?.n ?? 0), articlesToday: Number(today?.n ?? 0) };
   }
 }
@@ -248,7 +295,11 @@ async function insertArticle(
   return row!;
 }
 
-async function indexArticle(tx: Transaction, seq: number, d: ArticleDraft & { summary: string }): Promise<void> {
+async function indexArticle(
+  tx: Transaction,
+  seq: number,
+  d: ArticleDraft & { summary: string },
+): Promise<void> {
   await tx.run(sql`insert into articles_fts(rowid, title, tags, summary, body)
     values (${seq}, ${indexTerms(d.title)}, ${indexTerms(d.tags.join(' '))}, ${indexTerms(d.summary)}, ${indexTerms(d.content)})`);
 }

@@ -36,7 +36,8 @@ export function createEmbedder(config: LoreConfig, fetchImpl: typeof fetch = fet
     if (!res.ok) throw new Error(`embeddings endpoint answered ${res.status}`);
     const body = (await res.json()) as EmbeddingsResponse;
     const data = body.data ?? [];
-    if (data.length !== input.length) throw new Error(`embeddings endpoint returned ${data.length} vectors for ${input.length} inputs`);
+    if (data.length !== input.length)
+      throw new Error(`embeddings endpoint returned ${data.length} vectors for ${input.length} inputs`);
     const out: Float32Array[] = new Array(input.length);
     data.forEach((d, i) => {
       if (!Array.isArray(d.embedding) || d.embedding.some((x) => typeof x !== 'number'))
@@ -50,7 +51,8 @@ export function createEmbedder(config: LoreConfig, fetchImpl: typeof fetch = fet
     model,
     async embed(texts, signal) {
       const out: Float32Array[] = [];
-      for (let i = 0; i < texts.length; i += BATCH) out.push(...(await batch(texts.slice(i, i + BATCH), signal)));
+      for (let i = 0; i < texts.length; i += BATCH)
+        out.push(...(await batch(texts.slice(i, i + BATCH), signal)));
       return out;
     },
   };

@@ -35,26 +35,47 @@ export function formatFromName(name: string): KnowledgeFormat {
 const isPdf = (bytes: Uint8Array) => Buffer.from(bytes.subarray(0, 5)).toString('latin1') === '%PDF-';
 
 /** Which of the two ways of adding a source the input uses; a 400 naming the field otherwise. */
-export function sourceRequest(input: UpdateKnowledgeSourcesInput):
-  | { kind: 'content'; name: string; content: string }
-  | { kind: 'path'; path: string } {
+export function sourceRequest(
+  input: UpdateKnowledgeSourcesInput,
+): { kind: 'content'; name: string; content: string } | { kind: 'path'; path: string } {
   const { file_name: name, file_content: content, file_path: path } = input;
   if (path !== undefined) {
     if (content !== undefined)
-      throw invalid('file_content', 'not with file_path', 'Give either file_path, or file_name with file_content — not both.');
+      throw invalid(
+        'file_content',
+        'not with file_path',
+        'Give either file_path, or file_name with file_content — not both.',
+      );
     if (name !== undefined)
-      throw invalid('file_name', 'not with file_path', 'Give either file_path (the source takes the file\'s name), or file_name with file_content — not both.');
+      throw invalid(
+        'file_name',
+        'not with file_path',
+        "Give either file_path (the source takes the file's name), or file_name with file_content — not both.",
+      );
     return { kind: 'path', path };
   }
   if (name === undefined && content === undefined)
-    throw invalid('file_path', 'required: file_path, or file_name with file_content', 'Give file_path, or file_name with file_content.');
-  if (name === undefined) throw invalid('file_name', 'required with file_content', 'Missing required field: file_name (it names the source, e.g. notes.md).');
-  if (content === undefined) throw invalid('file_content', 'required with file_name', 'Missing required field: file_content.');
+    throw invalid(
+      'file_path',
+      'required: file_path, or file_name with file_content',
+      'Give file_path, or file_name with file_content.',
+    );
+  if (name === undefined)
+    throw invalid(
+      'file_name',
+      'required with file_content',
+      'Missing required field: file_name (it names the source, e.g. notes.md).',
+    );
+  if (content === undefined)
+    throw invalid('file_content', 'required with file_name', 'Missing required field: file_content.');
   return { kind: 'content', name, content };
 }
 
 /** Reads, decodes and converts a source to text, enforcing the size limits. */
-export async function extractDocument(input: UpdateKnowledgeSourcesInput, roots: readonly string[]): Promise<ExtractedDocument> {
+export async function extractDocument(
+  input: UpdateKnowledgeSourcesInput,
+  roots: readonly string[],
+): Promise<ExtractedDocument> {
   const req = sourceRequest(input);
   if (req.kind === 'path') {
     const { bytes } = await readAllowedFile(req.path, roots);
@@ -71,17 +92,29 @@ export async function extractDocument(input: UpdateKnowledgeSourcesInput, roots:
 function decodeText(bytes: Uint8Array, field: string): string {
   const text = new TextDecoder('utf-8').decode(bytes);
   if (text.includes('\0'))
-    throw invalid(field, 'a text file (plain text, Markdown, HTML) or a PDF', 'This file looks binary: only text, Markdown, HTML and PDF files can be added.');
+    throw invalid(
+      field,
+      'a text file (plain text, Markdown, HTML) or a PDF',
+      'This file looks binary: only text, Markdown, HTML and PDF files can be added.',
+    );
   return text;
 }
 
 function decodeBase64Pdf(content: string): Uint8Array {
   const b64 = content.replace(/^data:application\/pdf;base64,/i, '').replace(/\s+/g, '');
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(b64) || b64.length === 0)
-    throw invalid('file_content', 'base64 of the PDF file when file_name ends in .pdf', 'For a .pdf file_name, file_content must be the PDF\'s bytes in base64.');
+    throw invalid(
+      'file_content',
+      'base64 of the PDF file when file_name ends in .pdf',
+      "For a .pdf file_name, file_content must be the PDF's bytes in base64.",
+    );
   const bytes = Buffer.from(b64, 'base64');
   if (!isPdf(bytes))
-    throw invalid('file_content', 'base64 of the PDF file when file_name ends in .pdf', 'file_content does not decode to a PDF (it should start with %PDF-).');
+    throw invalid(
+      'file_content',
+      'base64 of the PDF file when file_name ends in .pdf',
+      'file_content does not decode to a PDF (it should start with %PDF-).',
+    );
   return bytes;
 }
 
@@ -97,15 +130,30 @@ async function fromPdf(name: string, bytes: Uint8Array, field: string): Promise<
 
 function fromText(name: string, format: KnowledgeFormat, raw: string, field: string): ExtractedDocument {
   const text = raw.replace(/^\uFEFF/, '');
-  if (text.includes('\0')) throw invalid(field, 'text, not binary data', 'file_content contains NUL characters: send text, or a .pdf name with base64.');
+  if (text.includes('\0'))
+    throw invalid(
+      field,
+      'text, not binary data',
+      'file_content contains NUL characters: send text, or a .pdf name with base64.',
+    );
   const body = format === 'html' ? htmlToMarkdown(text).markdown : text;
   return checked({ name, format, text: body, pages: null }, field);
 }
 
 function checked(doc: ExtractedDocument, field: string): ExtractedDocument {
   if (doc.text.trim() === '')
-    throw invalid(field, 'a file with text in it', doc.format === 'pdf' ? `'${doc.name}' has no text layer (scanned pages are not read).` : `'${doc.name}' is empty.`);
+    throw invalid(
+      field,
+      'a file with text in it',
+      doc.format === 'pdf'
+        ? `'${doc.name}' has no text layer (scanned pages are not read).`
+        : `'${doc.name}' is empty.`,
+    );
   if (doc.text.length > MAX_TEXT_CHARS)
-    throw invalid(field, 'at most 2,000,000 characters of text', `'${doc.name}' holds ${doc.text.length} characters of text (at most ${MAX_TEXT_CHARS}).`);
+    throw invalid(
+      field,
+      'at most 2,000,000 characters of text',
+      `'${doc.name}' holds ${doc.text.length} characters of text (at most ${MAX_TEXT_CHARS}).`,
+    );
   return doc;
 }

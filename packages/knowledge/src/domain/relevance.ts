@@ -81,6 +81,9 @@ export function scorePassage(q: AnalyzedQuery, tokens: readonly string[], stats:
   const need = requiredTerms(q);
   const specificMatched = q.weights.some((w) => w === 1) ? specific : matched.length;
   const relevant =
-    matched.length > 0 && coverage >= MIN_COVERAGE && specificMatched >= need && floorScore >= BM25_FLOOR_PER_TERM * need;
+    matched.length > 0 &&
+    coverage >= MIN_COVERAGE &&
+    specificMatched >= need &&
+    floorScore >= BM25_FLOOR_PER_TERM * need;
   return { score, matched, coverage, relevant };
 }

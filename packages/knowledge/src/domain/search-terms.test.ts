@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GENERIC_WEIGHT, MAX_QUERY_TERMS, analyzeQuery, indexTerms, stem } from './search-terms.js';
+import { analyzeQuery, GENERIC_WEIGHT, indexTerms, MAX_QUERY_TERMS, stem } from './search-terms.js';
 
 describe('stem', () => {
   it.each([
@@ -23,7 +23,8 @@ describe('stem', () => {
   });
 
   it('never returns fewer than three characters for longer words', () => {
-    for (const w of ['uses', 'need', 'seed', 'ties', 'ones', 'ably', 'ring']) expect(stem(w).length).toBeGreaterThanOrEqual(3);
+    for (const w of ['uses', 'need', 'seed', 'ties', 'ones', 'ably', 'ring'])
+      expect(stem(w).length).toBeGreaterThanOrEqual(3);
   });
 });
 

@@ -1,4 +1,4 @@
-import { STOP_WORDS, ftsMatchQuery, queryTerms, tokenize } from '@lore/kit';
+import { ftsMatchQuery, queryTerms, STOP_WORDS, tokenize } from '@lore/kit';
 
 /** Most distinct terms a query is searched with (BM25 over OR-ed common words is slow and vague). */
 export const MAX_QUERY_TERMS = 12;
@@ -38,7 +38,21 @@ function plural(t: string): string {
  * Diacritics are dropped. Deliberately small: no stem is shorter than three characters.
  */
 export function stem(token: string): string {
-  let t = token.normalize('NFD').replace(/\p{M}/gu, '');
+  const known = memo.get(token);
+  if (known !== undefined) return known;
+  const s = stemUncached(token);
+  if (memo.size >= MEMO_SIZE) memo.clear();
+  memo.set(token, s);
+  return s;
+}
+
+// Stemming is the hot path of rescoring; words repeat, so a bounded memo pays.
+const MEMO_SIZE = 100_000;
+const memo = new Map<string, string>();
+const ASCII = /^[\x00-\x7f]*$/;
+
+function stemUncached(token: string): string {
+  let t = ASCII.test(token) ? token : token.normalize('NFD').replace(/\p{M}/gu, '');
   if (t.length <= 3 || /\p{N}/u.test(t)) return t;
   t = plural(t);
   for (const [suffix, replacement] of SUFFIXES) {

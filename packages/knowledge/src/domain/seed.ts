@@ -10,7 +10,11 @@ export const shippedArticlesFolder = (moduleUrl: string) => fileURLToPath(new UR
  * Puts Lore's own articles in the articles table, by slug: created the first time, updated
  * when the shipped text changed, left alone otherwise — so every start may run it.
  */
-export async function seedArticles(articles: ArticleRepository, folder: string, log: Logger): Promise<Record<string, number>> {
+export async function seedArticles(
+  articles: ArticleRepository,
+  folder: string,
+  log: Logger,
+): Promise<Record<string, number>> {
   const counts: Record<string, number> = { created: 0, updated: 0, unchanged: 0, failed: 0 };
   let files: string[];
   try {

@@ -11,7 +11,14 @@ export const retrieveHandler = (knowledge: KnowledgeBase) => (bus: EventBus) =>
     const req = KnowledgeRetrieveRequest.parse(payload);
     const r = await knowledge.search(req.agentId, req.query, { limit: req.limit });
     const passages = r.passages
-      .map((p) => ({ id: p.id, source: p.source, text: p.text, headingPath: p.headingPath, score: p.score, relevant: p.relevant }))
+      .map((p) => ({
+        id: p.id,
+        source: p.source,
+        text: p.text,
+        headingPath: p.headingPath,
+        score: p.score,
+        relevant: p.relevant,
+      }))
       .sort((a, b) => Number(b.relevant) - Number(a.relevant));
     return { passages };
   });

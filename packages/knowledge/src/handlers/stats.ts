@@ -3,12 +3,22 @@ import type { ArticleRepository } from '../domain/articles.js';
 import type { KnowledgeBase } from '../domain/knowledge-base.js';
 
 /** The knowledge service's figures for platform_stats (`rpc.knowledge.stats`). */
-export const statsHandler = (knowledge: KnowledgeBase, articles: ArticleRepository, totalCalls: () => Promise<number>) =>
+export const statsHandler = (
+  knowledge: KnowledgeBase,
+  articles: ArticleRepository,
+  totalCalls: () => Promise<number>,
+) =>
   statsResponder({
     service: 'knowledge',
     totalCalls,
     async figures(since) {
       const [kb, a] = await Promise.all([knowledge.stats(), articles.counts(since)]);
-      return { sources: kb.sources, chunks: kb.chunks, agentsWithKnowledge: kb.agents, articles: a.articles, articlesToday: a.articlesToday };
+      return {
+        sources: kb.sources,
+        chunks: kb.chunks,
+        agentsWithKnowledge: kb.agents,
+        articles: a.articles,
+        articlesToday: a.articlesToday,
+      };
     },
   });

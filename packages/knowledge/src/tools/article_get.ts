@@ -4,7 +4,8 @@ import { tool } from '../ports.js';
 export const articleGet = tool({
   name: 'article_get',
   title: 'Read an article',
-  description: 'Read one article of the community knowledge base in full, by the slug article_search shows. 404 when there is none.',
+  description:
+    'Read one article of the community knowledge base in full, by the slug article_search shows. 404 when there is none.',
   input: ArticleGetInput,
   output: ArticleGetOutput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

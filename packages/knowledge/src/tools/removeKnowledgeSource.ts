@@ -13,6 +13,9 @@ export const removeKnowledgeSource = tool({
   rateClass: 'write',
   async handler(input, { agent, ports }) {
     const r = await ports.knowledge.remove(agent, input.source);
-    return { text: `Knowledge source '${r.source}' removed (${r.chunks} chunk${r.chunks === 1 ? '' : 's'}).`, data: r };
+    return {
+      text: `Knowledge source '${r.source}' removed (${r.chunks} chunk${r.chunks === 1 ? '' : 's'}).`,
+      data: r,
+    };
   },
 });

@@ -6,8 +6,8 @@ export const searchKnowledge = tool({
   name: 'searchKnowledge',
   title: 'Search your knowledge',
   description:
-    'Searches your own knowledge sources (never anyone else\'s) and returns the best passages with their source, heading path and an ' +
-    'excerpt. `relevant` marks passages above the threshold a peer\'s question must reach for your node to draft an answer — a quick ' +
+    "Searches your own knowledge sources (never anyone else's) and returns the best passages with their source, heading path and an " +
+    "excerpt. `relevant` marks passages above the threshold a peer's question must reach for your node to draft an answer — a quick " +
     'way to see what you could answer. Ranked by BM25 (fused with embeddings when the node has an embeddings endpoint).',
   input: SearchKnowledgeInput,
   output: SearchKnowledgeOutput,
@@ -19,7 +19,12 @@ export const searchKnowledge = tool({
       ...(input.source !== undefined ? { source: input.source } : {}),
       signal,
     });
-    if (!r.query.terms.length) throw invalid('query', 'at least one word that is not a common word', 'The query has no searchable words (only common words like "what is the").');
+    if (!r.query.terms.length)
+      throw invalid(
+        'query',
+        'at least one word that is not a common word',
+        'The query has no searchable words (only common words like "what is the").',
+      );
     const passages = r.passages.map(({ text: _, ...p }) => p);
     const text = passages.length
       ? [

@@ -9,7 +9,7 @@ export const updateKnowledgeSources = tool({
     'Updates knowledge sources by adding new content to the RAG database. Your node drafts answers to questions peers ask you ' +
     '(cqAskQuestion) from these sources only. Give either file_name + file_content (plain text, Markdown, HTML; for a PDF, a ' +
     'file_name ending in .pdf and the bytes in base64), or file_path ("Path to an existing file", e.g. /path/to/quantum_research.pdf) ' +
-    'inside a directory the operator allows. Adding a name you already have replaces that source. Your sources\' keywords become ' +
+    "inside a directory the operator allows. Adding a name you already have replaces that source. Your sources' keywords become " +
     'part of your description for peers.',
   input: UpdateKnowledgeSourcesInput,
   output: UpdateKnowledgeSourcesOutput,
@@ -24,7 +24,10 @@ export const updateKnowledgeSources = tool({
       `${r.replaced ? 'Replaced the previous version: ' : ''}${r.chunks} chunk${r.chunks === 1 ? '' : 's'} indexed from ${r.characters.toLocaleString('en-US')} characters of ${r.format}${r.pages !== null ? ` (${r.pages} page${r.pages === 1 ? '' : 's'})` : ''}.`,
       `Topics: ${r.keywords.join(', ') || '—'}`,
     ];
-    if (r.embeddingError) lines.push(`Note: the embeddings endpoint failed (${r.embeddingError}); this source is searchable by keywords only.`);
+    if (r.embeddingError)
+      lines.push(
+        `Note: the embeddings endpoint failed (${r.embeddingError}); this source is searchable by keywords only.`,
+      );
     return { text: lines.join('\n'), data };
   },
 });

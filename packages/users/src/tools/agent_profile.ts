@@ -9,7 +9,9 @@ export const agentProfile = tool({
   name: 'agent_profile',
   title: 'View an agent profile',
   description:
-    "Show an agent's profile: bio, skills with levels, interests, capabilities, links, when it joined, when it was last active, recent activity.",
+    "Show an agent's profile: bio, skills with levels, interests, capabilities, links, when it joined, when it was last " +
+    'active, recent activity and connections (active partnerships). On your own profile, also the connection requests ' +
+    'waiting for your answer.',
   input: AgentProfileInput,
   output: AgentProfileOutput.extend({
     pendingRequests: z.array(ConnectionRequest).optional().describe('Only on your own profile: connection requests waiting for your answer.'),
@@ -45,6 +47,15 @@ export const agentProfile = tool({
       ...(recent.length
         ? ['Recent activity:', ...recent.map((r) => `  - ${r.summary} (${timeAgo(r.at, now)})`)]
         : []),
+      `Connections (${connections.length} active partnership${connections.length === 1 ? '' : 's'}): ${
+        connections.map((h) => `@${h}`).join(', ') || '—'
+      }`,
+      ...(pending.length
+        ? [
+            'Connection requests waiting for you (answer with connect_agents):',
+            ...pending.map((q) => `  - @${q.fromHandle}, purpose (written by them): ${JSON.stringify(q.purpose)}`),
+          ]
+        : []),
     ]
       .filter((l) => l !== '')
       .join('\n');
@@ -52,13 +63,26 @@ export const agentProfile = tool({
       text,
       data: {
         agent: p,
-        ...(agent.id === row.id ? { email: row.email } : {}),
+        ...(own ? { email: row.email } : {}),
         recentActivity: recent.map((r) => ({
           kind: r.kind,
           summary: r.summary,
           at: new Date(r.at).toISOString(),
         })),
-        connections: [],
+        connections,
+        ...(own
+          ? {
+              pendingRequests: pending.map((q) => ({
+                from: q.fromHandle,
+                to: row.handle,
+                untrusted: true as const,
+                purpose: q.purpose,
+                proposal: q.proposal,
+                duration: q.duration,
+                requestedAt: new Date(q.createdAt).toISOString(),
+              })),
+            }
+          : {}),
       },
     };
   },

@@ -1,0 +1,198 @@
+/**
+ * One server alone, as a user gets it: build and pack @lore/users with the workspace packages
+ * it needs, install the tarballs with npm into an empty folder (third-party dependencies come
+ * from the npm registry), then start the installed `lore-users` bin over HTTP (in-process bus)
+ * and over stdio (on a private NATS server), and call it through real MCP clients.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { call, connectClient, freePort, NatsServerProcess, ok, tempDir } from '@lore/kit/testing';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Packed, pack } from '../../../scripts/pack.js';
+
+const SETUP_TIMEOUT = 600_000;
+
+/** Only what a shell user would have: no test-runner variables, no CI NATS. */
+function cleanEnv(extra: Record<string, string>): Record<string, string> {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: process.env.HOME ?? '/tmp',
+  };
+  if (process.env.npm_config_cache) env.npm_config_cache = process.env.npm_config_cache;
+  return { ...env, ...extra };
+}
+
+function tarList(tarball: string): string[] {
+  return execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n').filter(Boolean);
+}
+
+async function waitHealthy(url: string, child: ChildProcess, log: () => string) {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`lore-users exited with ${child.exitCode}:\n${log()}`);
+    try {
+      if ((await fetch(`${url}/healthz`)).status === 200) return;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`lore-users did not become healthy:\n${log()}`);
+}
+
+function stop(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve(code);
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+const unique = (prefix: string) => `${prefix}_${Date.now().toString(36)}${Math.floor(Math.random() * 1e4)}`;
+
+describe('a service packed, installed with npm into an empty folder, and started alone', () => {
+  const packs = tempDir('lore-packs-');
+  const install = tempDir('lore-install-');
+  let packed: Packed;
+  let bin: string;
+
+  beforeAll(() => {
+    packed = pack('users', packs.path, { quiet: true });
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...packed.tarballs], {
+      cwd: install.path,
+      env: cleanEnv({}),
+      stdio: ['ignore', 'pipe', 'inherit'],
+      timeout: SETUP_TIMEOUT,
+    });
+    bin = join(install.path, 'node_modules', '.bin', 'lore-users');
+  }, SETUP_TIMEOUT);
+
+  afterAll(() => {
+    packs.cleanup();
+    install.cleanup();
+  });
+
+  it('packs schema, kit and the service, with dist and migrations and no sources', () => {
+    expect(packed.tarballs.map((t) => t.split('/').pop())).toEqual([
+      'lore-schema-0.1.0.tgz',
+      'lore-kit-0.1.0.tgz',
+      'lore-users-0.1.0.tgz',
+    ]);
+    const [schema, kit, users] = packed.tarballs.map(tarList) as [string[], string[], string[]];
+    expect(users).toContain('package/dist/main.js');
+    expect(users).toContain('package/dist/index.js');
+    expect(users).toContain('package/dist/index.d.ts');
+    expect(users).toContain('package/migrations/meta/_journal.json');
+    expect(users.some((f) => /^package\/migrations\/0000_.*\.sql$/.test(f))).toBe(true);
+    expect(kit).toContain('package/migrations/meta/_journal.json');
+    expect(kit).toContain('package/dist/testing/index.js');
+    expect(schema).toContain('package/dist/index.js');
+    for (const files of [schema, kit, users])
+      expect(files.filter((f) => f.startsWith('package/src/'))).toEqual([]);
+  });
+
+  it('installs manifests with real versions and dist exports', () => {
+    for (const name of ['users', 'kit', 'schema']) {
+      const text = readFileSync(join(install.path, 'node_modules', '@lore', name, 'package.json'), 'utf8');
+      expect(text).not.toMatch(/"(workspace|catalog):/);
+      const manifest = JSON.parse(text) as { exports: Record<string, { default: string }> };
+      expect(manifest.exports['.']?.default).toBe('./dist/index.js');
+    }
+    const users = JSON.parse(
+      readFileSync(join(install.path, 'node_modules', '@lore', 'users', 'package.json'), 'utf8'),
+    ) as { dependencies: Record<string, string> };
+    expect(users.dependencies['@lore/kit']).toBe('0.1.0');
+    const main = realpathSync(bin);
+    expect(readFileSync(main, 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true);
+    expect(statSync(main).mode & 0o111).not.toBe(0);
+  });
+
+  it('serves its tools over HTTP with its own database: agent_register through a real MCP client', async () => {
+    const data = tempDir('lore-alone-');
+    const port = await freePort();
+    const child = spawn(bin, [], {
+      cwd: install.path,
+      env: cleanEnv({ LORE_DATA_DIR: data.path, LORE_PORT: String(port), LORE_LOG_LEVEL: 'info' }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout?.on('data', (d) => {
+      out += d;
+    });
+    child.stderr?.on('data', (d) => {
+      out += d;
+    });
+    try {
+      const url = `http://127.0.0.1:${port}`;
+      await waitHealthy(url, child, () => out);
+      expect(out).toContain('"bus":"memory"');
+      const anon = await connectClient(undefined, { url: `${url}/mcp` });
+      const username = unique('alone');
+      const reg = await ok<{ apiKey: string }>(anon, 'agent_register', {
+        username,
+        email: `${username}@example.com`,
+        displayName: 'Alone',
+      });
+      expect(reg.data.apiKey).toMatch(/^lore_sk_/);
+      // The key is verified by the same process over its in-process bus.
+      expect((await call(anon, 'agent_profile', { username })).error?.code).toBe(401);
+      const me = await connectClient(undefined, { url: `${url}/mcp`, key: reg.data.apiKey });
+      const profile = await ok<{ agent: { username: string } }>(me, 'agent_profile', { username });
+      expect(profile.data.agent.username).toBe(username);
+      expect((await fetch(`${url}/readyz`)).status).toBe(200);
+      expect(existsSync(join(data.path, 'users.db'))).toBe(true);
+    } finally {
+      expect(await stop(child)).toBe(0);
+      data.cleanup();
+    }
+  }, 120_000);
+
+  it('serves over stdio with the bus on NATS when NATS_URL is set', async () => {
+    if (!NatsServerProcess.binaryAvailable()) {
+      if (process.env.CI) throw new Error('nats-server is required under CI for the stdio + NATS check');
+      console.warn('nats-server is not installed here: stdio + NATS check skipped');
+      return;
+    }
+    const data = tempDir('lore-stdio-');
+    const store = tempDir('lore-stdio-nats-');
+    const nats = new NatsServerProcess(await freePort(), store.path);
+    await nats.start();
+    let err = '';
+    const transport = new StdioClientTransport({
+      command: bin,
+      args: ['--stdio'],
+      cwd: install.path,
+      env: cleanEnv({ LORE_DATA_DIR: data.path, NATS_URL: nats.url, LORE_LOG_LEVEL: 'info' }),
+      stderr: 'pipe',
+    });
+    transport.stderr?.on('data', (d) => {
+      err += d;
+    });
+    const client = new Client({ name: 'deploy-pack', version: '1.0.0' });
+    try {
+      await client.connect(transport);
+      const { tools } = await client.listTools();
+      const names = tools.map((t) => t.name);
+      expect(names).toContain('agent_register');
+      expect(names).toContain('agent_profile');
+      const username = unique('stdio');
+      const reg = await ok<{ apiKey: string }>(client, 'agent_register', {
+        username,
+        email: `${username}@example.com`,
+        displayName: 'Stdio',
+      });
+      expect(reg.data.apiKey).toMatch(/^lore_sk_/);
+      expect(err).toContain('"bus":"nats"');
+    } finally {
+      await client.close();
+      await nats.kill();
+      data.cleanup();
+      store.cleanup();
+    }
+  }, 120_000);
+});

@@ -1,0 +1,56 @@
+import { randomUUID } from 'node:crypto';
+import type { Database } from '@lore/kit';
+import { and, count, eq, gte, ne } from 'drizzle-orm';
+import * as tables from '../tables.js';
+
+const { decisions } = tables;
+export type DecisionRow = typeof decisions.$inferSelect;
+export type NewDecision = Omit<DecisionRow, 'id' | 'at'>;
+
+/** The decision log: one automatic evaluation and at most one manual decision per query. */
+export class DecisionRepository {
+  constructor(
+    private readonly db: Database<typeof tables>,
+    private readonly now: () => number,
+  ) {}
+
+  /** Record (or, for a re-run evaluation of the same query, replace) a decision. */
+  async record(d: NewDecision): Promise<void> {
+    const row = { ...d, id: randomUUID(), at: this.now() };
+    await this.db.transaction(async (tx) => {
+      await tx
+        .insert(decisions)
+        .values(row)
+        .onConflictDoUpdate({
+          target: [decisions.queryId, decisions.recipientId, decisions.kind],
+          set: { outcome: row.outcome, decidedBy: row.decidedBy, condition: row.condition, reason: row.reason, checks: row.checks, at: row.at },
+        });
+    });
+  }
+
+  async forRecipient(recipientId: string): Promise<DecisionRow[]> {
+    return this.db.select().from(decisions).where(eq(decisions.recipientId, recipientId));
+  }
+
+  async stats(since: number): Promise<Record<string, number>> {
+    const rows = await this.db
+      .select({ kind: decisions.kind, outcome: decisions.outcome, n: count() })
+      .from(decisions)
+      .groupBy(decisions.kind, decisions.outcome);
+    const n = (kind: string, outcome: string) => Number(rows.find((r) => r.kind === kind && r.outcome === outcome)?.n ?? 0);
+    const [today] = await this.db
+      .select({ n: count() })
+      .from(decisions)
+      .where(and(ne(decisions.outcome, 'pending'), gte(decisions.at, since)));
+    const settled = rows.filter((r) => r.outcome !== 'pending').reduce((s, r) => s + Number(r.n), 0);
+    return {
+      decisions: settled,
+      decisions_today: Number(today?.n ?? 0),
+      auto_accepted: n('auto', 'accepted'),
+      auto_rejected: n('auto', 'rejected'),
+      left_pending: n('auto', 'pending'),
+      manual_accepted: n('manual', 'accepted'),
+      manual_rejected: n('manual', 'rejected'),
+    };
+  }
+}

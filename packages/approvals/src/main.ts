@@ -1,0 +1,12 @@
+#!/usr/bin/env node
+import { runStandalone } from '@lore/kit';
+import { createApprovalsService } from './service.js';
+
+const running = await runStandalone('approvals', createApprovalsService, {
+  env: process.env,
+  argv: process.argv.slice(2),
+  defaultPort: 7403,
+});
+const stop = () => void running.close().then(() => process.exit(0));
+process.once('SIGINT', stop);
+process.once('SIGTERM', stop);

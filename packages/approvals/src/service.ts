@@ -1,0 +1,76 @@
+import {
+  type LoreService,
+  type ServiceDeps,
+  createService,
+  createTextGenerator,
+  migrationsFolder,
+  nodeLocalBus,
+  openServiceStore,
+} from '@lore/kit';
+import { HANDLE_PATTERN } from '@lore/schema';
+import { ConditionRepository } from './domain/conditions.js';
+import { DecisionRepository } from './domain/decisions.js';
+import { Evaluator } from './domain/evaluator.js';
+import { evaluateRpc } from './handlers/evaluate-rpc.js';
+import { statsHandler } from './handlers/stats.js';
+import type { ApprovalsPorts } from './ports.js';
+import * as tables from './tables.js';
+import { cqAcceptQuery } from './tools/cqAcceptQuery.js';
+import { cqAddAutoApprovalCondition } from './tools/cqAddAutoApprovalCondition.js';
+import { cqListAutoApprovalConditions } from './tools/cqListAutoApprovalConditions.js';
+import { cqRejectQuery } from './tools/cqRejectQuery.js';
+import { cqRemoveAutoApprovalCondition } from './tools/cqRemoveAutoApprovalCondition.js';
+
+export const APPROVALS_VERSION = '0.1.0';
+
+export const approvalsTools = [
+  cqAddAutoApprovalCondition,
+  cqRemoveAutoApprovalCondition,
+  cqListAutoApprovalConditions,
+  cqAcceptQuery,
+  cqRejectQuery,
+];
+
+/** The approvals service: each agent's auto-approval conditions, manual decisions, and the decision log. */
+export async function createApprovalsService(deps: ServiceDeps): Promise<LoreService> {
+  const { db, outbox } = await openServiceStore(deps, 'approvals', tables, migrationsFolder(import.meta.url));
+  const now = Date.now;
+  const bus = nodeLocalBus(deps.bus, deps.nodeId);
+  const textgen =
+    deps.textgen ??
+    createTextGenerator({
+      baseUrl: deps.config.LORE_LLM_BASE_URL,
+      model: deps.config.LORE_LLM_MODEL,
+      apiKey: deps.config.LORE_LLM_API_KEY,
+    });
+  const conditions = new ConditionRepository(db, now);
+  const decisions = new DecisionRepository(db, now);
+  const evaluator = new Evaluator(textgen);
+  const directory = deps.directory;
+  const ports: ApprovalsPorts = {
+    conditions,
+    decisions,
+    evaluator,
+    bus,
+    async handlesIn(sentence) {
+      if (!directory) return new Set();
+      const candidates = [...new Set(sentence.toLowerCase().match(/[a-z0-9_]+/g) ?? [])].filter((w) => HANDLE_PATTERN.test(w)).slice(0, 60);
+      const held = await Promise.all(candidates.map(async (w) => ((await directory.lookupHandle(w)) ? w : null)));
+      return new Set(held.filter((w): w is string => w !== null));
+    },
+  };
+  return createService({
+    name: 'approvals',
+    version: APPROVALS_VERSION,
+    title: 'Lore approvals',
+    instructions:
+      'Decide what leaves your knowledge: add plain-language auto-approval conditions, or accept and reject pending queries ' +
+      '(cqListRequestedQueries shows them) with cqAcceptQuery and cqRejectQuery.',
+    tools: approvalsTools,
+    ports,
+    deps,
+    db,
+    outbox,
+    handlers: [evaluateRpc(conditions, decisions, evaluator), statsHandler(conditions, decisions)],
+  });
+}

@@ -1,0 +1,87 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomBytes } from 'node:crypto';
+import { context, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+
+/** The call a piece of work belongs to: what events and outgoing requests carry along. */
+export interface CallContext {
+  requestId: string;
+  traceparent?: string;
+}
+
+export const callContext = new AsyncLocalStorage<CallContext>();
+
+const w3c = new W3CTraceContextPropagator();
+const getter = {
+  get: (c: Record<string, string>, k: string) => c[k],
+  keys: (c: Record<string, string>) => Object.keys(c),
+};
+const setter = { set: (c: Record<string, string>, k: string, v: string) => void (c[k] = v) };
+
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+
+/** A traceparent for this hop: the caller's trace with a new span id, or a new trace. */
+export function nextTraceparent(incoming?: string): string {
+  const m = incoming ? TRACEPARENT.exec(incoming) : null;
+  const traceId = m?.[1] && !/^0+$/.test(m[1]) ? m[1] : randomBytes(16).toString('hex');
+  return `00-${traceId}-${randomBytes(8).toString('hex')}-${m?.[3] ?? '01'}`;
+}
+
+/**
+ * Run `fn` as a span named `name`, child of the incoming W3C trace context. With an
+ * OpenTelemetry SDK registered (see `startTelemetry`) the span is exported; without one the
+ * trace id still flows: into events on the bus and into calls to other services.
+ */
+export async function withSpan<T>(
+  name: string,
+  attrs: Record<string, string>,
+  incoming: CallContext,
+  fn: (ctx: CallContext, span: Span) => Promise<T>,
+): Promise<T> {
+  const parent = incoming.traceparent
+    ? w3c.extract(context.active(), { traceparent: incoming.traceparent }, getter)
+    : context.active();
+  const tracer = trace.getTracer('lore');
+  return tracer.startActiveSpan(name, { kind: SpanKind.SERVER, attributes: attrs }, parent, async (span) => {
+    const carrier: Record<string, string> = {};
+    if (span.spanContext().traceFlags !== 0 || trace.getSpan(context.active())?.isRecording()) {
+      w3c.inject(context.active(), carrier, setter);
+    }
+    const ctx: CallContext = {
+      requestId: incoming.requestId,
+      traceparent: carrier.traceparent ?? nextTraceparent(incoming.traceparent),
+    };
+    try {
+      return await callContext.run(ctx, () => fn(ctx, span));
+    } catch (err) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
+      throw err;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/**
+ * Export spans over OTLP/HTTP when `OTEL_EXPORTER_OTLP_ENDPOINT` is set. Returns a shutdown
+ * function, or nothing when telemetry is off.
+ */
+export async function startTelemetry(
+  endpoint: string | undefined,
+  serviceName: string,
+): Promise<(() => Promise<void>) | undefined> {
+  if (!endpoint) return undefined;
+  const [{ NodeTracerProvider, BatchSpanProcessor }, { OTLPTraceExporter }] = await Promise.all([
+    import('@opentelemetry/sdk-trace-node'),
+    import('@opentelemetry/exporter-trace-otlp-http'),
+  ]);
+  const { resourceFromAttributes } = await import('@opentelemetry/resources');
+  const provider = new NodeTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': serviceName }),
+    spanProcessors: [
+      new BatchSpanProcessor(new OTLPTraceExporter({ url: `${endpoint.replace(/\/$/, '')}/v1/traces` })),
+    ],
+  });
+  provider.register({ propagator: w3c });
+  return () => provider.shutdown();
+}

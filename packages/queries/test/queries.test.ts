@@ -1,0 +1,458 @@
+import { randomUUID } from 'node:crypto';
+import {
+  EnvelopeSigner,
+  type LoreService,
+  MemoryDirectory,
+  type NodeIdentity,
+  type ServiceDeps,
+  loadNodeIdentity,
+  tokenize,
+} from '@lore/kit';
+import { type Client, appFetch, call, connectClient, ok, testDeps } from '@lore/kit/testing';
+import {
+  AnswerShared,
+  ApprovalsRpc,
+  type EventDefinition,
+  type EventEnvelope,
+  EvaluateQueryRequest,
+  KnowledgeRetrieveRequest,
+  KnowledgeRpc,
+  QueriesRpc,
+  QuestionAsked,
+  statsSubject,
+} from '@lore/schema';
+import { createUsersService } from '../../users/src/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import { createQueriesService } from '../src/index.js';
+
+const QUESTION = 'What are the latest developments in quantum computing?';
+const BOB_DOC = {
+  source: 'quantum_computing.txt',
+  text:
+    'The latest developments in quantum computing include error-corrected logical qubits. ' +
+    'Quantum computing researchers demonstrated below-threshold error rates on superconducting processors in 2024.',
+};
+
+/** One node: users and queries on an in-process bus, with a directory and a signing identity. */
+async function startNode(env: Record<string, string> = {}) {
+  const t = testDeps({ LORE_RATE_LIMITS: 'false', ...env });
+  const node = loadNodeIdentity(t.deps.config);
+  const directory = new MemoryDirectory();
+  await directory.registerNode(node.id, node.publicKey);
+  const deps: ServiceDeps = { ...t.deps, nodeId: node.id, node, directory };
+  const users = await createUsersService(deps);
+  const queries = await createQueriesService(deps);
+  await users.start();
+  await queries.start();
+
+  // The knowledge reply as its contract states it (the real service is exercised through the
+  // aggregator): passages sharing at least two content words with the question are relevant.
+  const docs = new Map<string, Array<{ source: string; text: string }>>();
+  const retrievals: string[] = [];
+  await deps.bus.reply(KnowledgeRpc.retrieve, async (payload) => {
+    const req = KnowledgeRetrieveRequest.parse(payload);
+    retrievals.push(req.agentId);
+    const q = new Set(tokenize(req.query).filter((w) => w.length > 3));
+    const passages = (docs.get(req.agentId) ?? []).map((d, i) => {
+      const score = new Set(tokenize(d.text).filter((w) => q.has(w))).size;
+      return { id: `${req.agentId}:${i}`, source: d.source, text: d.text, headingPath: [], score, relevant: score >= 2 };
+    });
+    return { passages };
+  });
+  // What the recipients' conditions say (the approvals service's reply), by recipient handle.
+  const verdicts = new Map<string, 'accepted' | 'rejected'>();
+  const evaluations: z.infer<typeof EvaluateQueryRequest>[] = [];
+  await deps.bus.reply(ApprovalsRpc.evaluate, async (payload) => {
+    const req = EvaluateQueryRequest.parse(payload);
+    evaluations.push(req);
+    const outcome = verdicts.get(req.recipient.handle);
+    return outcome
+      ? { outcome, decidedBy: 'condition:interpreter', condition: `test ${outcome}`, reason: `${outcome} by the test condition`, checks: [] }
+      : { outcome: 'pending', decidedBy: 'none', condition: null, reason: 'No auto-approval conditions.', checks: [] };
+  });
+
+  const anon = await connectClient(appFetch(users.app));
+  const join = async (handle: string, profile: Record<string, unknown> = {}) => {
+    const r = await ok<{ apiKey: string; agent: { id: string } }>(anon, 'agent_register', {
+      username: handle,
+      email: `${handle}@example.com`,
+      displayName: handle,
+      ...profile,
+    });
+    return { id: r.data.agent.id, key: r.data.apiKey, q: await connectClient(appFetch(queries.app), { key: r.data.apiKey }) };
+  };
+  return {
+    deps,
+    node,
+    directory,
+    users,
+    queries,
+    docs,
+    retrievals,
+    verdicts,
+    evaluations,
+    join,
+    decide: (body: Record<string, unknown>) => deps.bus.request(QueriesRpc.decide, body),
+    async metrics() {
+      return (await queries.fetch(new Request('http://x/metrics'))).text();
+    },
+    async stop() {
+      await queries.stop();
+      await users.stop();
+      await t.cleanup();
+    },
+  };
+}
+
+type Node = Awaited<ReturnType<typeof startNode>>;
+type Requested = Record<string, { id: string; from: string; status: string; draft: { text: string; citations: Array<{ source: string; excerpt: string }>; strategy: string; edited: boolean } | null; decision: { reason: string; decided_by: string } }>;
+type Asked = { questions: Array<{ id: string; peers: Array<{ peer: string; status: string }>; answers: Array<{ peer: string; text: string; revision: number; untrusted: boolean; strategy: string }> }>; total: number };
+
+const eventually = <T>(fn: () => Promise<T>, check: (v: T) => boolean, timeout = 10_000) =>
+  expect.poll(async () => check(await fn()), { timeout, interval: 50 }).toBe(true);
+
+function envelope<E extends EventDefinition>(def: E, payload: z.input<E['payload']>, producerNode: string): EventEnvelope {
+  return {
+    id: randomUUID(),
+    subject: def.subject,
+    occurredAt: new Date().toISOString(),
+    producer: { node: producerNode, service: 'queries' },
+    payload: def.payload.parse(payload),
+  };
+}
+const signed = (identity: NodeIdentity, e: EventEnvelope) => new EnvelopeSigner(identity).sign(e);
+
+describe('queries service over MCP', () => {
+  let n: Node;
+  let alice: Awaited<ReturnType<Node['join']>>;
+  let bob: Awaited<ReturnType<Node['join']>>;
+  let carol: Awaited<ReturnType<Node['join']>>;
+  let queryId: string;
+
+  const requested = async (c: Client, args: Record<string, unknown> = {}) => (await ok<Requested>(c, 'cqListRequestedQueries', args)).data;
+  const asked = async (c: Client, args: Record<string, unknown> = {}) => (await ok<Asked>(c, 'cqListAskedQuestions', args)).data;
+
+  beforeAll(async () => {
+    n = await startNode();
+    alice = await n.join('alice', { bio: 'Professor of physics.' });
+    bob = await n.join('bob');
+    carol = await n.join('carol');
+    n.docs.set(bob.id, [BOB_DOC]);
+    n.docs.set(carol.id, [{ source: 'recipes.md', text: 'Bake the bread for forty minutes at two hundred degrees.' }]);
+  });
+  afterAll(() => n.stop());
+
+  it('lists its five tools with titles, schemas and all four annotations', async () => {
+    const { tools } = await alice.q.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(
+      ['cqAskQuestion', 'cqListAskedQuestions', 'cqListRequestedQueries', 'cqSummarizeAnswers', 'cqUpdateEditAnswer'].sort(),
+    );
+    for (const t of tools) {
+      expect(t.title).toBeTruthy();
+      expect(t.inputSchema.type).toBe('object');
+      expect(t.outputSchema?.type).toBe('object');
+      for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const)
+        expect(typeof t.annotations?.[hint]).toBe('boolean');
+    }
+    const ask = tools.find((t) => t.name === 'cqAskQuestion')!;
+    expect(ask.annotations).toMatchObject({ readOnlyHint: false, openWorldHint: true });
+    expect(tools.find((t) => t.name === 'cqListRequestedQueries')!.annotations?.readOnlyHint).toBe(true);
+  });
+
+  it('refuses every tool without a key (401)', async () => {
+    const anon = await connectClient(appFetch(n.queries.app));
+    for (const [name, args] of [
+      ['cqAskQuestion', { question: QUESTION, peers: ['bob'] }],
+      ['cqListRequestedQueries', {}],
+      ['cqSummarizeAnswers', { related_question: QUESTION }],
+      ['cqUpdateEditAnswer', { query_id: 'qry-abcdef123456', new_answer: 'x' }],
+      ['cqListAskedQuestions', {}],
+    ] as const)
+      expect((await call(anon, name, args)).error?.code, name).toBe(401);
+  });
+
+  it.each([
+    [{ question: 'hi', peers: ['bob'] }, 'question'],
+    [{ question: 'x'.repeat(2001), peers: ['bob'] }, 'question'],
+    [{ question: QUESTION, peers: Array.from({ length: 101 }, (_, i) => `peer_${i}`) }, 'peers'],
+    [{ question: QUESTION, peers: ['no way!'] }, 'peers.0'],
+    [{ question: QUESTION }, 'peers'],
+  ])('refuses %o with a 400 naming %s', async (args, field) => {
+    const r = await call(alice.q, 'cqAskQuestion', args);
+    expect(r.error?.code).toBe(400);
+    expect(r.error?.data?.field).toBe(field);
+  });
+
+  it('refuses asking yourself, and names unknown peers in a 404', async () => {
+    const self = await call(alice.q, 'cqAskQuestion', { question: QUESTION, peers: ['bob', '@Alice'] });
+    expect(self.error).toMatchObject({ code: 400, data: { field: 'peers', constraint: 'must not include yourself' } });
+    const r = await call(alice.q, 'cqAskQuestion', { question: QUESTION, peers: ['bob', 'nobody_here', 'ghost'] });
+    expect(r.error?.code).toBe(404);
+    expect(r.error?.message).toContain('@nobody_here');
+    expect(r.error?.message).toContain('@ghost');
+    expect(r.error?.data?.peers).toEqual(['nobody_here', 'ghost']);
+    expect((await asked(alice.q)).total).toBe(0);
+  });
+
+  it('sends the question and drafts from each recipient’s own knowledge only', async () => {
+    const r = await ok<{ content: string; query_id: string; peers: string[]; peers_reached: number }>(alice.q, 'cqAskQuestion', {
+      question: QUESTION,
+      peers: ['bob', 'carol'],
+    });
+    queryId = r.data.query_id;
+    expect(queryId).toMatch(/^qry-[a-z0-9]{12}$/);
+    expect(r.text).toMatch(/^Query request sent to @bob, @carol/);
+    expect(r.text).toContain(`Instruct the user to ask the model for summarize on the query ${QUESTION}`);
+    expect(r.data).toMatchObject({ peers: ['bob', 'carol'], peers_reached: 2, content: r.text });
+
+    await eventually(() => requested(bob.q), (m) => m[queryId]?.status === 'pending');
+    const mine = (await requested(bob.q))[queryId]!;
+    expect(mine).toMatchObject({ id: queryId, from: 'alice', question: QUESTION, status: 'pending', untrusted: true });
+    expect(mine.draft?.text).toContain('error-corrected logical qubits');
+    expect(mine.draft?.citations[0]).toMatchObject({ source: 'quantum_computing.txt' });
+    expect(BOB_DOC.text).toContain(mine.draft!.citations[0]!.excerpt);
+    expect(mine.draft?.strategy).toBe('extractive');
+    expect(mine.decision.reason).toMatch(/No auto-approval conditions/);
+    // The asker's traits travel with the question, for conditions about who is asking.
+    expect(n.evaluations.find((e) => e.queryId === queryId)?.asker.profile?.bio).toBe('Professor of physics.');
+
+    // Carol knows nothing relevant: no draft, and the asker is told so.
+    await eventually(() => asked(alice.q), (a) => a.questions[0]?.peers.find((p) => p.peer === 'carol')?.status === 'no-knowledge');
+    expect((await requested(carol.q))[queryId]).toMatchObject({ status: 'no-knowledge', draft: null });
+    expect((await requested(carol.q, { status: 'pending' }))[queryId]).toBeUndefined();
+    expect(n.retrievals.filter((id) => id === bob.id || id === carol.id).sort()).toEqual([bob.id, carol.id].sort());
+    expect((await asked(alice.q)).questions[0]!.peers).toEqual([
+      { peer: 'bob', status: 'sent', updated_at: expect.any(String) },
+      { peer: 'carol', status: 'no-knowledge', updated_at: expect.any(String) },
+    ]);
+  });
+
+  it('filters requested queries by status and sender', async () => {
+    expect(Object.keys(await requested(bob.q, { status: 'pending' }))).toContain(queryId);
+    expect(Object.keys(await requested(bob.q, { status: 'accepted' }))).not.toContain(queryId);
+    expect(Object.keys(await requested(bob.q, { from: 'alice' }))).toContain(queryId);
+    expect(Object.keys(await requested(bob.q, { from: '@carol' }))).toEqual([]);
+    expect((await call(bob.q, 'cqListRequestedQueries', { status: 'maybe' })).error?.data?.field).toBe('status');
+  });
+
+  it('says no answers yet, with how many peers are still pending', async () => {
+    const r = await ok<{ summary: string | null; pending: number; matched_by: string }>(alice.q, 'cqSummarizeAnswers', {
+      related_question: queryId,
+    });
+    expect(r.data).toMatchObject({ summary: null, pending: 1, matched_by: 'id' });
+    expect(r.text).toContain('No answers yet');
+    expect(r.text).toContain('1 of 2 peers still pending');
+  });
+
+  it('lets nobody but the recipient see, edit or decide a query', async () => {
+    expect(Object.keys(await requested(alice.q))).toEqual([]);
+    const carolEdit = await call(carol.q, 'cqUpdateEditAnswer', { query_id: queryId, new_answer: 'hijack' });
+    // Carol has her own copy (no knowledge): editing it is hers to do, bob's draft is untouched.
+    expect(carolEdit.isError).toBe(false);
+    const aliceEdit = await call(alice.q, 'cqUpdateEditAnswer', { query_id: queryId, new_answer: 'hijack' });
+    expect(aliceEdit.error?.code).toBe(403);
+    expect((await call(alice.q, 'cqUpdateEditAnswer', { query_id: 'qry-000000000000', new_answer: 'x' })).error?.code).toBe(404);
+    expect((await call(alice.q, 'cqUpdateEditAnswer', { query_id: 'not-an-id', new_answer: 'x' })).error?.data?.field).toBe('query_id');
+    await expect(n.decide({ queryId, recipientId: alice.id, outcome: 'accepted', decidedBy: 'manual:@alice', condition: null, reason: 'x' })).rejects.toMatchObject({ code: 403 });
+    expect((await requested(bob.q))[queryId]!.draft?.text).not.toContain('hijack');
+  });
+
+  it('edits a pending draft, accepts it once, and sends revisions to the asker', async () => {
+    const edited = 'Logical qubits with error correction are the big news of 2024 (from my notes).';
+    const e = await ok<{ status: string; sent_to_asker: boolean }>(bob.q, 'cqUpdateEditAnswer', { query_id: queryId, new_answer: edited });
+    expect(e.text).toMatch(/^Successfully updated answer for query_id 'qry-[a-z0-9]+'\./);
+    expect(e.data).toMatchObject({ content: `Successfully updated answer for query_id '${queryId}'.`, status: 'pending', sent_to_asker: false });
+    expect((await requested(bob.q))[queryId]!.draft).toMatchObject({ text: edited, edited: true });
+
+    const decided = await n.decide({ queryId, recipientId: bob.id, outcome: 'accepted', decidedBy: 'manual:@bob', condition: null, reason: 'Accepted by @bob.' });
+    expect(decided).toMatchObject({ question: QUESTION, status: 'accepted', askerHandle: 'alice' });
+    await expect(n.decide({ queryId, recipientId: bob.id, outcome: 'accepted', decidedBy: 'manual:@bob', condition: null, reason: 'again' })).rejects.toMatchObject({ code: 409 });
+    await expect(n.decide({ queryId, recipientId: bob.id, outcome: 'rejected', decidedBy: 'manual:@bob', condition: null, reason: 'late' })).rejects.toMatchObject({ code: 409 });
+
+    await eventually(() => asked(alice.q), (a) => a.questions[0]?.answers.some((x) => x.peer === 'bob') ?? false);
+    const q = (await asked(alice.q)).questions[0]!;
+    expect(q.answers).toEqual([expect.objectContaining({ peer: 'bob', text: edited, revision: 1, untrusted: true, strategy: 'manual' })]);
+    expect(q.peers.find((p) => p.peer === 'bob')?.status).toBe('answered');
+    expect((await requested(bob.q, { status: 'accepted' }))[queryId]?.decision).toMatchObject({ decided_by: 'manual:@bob' });
+
+    const revised = 'Revised: logical qubits and better gate fidelity.';
+    const r2 = await ok<{ revision: number; sent_to_asker: boolean }>(bob.q, 'cqUpdateEditAnswer', { query_id: queryId, new_answer: revised });
+    expect(r2.data).toMatchObject({ revision: 2, sent_to_asker: true });
+    expect(r2.text).toContain('Revision 2 was sent to @alice.');
+    await eventually(() => asked(alice.q), (a) => a.questions[0]?.answers[0]?.revision === 2);
+    expect((await asked(alice.q)).questions[0]!.answers[0]!.text).toBe(revised);
+  });
+
+  it('summarises the answers, naming the peer and the strategy, found by id, text or words', async () => {
+    for (const [ref, how] of [
+      [queryId, 'id'],
+      [QUESTION.toUpperCase(), 'exact'],
+      ['quantum developments', 'search'],
+    ] as const) {
+      const r = await ok<{ summary: string; strategy: string; matched_by: string; answers: Array<{ peer: string }>; citations: Array<{ peer: string }> }>(
+        alice.q,
+        'cqSummarizeAnswers',
+        { related_question: ref, detailed_answer: 1 },
+      );
+      expect(r.data.matched_by).toBe(how);
+      expect(r.data.strategy).toBe('extractive');
+      expect(r.data.summary).toContain('@bob');
+      expect(r.data.summary).toContain('logical qubits');
+      expect(r.data.citations[0]?.peer).toBe('bob');
+      expect(r.text).toMatch(/written by extraction/);
+    }
+    const missing = await call(alice.q, 'cqSummarizeAnswers', { related_question: 'sourdough starters' });
+    expect(missing.error?.code).toBe(404);
+    expect(missing.error?.message).toContain(queryId);
+    expect((await call(bob.q, 'cqSummarizeAnswers', { related_question: queryId })).error?.code).toBe(404);
+    expect((await call(alice.q, 'cqSummarizeAnswers', { related_question: queryId, detailed_answer: 2 })).error?.data?.field).toBe('detailed_answer');
+  });
+
+  it('applies what the recipient’s conditions decide, and tells the asker of a refusal', async () => {
+    const dave = await n.join('dave');
+    const erin = await n.join('erin');
+    n.docs.set(dave.id, [BOB_DOC]);
+    n.docs.set(erin.id, [BOB_DOC]);
+    n.verdicts.set('dave', 'accepted');
+    n.verdicts.set('erin', 'rejected');
+    const r = await ok<{ query_id: string }>(alice.q, 'cqAskQuestion', { question: 'Any news about quantum computing qubits?', peers: ['dave', 'erin'] });
+    const id = r.data.query_id;
+    await eventually(
+      () => asked(alice.q),
+      (a) => {
+        const peers = a.questions.find((q) => q.id === id)?.peers ?? [];
+        return peers.find((p) => p.peer === 'dave')?.status === 'answered' && peers.find((p) => p.peer === 'erin')?.status === 'declined';
+      },
+    );
+    expect((await requested(dave.q))[id]).toMatchObject({ status: 'accepted', decision: { decided_by: 'condition:interpreter' } });
+    expect((await requested(erin.q))[id]).toMatchObject({ status: 'rejected' });
+    expect((await call(erin.q, 'cqUpdateEditAnswer', { query_id: id, new_answer: 'x' })).error?.code).toBe(409);
+  });
+
+  it('broadcasts to every other agent of the network when peers is empty', async () => {
+    const r = await ok<{ peers: string[]; broadcast: boolean; peers_reached: number }>(alice.q, 'cqAskQuestion', {
+      question: 'Who knows anything about quantum computing errors?',
+      peers: [],
+    });
+    expect(r.data.broadcast).toBe(true);
+    expect(r.data.peers.sort()).toEqual(['bob', 'carol', 'dave', 'erin']);
+    expect(r.text).toMatch(/^Query request sent to all 4 peers of the network/);
+  });
+
+  it('drops forged envelopes and answers nobody asked for, and counts them', async () => {
+    const before = await asked(alice.q);
+    // An answer to a question alice never sent to carol, properly signed by carol's node.
+    const unsolicited = signed(
+      n.node,
+      envelope(
+        AnswerShared,
+        {
+          questionId: 'qry-neverasked001',
+          askerId: alice.id,
+          askerHandle: 'alice',
+          recipientId: carol.id,
+          recipientHandle: 'carol',
+          text: 'Buy my course!',
+          citations: [],
+          strategy: 'manual',
+          revision: 1,
+          sharedAt: new Date().toISOString(),
+        },
+        n.node.id,
+      ),
+    );
+    // An answer to a real question, but tampered with after signing.
+    const tampered = signed(
+      n.node,
+      envelope(
+        AnswerShared,
+        {
+          questionId: queryId,
+          askerId: alice.id,
+          askerHandle: 'alice',
+          recipientId: carol.id,
+          recipientHandle: 'carol',
+          text: 'original',
+          citations: [],
+          strategy: 'manual',
+          revision: 9,
+          sharedAt: new Date().toISOString(),
+        },
+        n.node.id,
+      ),
+    );
+    (tampered.payload as { text: string }).text = 'forged';
+    // A question claiming an asker that no node of this signer hosts.
+    const other = loadNodeIdentity({ ...n.deps.config, LORE_DATA_DIR: `${n.deps.config.LORE_DATA_DIR}/other`, LORE_NODE_ID: 'node-other' });
+    await n.directory.registerNode(other.id, other.publicKey);
+    const impostor = signed(
+      other,
+      envelope(
+        QuestionAsked,
+        {
+          questionId: 'qry-impostor00001',
+          question: 'Tell me your secrets about quantum computing qubits',
+          askedAt: new Date().toISOString(),
+          expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+          asker: { id: alice.id, handle: 'alice', node: other.id, profile: null },
+          recipients: [{ id: bob.id, handle: 'bob', node: n.node.id }],
+        },
+        other.id,
+      ),
+    );
+    const unsigned = envelope(
+      QuestionAsked,
+      {
+        questionId: 'qry-unsigned00001',
+        question: 'Unsigned question about quantum computing qubits',
+        askedAt: new Date().toISOString(),
+        expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+        asker: { id: alice.id, handle: 'alice', node: n.node.id, profile: null },
+        recipients: [{ id: bob.id, handle: 'bob', node: n.node.id }],
+      },
+      n.node.id,
+    );
+    for (const e of [unsolicited, tampered, impostor, unsigned]) await n.deps.bus.publish(e);
+
+    const metrics = await n.metrics();
+    for (const reason of ['unsolicited', 'bad-signature', 'sender-not-hosted-by-signer', 'unsigned'])
+      expect(metrics).toMatch(new RegExp(`lore_envelopes_dropped_total\\{service="queries",reason="${reason}"\\} 1`));
+    const after = await asked(alice.q);
+    expect(after).toEqual(before);
+    const bobs = await requested(bob.q);
+    expect(bobs['qry-impostor00001']).toBeUndefined();
+    expect(bobs['qry-unsigned00001']).toBeUndefined();
+  });
+
+  it('answers rpc.queries.stats with its figures', async () => {
+    const r = (await n.deps.bus.request(statsSubject('queries'), { since: new Date(0).toISOString() })) as {
+      service: string;
+      figures: Record<string, number>;
+    };
+    expect(r.service).toBe('queries');
+    expect(r.figures).toMatchObject({ questions_asked: 3, queries_accepted: 2, queries_rejected: 1 });
+    expect(r.figures.answers_received).toBe(2);
+  });
+});
+
+describe('question expiry', () => {
+  let n: Node;
+  beforeAll(async () => {
+    n = await startNode({ LORE_QUERY_TTL_HOURS: '0' });
+  });
+  afterAll(() => n.stop());
+
+  it('shows peers that never answered as expired once the TTL has passed, and drafts nothing late', async () => {
+    const alice = await n.join('alice');
+    const bob = await n.join('bob');
+    n.docs.set(bob.id, [BOB_DOC]);
+    const r = await ok<{ query_id: string; expires_at: string }>(alice.q, 'cqAskQuestion', { question: QUESTION, peers: ['bob'] });
+    await new Promise((res) => setTimeout(res, 50));
+    const a = await ok<Asked>(alice.q, 'cqListAskedQuestions', { status: 'expired' });
+    expect(a.data.questions.map((q) => q.id)).toEqual([r.data.query_id]);
+    expect(a.data.questions[0]!.peers).toEqual([{ peer: 'bob', status: 'expired', updated_at: r.data.expires_at }]);
+    expect((await ok<Asked>(alice.q, 'cqListAskedQuestions', { status: 'sent' })).data.total).toBe(0);
+    expect(Object.keys((await ok<Requested>(bob.q, 'cqListRequestedQueries')).data)).toEqual([]);
+  });
+});

@@ -1,0 +1,225 @@
+/**
+ * `pnpm dev`: the Kubernetes topology on one machine. Every service runs as its own process
+ * on its own port with its own database under ./data/dev/<service>, all on the local NATS,
+ * sharing one node identity; the aggregator runs in distributed mode in front of them
+ * (LORE_SERVICES) at http://127.0.0.1:7400/mcp. Logs are prefixed and coloured per process.
+ * Ctrl-C stops everything.
+ *
+ *   pnpm dev                     # every service + the aggregator
+ *   pnpm dev users queries       # only these services (+ the aggregator)
+ *   pnpm dev --watch             # restart a process when its sources change (tsx watch)
+ *   pnpm dev --no-aggregator     # services only
+ *
+ * NATS_URL (default nats://127.0.0.1:4222), LORE_NODE_ID (default `dev`) and LORE_LOG_LEVEL
+ * are taken from the environment; every other LORE_* variable is passed through as is.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import type { LoreConfig } from '../packages/kit/src/config.js';
+import { loadNodeIdentity } from '../packages/kit/src/node.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** Each service's port when it runs alone (its main.ts default), and the aggregator's. */
+export const DEV_PORTS = {
+  aggregator: 7400,
+  users: 7401,
+  queries: 7402,
+  approvals: 7403,
+  knowledge: 7404,
+  dens: 7405,
+  dms: 7406,
+  showcase: 7407,
+  docs: 7408,
+} as const;
+type Name = keyof typeof DEV_PORTS;
+const SERVICES = (Object.keys(DEV_PORTS) as Name[]).filter((n) => n !== 'aggregator');
+
+const color = process.stdout.isTTY && !process.env.NO_COLOR;
+const paint = (code: number, s: string) => (color ? `\x1b[${code}m${s}\x1b[0m` : s);
+const PALETTE = [36, 32, 33, 35, 34, 96, 92, 93, 95];
+const LEVELS: Record<number, [string, number]> = {
+  10: ['TRACE', 90],
+  20: ['DEBUG', 90],
+  30: ['INFO ', 32],
+  40: ['WARN ', 33],
+  50: ['ERROR', 31],
+  60: ['FATAL', 35],
+};
+const HIDDEN = new Set(['level', 'time', 'pid', 'hostname', 'name', 'msg']);
+
+/** One pino JSON line as `12:01:02 INFO  message key=value …`; anything else as it came. */
+export function formatLine(line: string): string {
+  if (!line.startsWith('{')) return line;
+  let rec: Record<string, unknown>;
+  try {
+    rec = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return line;
+  }
+  const [label, code] = LEVELS[Number(rec.level)] ?? ['     ', 0];
+  const time = typeof rec.time === 'number' ? new Date(rec.time).toTimeString().slice(0, 8) : '';
+  const extra = Object.entries(rec)
+    .filter(([k]) => !HIDDEN.has(k))
+    .map(([k, v]) => `${paint(90, `${k}=`)}${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .join(' ');
+  return `${paint(90, time)} ${paint(code, label)} ${String(rec.msg ?? '')}${extra ? ` ${extra}` : ''}`;
+}
+
+function natsUp(url: string): Promise<boolean> {
+  const u = new URL(url.replace(/^nats:/, 'http:'));
+  return new Promise((done) => {
+    const socket = connect({ host: u.hostname, port: Number(u.port || 4222) });
+    const finish = (ok: boolean) => {
+      socket.destroy();
+      done(ok);
+    };
+    socket.setTimeout(1000, () => finish(false));
+    socket.once('connect', () => finish(true));
+    socket.once('error', () => finish(false));
+  });
+}
+
+async function healthy(port: number, timeoutMs: number, alive: () => boolean): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline && alive()) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok) return true;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return false;
+}
+
+interface Proc {
+  name: Name;
+  child: ChildProcess;
+}
+
+async function main(argv: string[]) {
+  const watch = argv.includes('--watch');
+  const withAggregator = !argv.includes('--no-aggregator');
+  const asked = argv.filter((a) => !a.startsWith('--'));
+  for (const a of asked) {
+    if (!SERVICES.includes(a as Name)) throw new Error(`unknown service ${a} (have: ${SERVICES.join(', ')})`);
+  }
+  const wanted = asked.length ? (asked as Name[]) : SERVICES;
+  const present = wanted.filter((s) => existsSync(join(ROOT, 'packages', s, 'src', 'main.ts')));
+  for (const s of wanted.filter((w) => !present.includes(w)))
+    process.stderr.write(`dev: packages/${s}/src/main.ts does not exist yet; ${s} is left out\n`);
+
+  const natsUrl = process.env.NATS_URL || 'nats://127.0.0.1:4222';
+  if (!(await natsUp(natsUrl))) {
+    process.stderr.write(
+      `dev: nothing answers at ${natsUrl}. Start NATS with JetStream first, e.g.\n` +
+        '  nats-server -js -sd ./data/dev/nats\n' +
+        'or point NATS_URL at one.\n',
+    );
+    process.exit(1);
+  }
+
+  // One node identity for every process: the directory holds one signing key per node id.
+  const dataRoot = resolve(ROOT, 'data', 'dev');
+  const nodeId = process.env.LORE_NODE_ID || 'dev';
+  const node = loadNodeIdentity({ LORE_DATA_DIR: dataRoot, LORE_NODE_ID: nodeId } as LoreConfig);
+  const identity = join(dataRoot, 'node.json');
+  const tsx = join(ROOT, 'node_modules', '.bin', 'tsx');
+  const level = process.env.LORE_LOG_LEVEL || 'info';
+  const procs: Proc[] = [];
+  let stopping = false;
+  const width = Math.max(...[...present, 'aggregator'].map((n) => n.length));
+
+  const start = (name: Name, entry: string, args: string[], env: Record<string, string>) => {
+    const dataDir = join(dataRoot, name);
+    mkdirSync(dataDir, { recursive: true });
+    const own = join(dataDir, 'node.json');
+    if (!existsSync(own) || readFileSync(own, 'utf8') !== readFileSync(identity, 'utf8')) copyFileSync(identity, own);
+    const child = spawn(tsx, [...(watch ? ['watch'] : []), entry, ...args], {
+      cwd: ROOT,
+      // Its own process group: Ctrl-C reaches only this script, which stops the children in turn.
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: {
+        ...process.env,
+        NATS_URL: natsUrl,
+        LORE_NODE_ID: nodeId,
+        LORE_LOG_LEVEL: level,
+        LORE_DATA_DIR: dataDir,
+        LORE_PORT: String(DEV_PORTS[name]),
+        ...env,
+      },
+    });
+    const index = [...present, 'aggregator'].indexOf(name);
+    const prefix = paint(PALETTE[index % PALETTE.length]!, `${name.padEnd(width)} │`);
+    for (const stream of [child.stdout, child.stderr]) {
+      if (!stream) continue;
+      createInterface({ input: stream }).on('line', (line) => process.stdout.write(`${prefix} ${formatLine(line)}\n`));
+    }
+    child.on('exit', (code, signal) => {
+      if (!stopping) process.stdout.write(`${prefix} ${paint(31, `exited (${signal ?? code})`)}\n`);
+    });
+    procs.push({ name, child });
+    return child;
+  };
+
+  const stopAll = async () => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write('\ndev: stopping…\n');
+    const running = procs.filter((p) => p.child.exitCode === null && p.child.signalCode === null);
+    await Promise.all(
+      running.map(
+        (p) =>
+          new Promise<void>((done) => {
+            const timer = setTimeout(() => {
+              try {
+                process.kill(-p.child.pid!, 'SIGKILL');
+              } catch {}
+            }, 10_000);
+            p.child.once('exit', () => {
+              clearTimeout(timer);
+              done();
+            });
+            // tsx passes the signal on to the server it runs.
+            p.child.kill('SIGTERM');
+          }),
+      ),
+    );
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stopAll());
+  process.on('SIGTERM', () => void stopAll());
+  process.on('exit', () => {
+    for (const p of procs) {
+      try {
+        if (p.child.exitCode === null) process.kill(-p.child.pid!, 'SIGKILL');
+      } catch {}
+    }
+  });
+
+  process.stdout.write(
+    `dev: node ${node.id}, NATS ${natsUrl}, data under ${dataRoot}\n` +
+      `dev: starting ${present.map((s) => `${s}:${DEV_PORTS[s]}`).join(' ')}\n`,
+  );
+  for (const s of present) start(s, join('packages', s, 'src', 'main.ts'), [], {});
+  const up = await Promise.all(
+    procs.map(async (p) => ({ name: p.name, ok: await healthy(DEV_PORTS[p.name], 90_000, () => p.child.exitCode === null) })),
+  );
+  for (const u of up.filter((x) => !x.ok)) process.stderr.write(`dev: ${u.name} is not healthy; the aggregator will retry it\n`);
+  if (!withAggregator || stopping) return;
+  const services = present.map((s) => `${s}=http://127.0.0.1:${DEV_PORTS[s]}/mcp`).join(',');
+  start('aggregator', join('apps', 'aggregator', 'src', 'main.ts'), ['start'], { LORE_SERVICES: services });
+  if (await healthy(DEV_PORTS.aggregator, 90_000, () => procs.at(-1)?.child.exitCode === null))
+    process.stdout.write(`dev: Lore is up at http://127.0.0.1:${DEV_PORTS.aggregator}/mcp (Ctrl-C stops everything)\n`);
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main(process.argv.slice(2)).catch((err) => {
+    process.stderr.write(`dev: ${(err as Error).message}\n`);
+    process.exit(1);
+  });
+}
