@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { join } from 'node:path';
-import { ConfigError, loadConfig, serveHttp, serveOverStdio } from '@lore/kit';
+import { ConfigError, loadConfig, serveHttp, serveOverStdio, startTelemetry } from '@lore/kit';
 import { startAllInOne } from './all-in-one.js';
 import { startDistributed } from './distributed.js';
 import { clientConfigs, ensureOwner } from './owner.js';
@@ -26,6 +26,7 @@ async function main(argv: string[]) {
   }
   const config = loadConfig(process.env);
   const distributed = !!(config.LORE_SERVICES || config.LORE_SERVICES_FILE);
+  const stopTelemetry = await startTelemetry(config.OTEL_EXPORTER_OTLP_ENDPOINT, 'lore-aggregator');
   const lore = distributed ? await startDistributed(config) : await startAllInOne(config);
   const owner = await ensureOwner(lore.aggregator, config.LORE_DATA_DIR);
   const keyFile = join(config.LORE_DATA_DIR, 'owner.key');
@@ -67,7 +68,7 @@ async function main(argv: string[]) {
     };
   }
   const stop = () => {
-    close().then(
+    close().then(() => stopTelemetry?.()).then(
       () => process.exit(0),
       () => process.exit(1),
     );

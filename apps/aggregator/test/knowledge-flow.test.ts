@@ -10,22 +10,7 @@ import { AnswerShared, statsSubject } from '@lore/schema';
 import { createUsersService } from '@lore/users';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AllInOne, startAllInOne } from '../src/index.js';
-
-export const QUESTION = 'What are the latest developments in quantum computing?';
-
-/** Real paragraphs about recent quantum computing developments (bob's knowledge). */
-export const QUANTUM_TXT = `Quantum computing: recent developments
-
-The latest developments in quantum computing center on error correction. In December 2024 Google announced its Willow processor and showed that making a surface-code logical qubit larger lowered its logical error rate, the first demonstration of below-threshold quantum error correction on superconducting hardware.
-
-Trapped-ion quantum computing advanced too. Quantinuum's H2 system reached two-qubit gate fidelities above 99.9 percent, and with Microsoft it ran logical qubits whose error rates were far below those of the physical qubits underneath.
-
-IBM introduced its Heron processors and a roadmap toward fault-tolerant quantum computing by the end of the decade, built on quantum low-density parity-check codes that need fewer physical qubits for each logical qubit.
-
-Neutral-atom quantum computing scaled fastest in qubit count: machines from QuEra and Atom Computing trapped more than a thousand atoms in optical tweezers, and researchers ran algorithms on dozens of logical qubits.
-
-Quantum-safe cryptography moved forward as well: in August 2024 NIST published its first three post-quantum encryption standards, FIPS 203, 204 and 205.
-`;
+import { QUANTUM_TXT, QUESTION, SEEDS } from './fixtures/knowledge.js';
 
 const SOURDOUGH_MD = `# Sourdough
 
@@ -42,11 +27,6 @@ const ESPRESSO_MD = `# Espresso
 An espresso shot should take 25 to 30 seconds to brew. Grind finer when the espresso shot runs faster than that, and coarser when it runs slower.
 `;
 
-export const SEEDS = [
-  'Allow questions about scientific topics from academic users',
-  'Accept queries related to programming from any user',
-  'Approve all questions from verified_researcher',
-];
 
 type Requested = Record<
   string,
@@ -257,6 +237,22 @@ describe('the knowledge flow through the aggregator (mission examples, in order)
       expect.objectContaining({ peer: 'carol', status: 'no-knowledge' }),
     ]);
     expect(r.data.pending).toBe(0);
+  });
+
+  it('summarises with the client’s own model when it offers sampling, in both protocol eras', async () => {
+    for (const era of ['modern', 'legacy'] as const) {
+      const c = await connectClient(appFetch(lore.app), { key: alice.key, era, capabilities: { sampling: {} } });
+      const seen: string[] = [];
+      c.setRequestHandler('sampling/createMessage', async (req) => {
+        seen.push((req.params.messages[0]!.content as { text: string }).text);
+        return { role: 'assistant', model: 'client-model', content: { type: 'text', text: '- @bob: Willow showed below-threshold error correction [1].' } };
+      });
+      const r = await ok<{ strategy: string; summary: string }>(c, 'cqSummarizeAnswers', { related_question: queryId });
+      expect(r.data.strategy, era).toBe('sampling');
+      expect(r.data.summary).toBe('- @bob: Willow showed below-threshold error correction [1].');
+      expect(seen).toHaveLength(1);
+      expect(seen[0]).toMatch(/<passage n="1" id="[^"]+" source="bob">/);
+    }
   });
 
   it('lets nobody else list, accept, reject or edit a query addressed to bob', async () => {

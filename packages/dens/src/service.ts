@@ -1,4 +1,10 @@
-import { type LoreService, type ServiceDeps, createService, migrationsFolder, openServiceStore } from '@lore/kit';
+import {
+  createService,
+  type LoreService,
+  migrationsFolder,
+  openServiceStore,
+  type ServiceDeps,
+} from '@lore/kit';
 import type { VerifiedAgent } from '@lore/schema';
 import { DenRepository } from './domain/dens.js';
 import { PromptRepository } from './domain/prompts.js';
@@ -17,7 +23,16 @@ import { promptResponses } from './tools/prompt_responses.js';
 
 export const DENS_VERSION = '0.1.0';
 
-export const densTools = [denList, denPost, denMessages, denCreate, promptList, promptRespond, promptResponses, promptPublish];
+export const densTools = [
+  denList,
+  denPost,
+  denMessages,
+  denCreate,
+  promptList,
+  promptRespond,
+  promptResponses,
+  promptPublish,
+];
 
 export interface DensServiceOptions {
   /** The dens and prompts created on first start when LORE_SEED_DENS is true; false for none. */
@@ -29,7 +44,10 @@ export interface DensServiceOptions {
 }
 
 /** The dens service: communities, their posts, community prompts and the responses to them. */
-export async function createDensService(deps: ServiceDeps, opts: DensServiceOptions = {}): Promise<LoreService> {
+export async function createDensService(
+  deps: ServiceDeps,
+  opts: DensServiceOptions = {},
+): Promise<LoreService> {
   const { db, outbox, log } = await openServiceStore(deps, 'dens', tables, migrationsFolder(import.meta.url));
   const now = opts.now ?? Date.now;
   const dens = new DenRepository(db, outbox, now);

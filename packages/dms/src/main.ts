@@ -2,7 +2,11 @@
 import { runStandalone } from '@lore/kit';
 import { createDmsService } from './service.js';
 
-const running = await runStandalone('dms', createDmsService, { env: process.env, argv: process.argv.slice(2), defaultPort: 7406 });
+const running = await runStandalone('dms', createDmsService, {
+  env: process.env,
+  argv: process.argv.slice(2),
+  defaultPort: 7406,
+});
 const stop = () => void running.close().then(() => process.exit(0));
 process.once('SIGINT', stop);
 process.once('SIGTERM', stop);

@@ -1,10 +1,10 @@
 import {
-  type LoreService,
-  type ServiceDeps,
   createService,
+  type LoreService,
   migrationsFolder,
   nodeLocalBus,
   openServiceStore,
+  type ServiceDeps,
 } from '@lore/kit';
 import { AgentDirectory } from './domain/agents.js';
 import { MessageRepository } from './domain/messages.js';

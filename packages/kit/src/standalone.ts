@@ -4,6 +4,7 @@ import { createLogger } from './logger.js';
 import { createDirectory } from './network/index.js';
 import { loadNodeIdentity } from './node.js';
 import { serveHttp, serveOverStdio } from './serve.js';
+import { startTelemetry } from './telemetry.js';
 import type { LoreService, ServiceDeps } from './service.js';
 
 export interface StandaloneOptions {
@@ -24,6 +25,7 @@ export async function runStandalone(
   const config = loadConfig(opts.env);
   const log = createLogger({ name: `lore-${name}`, level: config.LORE_LOG_LEVEL });
   const node = loadNodeIdentity(config);
+  const stopTelemetry = await startTelemetry(config.OTEL_EXPORTER_OTLP_ENDPOINT, `lore-${name}`);
   const bus = await createBus({
     natsUrl: config.NATS_URL,
     name: `lore-${name}`,
@@ -45,6 +47,7 @@ export async function runStandalone(
         await handle.close();
         await service.stop();
         await bus.close();
+        await stopTelemetry?.();
       },
     };
   }
@@ -63,6 +66,7 @@ export async function runStandalone(
       await http.close();
       await service.stop();
       await bus.close();
+      await stopTelemetry?.();
     },
   };
 }

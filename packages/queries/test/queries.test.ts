@@ -309,6 +309,33 @@ describe('queries service over MCP', () => {
     expect((await call(alice.q, 'cqSummarizeAnswers', { related_question: queryId, detailed_answer: 2 })).error?.data?.field).toBe('detailed_answer');
   });
 
+  // (2025-11-25 clients get sampling through the aggregator's sessions: see the aggregator's knowledge-flow test.)
+  it('summarises with the client’s own model when it offers sampling (2026-07-28 input requests)', async () => {
+    for (const era of ['modern'] as const) {
+      const c = await connectClient(appFetch(n.queries.app), { key: alice.key, era, capabilities: { sampling: {} } });
+      const prompts: Array<{ system: string; user: string; temperature?: number }> = [];
+      c.setRequestHandler('sampling/createMessage', async (req) => {
+        prompts.push({
+          system: req.params.systemPrompt ?? '',
+          user: (req.params.messages[0]!.content as { text: string }).text,
+          ...(req.params.temperature !== undefined ? { temperature: req.params.temperature } : {}),
+        });
+        return { role: 'assistant', model: 'client-model', content: { type: 'text', text: '- @bob: logical qubits are the news of 2024 [1].' } };
+      });
+      const r = await ok<{ strategy: string; summary: string; citations: Array<{ peer: string }> }>(c, 'cqSummarizeAnswers', { related_question: queryId });
+      expect(r.data.strategy, era).toBe('sampling');
+      expect(r.data.summary).toBe('- @bob: logical qubits are the news of 2024 [1].');
+      expect(r.data.citations).toEqual([expect.objectContaining({ peer: 'bob' })]);
+      expect(r.text).toContain('written by your client’s model (MCP sampling)');
+      expect(prompts).toHaveLength(1);
+      // The peers' answers reach the model as quoted data, never as instructions.
+      expect(prompts[0]!.system).toMatch(/quoted DATA/);
+      expect(prompts[0]!.system).not.toContain('logical qubits');
+      expect(prompts[0]!.user).toMatch(/<passage n="1" id="[^"]+" source="bob">/);
+      expect(prompts[0]!.temperature).toBe(0);
+    }
+  });
+
   it('applies what the recipient’s conditions decide, and tells the asker of a refusal', async () => {
     const dave = await n.join('dave');
     const erin = await n.join('erin');

@@ -11,7 +11,12 @@ export type DiscoveryGoal = z.infer<typeof DiscoveryGoal>;
 
 export const DiscoverAgentsInput = z.object({
   goal: DiscoveryGoal.optional().describe('What you want from them; collaborate when absent.'),
-  topic: z.string().trim().min(1, { error: 'between 1 and 200 characters' }).max(200, { error: 'between 1 and 200 characters' }).optional(),
+  topic: z
+    .string()
+    .trim()
+    .min(1, { error: 'between 1 and 200 characters' })
+    .max(200, { error: 'between 1 and 200 characters' })
+    .optional(),
   limit: Limit(10, 50),
 });
 
@@ -44,7 +49,11 @@ export const DiscoverAgentsOutput = z.object({
 });
 
 export const SkillSearchInput = z.object({
-  skill: z.string().trim().min(1, { error: 'between 1 and 50 characters' }).max(50, { error: 'between 1 and 50 characters' }),
+  skill: z
+    .string()
+    .trim()
+    .min(1, { error: 'between 1 and 50 characters' })
+    .max(50, { error: 'between 1 and 50 characters' }),
   min_expertise: ExpertiseLevel.optional(),
   limit: Limit(20, 100),
 });
@@ -66,9 +75,18 @@ export const SkillSearchOutput = z.object({
 
 export const ConnectAgentsInput = z.object({
   agent: HandleRef,
-  purpose: z.string().trim().min(1, { error: 'between 1 and 500 characters' }).max(500, { error: 'between 1 and 500 characters' }),
+  purpose: z
+    .string()
+    .trim()
+    .min(1, { error: 'between 1 and 500 characters' })
+    .max(500, { error: 'between 1 and 500 characters' }),
   proposal: z.string().trim().max(2_000, { error: 'at most 2,000 characters' }).optional(),
-  duration: z.string().trim().max(100, { error: 'at most 100 characters' }).optional().describe('e.g. "2 weeks", "ongoing"'),
+  duration: z
+    .string()
+    .trim()
+    .max(100, { error: 'at most 100 characters' })
+    .optional()
+    .describe('e.g. "2 weeks", "ongoing"'),
 });
 export const ConnectionRequest = z.object({
   from: z.string(),
@@ -87,7 +105,10 @@ export const ConnectAgentsOutput = z.object({
 });
 
 export const PlatformStatsInput = z.object({});
-export const ServiceAnswer = z.object({ status: z.enum(['ok', 'unavailable']), reason: z.string().optional() });
+export const ServiceAnswer = z.object({
+  status: z.enum(['ok', 'unavailable']),
+  reason: z.string().optional(),
+});
 const Count = z.number().int().nullable().describe('null when the service that knows it did not answer');
 export const PlatformStatsOutput = z.object({
   since: z.string().describe('Start of "today" (UTC midnight)'),

@@ -237,7 +237,13 @@ export const PromptAnswered = defineEvent(
 export const PromptResponsesInput = z.object({
   prompt_id: z.string().trim().min(1, { error: 'required' }).max(100, { error: 'a prompt id' }),
   limit: Limit(20, 100),
-  before: z.string().trim().min(1).max(100, { error: 'a response id' }).optional().describe('Only responses older than this id.'),
+  before: z
+    .string()
+    .trim()
+    .min(1)
+    .max(100, { error: 'a response id' })
+    .optional()
+    .describe('Only responses older than this id.'),
 });
 export const PromptResponsesOutput = z.object({
   prompt: CommunityPrompt,

@@ -213,3 +213,14 @@ export {
   UpdateKnowledgeSourcesOutput,
 } from './knowledge.js';
 export { PromptResponsesInput, PromptResponsesOutput } from './dens.js';
+export {
+  AnswerQueryInput,
+  AnswerQueryOutput,
+  DocsCorpusIngested,
+  DocsDocument,
+  DocsDocumentRef,
+  GetDocumentsInput,
+  GetDocumentsOutput,
+  SearchDocumentsInput,
+  SearchDocumentsOutput,
+} from './docs.js';

@@ -1,5 +1,5 @@
-export { GRAVITY, ProjectRepository, toProject, trendingScore } from './domain/projects.js';
 export type { ProjectRow, Sort, Submission } from './domain/projects.js';
-export { SHOWCASE_VERSION, createShowcaseService, showcaseTools } from './service.js';
-export type { ShowcaseServiceOptions } from './service.js';
+export { GRAVITY, ProjectRepository, toProject, trendingScore } from './domain/projects.js';
 export type { ShowcasePorts } from './ports.js';
+export type { ShowcaseServiceOptions } from './service.js';
+export { createShowcaseService, SHOWCASE_VERSION, showcaseTools } from './service.js';

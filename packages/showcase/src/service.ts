@@ -1,4 +1,10 @@
-import { type LoreService, type ServiceDeps, createService, migrationsFolder, openServiceStore } from '@lore/kit';
+import {
+  createService,
+  type LoreService,
+  migrationsFolder,
+  openServiceStore,
+  type ServiceDeps,
+} from '@lore/kit';
 import { ProjectRepository } from './domain/projects.js';
 import { statsHandler } from './handlers/stats.js';
 import type { ShowcasePorts } from './ports.js';
@@ -17,7 +23,10 @@ export interface ShowcaseServiceOptions {
 }
 
 /** The showcase service: projects agents share, and the votes that rank them. */
-export async function createShowcaseService(deps: ServiceDeps, opts: ShowcaseServiceOptions = {}): Promise<LoreService> {
+export async function createShowcaseService(
+  deps: ServiceDeps,
+  opts: ShowcaseServiceOptions = {},
+): Promise<LoreService> {
   const { db, outbox } = await openServiceStore(deps, 'showcase', tables, migrationsFolder(import.meta.url));
   const now = opts.now ?? Date.now;
   const projects = new ProjectRepository(db, outbox, now);

@@ -19,7 +19,11 @@ export const projects = sqliteTable(
     votes: integer('votes').notNull().default(0),
     createdAt: integer('created_at').notNull(),
   },
-  (t) => [index('projects_category').on(t.category), index('projects_votes').on(t.votes), index('projects_created').on(t.createdAt)],
+  (t) => [
+    index('projects_category').on(t.category),
+    index('projects_votes').on(t.votes),
+    index('projects_created').on(t.createdAt),
+  ],
 );
 
 /** One vote per agent per project. */

@@ -3,9 +3,16 @@ export { AgentRepository, toProfile } from './domain/agents.js';
 export { ConnectionRepository } from './domain/connections.js';
 export { describeAgent } from './domain/descriptions.js';
 export { Directory } from './domain/directory.js';
-export { GOAL_WEIGHTS, rank, sameLabel, scoreCandidate, skillMatches, weightsFor } from './domain/discovery.js';
 export type { Candidate, Component, Match } from './domain/discovery.js';
+export {
+  GOAL_WEIGHTS,
+  rank,
+  sameLabel,
+  scoreCandidate,
+  skillMatches,
+  weightsFor,
+} from './domain/discovery.js';
 export { StatsGatherer, statsText, summarize } from './domain/platform-stats.js';
-export { USERS_VERSION, createUsersService, usersTools } from './service.js';
-export type { UsersServiceOptions } from './service.js';
 export type { UsersPorts } from './ports.js';
+export type { UsersServiceOptions } from './service.js';
+export { createUsersService, USERS_VERSION, usersTools } from './service.js';

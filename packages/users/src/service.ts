@@ -1,11 +1,11 @@
 import {
-  type LoreService,
-  SERVICE_NAMES,
-  type ServiceDeps,
   createService,
+  type LoreService,
   migrationsFolder,
   nodeLocalBus,
   openServiceStore,
+  SERVICE_NAMES,
+  type ServiceDeps,
 } from '@lore/kit';
 import { ActivityLog } from './domain/activity.js';
 import { AgentRepository } from './domain/agents.js';
@@ -15,9 +15,9 @@ import { StatsGatherer } from './domain/platform-stats.js';
 import { onConnectionMade } from './handlers/connection-made.js';
 import { onDmSent } from './handlers/dm-sent.js';
 import { onPostCreated } from './handlers/post-created.js';
+import { profileRpcHandlers } from './handlers/profile-rpc.js';
 import { onProjectSubmitted } from './handlers/project-submitted.js';
 import { onPromptAnswered } from './handlers/prompt-answered.js';
-import { profileRpcHandlers } from './handlers/profile-rpc.js';
 import { rpcHandlers } from './handlers/rpc.js';
 import { onSourceAdded } from './handlers/source-added.js';
 import { onSourceRemoved } from './handlers/source-removed.js';
@@ -60,14 +60,22 @@ export interface UsersServiceOptions {
 }
 
 /** The users service: agents, keys, presence, discovery, connections, platform statistics. Answers key verification for every other service. */
-export async function createUsersService(deps: ServiceDeps, opts: UsersServiceOptions = {}): Promise<LoreService> {
+export async function createUsersService(
+  deps: ServiceDeps,
+  opts: UsersServiceOptions = {},
+): Promise<LoreService> {
   const { db, outbox } = await openServiceStore(deps, 'users', tables, migrationsFolder(import.meta.url));
   const now = Date.now;
   const agents = new AgentRepository(db, outbox, deps.nodeId, now, deps.directory);
   const activity = new ActivityLog(db);
   const connections = new ConnectionRepository(db, outbox, now);
   const directory = new Directory(db, activity);
-  const stats = new StatsGatherer(nodeLocalBus(deps.bus, deps.nodeId), opts.statsServices ?? SERVICE_NAMES, opts.statsTimeoutMs ?? 1500, now);
+  const stats = new StatsGatherer(
+    nodeLocalBus(deps.bus, deps.nodeId),
+    opts.statsServices ?? SERVICE_NAMES,
+    opts.statsTimeoutMs ?? 1500,
+    now,
+  );
   const ports: UsersPorts = {
     agents,
     connections,

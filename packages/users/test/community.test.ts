@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type LoreService, migrationsFolder, openServiceStore } from '@lore/kit';
-import { type Client, appFetch, call, connectClient, ok, testDeps } from '@lore/kit/testing';
+import { appFetch, type Client, call, connectClient, ok, testDeps } from '@lore/kit/testing';
 import {
   ConnectionMade,
   DenPostCreated,
@@ -26,7 +26,11 @@ type Discovered = {
   recent: { summary: string } | null;
 };
 
-const envelope = <E extends EventDefinition>(def: E, payload: z.input<E['payload']>, id = randomUUID()): EventEnvelope => ({
+const envelope = <E extends EventDefinition>(
+  def: E,
+  payload: z.input<E['payload']>,
+  id = randomUUID(),
+): EventEnvelope => ({
   id,
   subject: def.subject,
   occurredAt: new Date().toISOString(),
@@ -94,18 +98,21 @@ describe('users community tools', () => {
 
   describe('discover_agents', () => {
     it('finds compatible agents for a topic in the mission’s shape, never the caller', async () => {
-      const r = await ok<{ agents: Discovered[]; goal: string; topic: string; weights: Record<string, number> }>(
-        as('me_agent'),
-        'discover_agents',
-        { topic: 'NLP' },
-      );
+      const r = await ok<{
+        agents: Discovered[];
+        goal: string;
+        topic: string;
+        weights: Record<string, number>;
+      }>(as('me_agent'), 'discover_agents', { topic: 'NLP' });
       expect(r.data.goal).toBe('collaborate');
       const names = r.data.agents.map((a) => a.username);
       expect(names[0]).toBe('nlp_specialist');
       expect(names).not.toContain('me_agent');
       expect(names).not.toContain('painter_bot');
       expect(r.text).toMatch(
-        new RegExp(`^Found ${names.length} agents? highly compatible for NLP collaboration:\\n\\n1\\. @nlp_specialist \\(\\d+% match\\)\\n   Why: .+\\n   Recent: `),
+        new RegExp(
+          `^Found ${names.length} agents? highly compatible for NLP collaboration:\\n\\n1\\. @nlp_specialist \\(\\d+% match\\)\\n   Why: .+\\n   Recent: `,
+        ),
       );
       expect(r.text).toContain('Overlapping skills in');
       // The breakdown explains the score: weights add up to 1, points add up to the score.
@@ -114,17 +121,32 @@ describe('users community tools', () => {
         expect(Math.abs(Math.round(sum) - a.score)).toBeLessThanOrEqual(1);
         expect(a.breakdown.reduce((n, c) => n + c.weight, 0)).toBeCloseTo(1, 5);
       }
-      expect(Object.keys(r.data.weights).sort()).toEqual(['bio', 'complementarySkills', 'sharedInterests', 'sharedSkills', 'topic']);
+      expect(Object.keys(r.data.weights).sort()).toEqual([
+        'bio',
+        'complementarySkills',
+        'sharedInterests',
+        'sharedSkills',
+        'topic',
+      ]);
     });
 
     it('is deterministic', async () => {
-      const a = await ok<{ agents: Discovered[] }>(as('me_agent'), 'discover_agents', { topic: 'nlp', goal: 'learn' });
-      const b = await ok<{ agents: Discovered[] }>(as('me_agent'), 'discover_agents', { topic: 'nlp', goal: 'learn' });
+      const a = await ok<{ agents: Discovered[] }>(as('me_agent'), 'discover_agents', {
+        topic: 'nlp',
+        goal: 'learn',
+      });
+      const b = await ok<{ agents: Discovered[] }>(as('me_agent'), 'discover_agents', {
+        topic: 'nlp',
+        goal: 'learn',
+      });
       expect(b.data).toEqual(a.data);
     });
 
     it('weighs by goal: learn from those who know more, teach those who want what you know, hire by expertise', async () => {
-      const learn = await ok<{ agents: Discovered[] }>(as('me_agent'), 'discover_agents', { goal: 'learn', topic: 'nlp' });
+      const learn = await ok<{ agents: Discovered[] }>(as('me_agent'), 'discover_agents', {
+        goal: 'learn',
+        topic: 'nlp',
+      });
       expect(learn.data.agents[0]!.username).toBe('nlp_specialist');
       expect(learn.data.agents[0]!.why.join(' ')).toContain('Has what you lack: nlp (expert)');
 
@@ -132,7 +154,10 @@ describe('users community tools', () => {
       expect(teach.data.agents[0]!.username).toBe('nlp_student');
       expect(teach.data.agents[0]!.why.join(' ')).toMatch(/Wants to learn what you know: python \(expert\)/);
 
-      const hire = await ok<{ agents: Discovered[] }>(as('me_agent'), 'discover_agents', { goal: 'hire', topic: 'nlp' });
+      const hire = await ok<{ agents: Discovered[] }>(as('me_agent'), 'discover_agents', {
+        goal: 'hire',
+        topic: 'nlp',
+      });
       const [first, second] = hire.data.agents;
       expect(first!.username).toBe('nlp_specialist');
       expect(second!.username).toBe('nlp_student');
@@ -141,9 +166,13 @@ describe('users community tools', () => {
     });
 
     it('leaves out agents unrelated to the topic and says so when nobody fits', async () => {
-      const art = await ok<{ agents: Discovered[] }>(as('me_agent'), 'discover_agents', { topic: 'painting' });
+      const art = await ok<{ agents: Discovered[] }>(as('me_agent'), 'discover_agents', {
+        topic: 'painting',
+      });
       expect(art.data.agents.map((a) => a.username)).toEqual(['painter_bot']);
-      const none = await ok<{ agents: Discovered[] }>(as('me_agent'), 'discover_agents', { topic: 'underwater basket weaving' });
+      const none = await ok<{ agents: Discovered[] }>(as('me_agent'), 'discover_agents', {
+        topic: 'underwater basket weaving',
+      });
       expect(none.data.agents).toEqual([]);
       expect(none.text).toMatch(/^No compatible agents found/);
     });
@@ -157,7 +186,9 @@ describe('users community tools', () => {
         code: 400,
         data: { field: 'goal', constraint: 'one of collaborate, learn, teach, hire' },
       });
-      expect((await call(as('me_agent'), 'discover_agents', { topic: 'x'.repeat(201) })).error?.data?.field).toBe('topic');
+      expect(
+        (await call(as('me_agent'), 'discover_agents', { topic: 'x'.repeat(201) })).error?.data?.field,
+      ).toBe('topic');
       const one = await ok<{ agents: Discovered[] }>(as('me_agent'), 'discover_agents', { limit: 1 });
       expect(one.data.agents).toHaveLength(1);
       expect(one.text).toMatch(/more; raise limit/);
@@ -166,16 +197,24 @@ describe('users community tools', () => {
 
   describe('skill_search', () => {
     it('finds agents by skill, experts first, with levels', async () => {
-      const r = await ok<{ total: number; agents: Array<{ username: string; matched: { name: string; level: string } }> }>(
-        as('blank_slate'),
-        'skill_search',
-        { skill: 'NLP' },
-      );
-      expect(r.data.agents.map((a) => a.username).sort()).toEqual(['me_agent', 'nlp_specialist', 'nlp_student']);
+      const r = await ok<{
+        total: number;
+        agents: Array<{ username: string; matched: { name: string; level: string } }>;
+      }>(as('blank_slate'), 'skill_search', { skill: 'NLP' });
+      expect(r.data.agents.map((a) => a.username).sort()).toEqual([
+        'me_agent',
+        'nlp_specialist',
+        'nlp_student',
+      ]);
       expect(r.data.agents.slice(1).map((a) => a.matched.level)).toEqual(['beginner', 'beginner']);
-      expect(r.data.agents[0]).toMatchObject({ username: 'nlp_specialist', matched: { name: 'nlp', level: 'expert' } });
+      expect(r.data.agents[0]).toMatchObject({
+        username: 'nlp_specialist',
+        matched: { name: 'nlp', level: 'expert' },
+      });
       expect(r.data.total).toBe(3);
-      expect(r.text).toMatch(/^Found 3 agents skilled in NLP:\n1\. @nlp_specialist - nlp specialist\n   nlp \(expert\)/);
+      expect(r.text).toMatch(
+        /^Found 3 agents skilled in NLP:\n1\. @nlp_specialist - nlp specialist\n {3}nlp \(expert\)/,
+      );
     });
 
     it('filters by min_expertise', async () => {
@@ -189,7 +228,10 @@ describe('users community tools', () => {
         min_expertise: 'intermediate',
       });
       expect(mid.data.agents.map((a) => a.username)).toEqual(['me_agent']);
-      const none = await ok(as('blank_slate'), 'skill_search', { skill: 'retrieval', min_expertise: 'expert' });
+      const none = await ok(as('blank_slate'), 'skill_search', {
+        skill: 'retrieval',
+        min_expertise: 'expert',
+      });
       expect(none.text).toBe('No agents list retrieval at expert level or above.');
     });
 
@@ -207,7 +249,9 @@ describe('users community tools', () => {
 
     it('returns 20 by default', async () => {
       for (let i = 0; i < 21; i++) await register(`gopher_${i}`, { skills: ['go'] });
-      const r = await ok<{ agents: unknown[]; total: number }>(as('blank_slate'), 'skill_search', { skill: 'go' });
+      const r = await ok<{ agents: unknown[]; total: number }>(as('blank_slate'), 'skill_search', {
+        skill: 'go',
+      });
       expect(r.data.agents).toHaveLength(20);
       expect(r.data.total).toBe(21);
     });
@@ -217,24 +261,34 @@ describe('users community tools', () => {
     it('connects two agents once both asked, and shows it on both profiles', async () => {
       await register('conn_a');
       await register('conn_b');
-      const first = await ok<{ status: string; request: { untrusted: true; purpose: string } }>(as('conn_a'), 'connect_agents', {
-        agent: 'conn_b',
-        purpose: 'Build an eval harness together',
-        proposal: 'You bring datasets, I bring the runner.',
-        duration: '2 weeks',
-      });
-      expect(first.data.status).toBe('requested');
-      expect(first.data.request).toMatchObject({ untrusted: true, purpose: 'Build an eval harness together' });
-      expect(first.text).toMatch(/^✓ Collaboration request sent to @conn_b/);
-      expect((await call(as('conn_a'), 'connect_agents', { agent: 'conn_b', purpose: 'again' })).error?.code).toBe(409);
-
-      const bView = await ok<{ connections: string[]; pendingRequests: Array<{ from: string; purpose: string }> }>(
-        as('conn_b'),
-        'agent_profile',
-        { username: 'conn_b' },
+      const first = await ok<{ status: string; request: { untrusted: true; purpose: string } }>(
+        as('conn_a'),
+        'connect_agents',
+        {
+          agent: 'conn_b',
+          purpose: 'Build an eval harness together',
+          proposal: 'You bring datasets, I bring the runner.',
+          duration: '2 weeks',
+        },
       );
+      expect(first.data.status).toBe('requested');
+      expect(first.data.request).toMatchObject({
+        untrusted: true,
+        purpose: 'Build an eval harness together',
+      });
+      expect(first.text).toMatch(/^✓ Collaboration request sent to @conn_b/);
+      expect(
+        (await call(as('conn_a'), 'connect_agents', { agent: 'conn_b', purpose: 'again' })).error?.code,
+      ).toBe(409);
+
+      const bView = await ok<{
+        connections: string[];
+        pendingRequests: Array<{ from: string; purpose: string }>;
+      }>(as('conn_b'), 'agent_profile', { username: 'conn_b' });
       expect(bView.data.connections).toEqual([]);
-      expect(bView.data.pendingRequests).toEqual([expect.objectContaining({ from: 'conn_a', purpose: 'Build an eval harness together' })]);
+      expect(bView.data.pendingRequests).toEqual([
+        expect.objectContaining({ from: 'conn_a', purpose: 'Build an eval harness together' }),
+      ]);
       // Others do not see B's pending requests.
       const aSeesB = await ok<Record<string, unknown>>(as('conn_a'), 'agent_profile', { username: 'conn_b' });
       expect(aSeesB.data.pendingRequests).toBeUndefined();
@@ -249,13 +303,24 @@ describe('users community tools', () => {
         ['conn_a', 'conn_b'],
         ['conn_b', 'conn_a'],
       ] as const) {
-        const p = await ok<{ connections: string[]; pendingRequests?: unknown[] }>(as('blank_slate'), 'agent_profile', { username: who });
+        const p = await ok<{ connections: string[]; pendingRequests?: unknown[] }>(
+          as('blank_slate'),
+          'agent_profile',
+          { username: who },
+        );
         expect(p.data.connections).toEqual([other]);
         expect(p.text).toContain(`Connections (1 active partnership): @${other}`);
       }
-      expect((await ok<{ pendingRequests: unknown[] }>(as('conn_b'), 'agent_profile', { username: 'conn_b' })).data.pendingRequests).toEqual([]);
-      expect((await call(as('conn_a'), 'connect_agents', { agent: 'conn_b', purpose: 'more' })).error?.code).toBe(409);
-      expect((await call(as('conn_b'), 'connect_agents', { agent: 'conn_a', purpose: 'more' })).error?.code).toBe(409);
+      expect(
+        (await ok<{ pendingRequests: unknown[] }>(as('conn_b'), 'agent_profile', { username: 'conn_b' })).data
+          .pendingRequests,
+      ).toEqual([]);
+      expect(
+        (await call(as('conn_a'), 'connect_agents', { agent: 'conn_b', purpose: 'more' })).error?.code,
+      ).toBe(409);
+      expect(
+        (await call(as('conn_b'), 'connect_agents', { agent: 'conn_a', purpose: 'more' })).error?.code,
+      ).toBe(409);
     });
 
     it.each([
@@ -284,21 +349,55 @@ describe('users community tools', () => {
     it('keeps recent activity and last active from other services’ events, once per event', async () => {
       const c = await register('busy_bee');
       const id = ids.get('busy_bee')!;
-      const postEvent = envelope(DenPostCreated, { postId: 'p1', den: 'general', agentId: id, handle: 'busy_bee', title: 'Hello all', tags: [] });
+      const postEvent = envelope(DenPostCreated, {
+        postId: 'p1',
+        den: 'general',
+        agentId: id,
+        handle: 'busy_bee',
+        title: 'Hello all',
+        tags: [],
+      });
       await env.deps.bus.publish(postEvent);
       await env.deps.bus.publish(
-        envelope(DmSent, { messageId: 'm1', conversationId: 'c1', fromId: id, fromHandle: 'busy_bee', toId: 'x', toHandle: 'secret_friend' }),
+        envelope(DmSent, {
+          messageId: 'm1',
+          conversationId: 'c1',
+          fromId: id,
+          fromHandle: 'busy_bee',
+          toId: 'x',
+          toHandle: 'secret_friend',
+        }),
       );
       await env.deps.bus.publish(
-        envelope(ProjectSubmitted, { projectId: 'pr1', agentId: id, handle: 'busy_bee', title: 'Hive', category: 'tool', tags: [] }),
+        envelope(ProjectSubmitted, {
+          projectId: 'pr1',
+          agentId: id,
+          handle: 'busy_bee',
+          title: 'Hive',
+          category: 'tool',
+          tags: [],
+        }),
       );
       await env.deps.bus.publish(
-        envelope(PromptAnswered, { promptId: 'q1', responseId: 'r1', den: 'general', agentId: id, handle: 'busy_bee', promptTitle: 'Introduce yourself' }),
+        envelope(PromptAnswered, {
+          promptId: 'q1',
+          responseId: 'r1',
+          den: 'general',
+          agentId: id,
+          handle: 'busy_bee',
+          promptTitle: 'Introduce yourself',
+        }),
       );
       await env.deps.bus.publish(
-        envelope(ConnectionMade, { agentIds: [id, ids.get('me_agent')!], handles: ['busy_bee', 'me_agent'], purpose: 'x' }),
+        envelope(ConnectionMade, {
+          agentIds: [id, ids.get('me_agent')!],
+          handles: ['busy_bee', 'me_agent'],
+          purpose: 'x',
+        }),
       );
-      const p = await ok<{ recentActivity: Array<{ kind: string; summary: string }> }>(c, 'agent_profile', { username: 'busy_bee' });
+      const p = await ok<{ recentActivity: Array<{ kind: string; summary: string }> }>(c, 'agent_profile', {
+        username: 'busy_bee',
+      });
       expect(p.data.recentActivity.map((a) => a.summary).sort()).toEqual(
         [
           'Answered the prompt "Introduce yourself" in m/general',
@@ -309,7 +408,9 @@ describe('users community tools', () => {
         ].sort(),
       );
       expect(p.text).not.toContain('secret_friend');
-      const me = await ok<{ recentActivity: Array<{ summary: string }> }>(c, 'agent_profile', { username: 'me_agent' });
+      const me = await ok<{ recentActivity: Array<{ summary: string }> }>(c, 'agent_profile', {
+        username: 'me_agent',
+      });
       expect(me.data.recentActivity.map((a) => a.summary)).toContain('Connected with @busy_bee');
       const found = await ok<{ agents: Discovered[] }>(as('blank_slate'), 'skill_search', { skill: 'nlp' });
       expect(found.data.agents.length).toBeGreaterThan(0);
@@ -323,9 +424,20 @@ describe('users community tools', () => {
         migrationsFolder(new URL('../src/service.ts', import.meta.url).href),
       );
       const log = new ActivityLog(store.db);
-      const e = envelope(DmSent, { messageId: 'm', conversationId: 'c', fromId: 'agent-x', fromHandle: 'x', toId: 'y', toHandle: 'y' });
-      expect(await log.record('c1', e, [{ agentId: 'agent-x', kind: 'dm', summary: 'Sent a direct message' }])).toBe(true);
-      expect(await log.record('c1', e, [{ agentId: 'agent-x', kind: 'dm', summary: 'Sent a direct message' }])).toBe(false);
+      const e = envelope(DmSent, {
+        messageId: 'm',
+        conversationId: 'c',
+        fromId: 'agent-x',
+        fromHandle: 'x',
+        toId: 'y',
+        toHandle: 'y',
+      });
+      expect(
+        await log.record('c1', e, [{ agentId: 'agent-x', kind: 'dm', summary: 'Sent a direct message' }]),
+      ).toBe(true);
+      expect(
+        await log.record('c1', e, [{ agentId: 'agent-x', kind: 'dm', summary: 'Sent a direct message' }]),
+      ).toBe(false);
       const rows = await store.db.select().from(tables.activity);
       expect(rows).toHaveLength(1);
       store.db.$client.close();
@@ -335,15 +447,25 @@ describe('users community tools', () => {
       const c = await register('librarian', { bio: 'I keep notes.' });
       const id = ids.get('librarian')!;
       await env.deps.bus.publish(
-        envelope(KnowledgeSourceAdded, { agentId: id, handle: 'librarian', source: 'notes/rust.md', keywords: ['rust', 'borrow checker'], chunks: 4 }),
+        envelope(KnowledgeSourceAdded, {
+          agentId: id,
+          handle: 'librarian',
+          source: 'notes/rust.md',
+          keywords: ['rust', 'borrow checker'],
+          chunks: 4,
+        }),
       );
       const d = await ok<{ descriptions: string[] }>(c, 'cqGetUserDescriptions', { user_id: 'librarian' });
       expect(d.data.descriptions).toContain('Knowledge sources cover rust, borrow checker');
       // Discovery sees knowledge too.
       const found = await ok<{ agents: Discovered[] }>(as('me_agent'), 'discover_agents', { topic: 'rust' });
       expect(found.data.agents.map((a) => a.username)).toEqual(['librarian']);
-      await env.deps.bus.publish(envelope(KnowledgeSourceRemoved, { agentId: id, handle: 'librarian', source: 'notes/rust.md' }));
-      const after = await ok<{ descriptions: string[] }>(c, 'cqGetUserDescriptions', { user_id: 'librarian' });
+      await env.deps.bus.publish(
+        envelope(KnowledgeSourceRemoved, { agentId: id, handle: 'librarian', source: 'notes/rust.md' }),
+      );
+      const after = await ok<{ descriptions: string[] }>(c, 'cqGetUserDescriptions', {
+        user_id: 'librarian',
+      });
       expect(after.data.descriptions.join(' ')).not.toContain('rust');
     });
   });
@@ -397,9 +519,19 @@ describe('users community tools', () => {
         })),
         await env.deps.bus.reply('rpc.showcase.stats', async () => ({
           service: 'showcase',
-          figures: { projects: 42, trendingTags: [{ tag: 'nlp', uses: 2 }, { tag: 'art', uses: 3 }], callsToday: 7 },
+          figures: {
+            projects: 42,
+            trendingTags: [
+              { tag: 'nlp', uses: 2 },
+              { tag: 'art', uses: 3 },
+            ],
+            callsToday: 7,
+          },
         })),
-        await env.deps.bus.reply('rpc.dms.stats', () => new Promise((resolve) => setTimeout(() => resolve({ service: 'dms', figures: {} }), 2000))),
+        await env.deps.bus.reply(
+          'rpc.dms.stats',
+          () => new Promise((resolve) => setTimeout(() => resolve({ service: 'dms', figures: {} }), 2000)),
+        ),
       ];
       try {
         const t0 = Date.now();
@@ -427,7 +559,9 @@ describe('users community tools', () => {
     });
 
     it('answers rpc.users.stats for other callers', async () => {
-      const reply = StatsReply.parse(await env.deps.bus.request('rpc.users.stats', { since: new Date(0).toISOString() }));
+      const reply = StatsReply.parse(
+        await env.deps.bus.request('rpc.users.stats', { since: new Date(0).toISOString() }),
+      );
       expect(reply.figures).toMatchObject({ agentsRegistered: ids.size, activeCollaborations: 1 });
       expect(reply.figures.callsToday).toBeGreaterThan(0);
     });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type Database, type Outbox, type Transaction, conflict, notFound, utcDayStart } from '@lore/kit';
+import { conflict, type Database, notFound, type Outbox, type Transaction, utcDayStart } from '@lore/kit';
 import { DenCreated, DenPostCreated, type DenSummary } from '@lore/schema';
 import { and, asc, desc, eq, gt, gte, lt, sql } from 'drizzle-orm';
 import type { z } from 'zod';
@@ -63,7 +63,10 @@ export class DenRepository {
       for (const d of starter.dens) {
         const id = randomUUID();
         ids.set(d.slug, id);
-        await tx.insert(dens).values({ id, ...d, ownerId: null, ownerHandle: null, createdAt: t }).onConflictDoNothing();
+        await tx
+          .insert(dens)
+          .values({ id, ...d, ownerId: null, ownerHandle: null, createdAt: t })
+          .onConflictDoNothing();
         emit(DenCreated, { slug: d.slug, category: d.category, ownerId: null, ownerHandle: null });
       }
       for (const [i, p] of starter.prompts.entries()) {
@@ -71,7 +74,16 @@ export class DenRepository {
         if (!denId) continue;
         await tx
           .insert(prompts)
-          .values({ id: randomUUID(), denId, authorId: null, authorHandle: null, title: p.title, body: p.body, closesAt: null, createdAt: t + i });
+          .values({
+            id: randomUUID(),
+            denId,
+            authorId: null,
+            authorHandle: null,
+            title: p.title,
+            body: p.body,
+            closesAt: null,
+            createdAt: t + i,
+          });
       }
       return starter.dens.length;
     });
@@ -115,7 +127,10 @@ export class DenRepository {
 
   async summaryOf(den: DenRow): Promise<Summary> {
     const since = this.dayStart();
-    const [m] = await this.db.select({ n: sql<number>`count(*)` }).from(members).where(eq(members.denId, den.id));
+    const [m] = await this.db
+      .select({ n: sql<number>`count(*)` })
+      .from(members)
+      .where(eq(members.denId, den.id));
     const [p] = await this.db
       .select({ n: sql<number>`count(*)` })
       .from(posts)
@@ -136,14 +151,30 @@ export class DenRepository {
     };
   }
 
-  async create(fields: { slug: string; name: string; description: string; category: string }, owner: Author): Promise<DenRow> {
-    const row: DenRow = { id: randomUUID(), ...fields, ownerId: owner.id, ownerHandle: owner.handle, createdAt: this.now() };
+  async create(
+    fields: { slug: string; name: string; description: string; category: string },
+    owner: Author,
+  ): Promise<DenRow> {
+    const row: DenRow = {
+      id: randomUUID(),
+      ...fields,
+      ownerId: owner.id,
+      ownerHandle: owner.handle,
+      createdAt: this.now(),
+    };
     return this.outbox.transaction(async (tx, emit) => {
       const [taken] = await tx.select({ id: dens.id }).from(dens).where(eq(dens.slug, fields.slug)).limit(1);
       if (taken) throw conflict(`The den m/${fields.slug} already exists.`, { field: 'slug' });
       await tx.insert(dens).values(row);
-      await tx.insert(members).values({ denId: row.id, agentId: owner.id, handle: owner.handle, joinedAt: row.createdAt });
-      emit(DenCreated, { slug: row.slug, category: row.category, ownerId: owner.id, ownerHandle: owner.handle });
+      await tx
+        .insert(members)
+        .values({ denId: row.id, agentId: owner.id, handle: owner.handle, joinedAt: row.createdAt });
+      emit(DenCreated, {
+        slug: row.slug,
+        category: row.category,
+        ownerId: owner.id,
+        ownerHandle: owner.handle,
+      });
       return row;
     });
   }
@@ -185,14 +216,20 @@ export class DenRepository {
 
   /** Make the agent a member, inside the caller's transaction (answering a prompt does too). */
   async join(tx: Transaction, denId: string, author: Author): Promise<void> {
-    await tx.insert(members).values({ denId, agentId: author.id, handle: author.handle, joinedAt: this.now() }).onConflictDoNothing();
+    await tx
+      .insert(members)
+      .values({ denId, agentId: author.id, handle: author.handle, joinedAt: this.now() })
+      .onConflictDoNothing();
   }
 
   /**
    * A page of a den's messages, newest first. `before` gives the page just older than that
    * message, `after` the page just newer; both bound a range. Ids never move, so neither do pages.
    */
-  async messages(den: DenRow, page: Page): Promise<{ messages: PostRow[]; hasOlder: boolean; hasNewer: boolean }> {
+  async messages(
+    den: DenRow,
+    page: Page,
+  ): Promise<{ messages: PostRow[]; hasOlder: boolean; hasNewer: boolean }> {
     const seqOf = async (id: string, field: string) => {
       const [r] = await this.db
         .select({ seq: posts.seq })

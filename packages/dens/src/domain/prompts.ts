@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type Database, type Outbox, conflict, notFound } from '@lore/kit';
+import { conflict, type Database, notFound, type Outbox } from '@lore/kit';
 import { PromptAnswered, PromptPublished } from '@lore/schema';
 import { and, desc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
 import * as tables from '../tables.js';
@@ -83,11 +83,16 @@ export class PromptRepository {
 
   async require(id: string): Promise<PromptView> {
     const p = await this.byId(id);
-    if (!p) throw notFound(`No community prompt ${id}. See prompt_list for the open ones.`, { field: 'prompt_id' });
+    if (!p)
+      throw notFound(`No community prompt ${id}. See prompt_list for the open ones.`, { field: 'prompt_id' });
     return p;
   }
 
-  async publish(den: DenRow, author: Author, fields: { title: string; body: string; closesInDays?: number | undefined }) {
+  async publish(
+    den: DenRow,
+    author: Author,
+    fields: { title: string; body: string; closesInDays?: number | undefined },
+  ) {
     const t = this.now();
     const row: PromptRow = {
       seq: 0,
@@ -103,22 +108,35 @@ export class PromptRepository {
     const { seq: _, ...values } = row;
     await this.outbox.transaction(async (tx, emit) => {
       await tx.insert(prompts).values(values);
-      emit(PromptPublished, { promptId: row.id, den: den.slug, agentId: author.id, handle: author.handle, title: row.title });
+      emit(PromptPublished, {
+        promptId: row.id,
+        den: den.slug,
+        agentId: author.id,
+        handle: author.handle,
+        title: row.title,
+      });
     });
     return (await this.byId(row.id))!;
   }
 
-  async respond(prompt: PromptView, author: Author, fields: { response: string; attachments?: string[] | undefined }) {
+  async respond(
+    prompt: PromptView,
+    author: Author,
+    fields: { response: string; attachments?: string[] | undefined },
+  ) {
     const t = this.now();
     if (prompt.closesAt !== null && prompt.closesAt <= t)
-      throw conflict(`The prompt "${prompt.title}" closed on ${new Date(prompt.closesAt).toISOString()}.`, { field: 'prompt_id' });
+      throw conflict(`The prompt "${prompt.title}" closed on ${new Date(prompt.closesAt).toISOString()}.`, {
+        field: 'prompt_id',
+      });
     const row = await this.outbox.transaction(async (tx, emit) => {
       const [already] = await tx
         .select({ id: promptResponses.id })
         .from(promptResponses)
         .where(and(eq(promptResponses.promptId, prompt.id), eq(promptResponses.agentId, author.id)))
         .limit(1);
-      if (already) throw conflict(`You already answered this prompt (response ${already.id}).`, { field: 'prompt_id' });
+      if (already)
+        throw conflict(`You already answered this prompt (response ${already.id}).`, { field: 'prompt_id' });
       const [inserted] = await tx
         .insert(promptResponses)
         .values({
@@ -160,7 +178,12 @@ export class PromptRepository {
     const rows = await this.db
       .select()
       .from(promptResponses)
-      .where(and(eq(promptResponses.promptId, prompt.id), beforeSeq !== undefined ? lt(promptResponses.seq, beforeSeq) : undefined))
+      .where(
+        and(
+          eq(promptResponses.promptId, prompt.id),
+          beforeSeq !== undefined ? lt(promptResponses.seq, beforeSeq) : undefined,
+        ),
+      )
       .orderBy(desc(promptResponses.seq))
       .limit(page.limit + 1);
     return { responses: rows.slice(0, page.limit), hasOlder: rows.length > page.limit };

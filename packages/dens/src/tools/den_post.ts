@@ -20,7 +20,11 @@ export const denPost = tool({
     if (title) screen('title', title);
     screen('content', content);
     const den = await ports.dens.require(slug);
-    const { post, joined } = await ports.dens.post(den, { id: agent.id, handle: agent.handle }, { title, content, tags, attachments });
+    const { post, joined } = await ports.dens.post(
+      den,
+      { id: agent.id, handle: agent.handle },
+      { title, content, tags, attachments },
+    );
     const url = postUrl(den.slug, post.id);
     const text = [
       `✓ Posted to m/${den.slug}`,

@@ -19,7 +19,9 @@ export const promptList = tool({
     const now = ports.now();
     const prompts = all.slice(0, limit).map((p) => toPrompt(p, now));
     const lines = prompts.map((p, i) => {
-      const closes = p.closesAt ? `${p.status === 'closed' ? 'closed' : 'closes'} ${p.closesAt.slice(0, 10)}` : 'open';
+      const closes = p.closesAt
+        ? `${p.status === 'closed' ? 'closed' : 'closes'} ${p.closesAt.slice(0, 10)}`
+        : 'open';
       return [
         `${i + 1}. "${p.title}" in m/${p.den} (by ${p.publishedBy === 'operator' ? 'the operator' : `@${p.publishedBy}`}, ${p.responses} response${p.responses === 1 ? '' : 's'}, ${closes})`,
         `   ${preview(p.body, 160)}`,

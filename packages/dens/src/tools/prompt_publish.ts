@@ -23,7 +23,11 @@ export const promptPublish = tool({
       );
     screen('title', title);
     screen('body', body);
-    const view = await ports.prompts.publish(den, { id: agent.id, handle: agent.handle }, { title, body, closesInDays: closes_in_days });
+    const view = await ports.prompts.publish(
+      den,
+      { id: agent.id, handle: agent.handle },
+      { title, body, closesInDays: closes_in_days },
+    );
     const prompt = toPrompt(view, ports.now());
     return {
       text: `✓ Published the prompt "${title}" in m/${den.slug}\nPrompt ID: ${prompt.id}\n${prompt.closesAt ? `Closes: ${prompt.closesAt}` : 'Open until further notice.'}`,

@@ -16,7 +16,11 @@ export const promptRespond = tool({
   async handler({ prompt_id, response, attachments }, { ports, agent }) {
     screen('response', response);
     const prompt = await ports.prompts.require(prompt_id);
-    const r = await ports.prompts.respond(prompt, { id: agent.id, handle: agent.handle }, { response, attachments });
+    const r = await ports.prompts.respond(
+      prompt,
+      { id: agent.id, handle: agent.handle },
+      { response, attachments },
+    );
     const view = toPrompt(r.prompt, ports.now());
     return {
       text: `✓ Responded to "${view.title}" in m/${view.den}\nResponse ID: ${r.response.id}\n${view.responses} response${view.responses === 1 ? '' : 's'} so far; read them with prompt_responses.`,

@@ -6,7 +6,9 @@ export class AgentDirectory {
   constructor(private readonly bus: EventBus) {}
 
   async resolve(handle: string, field: string): Promise<VerifiedAgent> {
-    const reply = ResolveHandlesReply.parse(await this.bus.request(UsersRpc.resolveHandles, { handles: [handle] }, { timeoutMs: 3000 }));
+    const reply = ResolveHandlesReply.parse(
+      await this.bus.request(UsersRpc.resolveHandles, { handles: [handle] }, { timeoutMs: 3000 }),
+    );
     const agent = reply.agents[0];
     if (!agent) throw notFound(`No agent named @${handle}.`, { field });
     return agent;

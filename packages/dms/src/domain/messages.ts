@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type Database, type Outbox, forbidden, notFound } from '@lore/kit';
+import { type Database, forbidden, notFound, type Outbox } from '@lore/kit';
 import { DmSent, type VerifiedAgent } from '@lore/schema';
 import { and, asc, desc, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import * as tables from '../tables.js';
@@ -67,7 +67,15 @@ export class MessageRepository {
         const handles = a === from.id ? [from.handle, to.handle] : [to.handle, from.handle];
         [conv] = await tx
           .insert(conversations)
-          .values({ id: randomUUID(), a, b, aHandle: handles[0]!, bHandle: handles[1]!, createdAt: t, lastAt: t })
+          .values({
+            id: randomUUID(),
+            a,
+            b,
+            aHandle: handles[0]!,
+            bHandle: handles[1]!,
+            createdAt: t,
+            lastAt: t,
+          })
           .returning();
       }
       const [msg] = await tx
@@ -85,7 +93,10 @@ export class MessageRepository {
           readAt: null,
         })
         .returning();
-      await tx.update(conversations).set({ lastSeq: msg!.seq, lastAt: t }).where(eq(conversations.id, conv!.id));
+      await tx
+        .update(conversations)
+        .set({ lastSeq: msg!.seq, lastAt: t })
+        .where(eq(conversations.id, conv!.id));
       emit(DmSent, {
         messageId: msg!.id,
         conversationId: conv!.id,
@@ -99,7 +110,10 @@ export class MessageRepository {
   }
 
   /** The agent's conversations, most recent first, with unread counts and the last message. */
-  async conversationsOf(me: string, opts: { unreadOnly: boolean }): Promise<{ list: ConversationView[]; unreadTotal: number }> {
+  async conversationsOf(
+    me: string,
+    opts: { unreadOnly: boolean },
+  ): Promise<{ list: ConversationView[]; unreadTotal: number }> {
     const rows = await this.db
       .select({
         conv: conversations,
@@ -115,7 +129,10 @@ export class MessageRepository {
     const lastSeqs = chosen.map((r) => r.conv.lastSeq).filter((s): s is number => s !== null);
     const lasts = new Map<number, MessageRow>();
     for (let i = 0; i < lastSeqs.length; i += 500)
-      for (const m of await this.db.select().from(messages).where(inArray(messages.seq, lastSeqs.slice(i, i + 500))))
+      for (const m of await this.db
+        .select()
+        .from(messages)
+        .where(inArray(messages.seq, lastSeqs.slice(i, i + 500))))
         lasts.set(m.seq, m);
     return {
       unreadTotal,
@@ -130,7 +147,10 @@ export class MessageRepository {
   }
 
   /** A conversation the agent takes part in; anyone else is told it does not exist. */
-  async conversationFor(me: string, ref: { id?: string | undefined; with?: Party | undefined }): Promise<ConversationRow> {
+  async conversationFor(
+    me: string,
+    ref: { id?: string | undefined; with?: Party | undefined },
+  ): Promise<ConversationRow> {
     let conv: ConversationRow | undefined;
     if (ref.id) {
       [conv] = await this.db.select().from(conversations).where(eq(conversations.id, ref.id)).limit(1);
@@ -145,7 +165,9 @@ export class MessageRepository {
     }
     if (!conv)
       throw notFound(
-        ref.with ? `You have no conversation with @${ref.with.handle} yet.` : `No conversation ${ref.id} of yours.`,
+        ref.with
+          ? `You have no conversation with @${ref.with.handle} yet.`
+          : `No conversation ${ref.id} of yours.`,
         { field: ref.with ? 'with' : 'conversation_id' },
       );
     return conv;
@@ -160,7 +182,11 @@ export class MessageRepository {
    * A page of messages, newest first (`before`/`after` as in den_messages); the messages of
    * the page addressed to `me` are marked read.
    */
-  async read(me: string, conv: ConversationRow, page: { limit: number; before?: string | undefined; after?: string | undefined }) {
+  async read(
+    me: string,
+    conv: ConversationRow,
+    page: { limit: number; before?: string | undefined; after?: string | undefined },
+  ) {
     const seqOf = async (id: string, field: string) => {
       const [r] = await this.db
         .select({ seq: messages.seq })
@@ -204,8 +230,16 @@ export class MessageRepository {
     const newest = list[0]?.seq;
     const oldest = list[list.length - 1]?.seq;
     const inConv = eq(messages.conversationId, conv.id);
-    const hasOlder = forward ? (oldest !== undefined ? await exists(and(inConv, lt(messages.seq, oldest))) : true) : more;
-    const hasNewer = forward ? more : newest !== undefined ? await exists(and(inConv, gt(messages.seq, newest))) : before !== undefined;
+    const hasOlder = forward
+      ? oldest !== undefined
+        ? await exists(and(inConv, lt(messages.seq, oldest)))
+        : true
+      : more;
+    const hasNewer = forward
+      ? more
+      : newest !== undefined
+        ? await exists(and(inConv, gt(messages.seq, newest)))
+        : before !== undefined;
     return { messages: list, markedRead: toMark.length, hasOlder, hasNewer };
   }
 
@@ -214,7 +248,12 @@ export class MessageRepository {
       if (on) {
         const r = await tx
           .insert(blocks)
-          .values({ blockerId: blocker.id, blockedId: blocked.id, blockedHandle: blocked.handle, createdAt: this.now() })
+          .values({
+            blockerId: blocker.id,
+            blockedId: blocked.id,
+            blockedHandle: blocked.handle,
+            createdAt: this.now(),
+          })
           .onConflictDoNothing()
           .returning({ x: blocks.blockerId });
         return r.length > 0;

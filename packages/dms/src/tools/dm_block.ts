@@ -13,10 +13,15 @@ export const dmBlock = tool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   rateClass: 'write',
   async handler({ agent: handle, action }, { ports, agent }) {
-    if (handle === agent.handle) throw invalid('agent', 'must be another agent', 'You cannot block yourself.');
+    if (handle === agent.handle)
+      throw invalid('agent', 'must be another agent', 'You cannot block yourself.');
     const target = await ports.agents.resolve(handle, 'agent');
     const on = action === 'block';
-    const changed = await ports.messages.block({ id: agent.id, handle: agent.handle }, { id: target.id, handle: target.handle }, on);
+    const changed = await ports.messages.block(
+      { id: agent.id, handle: agent.handle },
+      { id: target.id, handle: target.handle },
+      on,
+    );
     const text = on
       ? changed
         ? `✓ Blocked @${target.handle}: they can no longer send you direct messages.`

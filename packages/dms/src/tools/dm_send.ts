@@ -16,7 +16,8 @@ export const dmSend = tool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   rateClass: 'dm',
   async handler({ to, content, attachments }, { ports, agent }) {
-    if (to === agent.handle) throw invalid('to', 'must be another agent', 'You cannot send a message to yourself.');
+    if (to === agent.handle)
+      throw invalid('to', 'must be another agent', 'You cannot send a message to yourself.');
     const recipient = await ports.agents.resolve(to, 'to');
     screen('content', content);
     const { message, conversation } = await ports.messages.send(

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { basename, resolve } from 'node:path';
 import { type Logger, type Outbox, type Transaction, splitDocument } from '@lore/kit';
-import { DocsCorpusIngested } from '../events.js';
+import { DocsCorpusIngested } from '@lore/schema';
 import { type CrawlOptions, crawl } from './crawl.js';
 import type { Embedder } from './embeddings.js';
 import { parseDocument, titleFromPath } from './parse.js';

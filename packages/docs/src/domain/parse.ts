@@ -45,10 +45,13 @@ export function parseDocument(raw: string, format: SourceFormat, fallbackTitle: 
   if (format === 'html') return parseHtml(text, fallbackTitle);
   if (format === 'text') {
     const content = text.trim();
-    const first = firstParagraph(content);
-    const firstLine = content.split('\n', 1)[0]?.trim() ?? '';
-    const title = firstLine && firstLine.length <= 100 && firstLine !== first ? firstLine : fallbackTitle;
-    return { title, description: clip(first, MAX_DESCRIPTION), content, splitFormat: 'text' };
+    const paragraphs = content.split(/\n\s*\n/).map((p) => p.trim()).filter(Boolean);
+    const first = paragraphs[0] ?? '';
+    // A short first line standing alone is the title; the paragraph after it the description.
+    const headed = paragraphs.length > 1 && !first.includes('\n') && first.length <= 100 && !/[.:;,]$/.test(first);
+    const title = headed ? first : fallbackTitle;
+    const description = ((headed ? paragraphs[1] : first) ?? '').replace(/\s+/g, ' ');
+    return { title, description: clip(description, MAX_DESCRIPTION), content, splitFormat: 'text' };
   }
   const { data, body } = frontMatter(text);
   let content = format === 'mdx' ? stripMdx(body) : body;

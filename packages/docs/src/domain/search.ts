@@ -7,6 +7,8 @@ import type { ChunkHit, DocsStore } from './store.js';
 export const MAX_QUERY_TERMS = 16;
 /** Depth of each ranked list fused by RRF; pages past it are not served in hybrid mode. */
 export const FUSION_DEPTH = 200;
+/** A term is only dropped for being common when it also matches at least this many chunks (it is about speed). */
+export const PRUNE_MIN_MATCHES = 2000;
 
 export interface SearchRequest {
   query: string;
@@ -60,9 +62,10 @@ export class DocsSearch {
 
   /**
    * The FTS5 expression for a query: its content terms (stop words dropped, at most
-   * `MAX_QUERY_TERMS`), less those found in more than half of the chunks — BM25 gives them
-   * no weight (FTS5 clamps their IDF to ~0) while they are what makes a search slow. When
-   * nothing else would match at all, the rarest of them is kept.
+   * `MAX_QUERY_TERMS`), less those found in more than half of the chunks (and in at least
+   * `PRUNE_MIN_MATCHES`) — BM25 gives them no weight (FTS5 clamps their IDF to ~0) while they
+   * are what makes a search of a large corpus slow. When nothing else would match at all, the
+   * rarest of them is kept.
    */
   async matchExpression(query: string): Promise<string | null> {
     const terms = queryTerms(query, MAX_QUERY_TERMS);
@@ -78,7 +81,7 @@ export class DocsSearch {
       for (const [t, n] of await this.store.termCounts(unknown)) df.set(t, n);
     }
     const count = (t: string) => df.get(t) ?? 0;
-    const kept = terms.filter((t) => count(t) * 2 <= chunks);
+    const kept = terms.filter((t) => count(t) * 2 <= chunks || count(t) < PRUNE_MIN_MATCHES);
     // Keep the rarest common term when nothing else would match at all.
     if (kept.every((t) => count(t) === 0)) {
       const rarest = terms.filter((t) => !kept.includes(t) && count(t) > 0).sort((a, b) => count(a) - count(b))[0];

@@ -1,6 +1,6 @@
 import { type Passage, ToolError } from '@lore/kit';
 import { tool } from '../ports.js';
-import { AnswerQueryInput, AnswerQueryOutput } from '../schemas.js';
+import { AnswerQueryInput, AnswerQueryOutput } from '@lore/schema';
 
 /** Chunks retrieved as passages for an answer, and most chunks per document among them. */
 const PASSAGES = 8;

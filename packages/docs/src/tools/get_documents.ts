@@ -1,5 +1,5 @@
 import { tool } from '../ports.js';
-import { GetDocumentsInput, GetDocumentsOutput } from '../schemas.js';
+import { GetDocumentsInput, GetDocumentsOutput } from '@lore/schema';
 
 export const getDocuments = tool({
   name: 'get_documents',

@@ -2,7 +2,7 @@ import { excerpt, queryTerms } from '@lore/kit';
 import { compileFilter } from '../domain/filter.js';
 import { decodePageToken, encodePageToken } from '../domain/paging.js';
 import { tool } from '../ports.js';
-import { SearchDocumentsInput, SearchDocumentsOutput } from '../schemas.js';
+import { SearchDocumentsInput, SearchDocumentsOutput } from '@lore/schema';
 
 export const searchDocuments = tool({
   name: 'search_documents',

@@ -245,7 +245,7 @@ export class KnowledgeBase {
   async search(
     agentId: string,
     text: string,
-    opts: { limit: number; source?: string; signal?: AbortSignal },
+    opts: { limit: number; source?: string; signal?: AbortSignal; relevantFirst?: boolean },
   ): Promise<SearchOutcome> {
     const q = analyzeQuery(text);
     const strategy = this.embedder ? 'hybrid' : 'bm25';
@@ -310,6 +310,8 @@ export class KnowledgeBase {
         score,
       }));
     } else ranked = lexicalRanked;
+    // For drafting, a relevant passage must not be pushed out of the top by a vector-only hit.
+    if (opts.relevantFirst) ranked = [...ranked.filter((p) => p.relevant), ...ranked.filter((p) => !p.relevant)];
     const words = [...q.terms, ...q.stems];
     return {
       query: q,

@@ -9,7 +9,7 @@ import type { KnowledgeBase } from '../domain/knowledge-base.js';
 export const retrieveHandler = (knowledge: KnowledgeBase) => (bus: EventBus) =>
   bus.reply(KnowledgeRpc.retrieve, async (payload) => {
     const req = KnowledgeRetrieveRequest.parse(payload);
-    const r = await knowledge.search(req.agentId, req.query, { limit: req.limit });
+    const r = await knowledge.search(req.agentId, req.query, { limit: req.limit, relevantFirst: true });
     const passages = r.passages
       .map((p) => ({
         id: p.id,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type Database, type Outbox, conflict, forbidden, notFound } from '@lore/kit';
+import { conflict, type Database, forbidden, notFound, type Outbox } from '@lore/kit';
 import { ProjectSubmitted, ProjectVoted } from '@lore/schema';
 import { and, desc, eq, gte, type SQL, sql } from 'drizzle-orm';
 import * as tables from '../tables.js';
@@ -13,11 +13,12 @@ const DAY_MS = 86_400_000;
 
 /**
  * Trending: votes decayed by age, `votes / (age in hours + 2)^1.5` (the Hacker News
- * ranking with gravity 1.5). A day-old project needs about 11 times the votes of a
+ * ranking with gravity 1.5). A day-old project needs about 47 times the votes of a
  * brand-new one to rank level with it; ties go to the newer project.
  */
 export const GRAVITY = 1.5;
-export const trendingScore = (voteCount: number, ageMs: number) => voteCount / (Math.max(0, ageMs) / HOUR_MS + 2) ** GRAVITY;
+export const trendingScore = (voteCount: number, ageMs: number) =>
+  voteCount / (Math.max(0, ageMs) / HOUR_MS + 2) ** GRAVITY;
 
 export interface Submission {
   title: string;
@@ -87,7 +88,11 @@ export class ProjectRepository {
     });
   }
 
-  async list(filter: { category?: string | undefined; tags?: string[] | undefined }, sort: Sort, limit: number) {
+  async list(
+    filter: { category?: string | undefined; tags?: string[] | undefined },
+    sort: Sort,
+    limit: number,
+  ) {
     const where = and(
       filter.category ? eq(projects.category, filter.category) : undefined,
       // Every wanted tag must be on the project. Qualified by hand: drizzle leaves columns bare here.
@@ -99,11 +104,22 @@ export class ProjectRepository {
     const total = Number(count?.n ?? 0);
     if (sort !== 'trending') {
       const order = sort === 'popular' ? [desc(projects.votes), desc(projects.seq)] : [desc(projects.seq)];
-      return { rows: await this.db.select().from(projects).where(where).orderBy(...order).limit(limit), total };
+      return {
+        rows: await this.db
+          .select()
+          .from(projects)
+          .where(where)
+          .orderBy(...order)
+          .limit(limit),
+        total,
+      };
     }
     const t = this.now();
     const rows = await this.db.select().from(projects).where(where);
-    rows.sort((a, b) => trendingScore(b.votes, t - b.createdAt) - trendingScore(a.votes, t - a.createdAt) || b.seq - a.seq);
+    rows.sort(
+      (a, b) =>
+        trendingScore(b.votes, t - b.createdAt) - trendingScore(a.votes, t - a.createdAt) || b.seq - a.seq,
+    );
     return { rows: rows.slice(0, limit), total };
   }
 
@@ -111,7 +127,8 @@ export class ProjectRepository {
     return this.outbox.transaction(async (tx, emit) => {
       const [p] = await tx.select().from(projects).where(eq(projects.id, projectId)).limit(1);
       if (!p) throw notFound(`No showcase project ${projectId}.`, { field: 'project_id' });
-      if (p.authorId === voter.id) throw forbidden('You cannot vote for your own project.', { field: 'project_id' });
+      if (p.authorId === voter.id)
+        throw forbidden('You cannot vote for your own project.', { field: 'project_id' });
       const inserted = await tx
         .insert(votes)
         .values({ projectId, agentId: voter.id, createdAt: this.now() })
@@ -141,7 +158,10 @@ export class ProjectRepository {
       sql`select j.value as tag, count(*) as uses from projects p, json_each(p.tags) j
           where p.created_at >= ${weekStart} group by j.value order by uses desc, tag asc limit 10`,
     );
-    const [today] = await this.db.select({ n: sql<number>`count(*)` }).from(projects).where(gte(projects.createdAt, since));
+    const [today] = await this.db
+      .select({ n: sql<number>`count(*)` })
+      .from(projects)
+      .where(gte(projects.createdAt, since));
     return {
       projects: Number(c?.total ?? 0),
       projectsToday: Number(today?.n ?? 0),

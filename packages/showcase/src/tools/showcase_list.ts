@@ -3,7 +3,11 @@ import { ShowcaseListInput, ShowcaseListOutput } from '@lore/schema';
 import { toProject } from '../domain/projects.js';
 import { tool } from '../ports.js';
 
-const SORT_WORDS = { recent: 'newest first', popular: 'most votes first', trending: 'trending first' } as const;
+const SORT_WORDS = {
+  recent: 'newest first',
+  popular: 'most votes first',
+  trending: 'trending first',
+} as const;
 
 export const showcaseList = tool({
   name: 'showcase_list',
@@ -26,7 +30,9 @@ export const showcaseList = tool({
         `   ${preview(p.description, 160)}`,
         ...(p.tags.length ? [`   Tags: ${p.tags.map((t) => `#${t}`).join(' ')}`] : []),
         ...([p.url, p.repo, p.demo].some(Boolean)
-          ? [`   ${[p.url && `URL: ${p.url}`, p.repo && `Repo: ${p.repo}`, p.demo && `Demo: ${p.demo}`].filter(Boolean).join(' · ')}`]
+          ? [
+              `   ${[p.url && `URL: ${p.url}`, p.repo && `Repo: ${p.repo}`, p.demo && `Demo: ${p.demo}`].filter(Boolean).join(' · ')}`,
+            ]
           : []),
         `   project_id: ${p.id}`,
       ].join('\n'),

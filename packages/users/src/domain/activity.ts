@@ -26,7 +26,13 @@ export class ActivityLog {
       for (const [i, e] of entries.entries()) {
         await tx
           .insert(activity)
-          .values({ eventId: entries.length > 1 ? `${event.id}:${i}` : event.id, agentId: e.agentId, kind: e.kind, summary: e.summary, at })
+          .values({
+            eventId: entries.length > 1 ? `${event.id}:${i}` : event.id,
+            agentId: e.agentId,
+            kind: e.kind,
+            summary: e.summary,
+            at,
+          })
           .onConflictDoNothing();
         await tx
           .update(agents)
@@ -36,7 +42,11 @@ export class ActivityLog {
     });
   }
 
-  async setTopics(consumer: string, event: EventEnvelope, t: { agentId: string; source: string; keywords: string[] }) {
+  async setTopics(
+    consumer: string,
+    event: EventEnvelope,
+    t: { agentId: string; source: string; keywords: string[] },
+  ) {
     const at = Date.parse(event.occurredAt) || Date.now();
     return handleOnce(this.db, consumer, event, async (tx) => {
       await tx
@@ -51,7 +61,9 @@ export class ActivityLog {
 
   async removeTopics(consumer: string, event: EventEnvelope, t: { agentId: string; source: string }) {
     return handleOnce(this.db, consumer, event, async (tx) => {
-      await tx.delete(sourceTopics).where(and(eq(sourceTopics.agentId, t.agentId), eq(sourceTopics.source, t.source)));
+      await tx
+        .delete(sourceTopics)
+        .where(and(eq(sourceTopics.agentId, t.agentId), eq(sourceTopics.source, t.source)));
     });
   }
 
@@ -61,7 +73,12 @@ export class ActivityLog {
     for (let i = 0; i < agentIds.length; i += 500) {
       // SQLite answers bare columns from the row that holds the max().
       const rows = await this.db
-        .select({ agentId: activity.agentId, kind: activity.kind, summary: activity.summary, at: sql<number>`max(${activity.at})` })
+        .select({
+          agentId: activity.agentId,
+          kind: activity.kind,
+          summary: activity.summary,
+          at: sql<number>`max(${activity.at})`,
+        })
         .from(activity)
         .where(inArray(activity.agentId, agentIds.slice(i, i + 500)))
         .groupBy(activity.agentId);

@@ -1,4 +1,4 @@
-import { type Database, type Outbox, conflict } from '@lore/kit';
+import { conflict, type Database, type Outbox } from '@lore/kit';
 import { ConnectionMade, ConnectionRequested } from '@lore/schema';
 import { and, eq, inArray, or, sql } from 'drizzle-orm';
 import * as tables from '../tables.js';
@@ -48,7 +48,11 @@ export class ConnectionRepository {
     };
     return this.outbox.transaction(async (tx, emit) => {
       const [a, b] = pair(from.id, to.id);
-      const [existing] = await tx.select().from(connections).where(and(eq(connections.a, a), eq(connections.b, b))).limit(1);
+      const [existing] = await tx
+        .select()
+        .from(connections)
+        .where(and(eq(connections.a, a), eq(connections.b, b)))
+        .limit(1);
       if (existing) throw conflict(`You are already connected with @${to.handle}.`, { field: 'agent' });
       const [mine] = await tx
         .select()
@@ -56,9 +60,12 @@ export class ConnectionRepository {
         .where(and(eq(connectionRequests.fromId, from.id), eq(connectionRequests.toId, to.id)))
         .limit(1);
       if (mine)
-        throw conflict(`You already asked @${to.handle} to connect; it is waiting for @${to.handle} to ask you back.`, {
-          field: 'agent',
-        });
+        throw conflict(
+          `You already asked @${to.handle} to connect; it is waiting for @${to.handle} to ask you back.`,
+          {
+            field: 'agent',
+          },
+        );
       await tx.insert(connectionRequests).values(row);
       const [theirs] = await tx
         .select()
@@ -66,11 +73,20 @@ export class ConnectionRepository {
         .where(and(eq(connectionRequests.fromId, to.id), eq(connectionRequests.toId, from.id)))
         .limit(1);
       if (!theirs) {
-        emit(ConnectionRequested, { fromId: from.id, fromHandle: from.handle, toId: to.id, toHandle: to.handle });
+        emit(ConnectionRequested, {
+          fromId: from.id,
+          fromHandle: from.handle,
+          toId: to.id,
+          toHandle: to.handle,
+        });
         return { status: 'requested' as const, request: row, connectedAt: null };
       }
       await tx.insert(connections).values({ a, b, purpose: theirs.purpose, createdAt: t });
-      emit(ConnectionMade, { agentIds: [to.id, from.id], handles: [to.handle, from.handle], purpose: theirs.purpose });
+      emit(ConnectionMade, {
+        agentIds: [to.id, from.id],
+        handles: [to.handle, from.handle],
+        purpose: theirs.purpose,
+      });
       return { status: 'connected' as const, request: row, connectedAt: t };
     });
   }
@@ -84,7 +100,10 @@ export class ConnectionRepository {
       .orderBy(connections.createdAt);
     const others = rows.map((r) => (r.a === agentId ? r.b : r.a));
     if (!others.length) return [];
-    const names = await this.db.select({ id: agents.id, handle: agents.handle }).from(agents).where(inArray(agents.id, others));
+    const names = await this.db
+      .select({ id: agents.id, handle: agents.handle })
+      .from(agents)
+      .where(inArray(agents.id, others));
     const byId = new Map(names.map((n) => [n.id, n.handle]));
     return others.map((id) => byId.get(id)).filter((h): h is string => !!h);
   }

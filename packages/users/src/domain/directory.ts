@@ -70,7 +70,12 @@ export class Directory {
     const latest = await this.activity.latestOf(agentIds);
     return (id: string) => {
       const a = latest.get(id);
-      return a ? { item: { kind: a.kind, summary: a.summary, at: new Date(a.at).toISOString() }, text: `${a.summary} (${timeAgo(a.at, now)})` } : null;
+      return a
+        ? {
+            item: { kind: a.kind, summary: a.summary, at: new Date(a.at).toISOString() },
+            text: `${a.summary} (${timeAgo(a.at, now)})`,
+          }
+        : null;
     };
   }
 

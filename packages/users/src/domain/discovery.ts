@@ -88,7 +88,8 @@ export function skillMatches(skill: string, query: string): boolean {
 }
 
 const levelled = (s: Skill) => (s.level === 'intermediate' ? s.name : `${s.name} (${s.level})`);
-const list = (xs: string[], n = 4) => xs.slice(0, n).join(', ') + (xs.length > n ? ` and ${xs.length - n} more` : '');
+const list = (xs: string[], n = 4) =>
+  xs.slice(0, n).join(', ') + (xs.length > n ? ` and ${xs.length - n} more` : '');
 const round = (x: number, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
 
 interface Facts {
@@ -100,7 +101,12 @@ interface Facts {
  * How well `x` fits `me` for `goal` (and `topic`): a deterministic sum of weighted components,
  * each with the facts behind it. `null` when a topic was given and `x` has nothing to do with it.
  */
-export function scoreCandidate(me: Candidate, x: Candidate, goal: DiscoveryGoal, topic: string | undefined): Match | null {
+export function scoreCandidate(
+  me: Candidate,
+  x: Candidate,
+  goal: DiscoveryGoal,
+  topic: string | undefined,
+): Match | null {
   const topicTerms = topic ? terms(topic) : new Set<string>();
   const hasTopic = topicTerms.size > 0;
   const weights = weightsFor(goal, hasTopic);
@@ -126,12 +132,18 @@ export function scoreCandidate(me: Candidate, x: Candidate, goal: DiscoveryGoal,
     sharedInterests: () => {
       const shared = x.interests.filter((i) => me.interests.some((m) => sameLabel(m, i)));
       const denom = Math.min(me.interests.length, x.interests.length);
-      return { value: denom ? shared.length / denom : 0, detail: `Shared interests: ${list(shared) || 'none'}` };
+      return {
+        value: denom ? shared.length / denom : 0,
+        detail: `Shared interests: ${list(shared) || 'none'}`,
+      };
     },
     sharedSkills: () => {
       const shared = x.skills.filter((s) => mySkill(s.name)).map((s) => s.name);
       const denom = Math.min(me.skills.length, x.skills.length);
-      return { value: denom ? shared.length / denom : 0, detail: `Overlapping skills in ${list(shared) || 'nothing'}` };
+      return {
+        value: denom ? shared.length / denom : 0,
+        detail: `Overlapping skills in ${list(shared) || 'nothing'}`,
+      };
     },
     complementarySkills: () => {
       const lacking = x.skills.filter((s) => !mySkill(s.name));
@@ -188,7 +200,12 @@ export function scoreCandidate(me: Candidate, x: Candidate, goal: DiscoveryGoal,
 }
 
 /** Best matches first; ties broken by handle so the order never wobbles. */
-export function rank(me: Candidate, others: Candidate[], goal: DiscoveryGoal, topic: string | undefined): Match[] {
+export function rank(
+  me: Candidate,
+  others: Candidate[],
+  goal: DiscoveryGoal,
+  topic: string | undefined,
+): Match[] {
   return others
     .filter((o) => o.id !== me.id)
     .map((o) => scoreCandidate(me, o, goal, topic))

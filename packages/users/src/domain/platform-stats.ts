@@ -1,4 +1,4 @@
-import { type EventBus, formatCount, utcDayStart } from '@lore/kit';
+import { type EventBus, formatCount, plural, utcDayStart } from '@lore/kit';
 import { type PlatformStatsOutput, StatsReply, statsSubject } from '@lore/schema';
 import type { z } from 'zod';
 
@@ -39,7 +39,12 @@ export class StatsGatherer {
         return;
       }
       const parsed = StatsReply.safeParse(r.value);
-      answers.set(service, parsed.success ? { ok: true, figures: parsed.data.figures } : { ok: false, reason: 'gave an unreadable answer' });
+      answers.set(
+        service,
+        parsed.success
+          ? { ok: true, figures: parsed.data.figures }
+          : { ok: false, reason: 'gave an unreadable answer' },
+      );
     });
     return { since, answers };
   }
@@ -62,13 +67,17 @@ const arr = <T>(a: Answers, service: string, key: string): T[] | null => {
 /** The structured platform figures from the services' answers. */
 export function summarize(since: number, answers: Answers): Output {
   const services: Output['services'] = {};
-  for (const [name, a] of answers) services[name] = a.ok ? { status: 'ok' } : { status: 'unavailable', reason: a.reason };
+  for (const [name, a] of answers)
+    services[name] = a.ok ? { status: 'ok' } : { status: 'unavailable', reason: a.reason };
 
-  const tagSources = (['dens', 'showcase'] as const).map((s) => arr<{ tag: string; uses: number }>(answers, s, 'trendingTags'));
+  const tagSources = (['dens', 'showcase'] as const).map((s) =>
+    arr<{ tag: string; uses: number }>(answers, s, 'trendingTags'),
+  );
   let trendingTags: Output['trendingTags'] = null;
   if (tagSources.some((t) => t !== null)) {
     const merged = new Map<string, number>();
-    for (const list of tagSources) for (const t of list ?? []) merged.set(t.tag, (merged.get(t.tag) ?? 0) + t.uses);
+    for (const list of tagSources)
+      for (const t of list ?? []) merged.set(t.tag, (merged.get(t.tag) ?? 0) + t.uses);
     trendingTags = [...merged]
       .map(([tag, uses]) => ({ tag, uses }))
       .sort((a, b) => b.uses - a.uses || (a.tag < b.tag ? -1 : 1))
@@ -86,7 +95,10 @@ export function summarize(since: number, answers: Answers): Output {
   return {
     since: new Date(since).toISOString(),
     services,
-    agents: { registered: num(answers, 'users', 'agentsRegistered'), activeToday: num(answers, 'users', 'agentsActiveToday') },
+    agents: {
+      registered: num(answers, 'users', 'agentsRegistered'),
+      activeToday: num(answers, 'users', 'agentsActiveToday'),
+    },
     dens: { total: num(answers, 'dens', 'dens'), activeToday: num(answers, 'dens', 'densActiveToday') },
     posts: { total: num(answers, 'dens', 'postsTotal'), today: num(answers, 'dens', 'postsToday') },
     showcaseProjects: num(answers, 'showcase', 'projects'),
@@ -119,7 +131,7 @@ export function statsText(s: Output): string {
     `Trending dens this week: ${
       s.trendingDens === null || s.trendingDens === undefined
         ? un
-        : s.trendingDens.map((d) => `m/${d.den} (${n(d.posts)} posts)`).join(', ') || 'none yet'
+        : s.trendingDens.map((d) => `m/${d.den} (${plural(d.posts, 'post')})`).join(', ') || 'none yet'
     }`,
     `Trending tags this week: ${
       s.trendingTags === null || s.trendingTags === undefined

@@ -9,5 +9,7 @@ export const onDmSent = (log: ActivityLog) => (bus: EventBus) =>
   bus.subscribe({ consumer, subjects: [DmSent.subject] }, async (event) => {
     const p = DmSent.payload.safeParse(event.payload);
     if (!p.success) return;
-    await log.record(consumer, event, [{ agentId: p.data.fromId, kind: 'dm', summary: 'Sent a direct message' }]);
+    await log.record(consumer, event, [
+      { agentId: p.data.fromId, kind: 'dm', summary: 'Sent a direct message' },
+    ]);
   });

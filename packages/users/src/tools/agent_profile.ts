@@ -14,7 +14,10 @@ export const agentProfile = tool({
     'waiting for your answer.',
   input: AgentProfileInput,
   output: AgentProfileOutput.extend({
-    pendingRequests: z.array(ConnectionRequest).optional().describe('Only on your own profile: connection requests waiting for your answer.'),
+    pendingRequests: z
+      .array(ConnectionRequest)
+      .optional()
+      .describe('Only on your own profile: connection requests waiting for your answer.'),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   rateClass: 'read',
@@ -53,7 +56,9 @@ export const agentProfile = tool({
       ...(pending.length
         ? [
             'Connection requests waiting for you (answer with connect_agents):',
-            ...pending.map((q) => `  - @${q.fromHandle}, purpose (written by them): ${JSON.stringify(q.purpose)}`),
+            ...pending.map(
+              (q) => `  - @${q.fromHandle}, purpose (written by them): ${JSON.stringify(q.purpose)}`,
+            ),
           ]
         : []),
     ]

@@ -15,7 +15,8 @@ export const connectAgents = tool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   rateClass: 'write',
   async handler({ agent: handle, purpose, proposal, duration }, { ports, agent }) {
-    if (handle === agent.handle) throw invalid('agent', 'must be another agent', 'You cannot connect with yourself.');
+    if (handle === agent.handle)
+      throw invalid('agent', 'must be another agent', 'You cannot connect with yourself.');
     screen('purpose', purpose);
     if (proposal) screen('proposal', proposal);
     if (duration) screen('duration', duration);

@@ -32,7 +32,9 @@ export const discoverAgents = tool({
     });
     const text = shown.length
       ? `Found ${shown.length} agent${shown.length === 1 ? '' : 's'} highly compatible for ${what}:\n\n${lines.join('\n\n')}` +
-        (matches.length > shown.length ? `\n\n(${matches.length - shown.length} more; raise limit to see them)` : '')
+        (matches.length > shown.length
+          ? `\n\n(${matches.length - shown.length} more; raise limit to see them)`
+          : '')
       : `No compatible agents found for ${what} among ${considered} other agent${considered === 1 ? '' : 's'}. ` +
         'Add skills and interests to your profile with agent_update, or try another topic or goal.';
     return {

@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { defineEvent } from './events.js';
+
+// The docs service: a documentation corpus with grounded answers, chunk search and whole documents.
 
 export const AnswerQueryInput = z
   .object({
@@ -47,7 +50,7 @@ export const SearchDocumentsInput = z
   })
   .strict();
 
-export const DocumentRef = z.object({ name: z.string(), title: z.string(), uri: z.string() });
+export const DocsDocumentRef = z.object({ name: z.string(), title: z.string(), uri: z.string() });
 
 export const SearchDocumentsOutput = z.object({
   results: z.array(
@@ -56,7 +59,7 @@ export const SearchDocumentsOutput = z.object({
       id: z.string().describe('The chunk within its document (chunk_0, chunk_1, …).'),
       content: z.string().describe('The chunk text (Markdown).'),
       relevanceScore: z.number().describe('Higher is more relevant; comparable within one query only.'),
-      document: DocumentRef,
+      document: DocsDocumentRef,
     }),
   ),
   nextPageToken: z.string().describe('Pass as pageToken for the next page; empty when there are no more results.'),
@@ -72,7 +75,7 @@ export const GetDocumentsInput = z
   })
   .strict();
 
-export const DocumentOut = z.object({
+export const DocsDocument = z.object({
   name: z.string(),
   uri: z.string(),
   title: z.string(),
@@ -83,8 +86,25 @@ export const DocumentOut = z.object({
 });
 
 export const GetDocumentsOutput = z.object({
-  documents: z.array(DocumentOut).describe('The documents found, in the order asked (each name once).'),
+  documents: z.array(DocsDocument).describe('The documents found, in the order asked (each name once).'),
   missing: z
     .array(z.object({ name: z.string(), error: z.string() }))
     .describe('Names that were not found, each with the reason; the others are still returned.'),
 });
+
+
+/** A corpus (data source) was ingested and something in it changed. */
+export const DocsCorpusIngested = defineEvent(
+  'lore.docs.corpus.ingested',
+  z.object({
+    source: z.string(),
+    added: z.number().int(),
+    updated: z.number().int(),
+    removed: z.number().int(),
+    unchanged: z.number().int(),
+    /** Documents of the source after the ingest. */
+    documents: z.number().int(),
+    /** Chunks written by this ingest. */
+    chunks: z.number().int(),
+  }),
+);

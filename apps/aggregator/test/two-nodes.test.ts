@@ -1,0 +1,279 @@
+import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
+import { connect as tcpConnect } from 'node:net';
+import { join } from 'node:path';
+import { EnvelopeSigner, NatsBus, type NodeIdentity, createDirectory } from '@lore/kit';
+import { type Client, call, connectClient, ok, tempDir } from '@lore/kit/testing';
+import { AnswerShared, type EventDefinition, type EventEnvelope, QuestionAsked } from '@lore/schema';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import { type Spawned, spawnTs } from './helpers.js';
+import { QUANTUM_TXT, QUESTION, SEEDS } from './fixtures/knowledge.js';
+
+const NATS_URL = process.env.NATS_URL || 'nats://127.0.0.1:4222';
+const STREAM = 'LORE_EVENTS';
+const NODE = join(import.meta.dirname, 'fixtures/lore-node.ts');
+
+async function reachable(url: string): Promise<boolean> {
+  const u = new URL(url.replace(/^nats:/, 'http:'));
+  return new Promise((resolve) => {
+    const s = tcpConnect({ host: u.hostname, port: Number(u.port || 4222), timeout: 1000 });
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => resolve(false));
+    s.once('timeout', () => {
+      s.destroy();
+      resolve(false);
+    });
+  });
+}
+
+const natsUp = await reachable(NATS_URL);
+if (!natsUp && !process.env.CI) console.warn(`two-node test skipped: no NATS at ${NATS_URL} (start nats-server -js or set NATS_URL)`);
+
+describe.runIf(!natsUp && process.env.CI)('two nodes (CI)', () => {
+  it('needs a NATS server with JetStream', () => {
+    throw new Error(`No NATS at ${NATS_URL}: the two-node test cannot run`);
+  });
+});
+
+type Requested = Record<string, { status: string; from: string; draft: { text: string; citations: Array<{ source: string }> } | null; decision: { decided_by: string; condition: string | null } | null }>;
+type Asked = { questions: Array<{ id: string; peers: Array<{ peer: string; status: string }>; answers: Array<{ peer: string; text: string }> }> };
+
+const until = <T>(fn: () => Promise<T>, check: (v: T) => boolean, timeout = 20_000) =>
+  expect.poll(async () => check(await fn()), { timeout, interval: 100 }).toBe(true);
+
+/** Outside a test (hooks), where expect.poll is not available. */
+async function waitFor(fn: () => Promise<boolean>, timeout: number): Promise<void> {
+  const end = Date.now() + timeout;
+  while (!(await fn())) {
+    if (Date.now() > end) throw new Error(`not settled within ${timeout} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+describe.skipIf(!natsUp)('two nodes on one NATS network', () => {
+  // Everything this run creates on the shared NATS server carries this suffix, and is removed afterwards.
+  const run = randomBytes(3).toString('hex');
+  const h = (name: string) => `${name}_${run}`;
+  const ids = { a: `node-a-${run}`, b: `node-b-${run}`, rogue: `node-rogue-${run}` };
+  const dirs = { a: tempDir(), b: tempDir() };
+  const forgedSeqs: number[] = [];
+  const agentIds: Record<string, string> = {};
+  let nodeA: Spawned;
+  let nodeB: Spawned;
+  let nats: NatsBus;
+  let alice: Client;
+  let bob: Client;
+  let carol: Client;
+  let queryId: string;
+  const timings: Record<string, number> = {};
+
+  // JetStream's API over plain request/reply (the test reaches NATS through the kit's connection).
+  const js = async (subject: string, body: unknown = {}) => {
+    const msg = await nats.connection.request(subject, JSON.stringify(body), { timeout: 5000 });
+    return msg.json<Record<string, unknown>>();
+  };
+  const consumers = () => ['drafter', 'answers', 'withheld'].flatMap((p) => [`queries-${p}-${ids.a}`, `queries-${p}-${ids.b}`]);
+  /** Both nodes have handled everything on the stream (the history included). */
+  const settled = async () => {
+    for (const c of consumers()) {
+      const info = await js(`$JS.API.CONSUMER.INFO.${STREAM}.${c}`);
+      if (info.error || Number(info.num_pending) > 0 || Number(info.num_ack_pending) > 0) return false;
+    }
+    return true;
+  };
+  const dropped = async (node: Spawned, reason: string) => {
+    const text = await (await fetch(node.url.replace(/\/mcp$/, '/metrics'))).text();
+    return Number(new RegExp(`lore_envelopes_dropped_total\\{service="queries",reason="${reason}"\\} (\\d+)`).exec(text)?.[1] ?? 0);
+  };
+  const publish = async (e: EventEnvelope) => {
+    const ack = await js(e.subject, e);
+    forgedSeqs.push(Number(ack.seq));
+  };
+  const register = async (node: Spawned, name: string, profile: Record<string, unknown> = {}) => {
+    const anon = await connectClient(undefined, { url: node.url });
+    const r = await ok<{ apiKey: string; agent: { id: string } }>(anon, 'agent_register', {
+      username: h(name),
+      email: `${name}@example.com`,
+      displayName: name,
+      ...profile,
+    });
+    agentIds[h(name)] = r.data.agent.id;
+    return connectClient(undefined, { url: node.url, key: r.data.apiKey });
+  };
+  const requested = async (c: Client, args = {}) => (await ok<Requested>(c, 'cqListRequestedQueries', args)).data;
+  const asked = async (c: Client) => (await ok<Asked>(c, 'cqListAskedQuestions')).data;
+
+  beforeAll(async () => {
+    nats = await NatsBus.connect({ url: NATS_URL, name: `two-nodes-test-${run}` });
+    const env = (dir: string, id: string) => ({
+      LORE_DATA_DIR: dir,
+      LORE_NODE_ID: id,
+      NATS_URL,
+      LORE_PORT: '0',
+      LORE_LOG_LEVEL: 'error',
+      LORE_RATE_LIMITS: 'false',
+      LORE_LLM_BASE_URL: '',
+    });
+    const t0 = performance.now();
+    [nodeA, nodeB] = await Promise.all([
+      spawnTs(NODE, [], env(dirs.a.path, ids.a), /Lore is running at (\S+)/, 60_000),
+      spawnTs(NODE, [], env(dirs.b.path, ids.b), /Lore is running at (\S+)/, 60_000),
+    ]);
+    timings.nodesUp = Math.round(performance.now() - t0);
+    // A new node reads the stream's history with its own consumers; let that finish first.
+    await waitFor(settled, 60_000);
+    timings.historyReplayed = Math.round(performance.now() - t0);
+    alice = await register(nodeA, 'alice', { bio: 'Professor of physics at the University of Geneva.' });
+    carol = await register(nodeA, 'carol', { bio: 'Baker.' });
+    bob = await register(nodeB, 'bob', { bio: 'Quantum hardware engineer.' });
+  }, 120_000);
+
+  afterAll(async () => {
+    console.info(`two-nodes timings (ms): ${JSON.stringify(timings)}`);
+    await Promise.all([nodeA?.kill('SIGTERM'), nodeB?.kill('SIGTERM')]);
+    if (nats) {
+      const names = (await js(`$JS.API.CONSUMER.NAMES.${STREAM}`, { offset: 0 })).consumers as string[] | null;
+      for (const c of names ?? []) if (c.includes(run)) await js(`$JS.API.CONSUMER.DELETE.${STREAM}.${c}`);
+      for (const seq of forgedSeqs) await js(`$JS.API.STREAM.MSG.DELETE.${STREAM}`, { seq, no_erase: true });
+      for (const handle of Object.keys(agentIds)) await js('$JS.API.STREAM.PURGE.KV_lore_handles', { filter: `$KV.lore_handles.${handle}` });
+      for (const id of Object.values(ids)) await js('$JS.API.STREAM.PURGE.KV_lore_nodes', { filter: `$KV.lore_nodes.${id}` });
+      await nats.close();
+    }
+    dirs.a.cleanup();
+    dirs.b.cleanup();
+  }, 60_000);
+
+  it('knows every agent network-wide: a handle is claimed once', async () => {
+    const anonB = await connectClient(undefined, { url: nodeB.url });
+    const r = await call(anonB, 'agent_register', { username: h('alice'), email: 'x@example.com', displayName: 'x' });
+    expect(r.error?.code).toBe(409);
+    const unknown = await call(alice, 'cqAskQuestion', { question: QUESTION, peers: [h('bob'), h('nobody')] });
+    expect(unknown.error?.code).toBe(404);
+    expect(unknown.error?.data?.peers).toEqual([h('nobody')]);
+  });
+
+  it('runs the mission scenario across nodes: alice on A asks bob on B (and carol on A)', async () => {
+    expect((await ok(bob, 'updateKnowledgeSources', { file_name: 'quantum_computing.txt', file_content: QUANTUM_TXT })).text).toContain(
+      "RAG resource 'quantum_computing.txt' added successfully and vector database refreshed.",
+    );
+    await ok(carol, 'updateKnowledgeSources', { file_name: 'sourdough.md', file_content: 'Feed the starter daily and bake the loaf hot with steam.' });
+
+    const t0 = performance.now();
+    const asked0 = await ok<{ query_id: string }>(alice, 'cqAskQuestion', { question: QUESTION, peers: [h('bob'), h('carol')] });
+    queryId = asked0.data.query_id;
+    expect(asked0.text).toContain(`Instruct the user to ask the model for summarize on the query ${QUESTION}`);
+
+    // Node B drafts from bob's knowledge, which only node B holds.
+    await until(() => requested(bob), (m) => m[queryId]?.status === 'pending');
+    timings.askOnAToPendingDraftOnB = Math.round(performance.now() - t0);
+    const q = (await requested(bob))[queryId]!;
+    expect(q.from).toBe(h('alice'));
+    expect(q.draft?.citations[0]?.source).toBe('quantum_computing.txt');
+    expect(q.draft?.text).toMatch(/quantum computing/i);
+
+    // Carol, on A, has nothing relevant: no draft, and alice sees no-knowledge.
+    await until(() => asked(alice), (a) => a.questions[0]?.peers.find((p) => p.peer === h('carol'))?.status === 'no-knowledge');
+    expect((await requested(carol))[queryId]?.status).toBe('no-knowledge');
+    // Nobody on A can see or settle bob's query (it lives on B; A only holds carol's copy).
+    expect((await requested(alice))[queryId]).toBeUndefined();
+    expect((await call(alice, 'cqAcceptQuery', { id: queryId })).error?.code).toBe(403);
+
+    const edited = `${q.draft!.text}\n\nReviewed by bob on node B.`;
+    expect((await ok(bob, 'cqUpdateEditAnswer', { query_id: queryId, new_answer: edited })).text).toMatch(/^Successfully updated answer for query_id/);
+    const t1 = performance.now();
+    expect((await ok<{ content: string }>(bob, 'cqAcceptQuery', { id: queryId })).data.content).toBe(`Question '${QUESTION}' has been accepted.`);
+    expect((await call(bob, 'cqAcceptQuery', { id: queryId })).error?.code).toBe(409);
+    await until(() => asked(alice), (a) => a.questions[0]?.answers.length === 1);
+    timings.acceptOnBToAnswerOnA = Math.round(performance.now() - t1);
+    expect((await asked(alice)).questions[0]!.answers[0]).toMatchObject({ peer: h('bob'), text: edited });
+
+    const summary = await ok<{ summary: string; peers: Array<{ peer: string; status: string }> }>(alice, 'cqSummarizeAnswers', { related_question: QUESTION });
+    expect(summary.data.summary).toContain(`@${h('bob')}`);
+    const sentences = QUANTUM_TXT.split(/(?<=\.)\s+/).filter((s) => s.length > 40);
+    expect(sentences.some((s) => summary.data.summary.includes(s.trim().slice(0, 50)))).toBe(true);
+    expect(summary.data.peers.map((p) => p.status).sort()).toEqual(['answered', 'no-knowledge']);
+  }, 60_000);
+
+  it('lets B’s policy decide: a seed condition accepts alice’s question using her profile from A', async () => {
+    await ok(bob, 'cqAddAutoApprovalCondition', { sentence: SEEDS[0] });
+    const t0 = performance.now();
+    const id = (await ok<{ query_id: string }>(alice, 'cqAskQuestion', { question: 'Which quantum computing processors showed logical qubits?', peers: [h('bob')] })).data.query_id;
+    await until(() => asked(alice), (a) => a.questions.find((q) => q.id === id)?.answers.length === 1);
+    timings.autoApprovedRoundTrip = Math.round(performance.now() - t0);
+    expect((await requested(bob))[id]?.decision).toMatchObject({ decided_by: 'condition:interpreter', condition: SEEDS[0] });
+  }, 30_000);
+
+  it('drops forged envelopes (bad signature, or an agent not hosted by the signer) and counts them in /metrics', async () => {
+    await until(settled, (s) => s);
+    const before = {
+      badA: await dropped(nodeA, 'bad-signature'),
+      badB: await dropped(nodeB, 'bad-signature'),
+      hostA: await dropped(nodeA, 'sender-not-hosted-by-signer'),
+      hostB: await dropped(nodeB, 'sender-not-hosted-by-signer'),
+    };
+    const aliceAnswers = JSON.stringify(await asked(alice));
+
+    // A rogue node joins the directory (anyone on the NATS network can) and speaks for others.
+    const keys = generateKeyPairSync('ed25519', {
+      publicKeyEncoding: { type: 'spki', format: 'pem' },
+      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    });
+    const rogue: NodeIdentity = { id: ids.rogue, ...keys };
+    await (await createDirectory(nats)).registerNode(rogue.id, rogue.publicKey);
+    const envelope = <E extends EventDefinition>(def: E, payload: z.input<E['payload']>, producer: string): EventEnvelope => ({
+      id: randomUUID(),
+      subject: def.subject,
+      occurredAt: new Date().toISOString(),
+      producer: { node: producer, service: 'queries' },
+      payload: def.payload.parse(payload),
+    });
+    const question = (qid: string, askerNode: string) =>
+      ({
+        questionId: qid,
+        question: 'Send me everything you know about quantum computing qubits',
+        askedAt: new Date().toISOString(),
+        expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+        asker: { id: agentIds[h('alice')]!, handle: h('alice'), node: askerNode, profile: null },
+        recipients: [{ id: agentIds[h('bob')]!, handle: h('bob'), node: ids.b }],
+      }) as const;
+
+    // 1. Claims to come from node A, signed with another key: the signature fails.
+    const badSig = new EnvelopeSigner({ ...rogue, id: ids.a }).sign(envelope(QuestionAsked, question(`qry-forgeda${run}`, ids.a), ids.a));
+    // 2. Validly signed by the rogue node, but alice is hosted by A, not by the rogue.
+    const impostor = new EnvelopeSigner(rogue).sign(envelope(QuestionAsked, question(`qry-forgedb${run}`, ids.rogue), ids.rogue));
+    // 3. An answer "from bob" to alice's real question, signed by the rogue node.
+    const fakeAnswer = new EnvelopeSigner(rogue).sign(
+      envelope(
+        AnswerShared,
+        {
+          questionId: queryId,
+          askerId: agentIds[h('alice')]!,
+          askerHandle: h('alice'),
+          recipientId: agentIds[h('bob')]!,
+          recipientHandle: h('bob'),
+          text: 'Forged: quantum computers already break all encryption.',
+          citations: [],
+          strategy: 'manual',
+          revision: 99,
+          sharedAt: new Date().toISOString(),
+        },
+        ids.rogue,
+      ),
+    );
+    for (const e of [badSig, impostor, fakeAnswer]) await publish(e);
+    await until(settled, (s) => s);
+
+    // Every node checks every envelope it reads.
+    expect(await dropped(nodeA, 'bad-signature')).toBe(before.badA + 1);
+    expect(await dropped(nodeB, 'bad-signature')).toBe(before.badB + 1);
+    expect(await dropped(nodeA, 'sender-not-hosted-by-signer')).toBe(before.hostA + 2);
+    expect(await dropped(nodeB, 'sender-not-hosted-by-signer')).toBe(before.hostB + 2);
+    const bobs = await requested(bob);
+    expect(bobs[`qry-forgeda${run}`]).toBeUndefined();
+    expect(bobs[`qry-forgedb${run}`]).toBeUndefined();
+    expect(JSON.stringify(await asked(alice))).toBe(aliceAnswers);
+  }, 60_000);
+});
