@@ -37,7 +37,7 @@ export const DEV_PORTS = {
   docs: 7408,
 } as const;
 type Name = keyof typeof DEV_PORTS;
-const SERVICES = (Object.keys(DEV_PORTS) as Name[]).filter((n) => n !== 'aggregator');
+const SERVICES: Name[] = (Object.keys(DEV_PORTS) as Name[]).filter((n) => n !== 'aggregator');
 
 const color = process.stdout.isTTY && !process.env.NO_COLOR;
 const paint = (code: number, s: string) => (color ? `\x1b[${code}m${s}\x1b[0m` : s);
@@ -137,7 +137,8 @@ async function main(argv: string[]) {
     const dataDir = join(dataRoot, name);
     mkdirSync(dataDir, { recursive: true });
     const own = join(dataDir, 'node.json');
-    if (!existsSync(own) || readFileSync(own, 'utf8') !== readFileSync(identity, 'utf8')) copyFileSync(identity, own);
+    if (!existsSync(own) || readFileSync(own, 'utf8') !== readFileSync(identity, 'utf8'))
+      copyFileSync(identity, own);
     const child = spawn(tsx, [...(watch ? ['watch'] : []), entry, ...args], {
       cwd: ROOT,
       // Its own process group: Ctrl-C reaches only this script, which stops the children in turn.
@@ -157,7 +158,9 @@ async function main(argv: string[]) {
     const prefix = paint(PALETTE[index % PALETTE.length]!, `${name.padEnd(width)} │`);
     for (const stream of [child.stdout, child.stderr]) {
       if (!stream) continue;
-      createInterface({ input: stream }).on('line', (line) => process.stdout.write(`${prefix} ${formatLine(line)}\n`));
+      createInterface({ input: stream }).on('line', (line) =>
+        process.stdout.write(`${prefix} ${formatLine(line)}\n`),
+      );
     }
     child.on('exit', (code, signal) => {
       if (!stopping) process.stdout.write(`${prefix} ${paint(31, `exited (${signal ?? code})`)}\n`);
@@ -207,14 +210,20 @@ async function main(argv: string[]) {
   );
   for (const s of present) start(s, join('packages', s, 'src', 'main.ts'), [], {});
   const up = await Promise.all(
-    procs.map(async (p) => ({ name: p.name, ok: await healthy(DEV_PORTS[p.name], 90_000, () => p.child.exitCode === null) })),
+    procs.map(async (p) => ({
+      name: p.name,
+      ok: await healthy(DEV_PORTS[p.name], 90_000, () => p.child.exitCode === null),
+    })),
   );
-  for (const u of up.filter((x) => !x.ok)) process.stderr.write(`dev: ${u.name} is not healthy; the aggregator will retry it\n`);
+  for (const u of up.filter((x) => !x.ok))
+    process.stderr.write(`dev: ${u.name} is not healthy; the aggregator will retry it\n`);
   if (!withAggregator || stopping) return;
   const services = present.map((s) => `${s}=http://127.0.0.1:${DEV_PORTS[s]}/mcp`).join(',');
   start('aggregator', join('apps', 'aggregator', 'src', 'main.ts'), ['start'], { LORE_SERVICES: services });
   if (await healthy(DEV_PORTS.aggregator, 90_000, () => procs.at(-1)?.child.exitCode === null))
-    process.stdout.write(`dev: Lore is up at http://127.0.0.1:${DEV_PORTS.aggregator}/mcp (Ctrl-C stops everything)\n`);
+    process.stdout.write(
+      `dev: Lore is up at http://127.0.0.1:${DEV_PORTS.aggregator}/mcp (Ctrl-C stops everything)\n`,
+    );
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -89,7 +89,8 @@ export function closure(name: string, all = workspacePackages()): WorkspacePacka
 /** Environment for child tools: the caller's, less what a test runner sets for itself. */
 function toolEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env };
-  for (const k of Object.keys(env)) if (k.startsWith('VITEST') || k === 'NODE_ENV' || k === 'NODE_OPTIONS') delete env[k];
+  for (const k of Object.keys(env))
+    if (k.startsWith('VITEST') || k === 'NODE_ENV' || k === 'NODE_OPTIONS') delete env[k];
   return env;
 }
 
@@ -116,7 +117,9 @@ export function pack(
       });
     } catch (err) {
       const e = err as { stdout?: string; stderr?: string; message: string };
-      throw new Error(`build of ${full} and its dependencies failed: ${e.message}\n${e.stdout ?? ''}${e.stderr ?? ''}`);
+      throw new Error(
+        `build of ${full} and its dependencies failed: ${e.message}\n${e.stdout ?? ''}${e.stderr ?? ''}`,
+      );
     }
   }
   const tarballs: string[] = [];
@@ -151,4 +154,5 @@ function main(argv: string[]) {
   process.stdout.write(`${JSON.stringify(packed, null, 2)}\n`);
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main(process.argv.slice(2));
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url))
+  main(process.argv.slice(2));

@@ -32,10 +32,10 @@ async function main(argv: string[]) {
   const keyFile = join(config.LORE_DATA_DIR, 'owner.key');
   let close: () => Promise<void>;
   if (rest.includes('--stdio')) {
-    const handle = serveOverStdio(lore.aggregator, config.LORE_API_KEY ?? owner.key, (e) =>
+    const handle = serveOverStdio(lore.aggregator, config.LORE_API_KEY ?? owner?.key, (e) =>
       lore.log.warn({ err: e.message }, 'stdio'),
     );
-    lore.log.info({ agent: owner.handle }, 'serving the Lore catalog over stdio');
+    lore.log.info({ agent: owner?.handle ?? null }, 'serving the Lore catalog over stdio');
     close = async () => {
       await handle.close();
       await lore.close();
@@ -43,14 +43,16 @@ async function main(argv: string[]) {
   } else {
     const http = await serveHttp(lore.app, config);
     const endpoint = `${http.url}/mcp`;
-    const configs = clientConfigs(endpoint, owner.key, keyFile);
+    const key = owner?.key ?? '<your API key>';
+    const configs = clientConfigs(endpoint, key, keyFile);
     process.stderr.write(
       [
         '',
         `Lore is running at ${endpoint}  (${'nodeId' in lore ? `node ${lore.nodeId}, all-in-one` : 'distributed'}, ${lore.aggregator.upstreams.length} services, ${lore.aggregator.listTools().length} tools)`,
         '',
-        `Owner agent: @${owner.handle}${owner.created ? ' (created now)' : ''}`,
-        `API key:     ${owner.key}   (also in ${keyFile})`,
+        ...(owner
+          ? [`Owner agent: @${owner.handle}${owner.created ? ' (created now)' : ''}`, `API key:     ${owner.key}   (also in ${keyFile})`]
+          : ['The owner agent already exists on this network; its key is in the data directory of the node that created it.']),
         '',
         'MCP client configuration (HTTP):',
         JSON.stringify(configs.http, null, 2),
@@ -58,7 +60,7 @@ async function main(argv: string[]) {
         'MCP client configuration (stdio):',
         JSON.stringify(configs.stdio, null, 2),
         '',
-        `Try it: npx @modelcontextprotocol/inspector-cli --cli ${endpoint} --transport http --method tools/list --header "Authorization: Bearer ${owner.key}"`,
+        `Try it: npx @modelcontextprotocol/inspector@0.15.0 --cli ${endpoint} --transport http --method tools/list`,
         '',
       ].join('\n'),
     );

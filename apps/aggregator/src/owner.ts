@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { McpBackend } from '@lore/kit';
 
@@ -16,7 +16,8 @@ export async function ensureOwner(
   backend: McpBackend,
   dataDir: string,
   handle = 'owner',
-): Promise<OwnerInfo> {
+): Promise<OwnerInfo | null> {
+  mkdirSync(dataDir, { recursive: true });
   const file = join(dataDir, 'owner.key');
   if (existsSync(file))
     return {
@@ -41,7 +42,9 @@ export async function ensureOwner(
       progress: async () => {},
     },
   );
-  const sc = result.structuredContent as { apiKey?: string; error?: { message: string } } | undefined;
+  const sc = result.structuredContent as { apiKey?: string; error?: { code: number; message: string } } | undefined;
+  // Another replica (or an earlier data directory) created the owner: its key lives there.
+  if (sc?.error?.code === 409) return null;
   if (result.isError || !sc?.apiKey)
     throw new Error(`could not create the owner agent: ${sc?.error?.message ?? 'unknown error'}`);
   writeFileSync(file, `${sc.apiKey}\n`, { mode: 0o600 });

@@ -40,7 +40,7 @@ describe('all-in-one aggregator', () => {
   });
 
   it('creates the owner agent once, with its key in a mode-600 file', async () => {
-    const first = await ensureOwner(lore.aggregator, dir.path);
+    const first = (await ensureOwner(lore.aggregator, dir.path))!;
     const second = await ensureOwner(lore.aggregator, dir.path);
     expect(first.created).toBe(true);
     expect(second).toMatchObject({ created: false, key: first.key });
@@ -156,7 +156,7 @@ describe('`lore start` as a process', () => {
         out += d;
       });
       await expect
-        .poll(() => /Lore is running at (\S+)/.test(out), { timeout: 20_000, interval: 100 })
+        .poll(() => /Lore is running at (\S+)/.test(out), { timeout: 60_000, interval: 100 })
         .toBe(true);
       await expect
         .poll(() => out.includes('"stdio"') || out.includes('(stdio)'), { timeout: 5000 })
@@ -173,5 +173,5 @@ describe('`lore start` as a process', () => {
       await new Promise((r) => child.once('exit', r));
       dir.cleanup();
     }
-  }, 40_000);
+  }, 90_000);
 });

@@ -11,9 +11,6 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LoreConfigSchema, SERVICE_NAMES } from '@lore/kit';
-import { Namespace } from 'kubernetes-models/v1/Namespace';
-import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
-import { Service } from 'kubernetes-models/v1/Service';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { StatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
@@ -21,6 +18,9 @@ import { CronJob } from 'kubernetes-models/batch/v1/CronJob';
 import { Ingress } from 'kubernetes-models/networking.k8s.io/v1/Ingress';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
+import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
+import { Namespace } from 'kubernetes-models/v1/Namespace';
+import { Service } from 'kubernetes-models/v1/Service';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
@@ -35,13 +35,19 @@ const KINDS: Record<string, { model: new (o: Obj) => { validate(): void }; type:
   'v1/ConfigMap': { model: ConfigMap, type: ['kubernetes-models/v1/ConfigMap', 'IConfigMap'] },
   'v1/Service': { model: Service, type: ['kubernetes-models/v1/Service', 'IService'] },
   'apps/v1/Deployment': { model: Deployment, type: ['kubernetes-models/apps/v1/Deployment', 'IDeployment'] },
-  'apps/v1/StatefulSet': { model: StatefulSet, type: ['kubernetes-models/apps/v1/StatefulSet', 'IStatefulSet'] },
+  'apps/v1/StatefulSet': {
+    model: StatefulSet,
+    type: ['kubernetes-models/apps/v1/StatefulSet', 'IStatefulSet'],
+  },
   'autoscaling/v2/HorizontalPodAutoscaler': {
     model: HorizontalPodAutoscaler,
     type: ['kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler', 'IHorizontalPodAutoscaler'],
   },
   'batch/v1/CronJob': { model: CronJob, type: ['kubernetes-models/batch/v1/CronJob', 'ICronJob'] },
-  'networking.k8s.io/v1/Ingress': { model: Ingress, type: ['kubernetes-models/networking.k8s.io/v1/Ingress', 'IIngress'] },
+  'networking.k8s.io/v1/Ingress': {
+    model: Ingress,
+    type: ['kubernetes-models/networking.k8s.io/v1/Ingress', 'IIngress'],
+  },
   'networking.k8s.io/v1/NetworkPolicy': {
     model: NetworkPolicy,
     type: ['kubernetes-models/networking.k8s.io/v1/NetworkPolicy', 'INetworkPolicy'],
@@ -62,12 +68,17 @@ const ROOT = join(K8S_DIR, '..', '..');
 const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' });
 const haveKubectl = kubectl.status === 0;
 if (!haveKubectl && process.env.CI) {
-  throw new Error(`kubectl is required under CI (.ci/run installs Debian's kubernetes-client): ${kubectl.error ?? kubectl.stderr}`);
+  throw new Error(
+    `kubectl is required under CI (.ci/run installs Debian's kubernetes-client): ${kubectl.error ?? kubectl.stderr}`,
+  );
 }
 if (!haveKubectl) console.warn('kubectl is not installed here: the Kubernetes rendering tests are skipped');
 
 function render(dir: string): Obj[] {
-  const r = spawnSync('kubectl', ['kustomize', join(K8S_DIR, dir)], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  const r = spawnSync('kubectl', ['kustomize', join(K8S_DIR, dir)], {
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+  });
   if (r.status !== 0) throw new Error(`kubectl kustomize ${dir} failed:\n${r.stderr}`);
   const docs = parseAllDocuments(r.stdout);
   const out: Obj[] = [];
@@ -145,7 +156,8 @@ function unknownFields(objs: Obj[]): string[] {
 
 describe.skipIf(!haveKubectl)('Kubernetes manifests', () => {
   it('are what infra/k8s/generate.ts writes', () => {
-    for (const [path, text] of generatedFiles()) expect(readFileSync(join(K8S_DIR, path), 'utf8'), path).toBe(text);
+    for (const [path, text] of generatedFiles())
+      expect(readFileSync(join(K8S_DIR, path), 'utf8'), path).toBe(text);
   });
 
   for (const overlay of OVERLAYS) {
@@ -204,7 +216,9 @@ describe.skipIf(!haveKubectl)('Kubernetes manifests', () => {
           const tmp = c.volumeMounts.find((m: Obj) => m.mountPath === '/tmp');
           expect(pod.volumes.find((v: Obj) => v.name === tmp?.name)?.emptyDir).toBeDefined();
           const identity = c.volumeMounts.find((m: Obj) => m.mountPath === '/var/lib/lore/node.json');
-          expect(pod.volumes.find((v: Obj) => v.name === identity?.name)?.secret?.secretName).toBe('lore-node');
+          expect(pod.volumes.find((v: Obj) => v.name === identity?.name)?.secret?.secretName).toBe(
+            'lore-node',
+          );
 
           const svc = find(objs, 'Service', name);
           expect(svc, `Service ${name}`).toBeDefined();
@@ -228,14 +242,16 @@ describe.skipIf(!haveKubectl)('Kubernetes manifests', () => {
             const where = `${owner.kind}/${owner.metadata.name}/${c.name}`;
             for (const e of c.env ?? []) {
               seen.add(e.name);
-              if (!CONFIG_NAMES.has(e.name)) problems.push(`${where}: env ${e.name} is not in LoreConfigSchema`);
+              if (!CONFIG_NAMES.has(e.name))
+                problems.push(`${where}: env ${e.name} is not in LoreConfigSchema`);
               const sk = e.valueFrom?.secretKeyRef;
               if (sk && !(OPERATOR_SECRETS.has(sk.name) && sk.key === e.name && sk.optional === true))
                 problems.push(`${where}: ${e.name} from secret ${sk.name}/${sk.key}`);
               const ck = e.valueFrom?.configMapKeyRef;
               if (ck) {
                 const cm = objs.find((o) => o.kind === 'ConfigMap' && o.metadata.name === ck.name);
-                if (!cm?.data?.[ck.key]) problems.push(`${where}: ${e.name} from missing ${ck.name}/${ck.key}`);
+                if (!cm?.data?.[ck.key])
+                  problems.push(`${where}: ${e.name} from missing ${ck.name}/${ck.key}`);
               }
             }
             for (const ef of c.envFrom ?? []) {
@@ -247,17 +263,22 @@ describe.skipIf(!haveKubectl)('Kubernetes manifests', () => {
               }
               for (const key of Object.keys(cm.data ?? {})) {
                 seen.add(key);
-                if (!CONFIG_NAMES.has(key)) problems.push(`${where}: ${ref} sets ${key}, not in LoreConfigSchema`);
+                if (!CONFIG_NAMES.has(key))
+                  problems.push(`${where}: ${ref} sets ${key}, not in LoreConfigSchema`);
               }
             }
           }
           for (const v of pod.volumes ?? []) {
             const cmName = v.configMap?.name;
             if (cmName && !objs.some((o) => o.kind === 'ConfigMap' && o.metadata.name === cmName))
-              problems.push(`${owner.kind}/${owner.metadata.name}: volume ${v.name} names missing ConfigMap ${cmName}`);
+              problems.push(
+                `${owner.kind}/${owner.metadata.name}: volume ${v.name} names missing ConfigMap ${cmName}`,
+              );
             const secret = v.secret?.secretName;
             if (secret && !OPERATOR_SECRETS.has(secret))
-              problems.push(`${owner.kind}/${owner.metadata.name}: volume ${v.name} names unknown Secret ${secret}`);
+              problems.push(
+                `${owner.kind}/${owner.metadata.name}: volume ${v.name} names unknown Secret ${secret}`,
+              );
           }
         }
         expect(problems).toEqual([]);
@@ -302,11 +323,15 @@ describe.skipIf(!haveKubectl)('Kubernetes manifests', () => {
         expect(databases.size).toBe(SERVICE_NAMES.length);
 
         const nats = new URL(config.NATS_URL!.replace(/^nats:/, 'http:'));
-        expect(find(objs, 'Service', nats.hostname)?.spec.ports.map((p: Obj) => p.port)).toContain(Number(nats.port));
+        expect(find(objs, 'Service', nats.hostname)?.spec.ports.map((p: Obj) => p.port)).toContain(
+          Number(nats.port),
+        );
         const ingress = find(objs, 'Ingress', 'aggregator')!;
         const backend = ingress.spec.rules[0].http.paths[0].backend.service;
         expect(backend.name).toBe('aggregator');
-        expect(find(objs, 'Service', 'aggregator')!.spec.ports.map((p: Obj) => p.name)).toContain(backend.port.name);
+        expect(find(objs, 'Service', 'aggregator')!.spec.ports.map((p: Obj) => p.name)).toContain(
+          backend.port.name,
+        );
       });
     });
   }
@@ -345,4 +370,3 @@ describe.skipIf(!haveKubectl)('Kubernetes manifests', () => {
       expect(o.spec.template.spec.containers[0].image).toMatch(/:\d+\.\d+\.\d+$/);
   });
 });
-

@@ -59,7 +59,7 @@ export async function createApprovalsService(deps: ServiceDeps): Promise<LoreSer
       return new Set(held.filter((w): w is string => w !== null));
     },
   };
-  return createService({
+  const service: LoreService = createService({
     name: 'approvals',
     version: APPROVALS_VERSION,
     title: 'Lore approvals',
@@ -71,6 +71,7 @@ export async function createApprovalsService(deps: ServiceDeps): Promise<LoreSer
     deps,
     db,
     outbox,
-    handlers: [evaluateRpc(conditions, decisions, evaluator), statsHandler(conditions, decisions)],
+    handlers: [evaluateRpc(conditions, decisions, evaluator), statsHandler(conditions, decisions, () => service.metrics.totalCalls())],
   });
+  return service;
 }

@@ -269,8 +269,8 @@ describe('approvals without a language model', () => {
     } finally {
       await sub.close();
     }
-    expect(await n.stats()).toMatchObject({ manual_accepted: 1, manual_rejected: 1, auto_rejected: 1, conditions: 4 });
-    expect((await n.stats()).auto_accepted).toBeGreaterThanOrEqual(4);
+    expect(await n.stats()).toMatchObject({ manualAccepted: 1, manualRejected: 1, autoRejected: 1, conditions: 4 });
+    expect((await n.stats()).autoAccepted).toBeGreaterThanOrEqual(4);
   });
 
   it('answers 503 when the queries service is not there', async () => {

@@ -2,39 +2,38 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
-import { type EventBus, type LoreService, generateApiKey, hashApiKey } from '@lore/kit';
-import { appFetch, connectClient, testDeps } from '@lore/kit/testing';
-import { UsersRpc, type VerifiedAgent } from '@lore/schema';
+import type { EventBus, LoreService } from '@lore/kit';
+import { type Client, appFetch, connectClient, ok, testDeps } from '@lore/kit/testing';
+// Tests only: the users service answers key verification on the bus (services never import each other).
+import { createUsersService } from '../../users/src/index.js';
 import { type DocsServiceOptions, createDocsService } from '../src/index.js';
 
-/** Answers key verification on the bus as the users service would, for keys made here. */
-export async function fakeUsers(bus: EventBus) {
-  const agents = new Map<string, VerifiedAgent>();
-  await bus.reply(UsersRpc.verifyKey, async (payload) => ({
-    agent: agents.get((payload as { keyHash: string }).keyHash) ?? null,
-  }));
-  return {
-    key(handle: string): string {
-      const key = generateApiKey();
-      agents.set(hashApiKey(key), { id: `agent-${handle}`, handle, node: 'test-node' });
-      return key;
-    },
-  };
-}
-
-/** A docs service on temp storage and an in-process bus, with a way to connect MCP clients. */
-export async function startDocs(env: Record<string, string> = {}, options?: DocsServiceOptions) {
-  const t = testDeps(env);
-  const users = await fakeUsers(t.deps.bus);
+/**
+ * A docs service on temp storage, with the users service on the same in-process bus (the docs
+ * service verifies keys by asking it), and a way to register agents and connect MCP clients.
+ */
+export async function startDocs(env: Record<string, string> = {}, options?: DocsServiceOptions, bus?: EventBus) {
+  const t = testDeps({ LORE_RATE_LIMITS: 'false', ...env }, bus);
+  const users = await createUsersService(t.deps);
+  await users.start();
   const service: LoreService = await createDocsService(t.deps, options);
   await service.start();
+  const anon = await connectClient(appFetch(users.app));
   return {
     ...t,
     service,
-    users,
-    client: (handle = 'reader') => connectClient(appFetch(service.app), { key: users.key(handle) }),
+    /** Registers an agent and connects a client to the docs service with its key. */
+    async client(handle = 'reader'): Promise<Client> {
+      const r = await ok<{ apiKey: string }>(anon, 'agent_register', {
+        username: handle,
+        email: `${handle}@example.com`,
+        displayName: handle,
+      });
+      return connectClient(appFetch(service.app), { key: r.data.apiKey });
+    },
     async close() {
       await service.stop();
+      await users.stop();
       await t.cleanup();
     },
   };

@@ -2,9 +2,9 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Database, MemoryBus, Outbox, createLogger, databaseFor, migrationsFolder, openDatabase } from '@lore/kit';
 import { tempDir, testConfig } from '@lore/kit/testing';
-import type { EventEnvelope } from '@lore/schema';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DocsCorpusIngested, DocsStore, crawl, ingestInputs, runDocsCli } from '../src/index.js';
+import { DocsCorpusIngested, type EventEnvelope } from '@lore/schema';
+import { DocsStore, crawl, ingestInputs, runDocsCli } from '../src/index.js';
 import * as tables from '../src/tables.js';
 import { capture, listen, startDocs, writeTree } from './helpers.js';
 
@@ -308,14 +308,17 @@ describe("Lore's own documentation", () => {
     const ownDocs = { root: dir.path, files: ['README.md', 'packages/kit/README.md', 'packages/gone/README.md'] };
     const dataDir = join(dir.path, 'data');
     const events: EventEnvelope[] = [];
-    const first = await startDocs({ LORE_DATA_DIR: dataDir }, { ownDocs });
-    await first.deps.bus.listen(DocsCorpusIngested.subject, (e) => events.push(e));
+    const bus = new MemoryBus();
+    await bus.listen(DocsCorpusIngested.subject, (e) => events.push(e));
+    const first = await startDocs({ LORE_DATA_DIR: dataDir }, { ownDocs }, bus);
     const store = new DocsStore((await openStore(dataDir)).db);
     const docs = await store.documents(['documents/lore.local/README', 'documents/lore.local/packages/kit/README']);
     expect([...docs.keys()]).toHaveLength(2);
     expect(docs.get('documents/lore.local/README')).toMatchObject({ dataSource: 'lore', uri: 'https://lore.local/README', title: 'Lore' });
     const t1 = docs.get('documents/lore.local/README')!.updateTime;
-    await first.service.stop();
+    await expect.poll(() => events.length).toBe(1);
+    expect(events[0]!.payload).toMatchObject({ source: 'lore', added: 2, removed: 0 });
+    await first.close();
 
     const second = await startDocs({ LORE_DATA_DIR: dataDir }, { ownDocs });
     const again = await store.documents(['documents/lore.local/README']);
@@ -328,7 +331,6 @@ describe("Lore's own documentation", () => {
     expect((await offStore.counts()).documents).toBe(0);
     await third.close();
     off.cleanup();
-    await first.cleanup();
     dir.cleanup();
   });
 });

@@ -327,7 +327,7 @@ describe('with a model endpoint and an embeddings endpoint configured', () => {
     expect(calls.embeddings).toBeGreaterThan(0);
     expect(calls.auth).toContain('Bearer emb-key');
     expect(calls.models).toContain('test-embed');
-    const client = await docs.client();
+    const client = await docs.client('driver');
     // "car" shares no keyword with the automobile page; only the vectors find it.
     const r = await ok<SearchOut>(client, 'search_documents', { query: 'car' });
     expect(r.data.results[0]?.parent).toBe('documents/local/' + files.path.split('/').pop() + '/maintenance');
@@ -337,7 +337,7 @@ describe('with a model endpoint and an embeddings endpoint configured', () => {
   });
 
   it('answers with the configured endpoint and says so', async () => {
-    const client = await docs.client();
+    const client = await docs.client('mechanic');
     const r = await ok<AnswerOut>(client, 'answer_query', { query: 'How often does an automobile need an oil change?' });
     expect(calls.chat).toBe(1);
     expect(r.data.strategy).toBe('endpoint');

@@ -101,6 +101,16 @@ describe('knowledge sources with an OpenAI-compatible embeddings endpoint', () =
     };
     expect(rpc.passages.length).toBeGreaterThan(0);
     expect(rpc.passages.every((p) => !p.relevant)).toBe(true);
+    const drafted = (await t.env.deps.bus.request(KnowledgeRpc.retrieve, {
+      agentId: erinId,
+      query: 'car tyres oil change',
+      limit: 1,
+    })) as {
+      passages: Array<{ relevant: boolean; headingPath: string[] }>;
+    };
+    expect(drafted.passages).toEqual([
+      expect.objectContaining({ relevant: true, headingPath: ['Garage', 'Car care'] }),
+    ]);
   });
 
   it('forgets vectors of a removed source', async () => {

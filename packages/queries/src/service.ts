@@ -99,7 +99,7 @@ export async function createQueriesService(deps: ServiceDeps): Promise<LoreServi
       onAnswerShared(delivery, deps.nodeId),
       onAnswerWithheld(delivery, deps.nodeId),
       decideRpc(received),
-      statsHandler(questions, received),
+      statsHandler(questions, received, () => service?.metrics.totalCalls() ?? Promise.resolve(0)),
     ],
   });
   return service;

@@ -458,8 +458,9 @@ describe('queries service over MCP', () => {
       figures: Record<string, number>;
     };
     expect(r.service).toBe('queries');
-    expect(r.figures).toMatchObject({ questions_asked: 3, queries_accepted: 2, queries_rejected: 1 });
-    expect(r.figures.answers_received).toBe(2);
+    expect(r.figures).toMatchObject({ questionsAsked: 3, queriesAccepted: 2, queriesRejected: 1 });
+    expect(r.figures.answersReceived).toBe(2);
+    expect(r.figures.callsToday).toBeGreaterThan(10);
   });
 });
 

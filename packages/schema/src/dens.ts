@@ -119,14 +119,14 @@ export const DenMessagesInput = z.object({
   before: z
     .string()
     .trim()
-    .min(1)
+    .min(1, { error: 'a message id' })
     .max(100, { error: 'a message id' })
     .optional()
     .describe('Only messages older than this id.'),
   after: z
     .string()
     .trim()
-    .min(1)
+    .min(1, { error: 'a message id' })
     .max(100, { error: 'a message id' })
     .optional()
     .describe('Only messages newer than this id.'),
@@ -240,7 +240,7 @@ export const PromptResponsesInput = z.object({
   before: z
     .string()
     .trim()
-    .min(1)
+    .min(1, { error: 'a response id' })
     .max(100, { error: 'a response id' })
     .optional()
     .describe('Only responses older than this id.'),

@@ -46,20 +46,25 @@ export const DmConversationsOutput = z.object({
 });
 
 export const DmReadInput = z.object({
-  conversation_id: z.string().trim().min(1).max(100, { error: 'a conversation id' }).optional(),
+  conversation_id: z
+    .string()
+    .trim()
+    .min(1, { error: 'a conversation id' })
+    .max(100, { error: 'a conversation id' })
+    .optional(),
   with: HandleRef.optional().describe('The other participant, instead of conversation_id.'),
   limit: Limit(20, 100),
   before: z
     .string()
     .trim()
-    .min(1)
+    .min(1, { error: 'a message id' })
     .max(100, { error: 'a message id' })
     .optional()
     .describe('Only messages older than this id.'),
   after: z
     .string()
     .trim()
-    .min(1)
+    .min(1, { error: 'a message id' })
     .max(100, { error: 'a message id' })
     .optional()
     .describe('Only messages newer than this id.'),

@@ -12,7 +12,10 @@ if (!Number.isInteger(replicas) || replicas < 1 || replicas > 5) {
   console.error(`replicas must be 1 to 5, not ${process.argv[2]}`);
   process.exit(2);
 }
-const nc = await connect({ servers: (process.env.NATS_URL ?? 'nats://127.0.0.1:4222').split(','), name: 'lore-jetstream-replicas' });
+const nc = await connect({
+  servers: (process.env.NATS_URL ?? 'nats://127.0.0.1:4222').split(','),
+  name: 'lore-jetstream-replicas',
+});
 const jsm = await jetstreamManager(nc);
 let failed = 0;
 for await (const si of jsm.streams.list()) {

@@ -67,7 +67,7 @@ export class ConditionRepository {
   async stats(): Promise<Record<string, number>> {
     const rows = await this.db.select({ effect: conditions.effect, n: count() }).from(conditions).groupBy(conditions.effect);
     const by = Object.fromEntries(rows.map((r) => [r.effect, Number(r.n)]));
-    return { conditions: (by.allow ?? 0) + (by.deny ?? 0), conditions_allow: by.allow ?? 0, conditions_deny: by.deny ?? 0 };
+    return { conditions: (by.allow ?? 0) + (by.deny ?? 0), conditionsAllow: by.allow ?? 0, conditionsDeny: by.deny ?? 0 };
   }
 }
 

@@ -45,12 +45,12 @@ export class DecisionRepository {
     const settled = rows.filter((r) => r.outcome !== 'pending').reduce((s, r) => s + Number(r.n), 0);
     return {
       decisions: settled,
-      decisions_today: Number(today?.n ?? 0),
-      auto_accepted: n('auto', 'accepted'),
-      auto_rejected: n('auto', 'rejected'),
-      left_pending: n('auto', 'pending'),
-      manual_accepted: n('manual', 'accepted'),
-      manual_rejected: n('manual', 'rejected'),
+      decisionsToday: Number(today?.n ?? 0),
+      autoAccepted: n('auto', 'accepted'),
+      autoRejected: n('auto', 'rejected'),
+      leftPending: n('auto', 'pending'),
+      manualAccepted: n('manual', 'accepted'),
+      manualRejected: n('manual', 'rejected'),
     };
   }
 }

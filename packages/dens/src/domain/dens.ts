@@ -72,18 +72,16 @@ export class DenRepository {
       for (const [i, p] of starter.prompts.entries()) {
         const denId = ids.get(p.den);
         if (!denId) continue;
-        await tx
-          .insert(prompts)
-          .values({
-            id: randomUUID(),
-            denId,
-            authorId: null,
-            authorHandle: null,
-            title: p.title,
-            body: p.body,
-            closesAt: null,
-            createdAt: t + i,
-          });
+        await tx.insert(prompts).values({
+          id: randomUUID(),
+          denId,
+          authorId: null,
+          authorHandle: null,
+          title: p.title,
+          body: p.body,
+          closesAt: null,
+          createdAt: t + i,
+        });
       }
       return starter.dens.length;
     });

@@ -109,11 +109,14 @@ export class MessageRepository {
     });
   }
 
-  /** The agent's conversations, most recent first, with unread counts and the last message. */
+  /**
+   * The agent's conversations, most recent first, with unread counts and the last message
+   * (fetched for the first `limit` only); `onlyId` narrows to one conversation.
+   */
   async conversationsOf(
     me: string,
-    opts: { unreadOnly: boolean },
-  ): Promise<{ list: ConversationView[]; unreadTotal: number }> {
+    opts: { unreadOnly: boolean; limit?: number; onlyId?: string },
+  ): Promise<{ list: ConversationView[]; total: number; unreadTotal: number }> {
     const rows = await this.db
       .select({
         conv: conversations,
@@ -122,20 +125,24 @@ export class MessageRepository {
         total: sql<number>`(select count(*) from messages m where m.conversation_id = "conversations"."id")`,
       })
       .from(conversations)
-      .where(or(eq(conversations.a, me), eq(conversations.b, me)))
+      .where(
+        and(
+          or(eq(conversations.a, me), eq(conversations.b, me)),
+          opts.onlyId ? eq(conversations.id, opts.onlyId) : undefined,
+        ),
+      )
       .orderBy(desc(conversations.lastAt), asc(conversations.id));
     const unreadTotal = rows.reduce((n, r) => n + Number(r.unread), 0);
-    const chosen = opts.unreadOnly ? rows.filter((r) => Number(r.unread) > 0) : rows;
+    const matching = opts.unreadOnly ? rows.filter((r) => Number(r.unread) > 0) : rows;
+    const chosen = matching.slice(0, opts.limit ?? matching.length);
     const lastSeqs = chosen.map((r) => r.conv.lastSeq).filter((s): s is number => s !== null);
     const lasts = new Map<number, MessageRow>();
-    for (let i = 0; i < lastSeqs.length; i += 500)
-      for (const m of await this.db
-        .select()
-        .from(messages)
-        .where(inArray(messages.seq, lastSeqs.slice(i, i + 500))))
+    if (lastSeqs.length)
+      for (const m of await this.db.select().from(messages).where(inArray(messages.seq, lastSeqs)))
         lasts.set(m.seq, m);
     return {
       unreadTotal,
+      total: matching.length,
       list: chosen.map((r) => ({
         row: r.conv,
         other: r.conv.a === me ? r.conv.bHandle : r.conv.aHandle,
@@ -174,8 +181,8 @@ export class MessageRepository {
   }
 
   async view(me: string, conv: ConversationRow): Promise<ConversationView> {
-    const { list } = await this.conversationsOf(me, { unreadOnly: false });
-    return list.find((c) => c.row.id === conv.id)!;
+    const { list } = await this.conversationsOf(me, { unreadOnly: false, onlyId: conv.id });
+    return list[0]!;
   }
 
   /**

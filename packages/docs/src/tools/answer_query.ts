@@ -1,4 +1,5 @@
 import { type Passage, ToolError } from '@lore/kit';
+import { citeDocuments } from '../domain/citations.js';
 import { tool } from '../ports.js';
 import { AnswerQueryInput, AnswerQueryOutput } from '@lore/schema';
 
@@ -40,8 +41,9 @@ export const answerQuery = tool({
         const n = perDoc.get(h.document) ?? 0;
         if (n >= PER_DOCUMENT || passages.length >= PASSAGES) continue;
         perDoc.set(h.document, n + 1);
-        const heading = h.headingPath.length ? `${h.headingPath.join(' > ')}\n` : '';
-        passages.push({ id: `${h.document}#chunk_${h.ordinal}`, source: h.document, text: `${h.title}\n${heading}${h.text}`, score: h.score });
+        // Where the chunk sits, as a heading line: context for a model, skipped by extraction.
+        const where = [h.title, ...h.headingPath.filter((x) => x !== h.title)].join(' › ');
+        passages.push({ id: `${h.document}#chunk_${h.ordinal}`, source: h.document, text: `# ${where}\n\n${h.text}`, score: h.score });
       }
       if (!passages.length) {
         return {
@@ -57,9 +59,9 @@ export const answerQuery = tool({
         { task: 'answer', question: input.query, passages, detailed: true },
         { sampling: ctx.sampling, signal: ctx.signal },
       );
-      const references = [...new Set(result.citations.map((c) => c.source))];
-      const legend = result.citations.map((c, i) => `[${i + 1}] ${c.source}`);
-      const answerText = legend.length ? `${result.text}\n\nReferences:\n${legend.join('\n')}` : result.text;
+      const { text, references } = citeDocuments(result.text, result.citations);
+      const legend = references.map((name, i) => `[${i + 1}] ${name}`);
+      const answerText = legend.length ? `${text}\n\nReferences:\n${legend.join('\n')}` : text;
       const how =
         result.strategy === 'extractive'
           ? 'extracted from the documents (no language model)'

@@ -256,13 +256,14 @@ export class KnowledgeBase {
     const sourceFilter = opts.source !== undefined ? sql`and s.name = ${opts.source}` : sql``;
     // With a source filter the FTS limit would cut that source's rows: let SQL filter first.
     const ftsLimit = opts.source !== undefined ? 100_000 : k;
+    // CROSS JOIN keeps the FTS result as the outer loop: chunks are looked up by id, never scanned by agent.
     const [lexical, stats, vectorHits] = await Promise.all([
       this.db.all<CandidateRow>(sql`
         select c.id, s.name as source, c.position, c.heading_path, c.text
         from (select rowid as id, bm25(chunks_fts, 0.0, 1.0) as r from chunks_fts where chunks_fts match ${expr} order by r limit ${ftsLimit}) f
-        join chunks c on c.id = f.id
-        join sources s on s.id = c.source_id
-        where c.agent_id = ${agentId} ${sourceFilter}
+        cross join chunks c on c.id = f.id
+        cross join sources s on s.id = c.source_id
+        where +c.agent_id = ${agentId} ${sourceFilter}
         order by f.r
         limit ${k}`),
       this.corpusStats(agentId, token, q),
@@ -275,7 +276,7 @@ export class KnowledgeBase {
       const rows = await this.db.all<CandidateRow>(sql`
         select c.id, s.name as source, c.position, c.heading_path, c.text
         from chunks c join sources s on s.id = c.source_id
-        where c.agent_id = ${agentId} ${sourceFilter} and c.id in (${sql.join(
+        where +c.agent_id = ${agentId} ${sourceFilter} and c.id in (${sql.join(
           missing.map((id) => sql`${id}`),
           sql`, `,
         )})`);
@@ -311,7 +312,8 @@ export class KnowledgeBase {
       }));
     } else ranked = lexicalRanked;
     // For drafting, a relevant passage must not be pushed out of the top by a vector-only hit.
-    if (opts.relevantFirst) ranked = [...ranked.filter((p) => p.relevant), ...ranked.filter((p) => !p.relevant)];
+    if (opts.relevantFirst)
+      ranked = [...ranked.filter((p) => p.relevant), ...ranked.filter((p) => !p.relevant)];
     const words = [...q.terms, ...q.stems];
     return {
       query: q,

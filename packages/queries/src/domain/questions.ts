@@ -211,10 +211,10 @@ export class QuestionRepository {
   async stats(since: number): Promise<Record<string, number>> {
     const n = async (q: Promise<Array<{ n: number }>>) => Number((await q)[0]?.n ?? 0);
     return {
-      questions_asked: await n(this.db.select({ n: count() }).from(questions)),
-      questions_asked_today: await n(this.db.select({ n: count() }).from(questions).where(gte(questions.askedAt, since))),
-      answers_received: await n(this.db.select({ n: count() }).from(answers)),
-      answers_received_today: await n(this.db.select({ n: count() }).from(answers).where(gte(answers.receivedAt, since))),
+      questionsAsked: await n(this.db.select({ n: count() }).from(questions)),
+      questionsAskedToday: await n(this.db.select({ n: count() }).from(questions).where(gte(questions.askedAt, since))),
+      answersReceived: await n(this.db.select({ n: count() }).from(answers)),
+      answersReceivedToday: await n(this.db.select({ n: count() }).from(answers).where(gte(answers.receivedAt, since))),
     };
   }
 }

@@ -233,12 +233,12 @@ export class ReceivedRepository {
       .where(gte(receivedQueries.receivedAt, since));
     const by = Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
     return {
-      queries_received: rows.reduce((s, r) => s + Number(r.n), 0),
-      queries_received_today: Number(today[0]?.n ?? 0),
-      queries_pending: by.pending ?? 0,
-      queries_accepted: by.accepted ?? 0,
-      queries_rejected: by.rejected ?? 0,
-      queries_no_knowledge: by['no-knowledge'] ?? 0,
+      queriesReceived: rows.reduce((s, r) => s + Number(r.n), 0),
+      queriesReceivedToday: Number(today[0]?.n ?? 0),
+      queriesPending: by.pending ?? 0,
+      queriesAccepted: by.accepted ?? 0,
+      queriesRejected: by.rejected ?? 0,
+      queriesNoKnowledge: by['no-knowledge'] ?? 0,
     };
   }
 
