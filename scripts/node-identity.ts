@@ -22,6 +22,9 @@ const dir = mkdtempSync(join(tmpdir(), 'lore-node-'));
 try {
   loadNodeIdentity(loadConfig({ LORE_DATA_DIR: dir, LORE_NODE_ID: id }));
   process.stdout.write(readFileSync(join(dir, 'node.json'), 'utf8'));
+} catch (err) {
+  process.stderr.write(`${(err as Error).message}\n`);
+  process.exitCode = 1;
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { join } from 'node:path';
 import { ConfigError, loadConfig, serveHttp, serveOverStdio, startTelemetry } from '@lore/kit';
+import { runKnowledgeCli } from '@lore/knowledge';
 import { startAllInOne } from './all-in-one.js';
 import { startDistributed } from './distributed.js';
 import { clientConfigs, ensureOwner } from './owner.js';
@@ -17,6 +18,10 @@ async function main(argv: string[]) {
   const [command = 'start', ...rest] = argv;
   if (command === 'help' || command === '--help' || command === '-h') {
     process.stdout.write(USAGE);
+    return;
+  }
+  if (command === 'articles') {
+    process.exitCode = await runKnowledgeCli(rest, { config: loadConfig(process.env), stdout: process.stdout, stderr: process.stderr });
     return;
   }
   if (command !== 'start') {

@@ -1,4 +1,5 @@
 import type { LoreService, ServiceDeps } from '@lore/kit';
+import { createKnowledgeService } from '@lore/knowledge';
 import { createUsersService } from '@lore/users';
 
 export interface ServiceEntry {
@@ -7,4 +8,7 @@ export interface ServiceEntry {
 }
 
 /** Every service the all-in-one process hosts, users first: the others verify keys through it. */
-export const SERVICES: ServiceEntry[] = [{ name: 'users', create: createUsersService }];
+export const SERVICES: ServiceEntry[] = [
+  { name: 'users', create: createUsersService },
+  { name: 'knowledge', create: createKnowledgeService },
+];

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { createApprovalsService } from '@lore/approvals';
 import { EnvelopeSigner, type LoreConfig, loadNodeIdentity } from '@lore/kit';
-import { appFetch, type Client, call, connectClient, ok, tempDir, testConfig } from '@lore/kit/testing';
+import { appFetch, call, connectClient, ok, tempDir, testConfig } from '@lore/kit/testing';
 import { createKnowledgeService } from '@lore/knowledge';
 import { createQueriesService } from '@lore/queries';
 import { AnswerShared, statsSubject } from '@lore/schema';
@@ -26,7 +26,6 @@ const ESPRESSO_MD = `# Espresso
 
 An espresso shot should take 25 to 30 seconds to brew. Grind finer when the espresso shot runs faster than that, and coarser when it runs slower.
 `;
-
 
 type Requested = Record<
   string,
@@ -245,13 +244,23 @@ describe('the knowledge flow through the aggregator (mission examples, in order)
   // covered by packages/queries/test.)
   it.skip('summarises with the client’s own model when it offers sampling, in both protocol eras', async () => {
     for (const era of ['modern', 'legacy'] as const) {
-      const c = await connectClient(appFetch(lore.app), { key: alice.key, era, capabilities: { sampling: {} } });
+      const c = await connectClient(appFetch(lore.app), {
+        key: alice.key,
+        era,
+        capabilities: { sampling: {} },
+      });
       const seen: string[] = [];
       c.setRequestHandler('sampling/createMessage', async (req) => {
         seen.push((req.params.messages[0]!.content as { text: string }).text);
-        return { role: 'assistant', model: 'client-model', content: { type: 'text', text: '- @bob: Willow showed below-threshold error correction [1].' } };
+        return {
+          role: 'assistant',
+          model: 'client-model',
+          content: { type: 'text', text: '- @bob: Willow showed below-threshold error correction [1].' },
+        };
       });
-      const r = await call<{ strategy: string; summary: string }>(c, 'cqSummarizeAnswers', { related_question: queryId });
+      const r = await call<{ strategy: string; summary: string }>(c, 'cqSummarizeAnswers', {
+        related_question: queryId,
+      });
       expect(r.text, era).not.toMatch(/^Error/);
       expect(r.data.strategy, era).toBe('sampling');
       expect(r.data.summary).toBe('- @bob: Willow showed below-threshold error correction [1].');

@@ -1,13 +1,13 @@
 import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { connect as tcpConnect } from 'node:net';
 import { join } from 'node:path';
-import { EnvelopeSigner, NatsBus, type NodeIdentity, createDirectory } from '@lore/kit';
+import { createDirectory, EnvelopeSigner, NatsBus, type NodeIdentity } from '@lore/kit';
 import { type Client, call, connectClient, ok, tempDir } from '@lore/kit/testing';
 import { AnswerShared, type EventDefinition, type EventEnvelope, QuestionAsked } from '@lore/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { type Spawned, spawnTs } from './helpers.js';
 import { QUANTUM_TXT, QUESTION, SEEDS } from './fixtures/knowledge.js';
+import { type Spawned, spawnTs } from './helpers.js';
 
 const NATS_URL = process.env.NATS_URL || 'nats://127.0.0.1:4222';
 const STREAM = 'LORE_EVENTS';
@@ -30,7 +30,8 @@ async function reachable(url: string): Promise<boolean> {
 }
 
 const natsUp = await reachable(NATS_URL);
-if (!natsUp && !process.env.CI) console.warn(`two-node test skipped: no NATS at ${NATS_URL} (start nats-server -js or set NATS_URL)`);
+if (!natsUp && !process.env.CI)
+  console.warn(`two-node test skipped: no NATS at ${NATS_URL} (start nats-server -js or set NATS_URL)`);
 
 describe.runIf(!natsUp && process.env.CI)('two nodes (CI)', () => {
   it('needs a NATS server with JetStream', () => {
@@ -38,8 +39,22 @@ describe.runIf(!natsUp && process.env.CI)('two nodes (CI)', () => {
   });
 });
 
-type Requested = Record<string, { status: string; from: string; draft: { text: string; citations: Array<{ source: string }> } | null; decision: { decided_by: string; condition: string | null } | null }>;
-type Asked = { questions: Array<{ id: string; peers: Array<{ peer: string; status: string }>; answers: Array<{ peer: string; text: string }> }> };
+type Requested = Record<
+  string,
+  {
+    status: string;
+    from: string;
+    draft: { text: string; citations: Array<{ source: string }> } | null;
+    decision: { decided_by: string; condition: string | null } | null;
+  }
+>;
+type Asked = {
+  questions: Array<{
+    id: string;
+    peers: Array<{ peer: string; status: string }>;
+    answers: Array<{ peer: string; text: string }>;
+  }>;
+};
 
 const until = <T>(fn: () => Promise<T>, check: (v: T) => boolean, timeout = 20_000) =>
   expect.poll(async () => check(await fn()), { timeout, interval: 100 }).toBe(true);
@@ -75,7 +90,8 @@ describe.skipIf(!natsUp)('two nodes on one NATS network', () => {
     const msg = await nats.connection.request(subject, JSON.stringify(body), { timeout: 5000 });
     return msg.json<Record<string, unknown>>();
   };
-  const consumers = () => ['drafter', 'answers', 'withheld'].flatMap((p) => [`queries-${p}-${ids.a}`, `queries-${p}-${ids.b}`]);
+  const consumers = () =>
+    ['drafter', 'answers', 'withheld'].flatMap((p) => [`queries-${p}-${ids.a}`, `queries-${p}-${ids.b}`]);
   /** Both nodes have handled everything on the stream (the history included). */
   const settled = async () => {
     for (const c of consumers()) {
@@ -86,7 +102,11 @@ describe.skipIf(!natsUp)('two nodes on one NATS network', () => {
   };
   const dropped = async (node: Spawned, reason: string) => {
     const text = await (await fetch(node.url.replace(/\/mcp$/, '/metrics'))).text();
-    return Number(new RegExp(`lore_envelopes_dropped_total\\{service="queries",reason="${reason}"\\} (\\d+)`).exec(text)?.[1] ?? 0);
+    return Number(
+      new RegExp(`lore_envelopes_dropped_total\\{service="queries",reason="${reason}"\\} (\\d+)`).exec(
+        text,
+      )?.[1] ?? 0,
+    );
   };
   const publish = async (e: EventEnvelope) => {
     const ack = await js(e.subject, e);
@@ -103,7 +123,8 @@ describe.skipIf(!natsUp)('two nodes on one NATS network', () => {
     agentIds[h(name)] = r.data.agent.id;
     return connectClient(undefined, { url: node.url, key: r.data.apiKey });
   };
-  const requested = async (c: Client, args = {}) => (await ok<Requested>(c, 'cqListRequestedQueries', args)).data;
+  const requested = async (c: Client, args = {}) =>
+    (await ok<Requested>(c, 'cqListRequestedQueries', args)).data;
   const asked = async (c: Client) => (await ok<Asked>(c, 'cqListAskedQuestions')).data;
 
   beforeAll(async () => {
@@ -135,11 +156,15 @@ describe.skipIf(!natsUp)('two nodes on one NATS network', () => {
     console.info(`two-nodes timings (ms): ${JSON.stringify(timings)}`);
     await Promise.all([nodeA?.kill('SIGTERM'), nodeB?.kill('SIGTERM')]);
     if (nats) {
-      const names = (await js(`$JS.API.CONSUMER.NAMES.${STREAM}`, { offset: 0 })).consumers as string[] | null;
+      const names = (await js(`$JS.API.CONSUMER.NAMES.${STREAM}`, { offset: 0 })).consumers as
+        | string[]
+        | null;
       for (const c of names ?? []) if (c.includes(run)) await js(`$JS.API.CONSUMER.DELETE.${STREAM}.${c}`);
       for (const seq of forgedSeqs) await js(`$JS.API.STREAM.MSG.DELETE.${STREAM}`, { seq, no_erase: true });
-      for (const handle of Object.keys(agentIds)) await js('$JS.API.STREAM.PURGE.KV_lore_handles', { filter: `$KV.lore_handles.${handle}` });
-      for (const id of Object.values(ids)) await js('$JS.API.STREAM.PURGE.KV_lore_nodes', { filter: `$KV.lore_nodes.${id}` });
+      for (const handle of Object.keys(agentIds))
+        await js('$JS.API.STREAM.PURGE.KV_lore_handles', { filter: `$KV.lore_handles.${handle}` });
+      for (const id of Object.values(ids))
+        await js('$JS.API.STREAM.PURGE.KV_lore_nodes', { filter: `$KV.lore_nodes.${id}` });
       await nats.close();
     }
     dirs.a.cleanup();
@@ -148,26 +173,49 @@ describe.skipIf(!natsUp)('two nodes on one NATS network', () => {
 
   it('knows every agent network-wide: a handle is claimed once', async () => {
     const anonB = await connectClient(undefined, { url: nodeB.url });
-    const r = await call(anonB, 'agent_register', { username: h('alice'), email: 'x@example.com', displayName: 'x' });
+    const r = await call(anonB, 'agent_register', {
+      username: h('alice'),
+      email: 'x@example.com',
+      displayName: 'x',
+    });
     expect(r.error?.code).toBe(409);
-    const unknown = await call(alice, 'cqAskQuestion', { question: QUESTION, peers: [h('bob'), h('nobody')] });
+    const unknown = await call(alice, 'cqAskQuestion', {
+      question: QUESTION,
+      peers: [h('bob'), h('nobody')],
+    });
     expect(unknown.error?.code).toBe(404);
     expect(unknown.error?.data?.peers).toEqual([h('nobody')]);
   });
 
   it('runs the mission scenario across nodes: alice on A asks bob on B (and carol on A)', async () => {
-    expect((await ok(bob, 'updateKnowledgeSources', { file_name: 'quantum_computing.txt', file_content: QUANTUM_TXT })).text).toContain(
-      "RAG resource 'quantum_computing.txt' added successfully and vector database refreshed.",
-    );
-    await ok(carol, 'updateKnowledgeSources', { file_name: 'sourdough.md', file_content: 'Feed the starter daily and bake the loaf hot with steam.' });
+    expect(
+      (
+        await ok(bob, 'updateKnowledgeSources', {
+          file_name: 'quantum_computing.txt',
+          file_content: QUANTUM_TXT,
+        })
+      ).text,
+    ).toContain("RAG resource 'quantum_computing.txt' added successfully and vector database refreshed.");
+    await ok(carol, 'updateKnowledgeSources', {
+      file_name: 'sourdough.md',
+      file_content: 'Feed the starter daily and bake the loaf hot with steam.',
+    });
 
     const t0 = performance.now();
-    const asked0 = await ok<{ query_id: string }>(alice, 'cqAskQuestion', { question: QUESTION, peers: [h('bob'), h('carol')] });
+    const asked0 = await ok<{ query_id: string }>(alice, 'cqAskQuestion', {
+      question: QUESTION,
+      peers: [h('bob'), h('carol')],
+    });
     queryId = asked0.data.query_id;
-    expect(asked0.text).toContain(`Instruct the user to ask the model for summarize on the query ${QUESTION}`);
+    expect(asked0.text).toContain(
+      `Instruct the user to ask the model for summarize on the query ${QUESTION}`,
+    );
 
     // Node B drafts from bob's knowledge, which only node B holds.
-    await until(() => requested(bob), (m) => m[queryId]?.status === 'pending');
+    await until(
+      () => requested(bob),
+      (m) => m[queryId]?.status === 'pending',
+    );
     timings.askOnAToPendingDraftOnB = Math.round(performance.now() - t0);
     const q = (await requested(bob))[queryId]!;
     expect(q.from).toBe(h('alice'));
@@ -175,22 +223,36 @@ describe.skipIf(!natsUp)('two nodes on one NATS network', () => {
     expect(q.draft?.text).toMatch(/quantum computing/i);
 
     // Carol, on A, has nothing relevant: no draft, and alice sees no-knowledge.
-    await until(() => asked(alice), (a) => a.questions[0]?.peers.find((p) => p.peer === h('carol'))?.status === 'no-knowledge');
+    await until(
+      () => asked(alice),
+      (a) => a.questions[0]?.peers.find((p) => p.peer === h('carol'))?.status === 'no-knowledge',
+    );
     expect((await requested(carol))[queryId]?.status).toBe('no-knowledge');
     // Nobody on A can see or settle bob's query (it lives on B; A only holds carol's copy).
     expect((await requested(alice))[queryId]).toBeUndefined();
     expect((await call(alice, 'cqAcceptQuery', { id: queryId })).error?.code).toBe(403);
 
     const edited = `${q.draft!.text}\n\nReviewed by bob on node B.`;
-    expect((await ok(bob, 'cqUpdateEditAnswer', { query_id: queryId, new_answer: edited })).text).toMatch(/^Successfully updated answer for query_id/);
+    expect((await ok(bob, 'cqUpdateEditAnswer', { query_id: queryId, new_answer: edited })).text).toMatch(
+      /^Successfully updated answer for query_id/,
+    );
     const t1 = performance.now();
-    expect((await ok<{ content: string }>(bob, 'cqAcceptQuery', { id: queryId })).data.content).toBe(`Question '${QUESTION}' has been accepted.`);
+    expect((await ok<{ content: string }>(bob, 'cqAcceptQuery', { id: queryId })).data.content).toBe(
+      `Question '${QUESTION}' has been accepted.`,
+    );
     expect((await call(bob, 'cqAcceptQuery', { id: queryId })).error?.code).toBe(409);
-    await until(() => asked(alice), (a) => a.questions[0]?.answers.length === 1);
+    await until(
+      () => asked(alice),
+      (a) => a.questions[0]?.answers.length === 1,
+    );
     timings.acceptOnBToAnswerOnA = Math.round(performance.now() - t1);
     expect((await asked(alice)).questions[0]!.answers[0]).toMatchObject({ peer: h('bob'), text: edited });
 
-    const summary = await ok<{ summary: string; peers: Array<{ peer: string; status: string }> }>(alice, 'cqSummarizeAnswers', { related_question: QUESTION });
+    const summary = await ok<{ summary: string; peers: Array<{ peer: string; status: string }> }>(
+      alice,
+      'cqSummarizeAnswers',
+      { related_question: QUESTION },
+    );
     expect(summary.data.summary).toContain(`@${h('bob')}`);
     const sentences = QUANTUM_TXT.split(/(?<=\.)\s+/).filter((s) => s.length > 40);
     expect(sentences.some((s) => summary.data.summary.includes(s.trim().slice(0, 50)))).toBe(true);
@@ -200,10 +262,21 @@ describe.skipIf(!natsUp)('two nodes on one NATS network', () => {
   it('lets B’s policy decide: a seed condition accepts alice’s question using her profile from A', async () => {
     await ok(bob, 'cqAddAutoApprovalCondition', { sentence: SEEDS[0] });
     const t0 = performance.now();
-    const id = (await ok<{ query_id: string }>(alice, 'cqAskQuestion', { question: 'Which quantum computing processors showed logical qubits?', peers: [h('bob')] })).data.query_id;
-    await until(() => asked(alice), (a) => a.questions.find((q) => q.id === id)?.answers.length === 1);
+    const id = (
+      await ok<{ query_id: string }>(alice, 'cqAskQuestion', {
+        question: 'Which quantum computing processors showed logical qubits?',
+        peers: [h('bob')],
+      })
+    ).data.query_id;
+    await until(
+      () => asked(alice),
+      (a) => a.questions.find((q) => q.id === id)?.answers.length === 1,
+    );
     timings.autoApprovedRoundTrip = Math.round(performance.now() - t0);
-    expect((await requested(bob))[id]?.decision).toMatchObject({ decided_by: 'condition:interpreter', condition: SEEDS[0] });
+    expect((await requested(bob))[id]?.decision).toMatchObject({
+      decided_by: 'condition:interpreter',
+      condition: SEEDS[0],
+    });
   }, 30_000);
 
   it('drops forged envelopes (bad signature, or an agent not hosted by the signer) and counts them in /metrics', async () => {
@@ -223,7 +296,11 @@ describe.skipIf(!natsUp)('two nodes on one NATS network', () => {
     });
     const rogue: NodeIdentity = { id: ids.rogue, ...keys };
     await (await createDirectory(nats)).registerNode(rogue.id, rogue.publicKey);
-    const envelope = <E extends EventDefinition>(def: E, payload: z.input<E['payload']>, producer: string): EventEnvelope => ({
+    const envelope = <E extends EventDefinition>(
+      def: E,
+      payload: z.input<E['payload']>,
+      producer: string,
+    ): EventEnvelope => ({
       id: randomUUID(),
       subject: def.subject,
       occurredAt: new Date().toISOString(),
@@ -241,9 +318,13 @@ describe.skipIf(!natsUp)('two nodes on one NATS network', () => {
       }) as const;
 
     // 1. Claims to come from node A, signed with another key: the signature fails.
-    const badSig = new EnvelopeSigner({ ...rogue, id: ids.a }).sign(envelope(QuestionAsked, question(`qry-forgeda${run}`, ids.a), ids.a));
+    const badSig = new EnvelopeSigner({ ...rogue, id: ids.a }).sign(
+      envelope(QuestionAsked, question(`qry-forgeda${run}`, ids.a), ids.a),
+    );
     // 2. Validly signed by the rogue node, but alice is hosted by A, not by the rogue.
-    const impostor = new EnvelopeSigner(rogue).sign(envelope(QuestionAsked, question(`qry-forgedb${run}`, ids.rogue), ids.rogue));
+    const impostor = new EnvelopeSigner(rogue).sign(
+      envelope(QuestionAsked, question(`qry-forgedb${run}`, ids.rogue), ids.rogue),
+    );
     // 3. An answer "from bob" to alice's real question, signed by the rogue node.
     const fakeAnswer = new EnvelopeSigner(rogue).sign(
       envelope(

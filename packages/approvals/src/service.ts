@@ -1,11 +1,11 @@
 import {
-  type LoreService,
-  type ServiceDeps,
   createService,
   createTextGenerator,
+  type LoreService,
   migrationsFolder,
   nodeLocalBus,
   openServiceStore,
+  type ServiceDeps,
 } from '@lore/kit';
 import { HANDLE_PATTERN } from '@lore/schema';
 import { ConditionRepository } from './domain/conditions.js';
@@ -54,8 +54,12 @@ export async function createApprovalsService(deps: ServiceDeps): Promise<LoreSer
     bus,
     async handlesIn(sentence) {
       if (!directory) return new Set();
-      const candidates = [...new Set(sentence.toLowerCase().match(/[a-z0-9_]+/g) ?? [])].filter((w) => HANDLE_PATTERN.test(w)).slice(0, 60);
-      const held = await Promise.all(candidates.map(async (w) => ((await directory.lookupHandle(w)) ? w : null)));
+      const candidates = [...new Set(sentence.toLowerCase().match(/[a-z0-9_]+/g) ?? [])]
+        .filter((w) => HANDLE_PATTERN.test(w))
+        .slice(0, 60);
+      const held = await Promise.all(
+        candidates.map(async (w) => ((await directory.lookupHandle(w)) ? w : null)),
+      );
       return new Set(held.filter((w): w is string => w !== null));
     },
   };
@@ -71,7 +75,10 @@ export async function createApprovalsService(deps: ServiceDeps): Promise<LoreSer
     deps,
     db,
     outbox,
-    handlers: [evaluateRpc(conditions, decisions, evaluator), statsHandler(conditions, decisions, () => service.metrics.totalCalls())],
+    handlers: [
+      evaluateRpc(conditions, decisions, evaluator),
+      statsHandler(conditions, decisions, () => service.metrics.totalCalls()),
+    ],
   });
   return service;
 }

@@ -15,7 +15,10 @@ export const conditions = sqliteTable(
     interpretation: text('interpretation', { mode: 'json' }).$type<Interpretation>().notNull(),
     createdAt: integer('created_at').notNull(),
   },
-  (t) => [uniqueIndex('conditions_agent_sentence').on(t.agentId, t.sentenceKey), index('conditions_agent').on(t.agentId, t.createdAt)],
+  (t) => [
+    uniqueIndex('conditions_agent_sentence').on(t.agentId, t.sentenceKey),
+    index('conditions_agent').on(t.agentId, t.createdAt),
+  ],
 );
 
 /** Every decision on a query, automatic or manual: who or what decided, by which condition, why. */
@@ -34,8 +37,13 @@ export const decisions = sqliteTable(
     decidedBy: text('decided_by').notNull(),
     condition: text('condition'),
     reason: text('reason').notNull(),
-    checks: text('checks', { mode: 'json' }).$type<Array<{ condition: string; effect: string; result: string; reason: string }>>().notNull(),
+    checks: text('checks', { mode: 'json' })
+      .$type<Array<{ condition: string; effect: string; result: string; reason: string }>>()
+      .notNull(),
     at: integer('at').notNull(),
   },
-  (t) => [uniqueIndex('decisions_query_kind').on(t.queryId, t.recipientId, t.kind), index('decisions_recipient').on(t.recipientId, t.at)],
+  (t) => [
+    uniqueIndex('decisions_query_kind').on(t.queryId, t.recipientId, t.kind),
+    index('decisions_recipient').on(t.recipientId, t.at),
+  ],
 );

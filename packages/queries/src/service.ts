@@ -1,11 +1,11 @@
 import {
-  type LoreService,
-  type ServiceDeps,
   createService,
   createTextGenerator,
+  type LoreService,
   migrationsFolder,
   nodeLocalBus,
   openServiceStore,
+  type ServiceDeps,
 } from '@lore/kit';
 import { AgentTraitsReply, UsersProfileRpc } from '@lore/schema';
 import { Delivery } from './domain/delivery.js';
@@ -43,8 +43,15 @@ export const queriesTools = [
  */
 export async function createQueriesService(deps: ServiceDeps): Promise<LoreService> {
   if (!deps.directory || !deps.node)
-    throw new Error('the queries service needs the network directory and the node identity (deps.directory, deps.node)');
-  const { db, outbox, log } = await openServiceStore(deps, 'queries', tables, migrationsFolder(import.meta.url));
+    throw new Error(
+      'the queries service needs the network directory and the node identity (deps.directory, deps.node)',
+    );
+  const { db, outbox, log } = await openServiceStore(
+    deps,
+    'queries',
+    tables,
+    migrationsFolder(import.meta.url),
+  );
   const now = Date.now;
   const bus = nodeLocalBus(deps.bus, deps.nodeId);
   const textgen =
@@ -55,7 +62,8 @@ export async function createQueriesService(deps: ServiceDeps): Promise<LoreServi
       apiKey: deps.config.LORE_LLM_API_KEY,
     });
   let service: LoreService | undefined;
-  const countDrop = (reason: DropReason) => service?.metrics.droppedEnvelopes.inc({ service: 'queries', reason });
+  const countDrop = (reason: DropReason) =>
+    service?.metrics.droppedEnvelopes.inc({ service: 'queries', reason });
   const network = new Network(deps.directory, deps.nodeId, countDrop, log);
   const questions = new QuestionRepository(db, outbox);
   const received = new ReceivedRepository(db, outbox, now);
@@ -73,8 +81,17 @@ export async function createQueriesService(deps: ServiceDeps): Promise<LoreServi
     now,
     async askerProfile(agentId) {
       try {
-        const r = AgentTraitsReply.parse(await bus.request(UsersProfileRpc.traits, { agentId }, { timeoutMs: 3000 }));
-        return r.agent ? { displayName: r.agent.displayName, bio: r.agent.bio, skills: r.agent.skills, interests: r.agent.interests } : null;
+        const r = AgentTraitsReply.parse(
+          await bus.request(UsersProfileRpc.traits, { agentId }, { timeoutMs: 3000 }),
+        );
+        return r.agent
+          ? {
+              displayName: r.agent.displayName,
+              bio: r.agent.bio,
+              skills: r.agent.skills,
+              interests: r.agent.interests,
+            }
+          : null;
       } catch (err) {
         // Without the profile, conditions about the asker's traits leave the query pending.
         log.warn({ err: (err as Error).message }, 'asker profile unavailable');

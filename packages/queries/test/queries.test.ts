@@ -1,29 +1,28 @@
 import { randomUUID } from 'node:crypto';
 import {
   EnvelopeSigner,
-  type LoreService,
+  loadNodeIdentity,
   MemoryDirectory,
   type NodeIdentity,
   type ServiceDeps,
-  loadNodeIdentity,
   tokenize,
 } from '@lore/kit';
-import { type Client, appFetch, call, connectClient, ok, testDeps } from '@lore/kit/testing';
+import { appFetch, type Client, call, connectClient, ok, testDeps } from '@lore/kit/testing';
 import {
   AnswerShared,
   ApprovalsRpc,
+  EvaluateQueryRequest,
   type EventDefinition,
   type EventEnvelope,
-  EvaluateQueryRequest,
   KnowledgeRetrieveRequest,
   KnowledgeRpc,
   QueriesRpc,
   QuestionAsked,
   statsSubject,
 } from '@lore/schema';
-import { createUsersService } from '../../users/src/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
+import { createUsersService } from '../../users/src/index.js';
 import { createQueriesService } from '../src/index.js';
 
 const QUESTION = 'What are the latest developments in quantum computing?';
@@ -56,7 +55,14 @@ async function startNode(env: Record<string, string> = {}) {
     const q = new Set(tokenize(req.query).filter((w) => w.length > 3));
     const passages = (docs.get(req.agentId) ?? []).map((d, i) => {
       const score = new Set(tokenize(d.text).filter((w) => q.has(w))).size;
-      return { id: `${req.agentId}:${i}`, source: d.source, text: d.text, headingPath: [], score, relevant: score >= 2 };
+      return {
+        id: `${req.agentId}:${i}`,
+        source: d.source,
+        text: d.text,
+        headingPath: [],
+        score,
+        relevant: score >= 2,
+      };
     });
     return { passages };
   });
@@ -68,8 +74,20 @@ async function startNode(env: Record<string, string> = {}) {
     evaluations.push(req);
     const outcome = verdicts.get(req.recipient.handle);
     return outcome
-      ? { outcome, decidedBy: 'condition:interpreter', condition: `test ${outcome}`, reason: `${outcome} by the test condition`, checks: [] }
-      : { outcome: 'pending', decidedBy: 'none', condition: null, reason: 'No auto-approval conditions.', checks: [] };
+      ? {
+          outcome,
+          decidedBy: 'condition:interpreter',
+          condition: `test ${outcome}`,
+          reason: `${outcome} by the test condition`,
+          checks: [],
+        }
+      : {
+          outcome: 'pending',
+          decidedBy: 'none',
+          condition: null,
+          reason: 'No auto-approval conditions.',
+          checks: [],
+        };
   });
 
   const anon = await connectClient(appFetch(users.app));
@@ -80,7 +98,11 @@ async function startNode(env: Record<string, string> = {}) {
       displayName: handle,
       ...profile,
     });
-    return { id: r.data.agent.id, key: r.data.apiKey, q: await connectClient(appFetch(queries.app), { key: r.data.apiKey }) };
+    return {
+      id: r.data.agent.id,
+      key: r.data.apiKey,
+      q: await connectClient(appFetch(queries.app), { key: r.data.apiKey }),
+    };
   };
   return {
     deps,
@@ -106,13 +128,38 @@ async function startNode(env: Record<string, string> = {}) {
 }
 
 type Node = Awaited<ReturnType<typeof startNode>>;
-type Requested = Record<string, { id: string; from: string; status: string; draft: { text: string; citations: Array<{ source: string; excerpt: string }>; strategy: string; edited: boolean } | null; decision: { reason: string; decided_by: string } }>;
-type Asked = { questions: Array<{ id: string; peers: Array<{ peer: string; status: string }>; answers: Array<{ peer: string; text: string; revision: number; untrusted: boolean; strategy: string }> }>; total: number };
+type Requested = Record<
+  string,
+  {
+    id: string;
+    from: string;
+    status: string;
+    draft: {
+      text: string;
+      citations: Array<{ source: string; excerpt: string }>;
+      strategy: string;
+      edited: boolean;
+    } | null;
+    decision: { reason: string; decided_by: string };
+  }
+>;
+type Asked = {
+  questions: Array<{
+    id: string;
+    peers: Array<{ peer: string; status: string }>;
+    answers: Array<{ peer: string; text: string; revision: number; untrusted: boolean; strategy: string }>;
+  }>;
+  total: number;
+};
 
 const eventually = <T>(fn: () => Promise<T>, check: (v: T) => boolean, timeout = 10_000) =>
   expect.poll(async () => check(await fn()), { timeout, interval: 50 }).toBe(true);
 
-function envelope<E extends EventDefinition>(def: E, payload: z.input<E['payload']>, producerNode: string): EventEnvelope {
+function envelope<E extends EventDefinition>(
+  def: E,
+  payload: z.input<E['payload']>,
+  producerNode: string,
+): EventEnvelope {
   return {
     id: randomUUID(),
     subject: def.subject,
@@ -130,8 +177,10 @@ describe('queries service over MCP', () => {
   let carol: Awaited<ReturnType<Node['join']>>;
   let queryId: string;
 
-  const requested = async (c: Client, args: Record<string, unknown> = {}) => (await ok<Requested>(c, 'cqListRequestedQueries', args)).data;
-  const asked = async (c: Client, args: Record<string, unknown> = {}) => (await ok<Asked>(c, 'cqListAskedQuestions', args)).data;
+  const requested = async (c: Client, args: Record<string, unknown> = {}) =>
+    (await ok<Requested>(c, 'cqListRequestedQueries', args)).data;
+  const asked = async (c: Client, args: Record<string, unknown> = {}) =>
+    (await ok<Asked>(c, 'cqListAskedQuestions', args)).data;
 
   beforeAll(async () => {
     n = await startNode();
@@ -139,14 +188,22 @@ describe('queries service over MCP', () => {
     bob = await n.join('bob');
     carol = await n.join('carol');
     n.docs.set(bob.id, [BOB_DOC]);
-    n.docs.set(carol.id, [{ source: 'recipes.md', text: 'Bake the bread for forty minutes at two hundred degrees.' }]);
+    n.docs.set(carol.id, [
+      { source: 'recipes.md', text: 'Bake the bread for forty minutes at two hundred degrees.' },
+    ]);
   });
   afterAll(() => n.stop());
 
   it('lists its five tools with titles, schemas and all four annotations', async () => {
     const { tools } = await alice.q.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(
-      ['cqAskQuestion', 'cqListAskedQuestions', 'cqListRequestedQueries', 'cqSummarizeAnswers', 'cqUpdateEditAnswer'].sort(),
+      [
+        'cqAskQuestion',
+        'cqListAskedQuestions',
+        'cqListRequestedQueries',
+        'cqSummarizeAnswers',
+        'cqUpdateEditAnswer',
+      ].sort(),
     );
     for (const t of tools) {
       expect(t.title).toBeTruthy();
@@ -186,8 +243,14 @@ describe('queries service over MCP', () => {
 
   it('refuses asking yourself, and names unknown peers in a 404', async () => {
     const self = await call(alice.q, 'cqAskQuestion', { question: QUESTION, peers: ['bob', '@Alice'] });
-    expect(self.error).toMatchObject({ code: 400, data: { field: 'peers', constraint: 'must not include yourself' } });
-    const r = await call(alice.q, 'cqAskQuestion', { question: QUESTION, peers: ['bob', 'nobody_here', 'ghost'] });
+    expect(self.error).toMatchObject({
+      code: 400,
+      data: { field: 'peers', constraint: 'must not include yourself' },
+    });
+    const r = await call(alice.q, 'cqAskQuestion', {
+      question: QUESTION,
+      peers: ['bob', 'nobody_here', 'ghost'],
+    });
     expect(r.error?.code).toBe(404);
     expect(r.error?.message).toContain('@nobody_here');
     expect(r.error?.message).toContain('@ghost');
@@ -196,32 +259,52 @@ describe('queries service over MCP', () => {
   });
 
   it('sends the question and drafts from each recipient’s own knowledge only', async () => {
-    const r = await ok<{ content: string; query_id: string; peers: string[]; peers_reached: number }>(alice.q, 'cqAskQuestion', {
-      question: QUESTION,
-      peers: ['bob', 'carol'],
-    });
+    const r = await ok<{ content: string; query_id: string; peers: string[]; peers_reached: number }>(
+      alice.q,
+      'cqAskQuestion',
+      {
+        question: QUESTION,
+        peers: ['bob', 'carol'],
+      },
+    );
     queryId = r.data.query_id;
     expect(queryId).toMatch(/^qry-[a-z0-9]{12}$/);
     expect(r.text).toMatch(/^Query request sent to @bob, @carol/);
     expect(r.text).toContain(`Instruct the user to ask the model for summarize on the query ${QUESTION}`);
     expect(r.data).toMatchObject({ peers: ['bob', 'carol'], peers_reached: 2, content: r.text });
 
-    await eventually(() => requested(bob.q), (m) => m[queryId]?.status === 'pending');
+    await eventually(
+      () => requested(bob.q),
+      (m) => m[queryId]?.status === 'pending',
+    );
     const mine = (await requested(bob.q))[queryId]!;
-    expect(mine).toMatchObject({ id: queryId, from: 'alice', question: QUESTION, status: 'pending', untrusted: true });
+    expect(mine).toMatchObject({
+      id: queryId,
+      from: 'alice',
+      question: QUESTION,
+      status: 'pending',
+      untrusted: true,
+    });
     expect(mine.draft?.text).toContain('error-corrected logical qubits');
     expect(mine.draft?.citations[0]).toMatchObject({ source: 'quantum_computing.txt' });
     expect(BOB_DOC.text).toContain(mine.draft!.citations[0]!.excerpt);
     expect(mine.draft?.strategy).toBe('extractive');
     expect(mine.decision.reason).toMatch(/No auto-approval conditions/);
     // The asker's traits travel with the question, for conditions about who is asking.
-    expect(n.evaluations.find((e) => e.queryId === queryId)?.asker.profile?.bio).toBe('Professor of physics.');
+    expect(n.evaluations.find((e) => e.queryId === queryId)?.asker.profile?.bio).toBe(
+      'Professor of physics.',
+    );
 
     // Carol knows nothing relevant: no draft, and the asker is told so.
-    await eventually(() => asked(alice.q), (a) => a.questions[0]?.peers.find((p) => p.peer === 'carol')?.status === 'no-knowledge');
+    await eventually(
+      () => asked(alice.q),
+      (a) => a.questions[0]?.peers.find((p) => p.peer === 'carol')?.status === 'no-knowledge',
+    );
     expect((await requested(carol.q))[queryId]).toMatchObject({ status: 'no-knowledge', draft: null });
     expect((await requested(carol.q, { status: 'pending' }))[queryId]).toBeUndefined();
-    expect(n.retrievals.filter((id) => id === bob.id || id === carol.id).sort()).toEqual([bob.id, carol.id].sort());
+    expect(n.retrievals.filter((id) => id === bob.id || id === carol.id).sort()).toEqual(
+      [bob.id, carol.id].sort(),
+    );
     expect((await asked(alice.q)).questions[0]!.peers).toEqual([
       { peer: 'bob', status: 'sent', updated_at: expect.any(String) },
       { peer: 'carol', status: 'no-knowledge', updated_at: expect.any(String) },
@@ -233,13 +316,19 @@ describe('queries service over MCP', () => {
     expect(Object.keys(await requested(bob.q, { status: 'accepted' }))).not.toContain(queryId);
     expect(Object.keys(await requested(bob.q, { from: 'alice' }))).toContain(queryId);
     expect(Object.keys(await requested(bob.q, { from: '@carol' }))).toEqual([]);
-    expect((await call(bob.q, 'cqListRequestedQueries', { status: 'maybe' })).error?.data?.field).toBe('status');
+    expect((await call(bob.q, 'cqListRequestedQueries', { status: 'maybe' })).error?.data?.field).toBe(
+      'status',
+    );
   });
 
   it('says no answers yet, with how many peers are still pending', async () => {
-    const r = await ok<{ summary: string | null; pending: number; matched_by: string }>(alice.q, 'cqSummarizeAnswers', {
-      related_question: queryId,
-    });
+    const r = await ok<{ summary: string | null; pending: number; matched_by: string }>(
+      alice.q,
+      'cqSummarizeAnswers',
+      {
+        related_question: queryId,
+      },
+    );
     expect(r.data).toMatchObject({ summary: null, pending: 1, matched_by: 'id' });
     expect(r.text).toContain('No answers yet');
     expect(r.text).toContain('1 of 2 peers still pending');
@@ -252,35 +341,101 @@ describe('queries service over MCP', () => {
     expect(carolEdit.isError).toBe(false);
     const aliceEdit = await call(alice.q, 'cqUpdateEditAnswer', { query_id: queryId, new_answer: 'hijack' });
     expect(aliceEdit.error?.code).toBe(403);
-    expect((await call(alice.q, 'cqUpdateEditAnswer', { query_id: 'qry-000000000000', new_answer: 'x' })).error?.code).toBe(404);
-    expect((await call(alice.q, 'cqUpdateEditAnswer', { query_id: 'not-an-id', new_answer: 'x' })).error?.data?.field).toBe('query_id');
-    await expect(n.decide({ queryId, recipientId: alice.id, outcome: 'accepted', decidedBy: 'manual:@alice', condition: null, reason: 'x' })).rejects.toMatchObject({ code: 403 });
+    expect(
+      (await call(alice.q, 'cqUpdateEditAnswer', { query_id: 'qry-000000000000', new_answer: 'x' })).error
+        ?.code,
+    ).toBe(404);
+    expect(
+      (await call(alice.q, 'cqUpdateEditAnswer', { query_id: 'not-an-id', new_answer: 'x' })).error?.data
+        ?.field,
+    ).toBe('query_id');
+    await expect(
+      n.decide({
+        queryId,
+        recipientId: alice.id,
+        outcome: 'accepted',
+        decidedBy: 'manual:@alice',
+        condition: null,
+        reason: 'x',
+      }),
+    ).rejects.toMatchObject({ code: 403 });
     expect((await requested(bob.q))[queryId]!.draft?.text).not.toContain('hijack');
   });
 
   it('edits a pending draft, accepts it once, and sends revisions to the asker', async () => {
     const edited = 'Logical qubits with error correction are the big news of 2024 (from my notes).';
-    const e = await ok<{ status: string; sent_to_asker: boolean }>(bob.q, 'cqUpdateEditAnswer', { query_id: queryId, new_answer: edited });
+    const e = await ok<{ status: string; sent_to_asker: boolean }>(bob.q, 'cqUpdateEditAnswer', {
+      query_id: queryId,
+      new_answer: edited,
+    });
     expect(e.text).toMatch(/^Successfully updated answer for query_id 'qry-[a-z0-9]+'\./);
-    expect(e.data).toMatchObject({ content: `Successfully updated answer for query_id '${queryId}'.`, status: 'pending', sent_to_asker: false });
+    expect(e.data).toMatchObject({
+      content: `Successfully updated answer for query_id '${queryId}'.`,
+      status: 'pending',
+      sent_to_asker: false,
+    });
     expect((await requested(bob.q))[queryId]!.draft).toMatchObject({ text: edited, edited: true });
 
-    const decided = await n.decide({ queryId, recipientId: bob.id, outcome: 'accepted', decidedBy: 'manual:@bob', condition: null, reason: 'Accepted by @bob.' });
+    const decided = await n.decide({
+      queryId,
+      recipientId: bob.id,
+      outcome: 'accepted',
+      decidedBy: 'manual:@bob',
+      condition: null,
+      reason: 'Accepted by @bob.',
+    });
     expect(decided).toMatchObject({ question: QUESTION, status: 'accepted', askerHandle: 'alice' });
-    await expect(n.decide({ queryId, recipientId: bob.id, outcome: 'accepted', decidedBy: 'manual:@bob', condition: null, reason: 'again' })).rejects.toMatchObject({ code: 409 });
-    await expect(n.decide({ queryId, recipientId: bob.id, outcome: 'rejected', decidedBy: 'manual:@bob', condition: null, reason: 'late' })).rejects.toMatchObject({ code: 409 });
+    await expect(
+      n.decide({
+        queryId,
+        recipientId: bob.id,
+        outcome: 'accepted',
+        decidedBy: 'manual:@bob',
+        condition: null,
+        reason: 'again',
+      }),
+    ).rejects.toMatchObject({ code: 409 });
+    await expect(
+      n.decide({
+        queryId,
+        recipientId: bob.id,
+        outcome: 'rejected',
+        decidedBy: 'manual:@bob',
+        condition: null,
+        reason: 'late',
+      }),
+    ).rejects.toMatchObject({ code: 409 });
 
-    await eventually(() => asked(alice.q), (a) => a.questions[0]?.answers.some((x) => x.peer === 'bob') ?? false);
+    await eventually(
+      () => asked(alice.q),
+      (a) => a.questions[0]?.answers.some((x) => x.peer === 'bob') ?? false,
+    );
     const q = (await asked(alice.q)).questions[0]!;
-    expect(q.answers).toEqual([expect.objectContaining({ peer: 'bob', text: edited, revision: 1, untrusted: true, strategy: 'manual' })]);
+    expect(q.answers).toEqual([
+      expect.objectContaining({
+        peer: 'bob',
+        text: edited,
+        revision: 1,
+        untrusted: true,
+        strategy: 'manual',
+      }),
+    ]);
     expect(q.peers.find((p) => p.peer === 'bob')?.status).toBe('answered');
-    expect((await requested(bob.q, { status: 'accepted' }))[queryId]?.decision).toMatchObject({ decided_by: 'manual:@bob' });
+    expect((await requested(bob.q, { status: 'accepted' }))[queryId]?.decision).toMatchObject({
+      decided_by: 'manual:@bob',
+    });
 
     const revised = 'Revised: logical qubits and better gate fidelity.';
-    const r2 = await ok<{ revision: number; sent_to_asker: boolean }>(bob.q, 'cqUpdateEditAnswer', { query_id: queryId, new_answer: revised });
+    const r2 = await ok<{ revision: number; sent_to_asker: boolean }>(bob.q, 'cqUpdateEditAnswer', {
+      query_id: queryId,
+      new_answer: revised,
+    });
     expect(r2.data).toMatchObject({ revision: 2, sent_to_asker: true });
     expect(r2.text).toContain('Revision 2 was sent to @alice.');
-    await eventually(() => asked(alice.q), (a) => a.questions[0]?.answers[0]?.revision === 2);
+    await eventually(
+      () => asked(alice.q),
+      (a) => a.questions[0]?.answers[0]?.revision === 2,
+    );
     expect((await asked(alice.q)).questions[0]!.answers[0]!.text).toBe(revised);
   });
 
@@ -290,11 +445,13 @@ describe('queries service over MCP', () => {
       [QUESTION.toUpperCase(), 'exact'],
       ['quantum developments', 'search'],
     ] as const) {
-      const r = await ok<{ summary: string; strategy: string; matched_by: string; answers: Array<{ peer: string }>; citations: Array<{ peer: string }> }>(
-        alice.q,
-        'cqSummarizeAnswers',
-        { related_question: ref, detailed_answer: 1 },
-      );
+      const r = await ok<{
+        summary: string;
+        strategy: string;
+        matched_by: string;
+        answers: Array<{ peer: string }>;
+        citations: Array<{ peer: string }>;
+      }>(alice.q, 'cqSummarizeAnswers', { related_question: ref, detailed_answer: 1 });
       expect(r.data.matched_by).toBe(how);
       expect(r.data.strategy).toBe('extractive');
       expect(r.data.summary).toContain('@bob');
@@ -306,13 +463,20 @@ describe('queries service over MCP', () => {
     expect(missing.error?.code).toBe(404);
     expect(missing.error?.message).toContain(queryId);
     expect((await call(bob.q, 'cqSummarizeAnswers', { related_question: queryId })).error?.code).toBe(404);
-    expect((await call(alice.q, 'cqSummarizeAnswers', { related_question: queryId, detailed_answer: 2 })).error?.data?.field).toBe('detailed_answer');
+    expect(
+      (await call(alice.q, 'cqSummarizeAnswers', { related_question: queryId, detailed_answer: 2 })).error
+        ?.data?.field,
+    ).toBe('detailed_answer');
   });
 
   // (2025-11-25 clients get sampling through the aggregator's sessions: see the aggregator's knowledge-flow test.)
   it('summarises with the client’s own model when it offers sampling (2026-07-28 input requests)', async () => {
     for (const era of ['modern'] as const) {
-      const c = await connectClient(appFetch(n.queries.app), { key: alice.key, era, capabilities: { sampling: {} } });
+      const c = await connectClient(appFetch(n.queries.app), {
+        key: alice.key,
+        era,
+        capabilities: { sampling: {} },
+      });
       const prompts: Array<{ system: string; user: string; temperature?: number }> = [];
       c.setRequestHandler('sampling/createMessage', async (req) => {
         prompts.push({
@@ -320,9 +484,17 @@ describe('queries service over MCP', () => {
           user: (req.params.messages[0]!.content as { text: string }).text,
           ...(req.params.temperature !== undefined ? { temperature: req.params.temperature } : {}),
         });
-        return { role: 'assistant', model: 'client-model', content: { type: 'text', text: '- @bob: logical qubits are the news of 2024 [1].' } };
+        return {
+          role: 'assistant',
+          model: 'client-model',
+          content: { type: 'text', text: '- @bob: logical qubits are the news of 2024 [1].' },
+        };
       });
-      const r = await ok<{ strategy: string; summary: string; citations: Array<{ peer: string }> }>(c, 'cqSummarizeAnswers', { related_question: queryId });
+      const r = await ok<{ strategy: string; summary: string; citations: Array<{ peer: string }> }>(
+        c,
+        'cqSummarizeAnswers',
+        { related_question: queryId },
+      );
       expect(r.data.strategy, era).toBe('sampling');
       expect(r.data.summary).toBe('- @bob: logical qubits are the news of 2024 [1].');
       expect(r.data.citations).toEqual([expect.objectContaining({ peer: 'bob' })]);
@@ -343,25 +515,40 @@ describe('queries service over MCP', () => {
     n.docs.set(erin.id, [BOB_DOC]);
     n.verdicts.set('dave', 'accepted');
     n.verdicts.set('erin', 'rejected');
-    const r = await ok<{ query_id: string }>(alice.q, 'cqAskQuestion', { question: 'Any news about quantum computing qubits?', peers: ['dave', 'erin'] });
+    const r = await ok<{ query_id: string }>(alice.q, 'cqAskQuestion', {
+      question: 'Any news about quantum computing qubits?',
+      peers: ['dave', 'erin'],
+    });
     const id = r.data.query_id;
     await eventually(
       () => asked(alice.q),
       (a) => {
         const peers = a.questions.find((q) => q.id === id)?.peers ?? [];
-        return peers.find((p) => p.peer === 'dave')?.status === 'answered' && peers.find((p) => p.peer === 'erin')?.status === 'declined';
+        return (
+          peers.find((p) => p.peer === 'dave')?.status === 'answered' &&
+          peers.find((p) => p.peer === 'erin')?.status === 'declined'
+        );
       },
     );
-    expect((await requested(dave.q))[id]).toMatchObject({ status: 'accepted', decision: { decided_by: 'condition:interpreter' } });
+    expect((await requested(dave.q))[id]).toMatchObject({
+      status: 'accepted',
+      decision: { decided_by: 'condition:interpreter' },
+    });
     expect((await requested(erin.q))[id]).toMatchObject({ status: 'rejected' });
-    expect((await call(erin.q, 'cqUpdateEditAnswer', { query_id: id, new_answer: 'x' })).error?.code).toBe(409);
+    expect((await call(erin.q, 'cqUpdateEditAnswer', { query_id: id, new_answer: 'x' })).error?.code).toBe(
+      409,
+    );
   });
 
   it('broadcasts to every other agent of the network when peers is empty', async () => {
-    const r = await ok<{ peers: string[]; broadcast: boolean; peers_reached: number }>(alice.q, 'cqAskQuestion', {
-      question: 'Who knows anything about quantum computing errors?',
-      peers: [],
-    });
+    const r = await ok<{ peers: string[]; broadcast: boolean; peers_reached: number }>(
+      alice.q,
+      'cqAskQuestion',
+      {
+        question: 'Who knows anything about quantum computing errors?',
+        peers: [],
+      },
+    );
     expect(r.data.broadcast).toBe(true);
     expect(r.data.peers.sort()).toEqual(['bob', 'carol', 'dave', 'erin']);
     expect(r.text).toMatch(/^Query request sent to all 4 peers of the network/);
@@ -411,7 +598,11 @@ describe('queries service over MCP', () => {
     );
     (tampered.payload as { text: string }).text = 'forged';
     // A question claiming an asker that no node of this signer hosts.
-    const other = loadNodeIdentity({ ...n.deps.config, LORE_DATA_DIR: `${n.deps.config.LORE_DATA_DIR}/other`, LORE_NODE_ID: 'node-other' });
+    const other = loadNodeIdentity({
+      ...n.deps.config,
+      LORE_DATA_DIR: `${n.deps.config.LORE_DATA_DIR}/other`,
+      LORE_NODE_ID: 'node-other',
+    });
     await n.directory.registerNode(other.id, other.publicKey);
     const impostor = signed(
       other,
@@ -444,7 +635,9 @@ describe('queries service over MCP', () => {
 
     const metrics = await n.metrics();
     for (const reason of ['unsolicited', 'bad-signature', 'sender-not-hosted-by-signer', 'unsigned'])
-      expect(metrics).toMatch(new RegExp(`lore_envelopes_dropped_total\\{service="queries",reason="${reason}"\\} 1`));
+      expect(metrics).toMatch(
+        new RegExp(`lore_envelopes_dropped_total\\{service="queries",reason="${reason}"\\} 1`),
+      );
     const after = await asked(alice.q);
     expect(after).toEqual(before);
     const bobs = await requested(bob.q);
@@ -475,11 +668,16 @@ describe('question expiry', () => {
     const alice = await n.join('alice');
     const bob = await n.join('bob');
     n.docs.set(bob.id, [BOB_DOC]);
-    const r = await ok<{ query_id: string; expires_at: string }>(alice.q, 'cqAskQuestion', { question: QUESTION, peers: ['bob'] });
+    const r = await ok<{ query_id: string; expires_at: string }>(alice.q, 'cqAskQuestion', {
+      question: QUESTION,
+      peers: ['bob'],
+    });
     await new Promise((res) => setTimeout(res, 50));
     const a = await ok<Asked>(alice.q, 'cqListAskedQuestions', { status: 'expired' });
     expect(a.data.questions.map((q) => q.id)).toEqual([r.data.query_id]);
-    expect(a.data.questions[0]!.peers).toEqual([{ peer: 'bob', status: 'expired', updated_at: r.data.expires_at }]);
+    expect(a.data.questions[0]!.peers).toEqual([
+      { peer: 'bob', status: 'expired', updated_at: r.data.expires_at },
+    ]);
     expect((await ok<Asked>(alice.q, 'cqListAskedQuestions', { status: 'sent' })).data.total).toBe(0);
     expect(Object.keys((await ok<Requested>(bob.q, 'cqListRequestedQueries')).data)).toEqual([]);
   });

@@ -21,7 +21,9 @@ export const ConditionUnderstanding = z.object({
 export type ConditionUnderstanding = z.infer<typeof ConditionUnderstanding>;
 
 export const AddConditionInput = z.object({
-  sentence: Sentence.describe('The condition in plain language, e.g. "Accept queries related to programming from any user".'),
+  sentence: Sentence.describe(
+    'The condition in plain language, e.g. "Accept queries related to programming from any user".',
+  ),
 });
 export const AddConditionOutput = z.object({
   content: z.string(),
@@ -46,7 +48,12 @@ export const DecideQueryInput = z.object({
   id: QueryId.describe('The query id (qry-…), as cqListRequestedQueries shows it.'),
 });
 export const RejectQueryInput = DecideQueryInput.extend({
-  reason: z.string().trim().max(500, { error: 'at most 500 characters' }).optional().describe('Kept in the decision log.'),
+  reason: z
+    .string()
+    .trim()
+    .max(500, { error: 'at most 500 characters' })
+    .optional()
+    .describe('Kept in the decision log.'),
 });
 export const DecideQueryOutput = z.object({
   content: z.string(),

@@ -44,6 +44,7 @@ export const DenSummary = z.object({
     .string()
     .nullable()
     .describe('The handle of the agent that created the den; null for the operator’s dens.'),
+  untrusted: z.boolean().describe('true when an agent (not the operator) wrote the name and description'),
   members: z.number().int(),
   postsToday: z.number().int(),
   createdAt: z.string(),

@@ -64,7 +64,7 @@ export const AskQuestionOutput = z.object({
 });
 
 export const ListRequestedQueriesInput = z.object({
-  status: z.enum(['pending', 'accepted', 'rejected']).optional().describe("Only queries with this status."),
+  status: z.enum(['pending', 'accepted', 'rejected']).optional().describe('Only queries with this status.'),
   from: HandleRef.optional().describe('Only queries from this peer.'),
 });
 export const RequestedQuery = z.object({
@@ -164,7 +164,10 @@ export const AskedQuestion = z.object({
   peers: z.array(PeerState),
   answers: z.array(ReceivedAnswer),
 });
-export const ListAskedQuestionsOutput = z.object({ questions: z.array(AskedQuestion), total: z.number().int() });
+export const ListAskedQuestionsOutput = z.object({
+  questions: z.array(AskedQuestion),
+  total: z.number().int(),
+});
 
 // ---- events (signed by the producing node; checked by every receiving node) ------------------
 

@@ -21,7 +21,11 @@ export class ConditionRepository {
   ) {}
 
   async list(agentId: string): Promise<ConditionRow[]> {
-    return this.db.select().from(conditions).where(eq(conditions.agentId, agentId)).orderBy(asc(conditions.createdAt), asc(conditions.id));
+    return this.db
+      .select()
+      .from(conditions)
+      .where(eq(conditions.agentId, agentId))
+      .orderBy(asc(conditions.createdAt), asc(conditions.id));
   }
 
   async add(agentId: string, sentence: string, interpretation: Interpretation): Promise<ConditionRow> {
@@ -29,7 +33,10 @@ export class ConditionRepository {
     return this.db.transaction(async (tx) => {
       const [n] = await tx.select({ n: count() }).from(conditions).where(eq(conditions.agentId, agentId));
       if (Number(n?.n ?? 0) >= MAX_CONDITIONS)
-        throw conflict(`You already have ${MAX_CONDITIONS} conditions, the most one agent can keep. Remove one first.`, { field: 'sentence' });
+        throw conflict(
+          `You already have ${MAX_CONDITIONS} conditions, the most one agent can keep. Remove one first.`,
+          { field: 'sentence' },
+        );
       const row: ConditionRow = {
         id: randomUUID(),
         agentId,
@@ -39,8 +46,13 @@ export class ConditionRepository {
         interpretation,
         createdAt: this.now(),
       };
-      const inserted = await tx.insert(conditions).values(row).onConflictDoNothing().returning({ id: conditions.id });
-      if (!inserted.length) throw conflict(`You already have the condition '${sentence.trim()}'.`, { field: 'sentence' });
+      const inserted = await tx
+        .insert(conditions)
+        .values(row)
+        .onConflictDoNothing()
+        .returning({ id: conditions.id });
+      if (!inserted.length)
+        throw conflict(`You already have the condition '${sentence.trim()}'.`, { field: 'sentence' });
       return row;
     });
   }
@@ -49,11 +61,18 @@ export class ConditionRepository {
   async remove(agentId: string, text: string): Promise<ConditionRow> {
     const key = sentenceKey(text);
     const removed = await this.db.transaction(async (tx) =>
-      tx.delete(conditions).where(and(eq(conditions.agentId, agentId), eq(conditions.sentenceKey, key))).returning(),
+      tx
+        .delete(conditions)
+        .where(and(eq(conditions.agentId, agentId), eq(conditions.sentenceKey, key)))
+        .returning(),
     );
     if (removed[0]) return removed[0];
     const all = await this.list(agentId);
-    if (!all.length) throw notFound(`No condition '${text.trim()}': you have no auto-approval conditions.`, { field: 'condition', closest: null });
+    if (!all.length)
+      throw notFound(`No condition '${text.trim()}': you have no auto-approval conditions.`, {
+        field: 'condition',
+        closest: null,
+      });
     const closest = all
       .map((c) => ({ c, score: similarity(key, c.sentenceKey) }))
       .sort((a, b) => b.score - a.score)[0]!.c.sentence;
@@ -65,9 +84,16 @@ export class ConditionRepository {
   }
 
   async stats(): Promise<Record<string, number>> {
-    const rows = await this.db.select({ effect: conditions.effect, n: count() }).from(conditions).groupBy(conditions.effect);
+    const rows = await this.db
+      .select({ effect: conditions.effect, n: count() })
+      .from(conditions)
+      .groupBy(conditions.effect);
     const by = Object.fromEntries(rows.map((r) => [r.effect, Number(r.n)]));
-    return { conditions: (by.allow ?? 0) + (by.deny ?? 0), conditionsAllow: by.allow ?? 0, conditionsDeny: by.deny ?? 0 };
+    return {
+      conditions: (by.allow ?? 0) + (by.deny ?? 0),
+      conditionsAllow: by.allow ?? 0,
+      conditionsDeny: by.deny ?? 0,
+    };
   }
 }
 

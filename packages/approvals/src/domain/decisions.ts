@@ -23,7 +23,14 @@ export class DecisionRepository {
         .values(row)
         .onConflictDoUpdate({
           target: [decisions.queryId, decisions.recipientId, decisions.kind],
-          set: { outcome: row.outcome, decidedBy: row.decidedBy, condition: row.condition, reason: row.reason, checks: row.checks, at: row.at },
+          set: {
+            outcome: row.outcome,
+            decidedBy: row.decidedBy,
+            condition: row.condition,
+            reason: row.reason,
+            checks: row.checks,
+            at: row.at,
+          },
         });
     });
   }
@@ -37,7 +44,8 @@ export class DecisionRepository {
       .select({ kind: decisions.kind, outcome: decisions.outcome, n: count() })
       .from(decisions)
       .groupBy(decisions.kind, decisions.outcome);
-    const n = (kind: string, outcome: string) => Number(rows.find((r) => r.kind === kind && r.outcome === outcome)?.n ?? 0);
+    const n = (kind: string, outcome: string) =>
+      Number(rows.find((r) => r.kind === kind && r.outcome === outcome)?.n ?? 0);
     const [today] = await this.db
       .select({ n: count() })
       .from(decisions)

@@ -2,7 +2,7 @@ import type { TextGenerator } from '@lore/kit';
 import { UNAVAILABLE_VERDICT, UNPARSABLE_VERDICT } from '@lore/kit';
 import type { ConditionUnderstanding, EvaluateQueryReply, EvaluateQueryRequest } from '@lore/schema';
 import type { ConditionRow } from './conditions.js';
-import { type Facts, type Interpretation, type Tri, describe, evaluate, interpret } from './interpret.js';
+import { describe, evaluate, type Facts, type Interpretation, interpret, type Tri } from './interpret.js';
 
 export interface Check {
   condition: string;
@@ -46,21 +46,48 @@ export class Evaluator {
     const cannot = d.undecidable.length
       ? ` Without a language model this cannot be decided: ${d.undecidable.map((u) => `"${u}"`).join(', ')} — queries it might cover stay pending for you to decide.`
       : '';
-    return { effect: d.effect, judged_by: 'interpreter', senders: d.senders, topics: d.topics, undecidable: d.undecidable, summary: `${read}.${cannot}` };
+    return {
+      effect: d.effect,
+      judged_by: 'interpreter',
+      senders: d.senders,
+      topics: d.topics,
+      undecidable: d.undecidable,
+      summary: `${read}.${cannot}`,
+    };
   }
 
   async evaluate(conditions: ConditionRow[], req: EvaluateQueryRequest): Promise<EvaluateQueryReply> {
     if (!conditions.length)
-      return { outcome: 'pending', decidedBy: 'none', condition: null, reason: 'No auto-approval conditions: waiting for a manual decision.', checks: [] };
+      return {
+        outcome: 'pending',
+        decidedBy: 'none',
+        condition: null,
+        reason: 'No auto-approval conditions: waiting for a manual decision.',
+        checks: [],
+      };
     const judge = this.judge;
-    const checks = judge === 'model' ? await this.byModel(conditions, req) : this.byInterpreter(conditions, req);
+    const checks =
+      judge === 'model' ? await this.byModel(conditions, req) : this.byInterpreter(conditions, req);
     const decidedBy = `condition:${judge}`;
     const deny = checks.find((c) => c.effect === 'deny' && c.result === 'match');
-    if (deny) return { outcome: 'rejected', decidedBy, condition: deny.condition, reason: `Rejected by "${deny.condition}": ${deny.reason}.`, checks };
+    if (deny)
+      return {
+        outcome: 'rejected',
+        decidedBy,
+        condition: deny.condition,
+        reason: `Rejected by "${deny.condition}": ${deny.reason}.`,
+        checks,
+      };
     const allow = checks.find((c) => c.effect === 'allow' && c.result === 'match');
     const doubtfulDeny = checks.find((c) => c.effect === 'deny' && c.result === 'unknown');
     if (allow && !doubtfulDeny)
-      return { outcome: 'accepted', decidedBy, condition: allow.condition, reason: `Accepted by "${allow.condition}": ${allow.reason}.`, checks };
+      return {
+        outcome: 'accepted',
+        decidedBy,
+        condition: allow.condition,
+        reason: `Accepted by "${allow.condition}": ${allow.reason}.`,
+        checks,
+      };
     const reason = doubtfulDeny
       ? `Pending: "${doubtfulDeny.condition}" might reject it but ${doubtfulDeny.reason}.`
       : checks.some((c) => c.result === 'unknown')
@@ -95,10 +122,25 @@ export class Evaluator {
       conditions.map(async (c): Promise<Check> => {
         // The rule's direction comes from its wording; the model only says whether it applies.
         const effect = c.interpretation.effect;
-        const v = await this.textgen.judge({ condition: c.sentence, question: req.question, asker, draft: req.draft.text });
+        const v = await this.textgen.judge({
+          condition: c.sentence,
+          question: req.question,
+          asker,
+          draft: req.draft.text,
+        });
         if (!v || v.reason === UNAVAILABLE_VERDICT.reason || v.reason === UNPARSABLE_VERDICT.reason)
-          return { condition: c.sentence, effect, result: 'unknown', reason: v ? v.reason : 'no language model available' };
-        return { condition: c.sentence, effect, result: v.matches ? 'match' : 'no-match', reason: `the model judged: ${v.reason}` };
+          return {
+            condition: c.sentence,
+            effect,
+            result: 'unknown',
+            reason: v ? v.reason : 'no language model available',
+          };
+        return {
+          condition: c.sentence,
+          effect,
+          result: v.matches ? 'match' : 'no-match',
+          reason: `the model judged: ${v.reason}`,
+        };
       }),
     );
   }

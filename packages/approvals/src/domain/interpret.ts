@@ -1,5 +1,5 @@
-import { HANDLE_PATTERN } from '@lore/schema';
 import { tokenize } from '@lore/kit';
+import { HANDLE_PATTERN } from '@lore/schema';
 import { type Category, TOPIC_CATEGORIES, TRAIT_CATEGORIES } from './lexicon.js';
 
 /**
@@ -35,7 +35,8 @@ export interface Facts {
  * Reject/deny/block make a deny rule (and, because an allow reading of them would share what
  * the owner meant to hold back: never, refuse, decline, "do not").
  */
-const DENY = /\b(reject|rejects|rejected|rejecting|deny|denies|denied|denying|block|blocks|blocked|blocking|never|refuse|refuses|refused|decline|declines|declined|don't|dont|do not)\b/;
+const DENY =
+  /\b(reject|rejects|rejected|rejecting|deny|denies|denied|denying|block|blocks|blocked|blocking|never|refuse|refuses|refused|decline|declines|declined|don't|dont|do not)\b/;
 
 type SegmentKind = 'head' | 'sender' | 'topic' | 'other';
 const MARKERS: Array<[string[], SegmentKind]> = [
@@ -54,32 +55,230 @@ const MARKERS: Array<[string[], SegmentKind]> = [
   [['from'], 'sender'],
   ...(
     [
-      'that', 'which', 'when', 'whenever', 'if', 'unless', 'except', 'but', 'who', 'whose', 'where', 'while', 'during',
-      'after', 'before', 'between', 'with', 'without', 'on', 'at', 'in', 'within', 'until', 'because', 'since', 'than',
+      'that',
+      'which',
+      'when',
+      'whenever',
+      'if',
+      'unless',
+      'except',
+      'but',
+      'who',
+      'whose',
+      'where',
+      'while',
+      'during',
+      'after',
+      'before',
+      'between',
+      'with',
+      'without',
+      'on',
+      'at',
+      'in',
+      'within',
+      'until',
+      'because',
+      'since',
+      'than',
     ] as const
   ).map((w): [string[], SegmentKind] => [[w], 'other']),
 ];
 
-const PREPOSITIONS = new Set(['on', 'at', 'in', 'within', 'with', 'without', 'between', 'during', 'after', 'before', 'until', 'since', 'than']);
-const VERBS = new Set([
-  'allow', 'allows', 'accept', 'accepts', 'approve', 'approves', 'auto', 'automatically', 'always', 'share', 'answer',
-  'permit', 'let', 'through', 'reply', 'respond', 'reject', 'rejects', 'deny', 'denies', 'block', 'blocks', 'never',
-  'refuse', 'decline', 'do', 'not', "don't", 'dont', 'please', 'release', 'send', 'pass',
+const PREPOSITIONS = new Set([
+  'on',
+  'at',
+  'in',
+  'within',
+  'with',
+  'without',
+  'between',
+  'during',
+  'after',
+  'before',
+  'until',
+  'since',
+  'than',
 ]);
-const QUANTIFIERS = new Set(['all', 'any', 'every', 'each', 'the', 'a', 'an', 'only', 'my', 'their', 'these', 'those']);
-const OBJECTS = new Set(['question', 'questions', 'query', 'queries', 'request', 'requests', 'message', 'messages', 'answers', 'ask', 'asks']);
-const FILLER = new Set([...VERBS, ...QUANTIFIERS, ...OBJECTS, 'to', 'me', 'i', 'be', 'is', 'are', 'it', 'them', 'everything', 'anything', 'always', 'also', 'for', 'of', 'and', ',']);
+const VERBS = new Set([
+  'allow',
+  'allows',
+  'accept',
+  'accepts',
+  'approve',
+  'approves',
+  'auto',
+  'automatically',
+  'always',
+  'share',
+  'answer',
+  'permit',
+  'let',
+  'through',
+  'reply',
+  'respond',
+  'reject',
+  'rejects',
+  'deny',
+  'denies',
+  'block',
+  'blocks',
+  'never',
+  'refuse',
+  'decline',
+  'do',
+  'not',
+  "don't",
+  'dont',
+  'please',
+  'release',
+  'send',
+  'pass',
+]);
+const QUANTIFIERS = new Set([
+  'all',
+  'any',
+  'every',
+  'each',
+  'the',
+  'a',
+  'an',
+  'only',
+  'my',
+  'their',
+  'these',
+  'those',
+]);
+const OBJECTS = new Set([
+  'question',
+  'questions',
+  'query',
+  'queries',
+  'request',
+  'requests',
+  'message',
+  'messages',
+  'answers',
+  'ask',
+  'asks',
+]);
+const FILLER = new Set([
+  ...VERBS,
+  ...QUANTIFIERS,
+  ...OBJECTS,
+  'to',
+  'me',
+  'i',
+  'be',
+  'is',
+  'are',
+  'it',
+  'them',
+  'everything',
+  'anything',
+  'always',
+  'also',
+  'for',
+  'of',
+  'and',
+  ',',
+]);
 const ANYONE = new Set(['anyone', 'anybody', 'everyone', 'everybody', 'all', 'any', 'anywhere', 'whoever']);
 const GENERIC_SENDERS = new Set([
-  'user', 'users', 'agent', 'agents', 'people', 'peer', 'peers', 'member', 'members', 'folks', 'asker', 'askers',
-  'sender', 'senders', 'account', 'accounts', 'person', 'persons', 'one', 'ones',
+  'user',
+  'users',
+  'agent',
+  'agents',
+  'people',
+  'peer',
+  'peers',
+  'member',
+  'members',
+  'folks',
+  'asker',
+  'askers',
+  'sender',
+  'senders',
+  'account',
+  'accounts',
+  'person',
+  'persons',
+  'one',
+  'ones',
 ]);
-const TOPIC_LEAD = new Set(['the', 'topic', 'topics', 'subject', 'subjects', 'of', 'field', 'fields', 'area', 'areas', 'like', 'such', 'as', 'things', 'any', 'all']);
-const TOPIC_TAIL = new Set(['topic', 'topics', 'subject', 'subjects', 'matter', 'matters', 'things', 'stuff', 'area', 'areas', 'field', 'fields', 'question', 'questions', 'query', 'queries', 'issue', 'issues']);
+const TOPIC_LEAD = new Set([
+  'the',
+  'topic',
+  'topics',
+  'subject',
+  'subjects',
+  'of',
+  'field',
+  'fields',
+  'area',
+  'areas',
+  'like',
+  'such',
+  'as',
+  'things',
+  'any',
+  'all',
+]);
+const TOPIC_TAIL = new Set([
+  'topic',
+  'topics',
+  'subject',
+  'subjects',
+  'matter',
+  'matters',
+  'things',
+  'stuff',
+  'area',
+  'areas',
+  'field',
+  'fields',
+  'question',
+  'questions',
+  'query',
+  'queries',
+  'issue',
+  'issues',
+]);
 /** A sender phrase with these ("people I trust") describes a relation, not a profile trait. */
-const PRONOUNS = new Set(['i', 'me', 'my', 'we', 'our', 'us', 'you', 'your', 'they', 'them', 'their', 'he', 'she', 'him', 'her']);
+const PRONOUNS = new Set([
+  'i',
+  'me',
+  'my',
+  'we',
+  'our',
+  'us',
+  'you',
+  'your',
+  'they',
+  'them',
+  'their',
+  'he',
+  'she',
+  'him',
+  'her',
+]);
 const CONNECTORS = new Set([',', 'and', 'or', '&', '/', 'plus']);
-const STOP = new Set(['the', 'a', 'an', 'of', 'in', 'on', 'for', 'to', 'with', 'its', 'their', 'new', 'latest', 'recent']);
+const STOP = new Set([
+  'the',
+  'a',
+  'an',
+  'of',
+  'in',
+  'on',
+  'for',
+  'to',
+  'with',
+  'its',
+  'their',
+  'new',
+  'latest',
+  'recent',
+]);
 
 /** Crude stemming, the same on both sides of a comparison: singular and plural meet. */
 export function stem(token: string): string {
@@ -90,7 +289,12 @@ export function stem(token: string): string {
   return t;
 }
 
-const singular = (w: string) => (w.length > 4 && w.endsWith('ies') ? `${w.slice(0, -3)}y` : w.length > 3 && w.endsWith('s') && !/(?:ss|us|is)$/.test(w) ? w.slice(0, -1) : w);
+const singular = (w: string) =>
+  w.length > 4 && w.endsWith('ies')
+    ? `${w.slice(0, -3)}y`
+    : w.length > 3 && w.endsWith('s') && !/(?:ss|us|is)$/.test(w)
+      ? w.slice(0, -1)
+      : w;
 
 function words(sentence: string): string[] {
   return (
@@ -111,7 +315,10 @@ function splitItems(ws: string[]): string[][] {
 }
 
 function categoryMatcher(label: string, c: Category): Matcher {
-  return { label: `${label} (${c.terms.slice(0, 6).join(', ')}${c.terms.length > 6 ? ', …' : ''})`, groups: [c.terms] };
+  return {
+    label: `${label} (${c.terms.slice(0, 6).join(', ')}${c.terms.length > 6 ? ', …' : ''})`,
+    groups: [c.terms],
+  };
 }
 
 function matcherFor(ws: string[], lexicon: Record<string, Category>): Matcher {
@@ -135,7 +342,9 @@ export function interpret(sentence: string, isHandle: (h: string) => boolean = (
     undecidable: [],
   };
   const ws = words(sentence);
-  const segments: Array<{ kind: SegmentKind; marker: string; words: string[] }> = [{ kind: 'head', marker: '', words: [] }];
+  const segments: Array<{ kind: SegmentKind; marker: string; words: string[] }> = [
+    { kind: 'head', marker: '', words: [] },
+  ];
   for (let i = 0; i < ws.length; ) {
     const hit = MARKERS.find(([m]) => m.every((w, k) => ws[i + k] === w));
     // Inside a topic, prepositions belong to the phrase ("advances in quantum computing").
@@ -149,22 +358,35 @@ export function interpret(sentence: string, isHandle: (h: string) => boolean = (
     }
   }
 
-  segments.forEach((seg, idx) => {
-    if (seg.kind === 'head') return readHead(seg.words, out);
-    if (seg.kind === 'topic') return readTopics(seg.words, out, `${seg.marker} ${seg.words.join(' ')}`);
-    if (seg.kind === 'sender') return readSenders(seg.words, out, isHandle);
+  for (const [idx, seg] of segments.entries()) {
+    if (seg.kind === 'head') {
+      readHead(seg.words, out);
+      continue;
+    }
+    if (seg.kind === 'topic') {
+      readTopics(seg.words, out, `${seg.marker} ${seg.words.join(' ')}`);
+      continue;
+    }
+    if (seg.kind === 'sender') {
+      readSenders(seg.words, out, isHandle);
+      continue;
+    }
     // "from users who are academics": the trait comes after the generic noun.
     const prev = segments[idx - 1];
-    if ((seg.marker === 'who' || seg.marker === 'that') && prev?.kind === 'sender' && ['are', 'is'].includes(seg.words[0] ?? '')) {
+    if (
+      (seg.marker === 'who' || seg.marker === 'that') &&
+      prev?.kind === 'sender' &&
+      ['are', 'is'].includes(seg.words[0] ?? '')
+    ) {
       const trait = seg.words.slice(1).filter((w) => !QUANTIFIERS.has(w));
       if (trait.length) {
         out.senders.traits.push(matcherFor(trait.map(singular), TRAIT_CATEGORIES));
-        return;
+        continue;
       }
     }
     const text = [seg.marker, ...seg.words].join(' ').trim();
     if (seg.words.some((w) => !FILLER.has(w))) out.undecidable.push(text);
-  });
+  }
   return out;
 }
 
@@ -185,7 +407,8 @@ function readTopics(ws: string[], out: Interpretation, original: string) {
   const items = splitItems(ws.slice(start, end)).map((item) => item.filter((w) => !STOP.has(w)));
   const usable = items.filter((i) => i.length > 0);
   if (!usable.length) {
-    if (ws.some((w) => !FILLER.has(w) && !TOPIC_LEAD.has(w) && !TOPIC_TAIL.has(w))) out.undecidable.push(original.trim());
+    if (ws.some((w) => !FILLER.has(w) && !TOPIC_LEAD.has(w) && !TOPIC_TAIL.has(w)))
+      out.undecidable.push(original.trim());
     return;
   }
   for (const item of usable) out.topics.push(matcherFor(item, TOPIC_CATEGORIES));
@@ -250,24 +473,40 @@ export function evaluate(i: Interpretation, f: Facts): { result: Tri; reason: st
   if (handles.length || traits.length) {
     if (handles.includes(asker)) parts.push({ result: 'match', reason: `the asker is @${asker}` });
     else if (traits.length && !f.profile)
-      parts.push({ result: 'unknown', reason: `the profile of @${asker} is unavailable, so ${traits.map((t) => t.label).join(', ')} cannot be checked` });
+      parts.push({
+        result: 'unknown',
+        reason: `the profile of @${asker} is unavailable, so ${traits.map((t) => t.label).join(', ')} cannot be checked`,
+      });
     else if (traits.length && f.profile) {
       const p = f.profile;
       const have = stems([p.displayName, p.bio, ...p.skills, ...p.interests]);
       const hit = traits.map((t) => ({ t, words: found(t, have) })).find((x) => x.words);
-      if (hit) parts.push({ result: 'match', reason: `the profile of @${asker} mentions ${hit.words!.join(', ')}` });
+      if (hit)
+        parts.push({ result: 'match', reason: `the profile of @${asker} mentions ${hit.words!.join(', ')}` });
       else
         parts.push({
           result: 'no-match',
           reason: `@${asker} is not ${[...handles.map((h) => `@${h}`), ...traits.map((t) => t.label)].join(' or ')}`,
         });
-    } else parts.push({ result: 'no-match', reason: `@${asker} is not ${handles.map((h) => `@${h}`).join(' or ')}` });
+    } else
+      parts.push({
+        result: 'no-match',
+        reason: `@${asker} is not ${handles.map((h) => `@${h}`).join(' or ')}`,
+      });
   }
   if (i.topics.length) {
     const have = stems([f.question, ...f.sources, ...f.excerpts]);
     const hit = i.topics.map((t) => ({ t, words: found(t, have) })).find((x) => x.words);
-    if (hit) parts.push({ result: 'match', reason: `the question is about ${hit.words!.join(' ')} (${hit.t.label.split(' (')[0]})` });
-    else parts.push({ result: 'no-match', reason: `the question is not about ${i.topics.map((t) => t.label.split(' (')[0]).join(' or ')}` });
+    if (hit)
+      parts.push({
+        result: 'match',
+        reason: `the question is about ${hit.words!.join(' ')} (${hit.t.label.split(' (')[0]})`,
+      });
+    else
+      parts.push({
+        result: 'no-match',
+        reason: `the question is not about ${i.topics.map((t) => t.label.split(' (')[0]).join(' or ')}`,
+      });
   }
   for (const u of i.undecidable)
     parts.push({ result: 'unknown', reason: `"${u}" cannot be decided without a language model` });

@@ -15,6 +15,9 @@ export const cqAcceptQuery = tool({
   async handler({ id }, { ports, agent }) {
     const r = await decideManually(ports, agent, id, 'accepted', `Accepted by @${agent.handle}.`);
     const content = `Question '${r.question}' has been accepted.`;
-    return { text: `${content} The answer was sent to @${r.askerHandle}.`, data: { content, id: r.queryId, status: 'accepted' as const } };
+    return {
+      text: `${content} The answer was sent to @${r.askerHandle}.`,
+      data: { content, id: r.queryId, status: 'accepted' as const },
+    };
   },
 });

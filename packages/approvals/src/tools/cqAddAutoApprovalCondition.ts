@@ -19,6 +19,9 @@ export const cqAddAutoApprovalCondition = tool({
     const row = await ports.conditions.add(agent.id, sentence, interpretation);
     const understood = ports.evaluator.understand(interpretation);
     const content = `Condition added successfully: ${row.sentence}`;
-    return { text: `${content}\nUnderstood as: ${understood.summary}`, data: { content, condition: row.sentence, understood_as: understood } };
+    return {
+      text: `${content}\nUnderstood as: ${understood.summary}`,
+      data: { content, condition: row.sentence, understood_as: understood },
+    };
   },
 });

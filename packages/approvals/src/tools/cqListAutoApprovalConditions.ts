@@ -4,7 +4,8 @@ import { tool } from '../ports.js';
 export const cqListAutoApprovalConditions = tool({
   name: 'cqListAutoApprovalConditions',
   title: 'List your auto-approval conditions',
-  description: 'Your auto-approval conditions, oldest first, each with how it is understood (allow or deny, which senders and topics).',
+  description:
+    'Your auto-approval conditions, oldest first, each with how it is understood (allow or deny, which senders and topics).',
   input: ListConditionsInput,
   output: ListConditionsOutput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

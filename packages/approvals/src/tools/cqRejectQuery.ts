@@ -13,8 +13,17 @@ export const cqRejectQuery = tool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   rateClass: 'write',
   async handler({ id, reason }, { ports, agent }) {
-    const r = await decideManually(ports, agent, id, 'rejected', reason ? `Rejected by @${agent.handle}: ${reason}` : `Rejected by @${agent.handle}.`);
+    const r = await decideManually(
+      ports,
+      agent,
+      id,
+      'rejected',
+      reason ? `Rejected by @${agent.handle}: ${reason}` : `Rejected by @${agent.handle}.`,
+    );
     const content = `Question '${r.question}' has been rejected.`;
-    return { text: `${content} @${r.askerHandle} was told you declined.`, data: { content, id: r.queryId, status: 'rejected' as const } };
+    return {
+      text: `${content} @${r.askerHandle} was told you declined.`,
+      data: { content, id: r.queryId, status: 'rejected' as const },
+    };
   },
 });

@@ -143,6 +143,7 @@ export class DenRepository {
       description: den.description,
       category: den.category,
       owner: den.ownerHandle,
+      untrusted: den.ownerId !== null,
       members: memberCount,
       postsToday,
       createdAt: new Date(den.createdAt).toISOString(),

@@ -44,14 +44,24 @@ export class Delivery {
 
   private async admissible(
     event: EventEnvelope,
-    m: { questionId: string; askerId: string; askerHandle: string; recipientId: string; recipientHandle: string },
+    m: {
+      questionId: string;
+      askerId: string;
+      askerHandle: string;
+      recipientId: string;
+      recipientHandle: string;
+    },
   ): Promise<boolean> {
     const check = await this.d.network.check(event, { handle: m.recipientHandle, id: m.recipientId });
     if (!check.ok) return false;
     // Every node hears every answer; only the asker's node keeps it.
     if (!(await this.d.network.hostedHere(m.askerHandle, m.askerId))) return false;
     if (!(await this.d.questions.wasSent(m.questionId, m.askerId, m.recipientId))) {
-      this.d.network.drop(event, 'unsolicited', `@${m.askerHandle} never sent ${m.questionId} to @${m.recipientHandle}`);
+      this.d.network.drop(
+        event,
+        'unsolicited',
+        `@${m.askerHandle} never sent ${m.questionId} to @${m.recipientHandle}`,
+      );
       return false;
     }
     return true;

@@ -67,7 +67,8 @@ export class Intake {
       this.d.outbox.wake();
       row = await this.d.received.get(q.questionId, recipient.id);
     }
-    if (row && row.status === 'pending' && row.evaluatedAt === null && row.draftText) await this.evaluate(row);
+    if (row && row.status === 'pending' && row.evaluatedAt === null && row.draftText)
+      await this.evaluate(row);
   }
 
   /** Ask the recipient's approvals what its conditions say, and apply it. */
@@ -91,10 +92,18 @@ export class Intake {
           { timeoutMs: 60_000 },
         ),
       );
-      decision = { outcome: reply.outcome, decidedBy: reply.decidedBy, condition: reply.condition, reason: reply.reason };
+      decision = {
+        outcome: reply.outcome,
+        decidedBy: reply.decidedBy,
+        condition: reply.condition,
+        reason: reply.reason,
+      };
     } catch (err) {
       // Without an answer from approvals nothing is released: the query waits for its recipient.
-      this.d.log.warn({ err: (err as Error).message, queryId: row.id }, 'auto-approval unavailable; query stays pending');
+      this.d.log.warn(
+        { err: (err as Error).message, queryId: row.id },
+        'auto-approval unavailable; query stays pending',
+      );
       decision = {
         outcome: 'pending',
         decidedBy: 'none',

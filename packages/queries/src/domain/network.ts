@@ -31,8 +31,12 @@ export class Network {
   }
 
   /** The handles' records; `missing` lists the handles nobody holds. */
-  async resolve(handles: string[]): Promise<{ found: Array<{ handle: string } & HandleRecord>; missing: string[] }> {
-    const records = await Promise.all(handles.map(async (handle) => ({ handle, record: await this.lookup(handle) })));
+  async resolve(
+    handles: string[],
+  ): Promise<{ found: Array<{ handle: string } & HandleRecord>; missing: string[] }> {
+    const records = await Promise.all(
+      handles.map(async (handle) => ({ handle, record: await this.lookup(handle) })),
+    );
     return {
       found: records.flatMap((r) => (r.record ? [{ handle: r.handle, ...r.record }] : [])),
       missing: records.filter((r) => !r.record).map((r) => r.handle),
@@ -51,20 +55,32 @@ export class Network {
   }
 
   /** Signature valid, produced by the expected service, and the sender agent hosted by the signer. */
-  async check(envelope: SignedEnvelope, sender: { handle: string; id: string }, service = 'queries'): Promise<CheckOutcome> {
+  async check(
+    envelope: SignedEnvelope,
+    sender: { handle: string; id: string },
+    service = 'queries',
+  ): Promise<CheckOutcome> {
     const v = await verifyEnvelope(envelope, this.directory);
     if (!v.ok) return this.refuse(envelope, reasonOf(v.reason), v.reason);
-    if (envelope.producer.service !== service) return this.refuse(envelope, 'wrong-service', envelope.producer.service);
+    if (envelope.producer.service !== service)
+      return this.refuse(envelope, 'wrong-service', envelope.producer.service);
     const held = await this.lookup(sender.handle);
     if (!held || held.agentId !== sender.id || held.node !== v.node)
-      return this.refuse(envelope, 'sender-not-hosted-by-signer', `@${sender.handle} is not hosted by ${v.node}`);
+      return this.refuse(
+        envelope,
+        'sender-not-hosted-by-signer',
+        `@${sender.handle} is not hosted by ${v.node}`,
+      );
     return { ok: true, node: v.node };
   }
 
   /** Count and log an envelope that is refused. */
   drop(envelope: SignedEnvelope, reason: DropReason, detail = ''): void {
     this.onDrop(reason);
-    this.log.warn({ eventId: envelope.id, subject: envelope.subject, producer: envelope.producer, reason, detail }, 'envelope dropped');
+    this.log.warn(
+      { eventId: envelope.id, subject: envelope.subject, producer: envelope.producer, reason, detail },
+      'envelope dropped',
+    );
   }
 
   private refuse(envelope: SignedEnvelope, reason: DropReason, detail: string): CheckOutcome {

@@ -1,7 +1,7 @@
 import type { Database, Outbox, Transaction } from '@lore/kit';
 import { ftsMatchQuery } from '@lore/kit';
 import type { AnswerCitation, AskerProfile, PeerStatus } from '@lore/schema';
-import { AnswerShared, QUERY_ID_PATTERN, QuestionAsked } from '@lore/schema';
+import { type AnswerShared, QUERY_ID_PATTERN, QuestionAsked } from '@lore/schema';
 import { and, asc, count, desc, eq, gte, inArray, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import * as tables from '../tables.js';
@@ -92,7 +92,9 @@ export class QuestionRepository {
     const exact = await this.db
       .select()
       .from(questions)
-      .where(and(eq(questions.askerId, askerId), sql`lower(trim(${questions.question})) = ${text.toLowerCase()}`))
+      .where(
+        and(eq(questions.askerId, askerId), sql`lower(trim(${questions.question})) = ${text.toLowerCase()}`),
+      )
       .orderBy(desc(questions.askedAt))
       .limit(1);
     if (exact[0]) return { row: exact[0], matchedBy: 'exact' };
@@ -119,7 +121,11 @@ export class QuestionRepository {
 
   /** Every question of the asker, newest first. */
   async listByAsker(askerId: string): Promise<QuestionRow[]> {
-    return this.db.select().from(questions).where(eq(questions.askerId, askerId)).orderBy(desc(questions.askedAt));
+    return this.db
+      .select()
+      .from(questions)
+      .where(eq(questions.askerId, askerId))
+      .orderBy(desc(questions.askedAt));
   }
 
   /** Per-peer status; a peer still at `sent` after the question's expiry shows as `expired`. */
@@ -137,12 +143,20 @@ export class QuestionRepository {
   }
 
   async answers(questionId: string): Promise<AnswerRow[]> {
-    return this.db.select().from(answers).where(eq(answers.questionId, questionId)).orderBy(asc(answers.receivedAt));
+    return this.db
+      .select()
+      .from(answers)
+      .where(eq(answers.questionId, questionId))
+      .orderBy(asc(answers.receivedAt));
   }
 
   async answersFor(questionIds: string[]): Promise<AnswerRow[]> {
     if (!questionIds.length) return [];
-    return this.db.select().from(answers).where(inArray(answers.questionId, questionIds)).orderBy(asc(answers.receivedAt));
+    return this.db
+      .select()
+      .from(answers)
+      .where(inArray(answers.questionId, questionIds))
+      .orderBy(asc(answers.receivedAt));
   }
 
   /** Was this question really sent by this asker to this peer? */
@@ -151,13 +165,20 @@ export class QuestionRepository {
       .select({ id: questions.id })
       .from(questions)
       .innerJoin(questionPeers, eq(questionPeers.questionId, questions.id))
-      .where(and(eq(questions.id, questionId), eq(questions.askerId, askerId), eq(questionPeers.peerId, peerId)))
+      .where(
+        and(eq(questions.id, questionId), eq(questions.askerId, askerId), eq(questionPeers.peerId, peerId)),
+      )
       .limit(1);
     return rows.length > 0;
   }
 
   /** Keep the newest revision of a peer's answer and mark the peer answered. */
-  async storeAnswer(tx: Transaction, a: z.output<typeof AnswerShared.payload>, eventId: string, at: number): Promise<boolean> {
+  async storeAnswer(
+    tx: Transaction,
+    a: z.output<typeof AnswerShared.payload>,
+    eventId: string,
+    at: number,
+  ): Promise<boolean> {
     const [held] = await tx
       .select({ revision: answers.revision })
       .from(answers)
@@ -212,9 +233,13 @@ export class QuestionRepository {
     const n = async (q: Promise<Array<{ n: number }>>) => Number((await q)[0]?.n ?? 0);
     return {
       questionsAsked: await n(this.db.select({ n: count() }).from(questions)),
-      questionsAskedToday: await n(this.db.select({ n: count() }).from(questions).where(gte(questions.askedAt, since))),
+      questionsAskedToday: await n(
+        this.db.select({ n: count() }).from(questions).where(gte(questions.askedAt, since)),
+      ),
       answersReceived: await n(this.db.select({ n: count() }).from(answers)),
-      answersReceivedToday: await n(this.db.select({ n: count() }).from(answers).where(gte(answers.receivedAt, since))),
+      answersReceivedToday: await n(
+        this.db.select({ n: count() }).from(answers).where(gte(answers.receivedAt, since)),
+      ),
     };
   }
 }

@@ -51,8 +51,13 @@ export class ReceivedRepository {
       where: and(eq(receivedQueries.id, id), ne(receivedQueries.recipientId, recipientId)),
       columns: { id: true },
     });
-    if (other) throw forbidden(`Query '${id}' is addressed to another agent; you can only ${verb} queries addressed to you.`);
-    throw notFound(`No query '${id}' addressed to you. List yours with cqListRequestedQueries.`, { field: 'id' });
+    if (other)
+      throw forbidden(
+        `Query '${id}' is addressed to another agent; you can only ${verb} queries addressed to you.`,
+      );
+    throw notFound(`No query '${id}' addressed to you. List yours with cqListRequestedQueries.`, {
+      field: 'id',
+    });
   }
 
   /**
@@ -172,10 +177,17 @@ export class ReceivedRepository {
    * No knowledge: the recipient's own answer becomes a pending draft. Accepted: the revision
    * goes to the asker at once. Rejected: refused.
    */
-  async edit(id: string, recipientId: string, text: string, editor: string): Promise<{ row: ReceivedRow; sent: boolean }> {
+  async edit(
+    id: string,
+    recipientId: string,
+    text: string,
+    editor: string,
+  ): Promise<{ row: ReceivedRow; sent: boolean }> {
     const row = await this.mine(id, recipientId, 'edit');
     if (row.status === 'rejected')
-      throw conflict(`Query '${id}' was rejected; its answer can no longer be edited.`, { field: 'query_id' });
+      throw conflict(`Query '${id}' was rejected; its answer can no longer be edited.`, {
+        field: 'query_id',
+      });
     return this.outbox.transaction(async (tx, emit) => {
       const t = this.now();
       const accepted = row.status === 'accepted';
@@ -211,7 +223,10 @@ export class ReceivedRepository {
     });
   }
 
-  async list(recipientId: string, filter: { status?: ReceivedStatus; from?: string }): Promise<ReceivedRow[]> {
+  async list(
+    recipientId: string,
+    filter: { status?: ReceivedStatus; from?: string },
+  ): Promise<ReceivedRow[]> {
     const where = [eq(receivedQueries.recipientId, recipientId)];
     if (filter.status) where.push(eq(receivedQueries.status, filter.status));
     if (filter.from) where.push(eq(receivedQueries.askerHandle, filter.from));
@@ -269,7 +284,9 @@ export class ReceivedRepository {
         ...base,
         text: row.draftText,
         citations: row.citations,
-        strategy: row.edited ? 'manual' : ((row.strategy ?? 'manual') as 'endpoint' | 'sampling' | 'extractive' | 'manual'),
+        strategy: row.edited
+          ? 'manual'
+          : ((row.strategy ?? 'manual') as 'endpoint' | 'sampling' | 'extractive' | 'manual'),
         revision: Math.max(1, row.revision),
         sharedAt: new Date(this.now()).toISOString(),
       });

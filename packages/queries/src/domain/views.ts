@@ -47,7 +47,8 @@ export function peerView(p: PeerView) {
 }
 
 /** Peers that may still answer. */
-export const stillPending = (peers: Array<{ status: PeerStatus }>) => peers.filter((p) => p.status === 'sent').length;
+export const stillPending = (peers: Array<{ status: PeerStatus }>) =>
+  peers.filter((p) => p.status === 'sent').length;
 
 /** One line per peer: `@bob answered, @carol no-knowledge`. */
 export function peerLine(peers: PeerView[]): string {

@@ -7,4 +7,6 @@ import type { Intake } from '../domain/intake.js';
  * recipients it hosts.
  */
 export const onQuestionAsked = (intake: Intake) => (bus: EventBus) =>
-  bus.subscribe({ consumer: intake.consumer, subjects: [QuestionAsked.subject] }, (event) => intake.handle(event));
+  bus.subscribe({ consumer: intake.consumer, subjects: [QuestionAsked.subject] }, (event) =>
+    intake.handle(event),
+  );

@@ -3,7 +3,11 @@ import type { QuestionRepository } from '../domain/questions.js';
 import type { ReceivedRepository } from '../domain/received.js';
 
 /** This node's query figures (and calls today), for platform_stats. */
-export const statsHandler = (questions: QuestionRepository, received: ReceivedRepository, totalCalls: () => Promise<number>) =>
+export const statsHandler = (
+  questions: QuestionRepository,
+  received: ReceivedRepository,
+  totalCalls: () => Promise<number>,
+) =>
   statsResponder({
     service: 'queries',
     totalCalls,

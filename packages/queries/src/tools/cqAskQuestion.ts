@@ -16,19 +16,28 @@ export const cqAskQuestion = tool({
   rateClass: 'write',
   async handler({ question, peers }, { ports, agent }) {
     const wanted = [...new Set(peers)];
-    if (wanted.includes(agent.handle)) throw invalid('peers', 'must not include yourself', 'You cannot ask yourself: remove your own handle from peers.');
+    if (wanted.includes(agent.handle))
+      throw invalid(
+        'peers',
+        'must not include yourself',
+        'You cannot ask yourself: remove your own handle from peers.',
+      );
     const broadcast = wanted.length === 0;
     let targets: Array<{ handle: string; agentId: string; node: string }>;
     if (broadcast) {
       targets = await ports.network.everyoneExcept(agent.id);
-      if (targets.length === 0) throw notFound('No other agents on the network to ask yet.', { field: 'peers' });
+      if (targets.length === 0)
+        throw notFound('No other agents on the network to ask yet.', { field: 'peers' });
     } else {
       const { found, missing } = await ports.network.resolve(wanted);
       if (missing.length)
-        throw notFound(`Unknown peer${missing.length > 1 ? 's' : ''}: ${missing.map((h) => `@${h}`).join(', ')}. Find agents with agent_search.`, {
-          field: 'peers',
-          peers: missing,
-        });
+        throw notFound(
+          `Unknown peer${missing.length > 1 ? 's' : ''}: ${missing.map((h) => `@${h}`).join(', ')}. Find agents with agent_search.`,
+          {
+            field: 'peers',
+            peers: missing,
+          },
+        );
       targets = found;
     }
     const id = newQueryId();

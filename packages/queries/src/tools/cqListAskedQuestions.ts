@@ -16,7 +16,9 @@ export const cqListAskedQuestions = tool({
   async handler({ status, limit, offset }, { ports, agent }) {
     const now = ports.now();
     const all = await ports.questions.listByAsker(agent.id);
-    const withPeers = await Promise.all(all.map(async (q) => ({ q, peers: await ports.questions.peers(q, now) })));
+    const withPeers = await Promise.all(
+      all.map(async (q) => ({ q, peers: await ports.questions.peers(q, now) })),
+    );
     const matching = status ? withPeers.filter((x) => x.peers.some((p) => p.status === status)) : withPeers;
     const page = matching.slice(offset, offset + limit);
     const answers = await ports.questions.answersFor(page.map((x) => x.q.id));
@@ -30,10 +32,17 @@ export const cqListAskedQuestions = tool({
       answers: answers.filter((a) => a.questionId === q.id).map(answerView),
     }));
     if (!questions.length)
-      return { text: matching.length ? 'No more questions on this page.' : 'You have not asked any questions yet.', data: { questions, total: matching.length } };
+      return {
+        text: matching.length ? 'No more questions on this page.' : 'You have not asked any questions yet.',
+        data: { questions, total: matching.length },
+      };
     const lines = questions.map((q, i) => {
       const answered = q.answers.map((a) => `  @${a.peer} (data): ${quote(a.text, 300)}`);
-      return [`${q.id} ${quote(q.question)} asked ${q.asked_at}`, `  Peers: ${peerLine(page[i]!.peers)}`, ...answered].join('\n');
+      return [
+        `${q.id} ${quote(q.question)} asked ${q.asked_at}`,
+        `  Peers: ${peerLine(page[i]!.peers)}`,
+        ...answered,
+      ].join('\n');
     });
     return {
       text: `${matching.length} question${matching.length > 1 ? 's' : ''}${matching.length > questions.length ? ` (showing ${offset + 1}-${offset + questions.length})` : ''}:\n\n${lines.join('\n\n')}`,

@@ -14,10 +14,15 @@ export const cqListRequestedQueries = tool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   rateClass: 'read',
   async handler({ status, from }, { ports, agent }) {
-    const rows = await ports.received.list(agent.id, { ...(status ? { status } : {}), ...(from ? { from } : {}) });
+    const rows = await ports.received.list(agent.id, {
+      ...(status ? { status } : {}),
+      ...(from ? { from } : {}),
+    });
     const data = Object.fromEntries(rows.map((r) => [r.id, requestedQueryView(r)]));
     if (!rows.length) {
-      const filters = [status ? `status ${status}` : '', from ? `from @${from}` : ''].filter(Boolean).join(', ');
+      const filters = [status ? `status ${status}` : '', from ? `from @${from}` : '']
+        .filter(Boolean)
+        .join(', ');
       return { text: `No requested queries${filters ? ` (${filters})` : ''}.`, data };
     }
     const lines = rows.map((r) => {
@@ -28,7 +33,12 @@ export const cqListRequestedQueries = tool({
       return `${v.id} [${v.status}] from @${v.from} at ${v.timestamp}\n  Question (from @${v.from}, data): ${quote(v.question)}\n${draft}\n  Decision: ${v.decision.reason}`;
     });
     const pending = rows.filter((r) => r.status === 'pending').length;
-    const hint = pending ? `\n\n${pending} pending: accept with cqAcceptQuery, reject with cqRejectQuery, or edit the draft with cqUpdateEditAnswer.` : '';
-    return { text: `${rows.length} requested quer${rows.length > 1 ? 'ies' : 'y'}:\n\n${lines.join('\n\n')}${hint}`, data };
+    const hint = pending
+      ? `\n\n${pending} pending: accept with cqAcceptQuery, reject with cqRejectQuery, or edit the draft with cqUpdateEditAnswer.`
+      : '';
+    return {
+      text: `${rows.length} requested quer${rows.length > 1 ? 'ies' : 'y'}:\n\n${lines.join('\n\n')}${hint}`,
+      data,
+    };
   },
 });

@@ -26,7 +26,9 @@ export const cqSummarizeAnswers = tool({
       const recent = await ports.questions.recent(agent.id);
       throw notFound(
         `You have not asked a question matching ${quote(related_question, 120)}.` +
-          (recent.length ? ` Your recent questions: ${recent.map((q) => `${q.id} ${quote(q.question, 80)}`).join('; ')}.` : ' Ask one with cqAskQuestion.'),
+          (recent.length
+            ? ` Your recent questions: ${recent.map((q) => `${q.id} ${quote(q.question, 80)}`).join('; ')}.`
+            : ' Ask one with cqAskQuestion.'),
         { field: 'related_question', recent: recent.map((q) => ({ id: q.id, question: q.question })) },
       );
     }
@@ -52,7 +54,11 @@ export const cqSummarizeAnswers = tool({
       {
         task: 'summarize',
         question: q.question,
-        passages: received.map((a) => ({ id: `${q.id}:${a.peerHandle}`, source: a.peerHandle, text: a.text })),
+        passages: received.map((a) => ({
+          id: `${q.id}:${a.peerHandle}`,
+          source: a.peerHandle,
+          text: a.text,
+        })),
         detailed: detailed_answer === 1,
       },
       { ...(sampling ? { sampling } : {}), signal },

@@ -6,7 +6,19 @@ import type { ActivityLog } from './activity.js';
 import { type Candidate, LEVEL_RANK, type Match, rank, skillMatches } from './discovery.js';
 
 const { agents } = tables;
-type Row = typeof agents.$inferSelect;
+
+/** The columns discovery and skill search read (not email, capabilities or links). */
+const columns = {
+  id: agents.id,
+  handle: agents.handle,
+  displayName: agents.displayName,
+  bio: agents.bio,
+  skills: agents.skills,
+  interests: agents.interests,
+  lastActiveAt: agents.lastActiveAt,
+};
+export type DirectoryRow = { [K in keyof typeof columns]: (typeof agents.$inferSelect)[K] };
+type Row = DirectoryRow;
 
 export interface SkillHit {
   row: Row;
@@ -22,7 +34,7 @@ export class Directory {
 
   private async rows(): Promise<Row[]> {
     // A node's agents fit in memory; JSON skill lists are easier matched here than in SQL.
-    return this.db.select().from(agents).orderBy(agents.handle);
+    return this.db.select(columns).from(agents).orderBy(agents.handle);
   }
 
   async discover(callerId: string, goal: Parameters<typeof rank>[2], topic: string | undefined) {

@@ -64,13 +64,24 @@ export function weightsFor(goal: DiscoveryGoal, hasTopic: boolean): Record<strin
 
 const stem = (t: string) => (t.length > 3 && t.endsWith('s') && !t.endsWith('ss') ? t.slice(0, -1) : t);
 
-/** Content words of a text, crudely singularised so "transformers" meets "transformer". */
-export function terms(text: string): Set<string> {
-  return new Set(tokenize(text).filter(isContentTerm).map(stem));
+const termCache = new Map<string, ReadonlySet<string>>();
+
+/**
+ * Content words of a text, crudely singularised so "transformers" meets "transformer".
+ * Memoised: discovery compares the same labels thousands of times per call.
+ */
+export function terms(text: string): ReadonlySet<string> {
+  const hit = termCache.get(text);
+  if (hit) return hit;
+  const out = new Set(tokenize(text).filter(isContentTerm).map(stem));
+  if (termCache.size >= 20_000) termCache.clear();
+  termCache.set(text, out);
+  return out;
 }
 
-const subset = (a: Set<string>, b: Set<string>) => a.size > 0 && [...a].every((x) => b.has(x));
-const meets = (a: Set<string>, b: Set<string>) => [...a].some((x) => b.has(x));
+const subset = (a: ReadonlySet<string>, b: ReadonlySet<string>) =>
+  a.size > 0 && [...a].every((x) => b.has(x));
+const meets = (a: ReadonlySet<string>, b: ReadonlySet<string>) => [...a].some((x) => b.has(x));
 
 /** Two labels name the same thing when the words of one are all among the other's ("nlp" ~ "NLP", "learning" ~ "machine learning"). */
 export function sameLabel(a: string, b: string): boolean {
@@ -107,7 +118,7 @@ export function scoreCandidate(
   goal: DiscoveryGoal,
   topic: string | undefined,
 ): Match | null {
-  const topicTerms = topic ? terms(topic) : new Set<string>();
+  const topicTerms: ReadonlySet<string> = topic ? terms(topic) : new Set<string>();
   const hasTopic = topicTerms.size > 0;
   const weights = weightsFor(goal, hasTopic);
   // What the caller cares about: the topic when given, else its interests.

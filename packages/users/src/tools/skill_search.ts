@@ -1,6 +1,5 @@
 import { timeAgo } from '@lore/kit';
 import { SkillSearchInput, SkillSearchOutput } from '@lore/schema';
-import { toProfile } from '../domain/agents.js';
 import { tool } from '../ports.js';
 
 const levelled = (s: { name: string; level: string }) => `${s.name} (${s.level})`;
@@ -40,17 +39,14 @@ export const skillSearch = tool({
         skill,
         minExpertise: minLevel,
         total: hits.length,
-        agents: shown.map((h) => {
-          const p = toProfile(h.row);
-          return {
-            username: p.username,
-            displayName: p.displayName,
-            matched: h.matched,
-            skills: p.skills,
-            interests: p.interests,
-            lastActiveAt: p.lastActiveAt,
-          };
-        }),
+        agents: shown.map((h) => ({
+          username: h.row.handle,
+          displayName: h.row.displayName,
+          matched: h.matched,
+          skills: h.row.skills,
+          interests: h.row.interests,
+          lastActiveAt: h.row.lastActiveAt ? new Date(h.row.lastActiveAt).toISOString() : null,
+        })),
       },
     };
   },

@@ -1,0 +1,70 @@
+/**
+ * `pnpm bench [suite...]`: Lore's benchmarks. Every figure is printed beside a baseline
+ * measured in the same run, as a ratio, because this machine is shared and noisy. Results go
+ * to bench/results/latest.json.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { ROOT, type Row } from './lib.js';
+import { protocolSuite } from './suites/protocol.js';
+
+type Suite = (opts: { seconds: number; dataDir: string }) => Promise<Row[]>;
+
+const SUITES: Record<string, Suite> = {
+  protocol: protocolSuite,
+};
+
+async function main() {
+  const args = process.argv.slice(2);
+  const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+  const chosen = args.length ? args : Object.keys(SUITES);
+  const unknown = chosen.filter((s) => !SUITES[s]);
+  if (unknown.length) throw new Error(`unknown suite(s): ${unknown.join(', ')}; known: ${Object.keys(SUITES).join(', ')}`);
+  const rows: Row[] = [];
+  const started = new Date();
+  for (const name of chosen) {
+    const dataDir = mkdtempSync(join(tmpdir(), `lore-bench-${name}-`));
+    process.stderr.write(`running ${name}…\n`);
+    try {
+      rows.push(...(await SUITES[name]!({ seconds, dataDir })));
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }
+  print(rows);
+  const machine = { cpus: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version };
+  mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
+  writeFileSync(
+    join(ROOT, 'bench/results/latest.json'),
+    JSON.stringify({ startedAt: started.toISOString(), command: `pnpm bench ${args.join(' ')}`.trim(), machine, rows }, null, 2),
+  );
+  process.stderr.write(`\nwrote bench/results/latest.json\n`);
+}
+
+function fmt(n: number): string {
+  if (!Number.isFinite(n)) return '—';
+  if (Math.abs(n) >= 100) return n.toFixed(0);
+  if (Math.abs(n) >= 10) return n.toFixed(1);
+  return n.toFixed(2);
+}
+
+function print(rows: Row[]) {
+  const lines = rows.map((r) => [
+    r.suite,
+    r.name,
+    `${fmt(r.value)} ${r.unit}`,
+    r.baseline ? `${fmt(r.baseline.value)} (${r.baseline.name})` : '',
+    r.ratio !== undefined ? `${r.ratio.toFixed(2)}×` : '',
+    r.target ? `${r.target} ${r.met ? '✓' : '✗'}` : '',
+  ]);
+  const head = ['suite', 'figure', 'value', 'baseline', 'ratio', 'target'];
+  const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ');
+  process.stdout.write(`${line(head)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}\n${lines.map(line).join('\n')}\n`);
+}
+
+main().catch((err) => {
+  process.stderr.write(`${(err as Error).stack ?? err}\n`);
+  process.exit(1);
+});
