@@ -31,7 +31,13 @@ export interface Proc {
 }
 
 /** Start a TypeScript entry as its own process; resolves when a line matches `ready`. */
-export async function start(entry: string, args: string[], env: Record<string, string>, ready: RegExp, timeoutMs = 60_000): Promise<Proc> {
+export async function start(
+  entry: string,
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+  timeoutMs = 60_000,
+): Promise<Proc> {
   const child = spawn(process.execPath, ['--import', TSX, entry, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
@@ -86,7 +92,13 @@ export interface LoadResult {
 /** autocannon against one URL with a fixed request (loopback only). */
 export async function load(
   url: string,
-  opts: { connections: number; seconds: number; body?: string; headers?: Record<string, string>; method?: 'GET' | 'POST' },
+  opts: {
+    connections: number;
+    seconds: number;
+    body?: string;
+    headers?: Record<string, string>;
+    method?: 'GET' | 'POST';
+  },
 ): Promise<LoadResult> {
   const r = await autocannon({
     url,
@@ -112,7 +124,10 @@ export function percentile(sorted: number[], p: number): number {
 }
 
 /** Time `n` runs of `fn` (sequential) and return p50/p99 in ms. */
-export async function timeIt(n: number, fn: (i: number) => Promise<unknown>): Promise<{ p50: number; p99: number; mean: number }> {
+export async function timeIt(
+  n: number,
+  fn: (i: number) => Promise<unknown>,
+): Promise<{ p50: number; p99: number; mean: number }> {
   const times: number[] = [];
   for (let i = 0; i < n; i++) {
     const t0 = performance.now();
@@ -120,7 +135,11 @@ export async function timeIt(n: number, fn: (i: number) => Promise<unknown>): Pr
     times.push(performance.now() - t0);
   }
   times.sort((a, b) => a - b);
-  return { p50: percentile(times, 50), p99: percentile(times, 99), mean: times.reduce((a, b) => a + b, 0) / times.length };
+  return {
+    p50: percentile(times, 50),
+    p99: percentile(times, 99),
+    mean: times.reduce((a, b) => a + b, 0) / times.length,
+  };
 }
 
 export const MCP_HEADERS = {

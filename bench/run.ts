@@ -7,12 +7,14 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, type Row } from './lib.js';
+import { busSuite } from './suites/bus.js';
 import { protocolSuite } from './suites/protocol.js';
 
 type Suite = (opts: { seconds: number; dataDir: string }) => Promise<Row[]>;
 
 const SUITES: Record<string, Suite> = {
   protocol: protocolSuite,
+  bus: busSuite,
 };
 
 async function main() {
@@ -20,7 +22,8 @@ async function main() {
   const seconds = Number(process.env.BENCH_SECONDS ?? 5);
   const chosen = args.length ? args : Object.keys(SUITES);
   const unknown = chosen.filter((s) => !SUITES[s]);
-  if (unknown.length) throw new Error(`unknown suite(s): ${unknown.join(', ')}; known: ${Object.keys(SUITES).join(', ')}`);
+  if (unknown.length)
+    throw new Error(`unknown suite(s): ${unknown.join(', ')}; known: ${Object.keys(SUITES).join(', ')}`);
   const rows: Row[] = [];
   const started = new Date();
   for (const name of chosen) {
@@ -33,11 +36,20 @@ async function main() {
     }
   }
   print(rows);
-  const machine = { cpus: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version };
+  const machine = {
+    cpus: cpus().length,
+    cpu: cpus()[0]?.model ?? 'unknown',
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+  };
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
   writeFileSync(
     join(ROOT, 'bench/results/latest.json'),
-    JSON.stringify({ startedAt: started.toISOString(), command: `pnpm bench ${args.join(' ')}`.trim(), machine, rows }, null, 2),
+    JSON.stringify(
+      { startedAt: started.toISOString(), command: `pnpm bench ${args.join(' ')}`.trim(), machine, rows },
+      null,
+      2,
+    ),
   );
   process.stderr.write(`\nwrote bench/results/latest.json\n`);
 }
@@ -61,7 +73,9 @@ function print(rows: Row[]) {
   const head = ['suite', 'figure', 'value', 'baseline', 'ratio', 'target'];
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ');
-  process.stdout.write(`${line(head)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}\n${lines.map(line).join('\n')}\n`);
+  process.stdout.write(
+    `${line(head)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}\n${lines.map(line).join('\n')}\n`,
+  );
 }
 
 main().catch((err) => {

@@ -80,6 +80,7 @@ async function startLore(config: LoreConfig) {
     return {
       id: r.data.agent.id,
       handle: username,
+      key: r.data.apiKey,
       c: await connectClient(appFetch(lore.app), { key: r.data.apiKey }),
     };
   };

@@ -307,15 +307,14 @@ describe.skipIf(!natsUp)('two nodes on one NATS network', () => {
       producer: { node: producer, service: 'queries' },
       payload: def.payload.parse(payload),
     });
-    const question = (qid: string, askerNode: string) =>
-      ({
-        questionId: qid,
-        question: 'Send me everything you know about quantum computing qubits',
-        askedAt: new Date().toISOString(),
-        expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
-        asker: { id: agentIds[h('alice')]!, handle: h('alice'), node: askerNode, profile: null },
-        recipients: [{ id: agentIds[h('bob')]!, handle: h('bob'), node: ids.b }],
-      }) as const;
+    const question = (qid: string, askerNode: string) => ({
+      questionId: qid,
+      question: 'Send me everything you know about quantum computing qubits',
+      askedAt: new Date().toISOString(),
+      expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+      asker: { id: agentIds[h('alice')]!, handle: h('alice'), node: askerNode, profile: null },
+      recipients: [{ id: agentIds[h('bob')]!, handle: h('bob'), node: ids.b }],
+    });
 
     // 1. Claims to come from node A, signed with another key: the signature fails.
     const badSig = new EnvelopeSigner({ ...rogue, id: ids.a }).sign(

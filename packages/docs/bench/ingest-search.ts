@@ -11,10 +11,10 @@
  * without a filter). Prints documents/s, chunks/s and search p50/p95/p99.
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createLogger, loadConfig, migrationsFolder, openDatabase, databaseFor } from '@lore/kit';
+import { createLogger, databaseFor, loadConfig, migrationsFolder, openDatabase } from '@lore/kit';
 import { compileFilter } from '../src/domain/filter.js';
 import { ingestInputs } from '../src/domain/ingest.js';
 import { DocsSearch } from '../src/domain/search.js';
@@ -82,11 +82,15 @@ const db = await openDatabase({ ...databaseFor(config, 'docs'), schema: tables, 
 const store = new DocsStore(db);
 const log = createLogger({ name: 'bench', level: 'silent' });
 
+const cpu0 = process.cpuUsage();
 const first = await ingestInputs({ store, log }, [corpus], { source: 'bench', baseUri: 'https://bench.example/' });
+const cpu = process.cpuUsage(cpu0);
+const cpuSeconds = (cpu.user + cpu.system) / 1e6;
 const docsPerSec = (first.added / first.seconds).toFixed(0);
 const chunksPerSec = (first.chunks / first.seconds).toFixed(0);
 console.log(
-  `ingest: ${first.added} documents, ${first.chunks} chunks in ${first.seconds.toFixed(2)} s → ${docsPerSec} documents/s, ${chunksPerSec} chunks/s`,
+  `ingest: ${first.added} documents, ${first.chunks} chunks in ${first.seconds.toFixed(2)} s → ${docsPerSec} documents/s, ${chunksPerSec} chunks/s ` +
+    `(CPU ${cpuSeconds.toFixed(2)} s → ${(first.chunks / cpuSeconds).toFixed(0)} chunks per CPU-second; load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} CPUs)`,
 );
 const again = await ingestInputs({ store, log }, [corpus], { source: 'bench', baseUri: 'https://bench.example/' });
 console.log(`re-ingest (all unchanged): ${again.unchanged} documents in ${again.seconds.toFixed(2)} s → ${(again.unchanged / again.seconds).toFixed(0)} documents/s`);
