@@ -1,3 +1,10 @@
 import { defineProject } from 'vitest/config';
 
-export default defineProject({ test: { name: '@lore/docs', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], testTimeout: 20_000, hookTimeout: 30_000 } });
+export default defineProject({
+  test: {
+    name: '@lore/docs',
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    testTimeout: 20_000,
+    hookTimeout: 30_000,
+  },
+});

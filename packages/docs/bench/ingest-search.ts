@@ -43,7 +43,24 @@ const rand = () => {
 };
 
 // 30,000 pseudo-words, drawn with a Zipf-like distribution (a few very common, a long tail).
-const syllables = ['ka', 'lo', 'mi', 'ren', 'to', 'sha', 'vi', 'dor', 'pel', 'un', 'qua', 'zen', 'bri', 'fo', 'gal', 'tec'];
+const syllables = [
+  'ka',
+  'lo',
+  'mi',
+  'ren',
+  'to',
+  'sha',
+  'vi',
+  'dor',
+  'pel',
+  'un',
+  'qua',
+  'zen',
+  'bri',
+  'fo',
+  'gal',
+  'tec',
+];
 const vocab = Array.from({ length: 30_000 }, (_, i) => {
   let w = '';
   let n = i + 7;
@@ -53,7 +70,8 @@ const vocab = Array.from({ length: 30_000 }, (_, i) => {
   } while (n > 0);
   return w;
 });
-const zipf = () => vocab[Math.min(vocab.length - 1, Math.floor(Math.exp(rand() * Math.log(vocab.length)) - 1))]!;
+const zipf = () =>
+  vocab[Math.min(vocab.length - 1, Math.floor(Math.exp(rand() * Math.log(vocab.length)) - 1))]!;
 const sentence = () => {
   const n = 8 + Math.floor(rand() * 12);
   const words = Array.from({ length: n }, zipf);
@@ -72,18 +90,29 @@ console.log(`generating ${docCount} documents × ${sectionsPerDoc} sections in $
 for (let d = 0; d < docCount; d++) {
   const dir = join(corpus, `area-${d % 50}`);
   if (d < 50) mkdirSync(dir, { recursive: true });
-  const parts = [`---\ntitle: ${zipf()} ${zipf()} ${d}\ndescription: ${sentence()}\n---\n`, `# ${zipf()} ${zipf()} guide ${d}\n`];
-  for (let s = 0; s < sectionsPerDoc; s++) parts.push(`## ${zipf()} ${zipf()}\n\n${paragraph(450)}\n\n${paragraph(400)}\n`);
+  const parts = [
+    `---\ntitle: ${zipf()} ${zipf()} ${d}\ndescription: ${sentence()}\n---\n`,
+    `# ${zipf()} ${zipf()} guide ${d}\n`,
+  ];
+  for (let s = 0; s < sectionsPerDoc; s++)
+    parts.push(`## ${zipf()} ${zipf()}\n\n${paragraph(450)}\n\n${paragraph(400)}\n`);
   writeFileSync(join(dir, `doc-${d}.md`), parts.join('\n'));
 }
 
 const config = loadConfig({ LORE_DATA_DIR: join(root, 'data'), LORE_LOG_LEVEL: 'silent' });
-const db = await openDatabase({ ...databaseFor(config, 'docs'), schema: tables, migrationsFolder: migrationsFolder(new URL('../src/x.ts', import.meta.url).href) });
+const db = await openDatabase({
+  ...databaseFor(config, 'docs'),
+  schema: tables,
+  migrationsFolder: migrationsFolder(new URL('../src/x.ts', import.meta.url).href),
+});
 const store = new DocsStore(db);
 const log = createLogger({ name: 'bench', level: 'silent' });
 
 const cpu0 = process.cpuUsage();
-const first = await ingestInputs({ store, log }, [corpus], { source: 'bench', baseUri: 'https://bench.example/' });
+const first = await ingestInputs({ store, log }, [corpus], {
+  source: 'bench',
+  baseUri: 'https://bench.example/',
+});
 const cpu = process.cpuUsage(cpu0);
 const cpuSeconds = (cpu.user + cpu.system) / 1e6;
 const docsPerSec = (first.added / first.seconds).toFixed(0);
@@ -92,8 +121,13 @@ console.log(
   `ingest: ${first.added} documents, ${first.chunks} chunks in ${first.seconds.toFixed(2)} s → ${docsPerSec} documents/s, ${chunksPerSec} chunks/s ` +
     `(CPU ${cpuSeconds.toFixed(2)} s → ${(first.chunks / cpuSeconds).toFixed(0)} chunks per CPU-second; load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} CPUs)`,
 );
-const again = await ingestInputs({ store, log }, [corpus], { source: 'bench', baseUri: 'https://bench.example/' });
-console.log(`re-ingest (all unchanged): ${again.unchanged} documents in ${again.seconds.toFixed(2)} s → ${(again.unchanged / again.seconds).toFixed(0)} documents/s`);
+const again = await ingestInputs({ store, log }, [corpus], {
+  source: 'bench',
+  baseUri: 'https://bench.example/',
+});
+console.log(
+  `re-ingest (all unchanged): ${again.unchanged} documents in ${again.seconds.toFixed(2)} s → ${(again.unchanged / again.seconds).toFixed(0)} documents/s`,
+);
 
 const search = new DocsSearch(store, null);
 const queries = Array.from({ length: queryCount }, () => {
@@ -103,19 +137,23 @@ const queries = Array.from({ length: queryCount }, () => {
 });
 const time = async (filter: string | undefined) => {
   const compiled = compileFilter(filter);
-  for (const q of queries.slice(0, 50)) await search.search({ query: q, filter: compiled, offset: 0, limit: 5 }); // warm-up
+  for (const q of queries.slice(0, 50))
+    await search.search({ query: q, filter: compiled, offset: 0, limit: 5 }); // warm-up
   const ms: number[] = [];
   let hits = 0;
+  const c0 = process.cpuUsage();
   for (const q of queries) {
     const t = performance.now();
     const page = await search.search({ query: q, filter: compiled, offset: 0, limit: 5 });
     ms.push(performance.now() - t);
     hits += page.hits.length;
   }
+  const c = process.cpuUsage(c0);
+  const cpuMs = (c.user + c.system) / 1000 / queries.length;
   ms.sort((a, b) => a - b);
   const pct = (p: number) => ms[Math.min(ms.length - 1, Math.floor((p / 100) * ms.length))]!.toFixed(2);
   console.log(
-    `search${filter ? ` (filter ${filter})` : ''}: ${queries.length} queries, p50 ${pct(50)} ms, p95 ${pct(95)} ms, p99 ${pct(99)} ms, max ${ms[ms.length - 1]!.toFixed(2)} ms (avg ${(hits / queries.length).toFixed(1)} hits)`,
+    `search${filter ? ` (filter ${filter})` : ''}: ${queries.length} queries, p50 ${pct(50)} ms, p95 ${pct(95)} ms, p99 ${pct(99)} ms, max ${ms[ms.length - 1]!.toFixed(2)} ms; ${cpuMs.toFixed(2)} CPU-ms a query on average (avg ${(hits / queries.length).toFixed(1)} hits)`,
   );
 };
 await time(undefined);

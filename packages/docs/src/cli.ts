@@ -1,11 +1,19 @@
 import { parseArgs } from 'node:util';
-import { type LoreConfig, MemoryBus, Outbox, createLogger, databaseFor, loadNodeIdentity, openDatabase } from '@lore/kit';
+import {
+  createLogger,
+  databaseFor,
+  type LoreConfig,
+  loadNodeIdentity,
+  MemoryBus,
+  migrationsFolder,
+  Outbox,
+  openDatabase,
+} from '@lore/kit';
 import cliProgress from 'cli-progress';
 import { embedderFromConfig } from './domain/embeddings.js';
 import { ingestInputs, summaryLine } from './domain/ingest.js';
 import { DocsStore } from './domain/store.js';
 import * as tables from './tables.js';
-import { migrationsFolder } from '@lore/kit';
 
 export interface DocsCliIo {
   config: LoreConfig;
@@ -72,36 +80,52 @@ export async function runDocsCli(argv: string[], io: DocsCliIo): Promise<number>
   }
 
   const { config } = io;
-  const log = createLogger({ name: 'lore-docs', level: config.LORE_LOG_LEVEL === 'info' ? 'warn' : config.LORE_LOG_LEVEL });
-  const db = await openDatabase({ ...databaseFor(config, 'docs'), schema: tables, migrationsFolder: migrationsFolder(import.meta.url) });
+  const log = createLogger({
+    name: 'lore-docs',
+    level: config.LORE_LOG_LEVEL === 'info' ? 'warn' : config.LORE_LOG_LEVEL,
+  });
+  const db = await openDatabase({
+    ...databaseFor(config, 'docs'),
+    schema: tables,
+    migrationsFolder: migrationsFolder(import.meta.url),
+  });
   // The event is written to the outbox table; the service relays it when it runs.
   const node = loadNodeIdentity(config);
   const outbox = new Outbox(db, new MemoryBus(), { node: node.id, service: 'docs' }, log);
   const bar = io.isTTY
     ? new cliProgress.SingleBar(
-        { stream: io.stderr as NodeJS.WriteStream, format: ' {bar} {percentage}% | {value}/{total} documents | {eta_formatted} left', hideCursor: true, clearOnComplete: true },
+        {
+          stream: io.stderr as NodeJS.WriteStream,
+          format: ' {bar} {percentage}% | {value}/{total} documents | {eta_formatted} left',
+          hideCursor: true,
+          clearOnComplete: true,
+        },
         cliProgress.Presets.shades_classic,
       )
     : null;
   let barStarted = false;
   try {
-    const summary = await ingestInputs({ store: new DocsStore(db), outbox, embedder: embedderFromConfig(config), log }, positionals, {
-      source: values.source,
-      baseUri: values['base-uri'],
-      prune: !values['keep-missing'],
-      crawl: { ...(concurrency ? { concurrency } : {}), ...(maxPages ? { maxPages } : {}) },
-      onFetch: (url, fetched) => {
-        if (io.isTTY) io.stderr.write(`\r\x1b[Kfetching ${fetched}: ${url.slice(0, 100)}`);
+    const summary = await ingestInputs(
+      { store: new DocsStore(db), outbox, embedder: embedderFromConfig(config), log },
+      positionals,
+      {
+        source: values.source,
+        baseUri: values['base-uri'],
+        prune: !values['keep-missing'],
+        crawl: { ...(concurrency ? { concurrency } : {}), ...(maxPages ? { maxPages } : {}) },
+        onFetch: (url, fetched) => {
+          if (io.isTTY) io.stderr.write(`\r\x1b[Kfetching ${fetched}: ${url.slice(0, 100)}`);
+        },
+        onProgress: (done, total) => {
+          if (!bar) return;
+          if (!barStarted) {
+            if (io.isTTY) io.stderr.write('\r\x1b[K');
+            bar.start(total, done);
+            barStarted = true;
+          } else bar.update(done);
+        },
       },
-      onProgress: (done, total) => {
-        if (!bar) return;
-        if (!barStarted) {
-          if (io.isTTY) io.stderr.write('\r\x1b[K');
-          bar.start(total, done);
-          barStarted = true;
-        } else bar.update(done);
-      },
-    });
+    );
     bar?.stop();
     for (const f of summary.failed) io.stderr.write(`failed: ${f.origin}: ${f.reason}\n`);
     for (const s of summary.skipped.slice(0, 20)) io.stderr.write(`skipped: ${s.url}: ${s.reason}\n`);

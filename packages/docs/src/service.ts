@@ -1,10 +1,10 @@
 import {
-  type LoreService,
-  type ServiceDeps,
   createService,
   createTextGenerator,
+  type LoreService,
   migrationsFolder,
   openServiceStore,
+  type ServiceDeps,
 } from '@lore/kit';
 import { embedderFromConfig } from './domain/embeddings.js';
 import { ingestDocuments } from './domain/ingest.js';
@@ -33,7 +33,10 @@ export interface DocsServiceOptions {
 }
 
 /** The docs service: a documentation corpus with grounded answers, chunk search and whole documents. */
-export async function createDocsService(deps: ServiceDeps, options: DocsServiceOptions = {}): Promise<LoreService> {
+export async function createDocsService(
+  deps: ServiceDeps,
+  options: DocsServiceOptions = {},
+): Promise<LoreService> {
   const { db, outbox, log } = await openServiceStore(deps, 'docs', tables, migrationsFolder(import.meta.url));
   const { config } = deps;
   const store = new DocsStore(db);
@@ -71,9 +74,13 @@ export async function createDocsService(deps: ServiceDeps, options: DocsServiceO
       if (own && config.LORE_INGEST_OWN_DOCS) {
         try {
           // Idempotent: unchanged files are skipped by content hash, so every start is cheap.
-          await ingestDocuments({ store, outbox, embedder, log }, collectFiles(own.root, own.files, OWN_DOCS_BASE_URI), {
-            source: OWN_DOCS_SOURCE,
-          });
+          await ingestDocuments(
+            { store, outbox, embedder, log },
+            collectFiles(own.root, own.files, OWN_DOCS_BASE_URI),
+            {
+              source: OWN_DOCS_SOURCE,
+            },
+          );
         } catch (err) {
           log.warn({ err: (err as Error).message }, "could not ingest Lore's own documentation");
         }

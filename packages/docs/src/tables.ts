@@ -16,7 +16,11 @@ export const documents = sqliteTable(
     contentHash: text('content_hash').notNull(),
     updateTime: integer('update_time').notNull(),
   },
-  (t) => [index('documents_source').on(t.dataSource), index('documents_uri').on(t.uri), index('documents_update_time').on(t.updateTime)],
+  (t) => [
+    index('documents_source').on(t.dataSource),
+    index('documents_uri').on(t.uri),
+    index('documents_update_time').on(t.updateTime),
+  ],
 );
 
 /**

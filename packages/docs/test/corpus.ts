@@ -32,7 +32,10 @@ const TOPICS: Topic[] = [
       'Connections that stay unused longer than the idle timeout are closed, so a quiet service shrinks back to the minimum size.',
     ],
     settings: [
-      ['pool.max', 'the largest number of connections the pool opens; keep it below the server limit divided by the number of replicas'],
+      [
+        'pool.max',
+        'the largest number of connections the pool opens; keep it below the server limit divided by the number of replicas',
+      ],
       ['pool.idleTimeoutMs', 'how long an unused connection may stay open before it is closed'],
       ['pool.acquireTimeoutMs', 'how long a request waits for a free connection before failing'],
     ],
@@ -95,7 +98,8 @@ const TOPICS: Topic[] = [
     ],
     troubleshooting:
       'If some users still reach the old server after a migration, compare the record TTL with the time since the change.',
-    question: 'After I point my domain to a new server address, why do some people keep reaching the old one?',
+    question:
+      'After I point my domain to a new server address, why do some people keep reaching the old one?',
   },
   {
     slug: 'operations/log-rotation',
@@ -131,9 +135,9 @@ const TOPICS: Topic[] = [
       ['backup.schedule', 'the cron expression of the nightly snapshot'],
       ['backup.walRetentionDays', 'how long archived WAL segments are kept'],
     ],
-    troubleshooting:
-      'Test restores monthly: a backup that has never been restored is not a backup.',
-    question: 'Someone dropped a table by mistake at 14:05 — can we restore the database to how it was just before?',
+    troubleshooting: 'Test restores monthly: a backup that has never been restored is not a backup.',
+    question:
+      'Someone dropped a table by mistake at 14:05 — can we restore the database to how it was just before?',
   },
   {
     slug: 'web/cdn-cache-invalidation',
@@ -150,9 +154,9 @@ const TOPICS: Topic[] = [
       ['cdn.purgeOnDeploy', 'purge HTML paths automatically after a deploy'],
       ['cdn.maxAge', 'the Cache-Control max-age sent for pages'],
     ],
-    troubleshooting:
-      'Visitors seeing an old stylesheet usually means the asset name has no content hash.',
-    question: 'Visitors still see the previous version of the site after we shipped — how do we clear the edge copies?',
+    troubleshooting: 'Visitors seeing an old stylesheet usually means the asset name has no content hash.',
+    question:
+      'Visitors still see the previous version of the site after we shipped — how do we clear the edge copies?',
   },
   {
     slug: 'product/feature-flags',
@@ -234,8 +238,7 @@ const TOPICS: Topic[] = [
     slug: 'security/password-hashing',
     title: 'Password hashing',
     subject: 'password storage',
-    intro:
-      'Passwords are never stored; only a slow, salted hash computed with Argon2id is kept.',
+    intro: 'Passwords are never stored; only a slow, salted hash computed with Argon2id is kept.',
     how: [
       'Each hash has its own random salt, so equal passwords produce different hashes.',
       'The memory cost is 64 MiB and the time cost three iterations, tuned so that one hash takes about 100 ms on our servers.',
@@ -266,7 +269,8 @@ const TOPICS: Topic[] = [
     ],
     troubleshooting:
       'A growing dead-letter queue is an alert in itself; look at the last error stored with the messages.',
-    question: 'Where do queue messages end up when the consumer keeps crashing on them, and can I process them again later?',
+    question:
+      'Where do queue messages end up when the consumer keeps crashing on them, and can I process them again later?',
   },
   {
     slug: 'jobs/cron-scheduling',
@@ -302,8 +306,7 @@ const TOPICS: Topic[] = [
       ['search.stemmer', 'porter or none'],
       ['search.titleWeight', 'the weight of the title field'],
     ],
-    troubleshooting:
-      'If a word is not found in any form, check the language of the stemmer.',
+    troubleshooting: 'If a word is not found in any form, check the language of the stemmer.',
     question: 'Why does looking for "indexing" also bring up pages that only say "indexed"?',
   },
   {
@@ -321,8 +324,7 @@ const TOPICS: Topic[] = [
       ['images.allowedWidths', 'the widths variants are rounded to'],
       ['images.quality', 'the encoder quality for JPEG and WebP'],
     ],
-    troubleshooting:
-      'Blurry thumbnails usually come from a requested width larger than the original.',
+    troubleshooting: 'Blurry thumbnails usually come from a requested width larger than the original.',
     question: 'How do I get a small webp version of a picture someone uploaded?',
   },
   {
@@ -342,7 +344,8 @@ const TOPICS: Topic[] = [
     ],
     troubleshooting:
       'Connections dropping every minute exactly point to a proxy idle timeout shorter than the ping interval.',
-    question: 'Our websocket connections get dropped after about a minute without traffic — how do we keep them alive?',
+    question:
+      'Our websocket connections get dropped after about a minute without traffic — how do we keep them alive?',
   },
   {
     slug: 'web/cors',
@@ -361,7 +364,8 @@ const TOPICS: Topic[] = [
     ],
     troubleshooting:
       'An error in the browser console while curl works fine is almost always a missing CORS header on the preflight.',
-    question: 'The browser refuses the response of our API called from another website, although curl works — what header is missing?',
+    question:
+      'The browser refuses the response of our API called from another website, although curl works — what header is missing?',
   },
   {
     slug: 'database/migrations',
@@ -378,8 +382,7 @@ const TOPICS: Topic[] = [
       ['migrations.dir', 'where migration files live'],
       ['migrations.lockTimeoutMs', 'how long a migration waits for table locks'],
     ],
-    troubleshooting:
-      'A deploy stuck on migrations is often waiting for a lock held by a long-running query.',
+    troubleshooting: 'A deploy stuck on migrations is often waiting for a lock held by a long-running query.',
     question: 'How do we undo a schema change that went out in the last release?',
   },
   {
@@ -397,9 +400,9 @@ const TOPICS: Topic[] = [
       ['runtime.maxOldSpaceMb', 'the heap size limit'],
       ['runtime.heapSnapshotOnSignal', 'write a heap snapshot on SIGUSR2'],
     ],
-    troubleshooting:
-      'Memory that grows after every deploy and then stabilises is warm-up, not a leak.',
-    question: 'The service uses more and more RAM until it gets killed — how do I find what is holding on to it?',
+    troubleshooting: 'Memory that grows after every deploy and then stabilises is warm-up, not a leak.',
+    question:
+      'The service uses more and more RAM until it gets killed — how do I find what is holding on to it?',
   },
   {
     slug: 'workflow/git-rebasing',
@@ -416,8 +419,7 @@ const TOPICS: Topic[] = [
       ['git config pull.rebase true', 'rebase instead of merge on pull'],
       ['git config rerere.enabled true', 'remember conflict resolutions'],
     ],
-    troubleshooting:
-      'If a rebase goes wrong, git rebase --abort returns the branch to where it was.',
+    troubleshooting: 'If a rebase goes wrong, git rebase --abort returns the branch to where it was.',
     question: 'How do I safely update my pushed feature branch after replaying it on top of main?',
   },
   {
@@ -437,14 +439,14 @@ const TOPICS: Topic[] = [
     ],
     troubleshooting:
       'Two names that look identical but are not equal in the database were stored before normalization.',
-    question: 'Two usernames look exactly the same on screen but the database says they differ — how can that be?',
+    question:
+      'Two usernames look exactly the same on screen but the database says they differ — how can that be?',
   },
   {
     slug: 'time/time-zones',
     title: 'Dates and time zones',
     subject: 'timestamps',
-    intro:
-      'All timestamps are stored in UTC and converted to the viewer’s time zone only for display.',
+    intro: 'All timestamps are stored in UTC and converted to the viewer’s time zone only for display.',
     how: [
       'Store the IANA zone name (Europe/Paris), not an offset, because offsets change with daylight saving time.',
       'A local time can be ambiguous (it happens twice when clocks go back) or missing (when they go forward).',
@@ -462,8 +464,7 @@ const TOPICS: Topic[] = [
     slug: 'api/pagination',
     title: 'Cursor pagination',
     subject: 'paginated list endpoints',
-    intro:
-      'List endpoints return results page by page with an opaque cursor rather than page numbers.',
+    intro: 'List endpoints return results page by page with an opaque cursor rather than page numbers.',
     how: [
       'Pass the nextCursor value from one response to get the following page; an absent cursor means the end.',
       'Cursors encode the sort key of the last item, so pages stay consistent when items are inserted meanwhile, unlike offset paging.',
@@ -475,7 +476,8 @@ const TOPICS: Topic[] = [
     ],
     troubleshooting:
       'Duplicate or skipped items across pages come from offset paging over a changing list; switch to cursors.',
-    question: 'When I walk through a long list with page numbers I sometimes see the same item twice — how do I avoid it?',
+    question:
+      'When I walk through a long list with page numbers I sometimes see the same item twice — how do I avoid it?',
   },
   {
     slug: 'storage/file-uploads',
@@ -492,9 +494,9 @@ const TOPICS: Topic[] = [
       ['uploads.maxSingleRequestMb', 'the size above which resumable uploads are required'],
       ['uploads.partSizeMb', 'the part size'],
     ],
-    troubleshooting:
-      'Large uploads failing at the same percentage hit a proxy body size limit.',
-    question: 'Sending a 2 GB video keeps failing halfway on a flaky network — is there a way to continue where it stopped?',
+    troubleshooting: 'Large uploads failing at the same percentage hit a proxy body size limit.',
+    question:
+      'Sending a 2 GB video keeps failing halfway on a flaky network — is there a way to continue where it stopped?',
   },
   {
     slug: 'email/deliverability',
@@ -519,8 +521,7 @@ const TOPICS: Topic[] = [
     slug: 'network/load-balancing',
     title: 'Load balancing',
     subject: 'the load balancer',
-    intro:
-      'The load balancer spreads requests over healthy instances with the least-connections algorithm.',
+    intro: 'The load balancer spreads requests over healthy instances with the least-connections algorithm.',
     how: [
       'Sticky sessions pin a client to one instance with a cookie; avoid them unless state cannot be shared.',
       'Instances failing health checks stop receiving new requests; in-flight requests are drained for thirty seconds.',
@@ -532,7 +533,8 @@ const TOPICS: Topic[] = [
     ],
     troubleshooting:
       'Uneven load with sticky sessions enabled is expected: a few heavy clients stay on one instance.',
-    question: 'Why is one server much busier than the others when we pin visitors to a machine with a cookie?',
+    question:
+      'Why is one server much busier than the others when we pin visitors to a machine with a cookie?',
   },
   {
     slug: 'security/secrets-management',
@@ -570,14 +572,14 @@ const TOPICS: Topic[] = [
     ],
     troubleshooting:
       'Traces broken into pieces mean a service in the middle does not forward the traceparent header.',
-    question: 'Our request timelines stop at one particular service and continue as a separate trace — what is lost there?',
+    question:
+      'Our request timelines stop at one particular service and continue as a separate trace — what is lost there?',
   },
   {
     slug: 'web/compression',
     title: 'Response compression',
     subject: 'HTTP compression',
-    intro:
-      'Text responses are compressed with Brotli when the client accepts it and with gzip otherwise.',
+    intro: 'Text responses are compressed with Brotli when the client accepts it and with gzip otherwise.',
     how: [
       'Responses smaller than 1 KB are sent uncompressed because the saving does not pay for the CPU.',
       'Images, video and archives are already compressed and are never compressed again.',
@@ -606,9 +608,9 @@ const TOPICS: Topic[] = [
       ['retry.maxAttempts', 'attempts including the first'],
       ['retry.budgetRatio', 'the share of calls that may be retries'],
     ],
-    troubleshooting:
-      'A thundering herd after an outage means the clients retry without jitter.',
-    question: 'When a downstream service comes back after an outage, all clients hammer it at the same instant — how to spread them out?',
+    troubleshooting: 'A thundering herd after an outage means the clients retry without jitter.',
+    question:
+      'When a downstream service comes back after an outage, all clients hammer it at the same instant — how to spread them out?',
   },
   {
     slug: 'data/csv-import',
@@ -627,14 +629,14 @@ const TOPICS: Topic[] = [
     ],
     troubleshooting:
       'Accented letters turning into strange symbols mean the file was read with the wrong encoding.',
-    question: 'After uploading a spreadsheet export, names with accents show up as weird characters — what went wrong?',
+    question:
+      'After uploading a spreadsheet export, names with accents show up as weird characters — what went wrong?',
   },
   {
     slug: 'api/webhooks',
     title: 'Webhooks',
     subject: 'webhooks',
-    intro:
-      'Webhooks notify your server of events by POSTing a JSON payload to the URL you registered.',
+    intro: 'Webhooks notify your server of events by POSTing a JSON payload to the URL you registered.',
     how: [
       'Each delivery carries an HMAC-SHA256 signature of the body in the X-Signature header, computed with your endpoint secret.',
       'Verify the signature and reject deliveries whose timestamp is older than five minutes to prevent replays.',
@@ -646,7 +648,8 @@ const TOPICS: Topic[] = [
     ],
     troubleshooting:
       'Signature mismatches usually come from verifying a re-serialized body instead of the raw bytes.',
-    question: 'How can my server be sure an incoming event notification really came from you and is not a replay?',
+    question:
+      'How can my server be sure an incoming event notification really came from you and is not a replay?',
   },
 ];
 
@@ -660,7 +663,9 @@ export interface GeneratedDoc {
 export function corpusFiles(): GeneratedDoc[] {
   return TOPICS.map((t) => {
     const settings = t.settings.map(([k, v]) => `- \`${k}\`: ${v}.`).join('\n');
-    const example = t.settings.map(([k], i) => `${k.split(' ').pop()}: ${i === 0 ? 'default' : 'custom'}`).join('\n');
+    const example = t.settings
+      .map(([k], i) => `${k.split(' ').pop()}: ${i === 0 ? 'default' : 'custom'}`)
+      .join('\n');
     const content = [
       '---',
       `title: ${t.title}`,

@@ -1,18 +1,22 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { type Server, createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import type { EventBus, LoreService } from '@lore/kit';
-import { type Client, appFetch, connectClient, ok, testDeps } from '@lore/kit/testing';
+import { appFetch, type Client, type ConnectOptions, connectClient, ok, testDeps } from '@lore/kit/testing';
 // Tests only: the users service answers key verification on the bus (services never import each other).
 import { createUsersService } from '../../users/src/index.js';
-import { type DocsServiceOptions, createDocsService } from '../src/index.js';
+import { createDocsService, type DocsServiceOptions } from '../src/index.js';
 
 /**
  * A docs service on temp storage, with the users service on the same in-process bus (the docs
  * service verifies keys by asking it), and a way to register agents and connect MCP clients.
  */
-export async function startDocs(env: Record<string, string> = {}, options?: DocsServiceOptions, bus?: EventBus) {
+export async function startDocs(
+  env: Record<string, string> = {},
+  options?: DocsServiceOptions,
+  bus?: EventBus,
+) {
   const t = testDeps({ LORE_RATE_LIMITS: 'false', ...env }, bus);
   const users = await createUsersService(t.deps);
   await users.start();
@@ -23,13 +27,13 @@ export async function startDocs(env: Record<string, string> = {}, options?: Docs
     ...t,
     service,
     /** Registers an agent and connects a client to the docs service with its key. */
-    async client(handle = 'reader'): Promise<Client> {
+    async client(handle = 'reader', opts: Omit<ConnectOptions, 'key'> = {}): Promise<Client> {
       const r = await ok<{ apiKey: string }>(anon, 'agent_register', {
         username: handle,
         email: `${handle}@example.com`,
         displayName: handle,
       });
-      return connectClient(appFetch(service.app), { key: r.data.apiKey });
+      return connectClient(appFetch(service.app), { ...opts, key: r.data.apiKey });
     },
     async close() {
       await service.stop();
@@ -49,7 +53,9 @@ export function writeTree(root: string, files: Record<string, string>): void {
 }
 
 /** A node:http server on 127.0.0.1 with a handler; resolves to its base URL. */
-export async function listen(handler: Parameters<typeof createServer>[1]): Promise<{ url: string; server: Server; close(): Promise<void> }> {
+export async function listen(
+  handler: Parameters<typeof createServer>[1],
+): Promise<{ url: string; server: Server; close(): Promise<void> }> {
   const server = createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

@@ -1,10 +1,18 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Database, MemoryBus, Outbox, createLogger, databaseFor, migrationsFolder, openDatabase } from '@lore/kit';
+import {
+  createLogger,
+  type Database,
+  databaseFor,
+  MemoryBus,
+  migrationsFolder,
+  Outbox,
+  openDatabase,
+} from '@lore/kit';
 import { tempDir, testConfig } from '@lore/kit/testing';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DocsCorpusIngested, type EventEnvelope } from '@lore/schema';
-import { DocsStore, crawl, ingestInputs, runDocsCli } from '../src/index.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { crawl, DocsStore, ingestInputs, runDocsCli } from '../src/index.js';
 import * as tables from '../src/tables.js';
 import { capture, listen, startDocs, writeTree } from './helpers.js';
 
@@ -12,14 +20,29 @@ const log = createLogger({ name: 'test', level: 'silent' });
 
 async function openStore(dataDir: string) {
   const config = testConfig(dataDir);
-  const db = await openDatabase({ ...databaseFor(config, 'docs'), schema: tables, migrationsFolder: migrationsFolder(new URL('../src/x.ts', import.meta.url).href) });
+  const db = await openDatabase({
+    ...databaseFor(config, 'docs'),
+    schema: tables,
+    migrationsFolder: migrationsFolder(new URL('../src/x.ts', import.meta.url).href),
+  });
   return { db, store: new DocsStore(db), config };
 }
 
 const names = async (db: Database) =>
-  ((await db.$client.execute('select name from documents order by name')).rows as unknown as Array<{ name: string }>).map((r) => r.name);
+  (
+    (await db.$client.execute('select name from documents order by name')).rows as unknown as Array<{
+      name: string;
+    }>
+  ).map((r) => r.name);
 const ftsHits = async (db: Database, term: string) =>
-  Number((await db.$client.execute({ sql: 'select count(*) as n from chunks_fts where chunks_fts match ?', args: [`"${term}"`] })).rows[0]!.n);
+  Number(
+    (
+      await db.$client.execute({
+        sql: 'select count(*) as n from chunks_fts where chunks_fts match ?',
+        args: [`"${term}"`],
+      })
+    ).rows[0]!.n,
+  );
 
 describe('ingesting a folder', () => {
   const dir = tempDir();
@@ -43,8 +66,18 @@ describe('ingesting a folder', () => {
       'ignored.json': '{}',
       'node_modules/dep/README.md': '# not ingested',
     });
-    const first = await ingestInputs({ store, log }, [root], { source: 'site', baseUri: 'https://docs.example.com/' });
-    expect(first).toMatchObject({ source: 'site', added: 4, updated: 0, removed: 0, unchanged: 0, failed: [] });
+    const first = await ingestInputs({ store, log }, [root], {
+      source: 'site',
+      baseUri: 'https://docs.example.com/',
+    });
+    expect(first).toMatchObject({
+      source: 'site',
+      added: 4,
+      updated: 0,
+      removed: 0,
+      unchanged: 0,
+      failed: [],
+    });
     expect(first.chunks).toBeGreaterThanOrEqual(4);
     expect(await names(db)).toEqual([
       'documents/docs.example.com/guide/install',
@@ -52,7 +85,10 @@ describe('ingesting a folder', () => {
       'documents/docs.example.com/index',
       'documents/docs.example.com/notes',
     ]);
-    const docs = await store.documents(['documents/docs.example.com/guide/install', 'documents/docs.example.com/index']);
+    const docs = await store.documents([
+      'documents/docs.example.com/guide/install',
+      'documents/docs.example.com/index',
+    ]);
     expect(docs.get('documents/docs.example.com/guide/install')).toMatchObject({
       title: 'Installing',
       uri: 'https://docs.example.com/guide/install',
@@ -60,20 +96,34 @@ describe('ingesting a folder', () => {
       description: 'Run the installer with quagga flags.',
     });
     expect(docs.get('documents/docs.example.com/index')?.uri).toBe('https://docs.example.com/');
-    const usage = (await store.documents(['documents/docs.example.com/guide/usage'])).get('documents/docs.example.com/guide/usage')!;
+    const usage = (await store.documents(['documents/docs.example.com/guide/usage'])).get(
+      'documents/docs.example.com/guide/usage',
+    )!;
     expect(usage.content).not.toContain('import X');
     expect(usage.content).not.toContain('<X />');
 
     // Same files again: nothing to do.
-    const again = await ingestInputs({ store, log }, [root], { source: 'site', baseUri: 'https://docs.example.com/' });
+    const again = await ingestInputs({ store, log }, [root], {
+      source: 'site',
+      baseUri: 'https://docs.example.com/',
+    });
     expect(again).toMatchObject({ added: 0, updated: 0, removed: 0, unchanged: 4, chunks: 0 });
 
     // One changed, one gone, one new.
     const before = docs.get('documents/docs.example.com/guide/install')!.updateTime;
-    writeFileSync(join(root, 'guide/install.md'), '---\ntitle: Installing\n---\n# Install\n\nRun the installer with okapi flags.');
+    writeFileSync(
+      join(root, 'guide/install.md'),
+      '---\ntitle: Installing\n---\n# Install\n\nRun the installer with okapi flags.',
+    );
     rmSync(join(root, 'notes.txt'));
-    writeTree(root, { 'guide/faq.html': '<html><head><title>FAQ</title></head><body><h1>FAQ</h1><p>Answers about lemurs.</p></body></html>' });
-    const third = await ingestInputs({ store, log }, [root], { source: 'site', baseUri: 'https://docs.example.com/' });
+    writeTree(root, {
+      'guide/faq.html':
+        '<html><head><title>FAQ</title></head><body><h1>FAQ</h1><p>Answers about lemurs.</p></body></html>',
+    });
+    const third = await ingestInputs({ store, log }, [root], {
+      source: 'site',
+      baseUri: 'https://docs.example.com/',
+    });
     expect(third).toMatchObject({ added: 1, updated: 1, removed: 1, unchanged: 2 });
     expect(await names(db)).toContain('documents/docs.example.com/guide/faq');
     expect(await names(db)).not.toContain('documents/docs.example.com/notes');
@@ -81,9 +131,13 @@ describe('ingesting a folder', () => {
     expect(await ftsHits(db, 'quagga')).toBe(0);
     expect(await ftsHits(db, 'okapi')).toBe(1);
     expect(await ftsHits(db, 'lemurs')).toBe(1);
-    const updated = (await store.documents(['documents/docs.example.com/guide/install'])).get('documents/docs.example.com/guide/install')!;
+    const updated = (await store.documents(['documents/docs.example.com/guide/install'])).get(
+      'documents/docs.example.com/guide/install',
+    )!;
     expect(updated.updateTime).toBeGreaterThanOrEqual(before);
-    const faq = (await store.documents(['documents/docs.example.com/guide/faq'])).get('documents/docs.example.com/guide/faq')!;
+    const faq = (await store.documents(['documents/docs.example.com/guide/faq'])).get(
+      'documents/docs.example.com/guide/faq',
+    )!;
     expect(faq).toMatchObject({ title: 'FAQ', description: 'Answers about lemurs.' });
     expect(faq.content).toBe('# FAQ\n\nAnswers about lemurs.');
   });
@@ -94,7 +148,10 @@ describe('ingesting a folder', () => {
     const o = await ingestInputs({ store, log }, [other], { source: 'other' });
     expect(o).toMatchObject({ added: 1, removed: 0 });
     expect(await names(db)).toContain('documents/local/other/a');
-    const site = await ingestInputs({ store, log }, [root], { source: 'site', baseUri: 'https://docs.example.com/' });
+    const site = await ingestInputs({ store, log }, [root], {
+      source: 'site',
+      baseUri: 'https://docs.example.com/',
+    });
     expect(site.removed).toBe(0);
     expect(await names(db)).toContain('documents/local/other/a');
     // --keep-missing keeps documents not seen this time.
@@ -102,7 +159,9 @@ describe('ingesting a folder', () => {
     writeTree(other, { 'b.md': '# Other B\n\nAbout tapirs.' });
     const kept = await ingestInputs({ store, log }, [other], { source: 'other', prune: false });
     expect(kept).toMatchObject({ added: 1, removed: 0 });
-    expect(await names(db)).toEqual(expect.arrayContaining(['documents/local/other/a', 'documents/local/other/b']));
+    expect(await names(db)).toEqual(
+      expect.arrayContaining(['documents/local/other/a', 'documents/local/other/b']),
+    );
   });
 
   it('publishes lore.docs.corpus.ingested through the outbox when something changed', async () => {
@@ -116,7 +175,15 @@ describe('ingesting a folder', () => {
     await ingestInputs({ store, outbox, log }, [src], { source: 'evented' }); // unchanged: no event
     await outbox.flush();
     expect(seen).toHaveLength(1);
-    expect(seen[0]!.payload).toEqual({ source: 'evented', added: 2, updated: 0, removed: 0, unchanged: 0, documents: 2, chunks: 2 });
+    expect(seen[0]!.payload).toEqual({
+      source: 'evented',
+      added: 2,
+      updated: 0,
+      removed: 0,
+      unchanged: 0,
+      documents: 2,
+      chunks: 2,
+    });
     expect(seen[0]!.producer).toEqual({ node: 'n', service: 'docs' });
     await bus.close();
   });
@@ -129,24 +196,49 @@ describe('lore docs ingest (CLI)', () => {
 
   it('prints a summary line, and a progress bar only on a terminal', async () => {
     const root = join(dir.path, 'cli-docs');
-    writeTree(root, { 'a.md': '# A\n\nAlpha.', 'b/b.md': '# B\n\nBeta.', 'c.htm': '<h1>C</h1><p>Gamma.</p>' });
+    writeTree(root, {
+      'a.md': '# A\n\nAlpha.',
+      'b/b.md': '# B\n\nBeta.',
+      'c.htm': '<h1>C</h1><p>Gamma.</p>',
+    });
     const out = capture();
     const err = capture();
-    const code = await runDocsCli(['docs', 'ingest', root, '--source', 'cli'], { config, stdout: out.stream, stderr: err.stream, isTTY: false });
+    const code = await runDocsCli(['docs', 'ingest', root, '--source', 'cli'], {
+      config,
+      stdout: out.stream,
+      stderr: err.stream,
+      isTTY: false,
+    });
     expect(code).toBe(0);
-    expect(out.text()).toMatch(/^Ingested "cli": 3 added, 0 updated, 0 removed, 0 unchanged; 3 chunks in \d+\.\d\d s/);
+    expect(out.text()).toMatch(
+      /^Ingested "cli": 3 added, 0 updated, 0 removed, 0 unchanged; 3 chunks in \d+\.\d\d s/,
+    );
     expect(err.text()).toBe('');
 
     writeFileSync(join(root, 'a.md'), '# A\n\nAlpha, revised.');
     const tty = capture();
     const out2 = capture();
-    expect(await runDocsCli(['ingest', root, '--source', 'cli'], { config, stdout: out2.stream, stderr: tty.stream, isTTY: true })).toBe(0);
+    expect(
+      await runDocsCli(['ingest', root, '--source', 'cli'], {
+        config,
+        stdout: out2.stream,
+        stderr: tty.stream,
+        isTTY: true,
+      }),
+    ).toBe(0);
     expect(out2.text()).toContain('0 added, 1 updated, 0 removed, 2 unchanged');
     expect(tty.text()).toMatch(/documents/);
 
     // The default source is the folder's name (the documents move to it); names start with it.
     const out3 = capture();
-    expect(await runDocsCli(['ingest', root], { config, stdout: out3.stream, stderr: capture().stream, isTTY: false })).toBe(0);
+    expect(
+      await runDocsCli(['ingest', root], {
+        config,
+        stdout: out3.stream,
+        stderr: capture().stream,
+        isTTY: false,
+      }),
+    ).toBe(0);
     expect(out3.text()).toContain('Ingested "cli-docs": 0 added, 3 updated, 0 removed, 0 unchanged');
     const { db } = await openStore(join(dir.path, 'data'));
     expect(await names(db)).toContain('documents/local/cli-docs/b/b');
@@ -161,10 +253,24 @@ describe('lore docs ingest (CLI)', () => {
     expect(await runDocsCli(['ingest', 'x', '--bogus'], io())).toBe(2);
     expect(await runDocsCli(['ingest', '--help'], io())).toBe(0);
     const err = capture();
-    expect(await runDocsCli(['ingest', join(dir.path, 'missing')], { config, stdout: capture().stream, stderr: err.stream, isTTY: false })).toBe(1);
+    expect(
+      await runDocsCli(['ingest', join(dir.path, 'missing')], {
+        config,
+        stdout: capture().stream,
+        stderr: err.stream,
+        isTTY: false,
+      }),
+    ).toBe(1);
     expect(err.text()).toMatch(/no such file/i);
     const bad = capture();
-    expect(await runDocsCli(['ingest', dir.path, '--base-uri', 'ftp://x/'], { config, stdout: capture().stream, stderr: bad.stream, isTTY: false })).toBe(1);
+    expect(
+      await runDocsCli(['ingest', dir.path, '--base-uri', 'ftp://x/'], {
+        config,
+        stdout: capture().stream,
+        stderr: bad.stream,
+        isTTY: false,
+      }),
+    ).toBe(1);
     expect(bad.text()).toMatch(/--base-uri/);
   });
 });
@@ -209,7 +315,8 @@ describe('ingesting from a web server', () => {
               '#top',
             ]),
           ),
-        '/docs/setup': () => html(page('Setup', 'Connect the flux capacitor to 1.21 gigawatts.', ['/docs/', '/docs/deep/more'])),
+        '/docs/setup': () =>
+          html(page('Setup', 'Connect the flux capacitor to 1.21 gigawatts.', ['/docs/', '/docs/deep/more'])),
         '/docs/guide.html': () => html(page('Guide', 'Drive at 88 miles per hour.')),
         '/docs/deep/more': () => html(page('More', 'Deeper pages are followed too.')),
         '/docs/raw.md': () => {
@@ -247,7 +354,13 @@ describe('ingesting from a web server', () => {
     const result = await crawl(`${site.url}/docs/`, { concurrency: 2 });
     const host = new URL(site.url).host;
     expect(result.documents.map((d) => d.name).sort()).toEqual(
-      [`documents/${host}/docs`, `documents/${host}/docs/deep/more`, `documents/${host}/docs/guide`, `documents/${host}/docs/raw`, `documents/${host}/docs/setup`].sort(),
+      [
+        `documents/${host}/docs`,
+        `documents/${host}/docs/deep/more`,
+        `documents/${host}/docs/guide`,
+        `documents/${host}/docs/raw`,
+        `documents/${host}/docs/setup`,
+      ].sort(),
     );
     const paths = requests.map((r) => r.path);
     expect(paths[0]).toBe('/robots.txt');
@@ -268,12 +381,18 @@ describe('ingesting from a web server', () => {
     const dir = tempDir();
     const { db, store } = await openStore(dir.path);
     try {
-      const summary = await ingestInputs({ store, log }, [`${site.url}/sitemap.xml`], { crawl: { concurrency: 3 } });
+      const summary = await ingestInputs({ store, log }, [`${site.url}/sitemap.xml`], {
+        crawl: { concurrency: 3 },
+      });
       const host = new URL(site.url).host;
       expect(summary).toMatchObject({ source: host, added: 2, updated: 0, removed: 0, unchanged: 0 });
-      expect(summary.skipped.map((s) => s.reason)).toEqual(expect.arrayContaining(['disallowed by robots.txt', 'another host (listed in the sitemap)']));
+      expect(summary.skipped.map((s) => s.reason)).toEqual(
+        expect.arrayContaining(['disallowed by robots.txt', 'another host (listed in the sitemap)']),
+      );
       expect(requests.map((r) => r.path)).not.toContain('/docs/private/keys');
-      const setup = (await store.documents([`documents/${host}/docs/setup`])).get(`documents/${host}/docs/setup`)!;
+      const setup = (await store.documents([`documents/${host}/docs/setup`])).get(
+        `documents/${host}/docs/setup`,
+      )!;
       expect(setup).toMatchObject({ title: 'Setup', uri: `${site.url}/docs/setup`, dataSource: host });
       expect(setup.content).toContain('# Setup');
       expect(setup.content).toContain('Connect the flux capacitor to 1.21 gigawatts.');
@@ -304,17 +423,30 @@ describe('ingesting from a web server', () => {
 describe("Lore's own documentation", () => {
   it('is ingested on start as the corpus `lore`, idempotently, unless turned off', async () => {
     const dir = tempDir();
-    writeTree(dir.path, { 'README.md': '# Lore\n\nA knowledge network for agents.', 'packages/kit/README.md': '# Kit\n\nThe runtime.' });
-    const ownDocs = { root: dir.path, files: ['README.md', 'packages/kit/README.md', 'packages/gone/README.md'] };
+    writeTree(dir.path, {
+      'README.md': '# Lore\n\nA knowledge network for agents.',
+      'packages/kit/README.md': '# Kit\n\nThe runtime.',
+    });
+    const ownDocs = {
+      root: dir.path,
+      files: ['README.md', 'packages/kit/README.md', 'packages/gone/README.md'],
+    };
     const dataDir = join(dir.path, 'data');
     const events: EventEnvelope[] = [];
     const bus = new MemoryBus();
     await bus.listen(DocsCorpusIngested.subject, (e) => events.push(e));
     const first = await startDocs({ LORE_DATA_DIR: dataDir }, { ownDocs }, bus);
     const store = new DocsStore((await openStore(dataDir)).db);
-    const docs = await store.documents(['documents/lore.local/README', 'documents/lore.local/packages/kit/README']);
+    const docs = await store.documents([
+      'documents/lore.local/README',
+      'documents/lore.local/packages/kit/README',
+    ]);
     expect([...docs.keys()]).toHaveLength(2);
-    expect(docs.get('documents/lore.local/README')).toMatchObject({ dataSource: 'lore', uri: 'https://lore.local/README', title: 'Lore' });
+    expect(docs.get('documents/lore.local/README')).toMatchObject({
+      dataSource: 'lore',
+      uri: 'https://lore.local/README',
+      title: 'Lore',
+    });
     const t1 = docs.get('documents/lore.local/README')!.updateTime;
     await expect.poll(() => events.length).toBe(1);
     expect(events[0]!.payload).toMatchObject({ source: 'lore', added: 2, removed: 0 });

@@ -35,7 +35,10 @@ describe('retrieval quality', () => {
     expect(files.length).toBeGreaterThanOrEqual(30);
     writeTree(root, Object.fromEntries(files.map((f) => [f.path, f.content])));
     const { db, store } = await freshStore(join(dir.path, 'gen'));
-    const summary = await ingestInputs({ store, log }, [root], { source: 'handbook', baseUri: 'https://handbook.example.com/' });
+    const summary = await ingestInputs({ store, log }, [root], {
+      source: 'handbook',
+      baseUri: 'https://handbook.example.com/',
+    });
     expect(summary.added).toBe(files.length);
 
     const search = new DocsSearch(store, null);
@@ -64,40 +67,52 @@ describe('retrieval quality', () => {
   });
 
   const HONO = '/work/shared/corpora/hono-docs/docs';
-  it.skipIf(!existsSync(HONO))('answers realistic questions from the Hono documentation with the right page', async () => {
-    const { db, store } = await freshStore(join(dir.path, 'hono'));
-    // Read in place (the corpus is read-only and stays outside the repository).
-    const summary = await ingestInputs({ store, log }, [HONO], { source: 'hono.dev', baseUri: 'https://hono.dev/docs/' });
-    expect(summary.added).toBeGreaterThan(50);
-    expect(summary.failed).toEqual([]);
-    const search = new DocsSearch(store, null);
-    const cases: Array<[string, string[]]> = [
-      ['How can I limit the size of the request body?', ['middleware/builtin/body-limit']],
-      ['How do I allow cross-origin requests from my frontend?', ['middleware/builtin/cors']],
-      ['How do I protect my API with a bearer token?', ['middleware/builtin/bearer-auth']],
-      ['How do I validate incoming JSON with Zod?', ['guides/validation']],
-      ['How do I send server-sent events as a stream?', ['helpers/streaming']],
-      ['How do I read and set cookies?', ['helpers/cookie']],
-      ['How do I deploy my app to Cloudflare Workers?', ['getting-started/cloudflare-workers', 'getting-started/cloudflare-workers-vite']],
-      ['How do I get a path parameter like the id from the URL?', ['api/routing', 'api/request']],
-      ['What does the RegExpRouter do and which router is fastest?', ['concepts/routers', 'api/presets']],
-      ['How do I run Hono on Node.js?', ['getting-started/nodejs']],
-      ['How do I add security headers such as Content-Security-Policy?', ['middleware/builtin/secure-headers']],
-      ['How do I return an error with a status code using HTTPException?', ['api/exception']],
-    ];
-    let found = 0;
-    const misses: string[] = [];
-    for (const [question, pages] of cases) {
-      const top = await topDocuments(search, question);
-      const ok = pages.some((p) => top.includes(`documents/hono.dev/docs/${p}`));
-      if (ok) found++;
-      else misses.push(`${question} → ${top.slice(0, 3).join(', ')}`);
-    }
-    console.log(
-      `[docs retrieval] Hono docs: ${summary.added} documents, ${summary.chunks} chunks: ${found}/${cases.length} questions found their page in the top 5` +
-        (misses.length ? `\n  misses:\n  ${misses.join('\n  ')}` : ''),
-    );
-    expect(found).toBeGreaterThanOrEqual(cases.length - 1);
-    db.$client.close();
-  });
+  it.skipIf(!existsSync(HONO))(
+    'answers realistic questions from the Hono documentation with the right page',
+    async () => {
+      const { db, store } = await freshStore(join(dir.path, 'hono'));
+      // Read in place (the corpus is read-only and stays outside the repository).
+      const summary = await ingestInputs({ store, log }, [HONO], {
+        source: 'hono.dev',
+        baseUri: 'https://hono.dev/docs/',
+      });
+      expect(summary.added).toBeGreaterThan(50);
+      expect(summary.failed).toEqual([]);
+      const search = new DocsSearch(store, null);
+      const cases: Array<[string, string[]]> = [
+        ['How can I limit the size of the request body?', ['middleware/builtin/body-limit']],
+        ['How do I allow cross-origin requests from my frontend?', ['middleware/builtin/cors']],
+        ['How do I protect my API with a bearer token?', ['middleware/builtin/bearer-auth']],
+        ['How do I validate incoming JSON with Zod?', ['guides/validation']],
+        ['How do I send server-sent events as a stream?', ['helpers/streaming']],
+        ['How do I read and set cookies?', ['helpers/cookie']],
+        [
+          'How do I deploy my app to Cloudflare Workers?',
+          ['getting-started/cloudflare-workers', 'getting-started/cloudflare-workers-vite'],
+        ],
+        ['How do I get a path parameter like the id from the URL?', ['api/routing', 'api/request']],
+        ['What does the RegExpRouter do and which router is fastest?', ['concepts/routers', 'api/presets']],
+        ['How do I run Hono on Node.js?', ['getting-started/nodejs']],
+        [
+          'How do I add security headers such as Content-Security-Policy?',
+          ['middleware/builtin/secure-headers'],
+        ],
+        ['How do I return an error with a status code using HTTPException?', ['api/exception']],
+      ];
+      let found = 0;
+      const misses: string[] = [];
+      for (const [question, pages] of cases) {
+        const top = await topDocuments(search, question);
+        const ok = pages.some((p) => top.includes(`documents/hono.dev/docs/${p}`));
+        if (ok) found++;
+        else misses.push(`${question} → ${top.slice(0, 3).join(', ')}`);
+      }
+      console.log(
+        `[docs retrieval] Hono docs: ${summary.added} documents, ${summary.chunks} chunks: ${found}/${cases.length} questions found their page in the top 5` +
+          (misses.length ? `\n  misses:\n  ${misses.join('\n  ')}` : ''),
+      );
+      expect(found).toBeGreaterThanOrEqual(cases.length - 1);
+      db.$client.close();
+    },
+  );
 });

@@ -4,8 +4,8 @@ import { createLogger } from './logger.js';
 import { createDirectory } from './network/index.js';
 import { loadNodeIdentity } from './node.js';
 import { serveHttp, serveOverStdio } from './serve.js';
-import { startTelemetry } from './telemetry.js';
 import type { LoreService, ServiceDeps } from './service.js';
+import { startTelemetry } from './telemetry.js';
 
 export interface StandaloneOptions {
   env: Record<string, string | undefined>;

@@ -16,10 +16,14 @@ export const AnswerQueryInput = z
 
 export const AnswerQueryOutput = z.object({
   answerText: z.string().describe('The answer; [n] markers cite the numbered references listed at its end.'),
-  references: z.array(z.string()).describe('Names of the documents the answer used (pass them to get_documents).'),
+  references: z
+    .array(z.string())
+    .describe('Names of the documents the answer used (pass them to get_documents).'),
   strategy: z
     .enum(['endpoint', 'sampling', 'extractive'])
-    .describe("How the answer was written: the configured model endpoint, the client's model (sampling), or extracted sentences."),
+    .describe(
+      "How the answer was written: the configured model endpoint, the client's model (sampling), or extracted sentences.",
+    ),
   model: z.string().optional(),
 });
 
@@ -38,7 +42,11 @@ export const SearchDocumentsInput = z
       .max(20, { error: 'between 1 and 20' })
       .default(5)
       .describe('Results per page (default 5, at most 20).'),
-    pageToken: z.string().max(500).optional().describe('nextPageToken from the previous call with the same query and filter.'),
+    pageToken: z
+      .string()
+      .max(500)
+      .optional()
+      .describe('nextPageToken from the previous call with the same query and filter.'),
     filter: z
       .string()
       .max(500, { error: 'at most 500 characters' })
@@ -55,14 +63,18 @@ export const DocsDocumentRef = z.object({ name: z.string(), title: z.string(), u
 export const SearchDocumentsOutput = z.object({
   results: z.array(
     z.object({
-      parent: z.string().describe('The document this chunk belongs to; pass it to get_documents for the whole document.'),
+      parent: z
+        .string()
+        .describe('The document this chunk belongs to; pass it to get_documents for the whole document.'),
       id: z.string().describe('The chunk within its document (chunk_0, chunk_1, …).'),
       content: z.string().describe('The chunk text (Markdown).'),
       relevanceScore: z.number().describe('Higher is more relevant; comparable within one query only.'),
       document: DocsDocumentRef,
     }),
   ),
-  nextPageToken: z.string().describe('Pass as pageToken for the next page; empty when there are no more results.'),
+  nextPageToken: z
+    .string()
+    .describe('Pass as pageToken for the next page; empty when there are no more results.'),
 });
 
 export const GetDocumentsInput = z
@@ -91,7 +103,6 @@ export const GetDocumentsOutput = z.object({
     .array(z.object({ name: z.string(), error: z.string() }))
     .describe('Names that were not found, each with the reason; the others are still returned.'),
 });
-
 
 /** A corpus (data source) was ingested and something in it changed. */
 export const DocsCorpusIngested = defineEvent(

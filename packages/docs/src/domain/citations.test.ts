@@ -8,7 +8,13 @@ describe('citeDocuments', () => {
       text: 'One [1]. Two [2]. Three [1]. Both [1, 2].',
       references: ['documents/a', 'documents/b'],
     });
-    expect(citeDocuments('Starts with b [2], then a [3].', citations).references).toEqual(['documents/b', 'documents/a']);
-    expect(citeDocuments('Unknown [9] stays.', citations)).toEqual({ text: 'Unknown [9] stays.', references: [] });
+    expect(citeDocuments('Starts with b [2], then a [3].', citations).references).toEqual([
+      'documents/b',
+      'documents/a',
+    ]);
+    expect(citeDocuments('Unknown [9] stays.', citations)).toEqual({
+      text: 'Unknown [9] stays.',
+      references: [],
+    });
   });
 });

@@ -2,7 +2,10 @@
  * The generator numbers its citations per passage; the answer cites documents: `[n]` becomes
  * the number of the cited document in `references` (first cited, first numbered).
  */
-export function citeDocuments(text: string, citations: Array<{ source: string }>): { text: string; references: string[] } {
+export function citeDocuments(
+  text: string,
+  citations: Array<{ source: string }>,
+): { text: string; references: string[] } {
   const references: string[] = [];
   const number = (n: number): number | null => {
     const source = citations[n - 1]?.source;
@@ -12,7 +15,9 @@ export function citeDocuments(text: string, citations: Array<{ source: string }>
     return k + 1;
   };
   const renumbered = text.replace(/\[(\d+(?:\s*,\s*\d+)*)\]/g, (whole, list: string) => {
-    const nums = [...new Set(list.split(',').map((x) => number(Number(x.trim()))))].filter((x): x is number => x !== null);
+    const nums = [...new Set(list.split(',').map((x) => number(Number(x.trim()))))].filter(
+      (x): x is number => x !== null,
+    );
     return nums.length ? `[${nums.join(', ')}]` : whole;
   });
   // Neighbouring markers that now name the same document read as one.

@@ -1,9 +1,10 @@
 import robotsParserModule from 'robots-parser';
 import { formatOfResponse } from './parse.js';
-import { type RawDocument, nameForUrl } from './sources.js';
+import { nameForUrl, type RawDocument } from './sources.js';
 
 /** How Lore introduces itself to documentation sites; `LoreBot` is the token robots.txt rules name. */
-export const USER_AGENT = 'LoreBot/0.1 (+Lore documentation ingestion; a self-hosted knowledge network for AI agents)';
+export const USER_AGENT =
+  'LoreBot/0.1 (+Lore documentation ingestion; a self-hosted knowledge network for AI agents)';
 export const ROBOTS_AGENT = 'LoreBot';
 
 interface RobotsTxt {
@@ -11,10 +12,8 @@ interface RobotsTxt {
   getCrawlDelay(ua?: string): number | undefined;
 }
 // robots-parser is CommonJS whose typings declare an ES default export: take whichever is callable.
-const robotsParser = ((robotsParserModule as unknown as { default?: unknown }).default ?? robotsParserModule) as (
-  url: string,
-  contents: string,
-) => RobotsTxt;
+const robotsParser = ((robotsParserModule as unknown as { default?: unknown }).default ??
+  robotsParserModule) as (url: string, contents: string) => RobotsTxt;
 
 type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
@@ -35,7 +34,8 @@ export interface CrawlResult {
   skipped: Array<{ url: string; reason: string }>;
 }
 
-const NOT_DOCUMENTS = /\.(?:png|jpe?g|gif|svg|webp|ico|css|js|mjs|json|zip|gz|tgz|pdf|mp4|webm|woff2?|ttf|eot|xml|rss|atom)$/i;
+const NOT_DOCUMENTS =
+  /\.(?:png|jpe?g|gif|svg|webp|ico|css|js|mjs|json|zip|gz|tgz|pdf|mp4|webm|woff2?|ttf|eot|xml|rss|atom)$/i;
 
 interface Robots {
   allowed(url: URL): boolean;
@@ -53,7 +53,8 @@ interface Robots {
 export async function crawl(start: string, opts: CrawlOptions = {}): Promise<CrawlResult> {
   const doFetch: Fetch = opts.fetch ?? ((u, i) => fetch(u, i));
   const startUrl = new URL(start);
-  if (startUrl.protocol !== 'http:' && startUrl.protocol !== 'https:') throw new Error(`not an http(s) URL: ${start}`);
+  if (startUrl.protocol !== 'http:' && startUrl.protocol !== 'https:')
+    throw new Error(`not an http(s) URL: ${start}`);
   startUrl.hash = '';
   const host = startUrl.host;
   const maxPages = Math.max(1, opts.maxPages ?? 1000);
@@ -125,7 +126,8 @@ export async function crawl(start: string, opts: CrawlOptions = {}): Promise<Cra
       // A start URL that turns out to be a sitemap.
       if (follow && url.href === startUrl.href && /<(?:urlset|sitemapindex)[\s>]/.test(body.slice(0, 2000))) {
         follow = false;
-        for (const u of await sitemapPages(finalUrl, get, host, robots, skipped, body)) enqueue(u, finalUrl.href);
+        for (const u of await sitemapPages(finalUrl, get, host, robots, skipped, body))
+          enqueue(u, finalUrl.href);
         return;
       }
       const format = formatOfResponse(type, finalUrl);
@@ -135,7 +137,8 @@ export async function crawl(start: string, opts: CrawlOptions = {}): Promise<Cra
       }
       if (follow && format === 'html') {
         for (const link of links(body, finalUrl)) {
-          if (link.pathname.startsWith(scope) && !NOT_DOCUMENTS.test(link.pathname)) enqueue(link, finalUrl.href);
+          if (link.pathname.startsWith(scope) && !NOT_DOCUMENTS.test(link.pathname))
+            enqueue(link, finalUrl.href);
         }
       }
       const clean = new URL(finalUrl.href);

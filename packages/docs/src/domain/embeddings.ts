@@ -45,13 +45,16 @@ export function createEmbedder(opts: EmbedderOptions): Embedder {
       body: JSON.stringify({ model: opts.model, input, encoding_format: 'float' }),
       signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
     });
-    if (!res.ok) throw new Error(`embeddings endpoint answered HTTP ${res.status}: ${(await res.text()).slice(0, 200)}`);
+    if (!res.ok)
+      throw new Error(`embeddings endpoint answered HTTP ${res.status}: ${(await res.text()).slice(0, 200)}`);
     const body = (await res.json()) as { data?: Array<{ embedding?: number[]; index?: number }> };
     const data = body.data ?? [];
-    if (data.length !== input.length) throw new Error(`embeddings endpoint returned ${data.length} vectors for ${input.length} inputs`);
+    if (data.length !== input.length)
+      throw new Error(`embeddings endpoint returned ${data.length} vectors for ${input.length} inputs`);
     const out: Float32Array[] = new Array(input.length);
     data.forEach((d, i) => {
-      if (!Array.isArray(d.embedding)) throw new Error('embeddings endpoint returned an item without an embedding');
+      if (!Array.isArray(d.embedding))
+        throw new Error('embeddings endpoint returned an item without an embedding');
       out[d.index ?? i] = Float32Array.from(d.embedding);
     });
     return out;

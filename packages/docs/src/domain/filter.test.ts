@@ -25,7 +25,9 @@ describe('filters', () => {
   it('compiles comparisons, AND, OR (binding tighter, as in AIP-160), NOT and parentheses', () => {
     expect(render('data_source = "hono.dev"')).toEqual({ sql: '(d.data_source = ?)', params: ['hono.dev'] });
     expect(render("uri != 'https://x/a'").sql).toBe('(d.uri != ?)');
-    expect(render('update_time > "2025-01-01T00:00:00Z"').params).toEqual([Date.parse('2025-01-01T00:00:00Z')]);
+    expect(render('update_time > "2025-01-01T00:00:00Z"').params).toEqual([
+      Date.parse('2025-01-01T00:00:00Z'),
+    ]);
     expect(render('update_time <= 2025-01-01').params).toEqual([Date.parse('2025-01-01T00:00:00Z')]);
     expect(render('data_source = a AND data_source = b OR data_source = c').sql).toBe(
       '((d.data_source = ?) and ((d.data_source = ?) or (d.data_source = ?)))',
@@ -33,7 +35,9 @@ describe('filters', () => {
     expect(render('(data_source = a AND uri = b) OR NOT data_source = c').sql).toBe(
       '(((d.data_source = ?) and (d.uri = ?)) or (not (d.data_source = ?)))',
     );
-    expect(render('-data_source = a data_source = b').sql).toBe('((not (d.data_source = ?)) and (d.data_source = ?))');
+    expect(render('-data_source = a data_source = b').sql).toBe(
+      '((not (d.data_source = ?)) and (d.data_source = ?))',
+    );
     expect(render('uri = "https://hono.dev/docs/api/*"')).toEqual({
       sql: "(d.uri like ? escape '\\')",
       params: ['https://hono.dev/docs/api/%'],

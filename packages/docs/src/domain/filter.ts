@@ -143,7 +143,8 @@ export function parseFilter(input: string): FilterNode {
       pos++;
       const inner = expression();
       const close = peek();
-      if (close.t !== ')') throw fail(`expected ")" to close the "(" at character ${tok.at}, found ${describe(close)}`);
+      if (close.t !== ')')
+        throw fail(`expected ")" to close the "(" at character ${tok.at}, found ${describe(close)}`);
       pos++;
       return inner;
     }
@@ -151,13 +152,18 @@ export function parseFilter(input: string): FilterNode {
       throw fail(`expected a field (data_source, uri or update_time), found ${describe(tok)}`);
     }
     const field = FIELDS[tok.v.toLowerCase()];
-    if (!field) throw fail(`unknown field "${tok.v}" at character ${tok.at}; filter on data_source, uri or update_time`);
+    if (!field)
+      throw fail(
+        `unknown field "${tok.v}" at character ${tok.at}; filter on data_source, uri or update_time`,
+      );
     pos++;
     const opTok = peek();
-    if (opTok.t !== 'op') throw fail(`expected a comparison (=, !=, <, <=, >, >=) after ${tok.v}, found ${describe(opTok)}`);
+    if (opTok.t !== 'op')
+      throw fail(`expected a comparison (=, !=, <, <=, >, >=) after ${tok.v}, found ${describe(opTok)}`);
     pos++;
     const valTok = peek();
-    if (valTok.t !== 'word' && valTok.t !== 'string') throw fail(`expected a value after "${opTok.v}", found ${describe(valTok)}`);
+    if (valTok.t !== 'word' && valTok.t !== 'string')
+      throw fail(`expected a value after "${opTok.v}", found ${describe(valTok)}`);
     pos++;
     return restriction(field, opTok.v, valTok.v, valTok.at);
   }
@@ -172,7 +178,9 @@ function restriction(field: Field, op: Op, raw: string, at: number): FilterNode 
   if (field === 'update_time') {
     const ms = parseTimestamp(raw);
     if (ms === null)
-      throw fail(`update_time needs an RFC 3339 timestamp like "2025-01-01T00:00:00Z", got "${raw}" at character ${at}`);
+      throw fail(
+        `update_time needs an RFC 3339 timestamp like "2025-01-01T00:00:00Z", got "${raw}" at character ${at}`,
+      );
     return { kind: 'cmp', field, op, value: ms };
   }
   if (op !== '=' && op !== '!=') throw fail(`${field} supports only = and != (at character ${at})`);
@@ -180,7 +188,8 @@ function restriction(field: Field, op: Op, raw: string, at: number): FilterNode 
 }
 
 function parseTimestamp(raw: string): number | null {
-  if (!/^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i.test(raw)) return null;
+  if (!/^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i.test(raw))
+    return null;
   const iso = /^\d{4}-\d{2}-\d{2}$/.test(raw) ? `${raw}T00:00:00Z` : raw;
   const ms = Date.parse(iso);
   return Number.isFinite(ms) ? ms : null;
@@ -197,10 +206,7 @@ export function filterSql(node: FilterNode): SQL {
   switch (node.kind) {
     case 'and':
     case 'or':
-      return sql`(${sql.join(
-        node.items.map(filterSql),
-        sql.raw(node.kind === 'and' ? ' and ' : ' or '),
-      )})`;
+      return sql`(${sql.join(node.items.map(filterSql), sql.raw(node.kind === 'and' ? ' and ' : ' or '))})`;
     case 'not':
       return sql`(not ${filterSql(node.item)})`;
     case 'cmp': {

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { basename, resolve } from 'node:path';
-import { type Logger, type Outbox, type Transaction, splitDocument } from '@lore/kit';
+import { type Logger, type Outbox, splitDocument, type Transaction } from '@lore/kit';
 import { DocsCorpusIngested } from '@lore/schema';
 import { type CrawlOptions, crawl } from './crawl.js';
 import type { Embedder } from './embeddings.js';
 import { parseDocument, titleFromPath } from './parse.js';
-import { type RawDocument, collectLocal } from './sources.js';
+import { collectLocal, type RawDocument } from './sources.js';
 import type { DocsStore, DocumentWrite } from './store.js';
 
 /** Where an ingest writes: the store, and optionally the outbox (for the event) and an embedder. */
@@ -63,7 +63,11 @@ export function contentHash(parts: Array<string>): string {
  * with their chunks; the `lore.docs.corpus.ingested` event goes out with the last one when
  * anything changed.
  */
-export async function ingestDocuments(target: IngestTarget, docs: RawDocument[], opts: IngestOptions): Promise<IngestSummary> {
+export async function ingestDocuments(
+  target: IngestTarget,
+  docs: RawDocument[],
+  opts: IngestOptions,
+): Promise<IngestSummary> {
   const t0 = performance.now();
   const now = target.now ?? Date.now;
   const source = opts.source.trim();
@@ -123,7 +127,9 @@ export async function ingestDocuments(target: IngestTarget, docs: RawDocument[],
 
   // Documents of this source that were not seen (and did not merely fail to load) are gone.
   const vanished =
-    opts.prune === false ? [] : [...existing].filter(([name, e]) => e.source === source && !seen.has(name)).map(([name]) => name);
+    opts.prune === false
+      ? []
+      : [...existing].filter(([name, e]) => e.source === source && !seen.has(name)).map(([name]) => name);
   summary.removed = vanished.length;
   const changed = summary.added + summary.updated + summary.removed > 0;
   const finish = async (tx: Transaction) => {
@@ -132,7 +138,8 @@ export async function ingestDocuments(target: IngestTarget, docs: RawDocument[],
       await target.store.bumpGeneration(tx);
     }
   };
-  const sourceDocuments = [...existing.values()].filter((e) => e.source === source).length + summary.added - summary.removed;
+  const sourceDocuments =
+    [...existing.values()].filter((e) => e.source === source).length + summary.added - summary.removed;
   if (changed && target.outbox) {
     await target.outbox.transaction(async (tx, emit) => {
       await finish(tx);
@@ -199,13 +206,18 @@ async function embed(target: IngestTarget, prepared: Prepared[]): Promise<number
   const all = prepared.flatMap((p) => p.write.chunks.map((c) => ({ c, title: p.write.title })));
   if (!all.length) return 0;
   try {
-    const vectors = await target.embedder!.embed(all.map(({ c, title }) => embeddingText(title, c.headingPath, c.text)));
+    const vectors = await target.embedder!.embed(
+      all.map(({ c, title }) => embeddingText(title, c.headingPath, c.text)),
+    );
     all.forEach(({ c }, i) => {
       c.vector = vectors[i];
     });
     return all.length;
   } catch (err) {
-    target.log?.warn({ err: (err as Error).message }, 'embedding failed; these chunks are searchable by keywords only');
+    target.log?.warn(
+      { err: (err as Error).message },
+      'embedding failed; these chunks are searchable by keywords only',
+    );
     return 0;
   }
 }
@@ -249,11 +261,16 @@ export function defaultSource(inputs: string[], baseUri?: string): string {
  * Ingests folders, files and URLs as one data source (what `lore docs ingest` runs). URLs are
  * crawled politely (see `crawl`); paths are read from disk.
  */
-export async function ingestInputs(target: IngestTarget, inputs: string[], opts: IngestInputsOptions = {}): Promise<IngestSummary> {
+export async function ingestInputs(
+  target: IngestTarget,
+  inputs: string[],
+  opts: IngestInputsOptions = {},
+): Promise<IngestSummary> {
   if (!inputs.length) throw new Error('nothing to ingest: give at least one path or URL');
   if (opts.baseUri) {
     const u = new URL(opts.baseUri);
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error(`--base-uri must be an http(s) URL, got ${opts.baseUri}`);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:')
+      throw new Error(`--base-uri must be an http(s) URL, got ${opts.baseUri}`);
   }
   const source = opts.source?.trim() || defaultSource(inputs, opts.baseUri);
   const docs: RawDocument[] = [];
@@ -274,7 +291,10 @@ export async function ingestInputs(target: IngestTarget, inputs: string[], opts:
 
 /** The one-line summary the CLI prints. */
 export function summaryLine(s: IngestSummary): string {
-  const rate = s.seconds > 0 ? ` (${Math.round((s.added + s.updated + s.unchanged) / s.seconds)} documents/s, ${Math.round(s.chunks / s.seconds)} chunks/s)` : '';
+  const rate =
+    s.seconds > 0
+      ? ` (${Math.round((s.added + s.updated + s.unchanged) / s.seconds)} documents/s, ${Math.round(s.chunks / s.seconds)} chunks/s)`
+      : '';
   return (
     `Ingested "${s.source}": ${s.added} added, ${s.updated} updated, ${s.removed} removed, ${s.unchanged} unchanged; ` +
     `${s.chunks} chunks in ${s.seconds.toFixed(2)} s${rate}` +

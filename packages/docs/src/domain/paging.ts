@@ -11,11 +11,17 @@ function fingerprint(query: string, filter: string | undefined): string {
 
 /** An opaque token for the page starting at `offset` of this query's results. */
 export function encodePageToken(offset: number, query: string, filter: string | undefined): string {
-  return Buffer.from(JSON.stringify({ v: 1, o: offset, q: fingerprint(query, filter) })).toString('base64url');
+  return Buffer.from(JSON.stringify({ v: 1, o: offset, q: fingerprint(query, filter) })).toString(
+    'base64url',
+  );
 }
 
 /** The offset a token stands for; 0 without one. A malformed token, or one from another query, is a 400 naming pageToken. */
-export function decodePageToken(token: string | undefined, query: string, filter: string | undefined): number {
+export function decodePageToken(
+  token: string | undefined,
+  query: string,
+  filter: string | undefined,
+): number {
   if (token === undefined || token === '') return 0;
   let parsed: { v?: unknown; o?: unknown; q?: unknown };
   try {
@@ -23,7 +29,13 @@ export function decodePageToken(token: string | undefined, query: string, filter
   } catch {
     throw invalid('pageToken', 'malformed', 'Invalid pageToken: not a token returned by search_documents.');
   }
-  if (parsed?.v !== 1 || typeof parsed.o !== 'number' || !Number.isInteger(parsed.o) || parsed.o < 0 || typeof parsed.q !== 'string') {
+  if (
+    parsed?.v !== 1 ||
+    typeof parsed.o !== 'number' ||
+    !Number.isInteger(parsed.o) ||
+    parsed.o < 0 ||
+    typeof parsed.q !== 'string'
+  ) {
     throw invalid('pageToken', 'malformed', 'Invalid pageToken: not a token returned by search_documents.');
   }
   if (parsed.q !== fingerprint(query, filter)) {

@@ -3,10 +3,18 @@ import { firstParagraph, frontMatter, parseDocument, stripMdx, titleFromPath } f
 
 describe('parsing documents', () => {
   it('reads title and description from front matter, else the first heading and paragraph', () => {
-    const fm = parseDocument('---\ntitle: "Routing"\ndescription: How routes match.\nsidebar: 2\n---\n# Other\n\nBody text.', 'markdown', 'x');
+    const fm = parseDocument(
+      '---\ntitle: "Routing"\ndescription: How routes match.\nsidebar: 2\n---\n# Other\n\nBody text.',
+      'markdown',
+      'x',
+    );
     expect(fm).toMatchObject({ title: 'Routing', description: 'How routes match.', splitFormat: 'markdown' });
     expect(fm.content.startsWith('# Other')).toBe(true);
-    const plain = parseDocument('# Caching\n\nThe **cache** keeps [pages](./x) for `60` s.\nSecond line.\n\nMore.', 'markdown', 'x');
+    const plain = parseDocument(
+      '# Caching\n\nThe **cache** keeps [pages](./x) for `60` s.\nSecond line.\n\nMore.',
+      'markdown',
+      'x',
+    );
     expect(plain.title).toBe('Caching');
     expect(plain.description).toBe('The cache keeps pages for 60 s. Second line.');
     expect(parseDocument('Just text here.', 'markdown', 'Fallback name').title).toBe('Fallback name');
@@ -69,7 +77,11 @@ describe('parsing documents', () => {
 
   it('treats plain text as text: title from a short first line, description from the first paragraph', () => {
     const doc = parseDocument('Release notes\n\nVersion 2 adds streaming.\n', 'text', 'x');
-    expect(doc).toMatchObject({ title: 'Release notes', description: 'Version 2 adds streaming.', splitFormat: 'text' });
+    expect(doc).toMatchObject({
+      title: 'Release notes',
+      description: 'Version 2 adds streaming.',
+      splitFormat: 'text',
+    });
     expect(firstParagraph('```sh\nnpm i\n```\n\nAfter code.')).toBe('After code.');
     expect(titleFromPath('/docs/getting-started/basic_usage.md')).toBe('Basic usage');
     expect(titleFromPath('/docs/guides/index.md')).toBe('Guides');

@@ -31,7 +31,8 @@ export function formatOfPath(path: string): SourceFormat | null {
 export function formatOfResponse(contentType: string | null, url: URL): SourceFormat | null {
   const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   if (type === 'text/html' || type === 'application/xhtml+xml') return 'html';
-  if (type === 'text/markdown' || type === 'text/x-markdown') return formatOfPath(url.pathname) === 'mdx' ? 'mdx' : 'markdown';
+  if (type === 'text/markdown' || type === 'text/x-markdown')
+    return formatOfPath(url.pathname) === 'mdx' ? 'mdx' : 'markdown';
   if (type === 'text/plain') return formatOfPath(url.pathname) ?? 'text';
   if (type === '') return formatOfPath(url.pathname);
   return null;
@@ -45,27 +46,37 @@ export function parseDocument(raw: string, format: SourceFormat, fallbackTitle: 
   if (format === 'html') return parseHtml(text, fallbackTitle);
   if (format === 'text') {
     const content = text.trim();
-    const paragraphs = content.split(/\n\s*\n/).map((p) => p.trim()).filter(Boolean);
+    const paragraphs = content
+      .split(/\n\s*\n/)
+      .map((p) => p.trim())
+      .filter(Boolean);
     const first = paragraphs[0] ?? '';
     // A short first line standing alone is the title; the paragraph after it the description.
-    const headed = paragraphs.length > 1 && !first.includes('\n') && first.length <= 100 && !/[.:;,]$/.test(first);
+    const headed =
+      paragraphs.length > 1 && !first.includes('\n') && first.length <= 100 && !/[.:;,]$/.test(first);
     const title = headed ? first : fallbackTitle;
     const description = ((headed ? paragraphs[1] : first) ?? '').replace(/\s+/g, ' ');
     return { title, description: clip(description, MAX_DESCRIPTION), content, splitFormat: 'text' };
   }
   const { data, body } = frontMatter(text);
   let content = format === 'mdx' ? stripMdx(body) : body;
-  content = stripContainers(content).replace(/\n{3,}/g, '\n\n').trim();
+  content = stripContainers(content)
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
   const title = data.title || firstHeading(content) || fallbackTitle;
   const description = data.description || clip(firstParagraph(content), MAX_DESCRIPTION);
   return { title, description, content, splitFormat: 'markdown' };
 }
 
 function parseHtml(html: string, fallbackTitle: string): ParsedDocument {
-  const pageTitle = decodeEntities(/<title[^>]*>([\s\S]*?)<\/title>/i.exec(html)?.[1] ?? '').replace(/\s+/g, ' ').trim();
+  const pageTitle = decodeEntities(/<title[^>]*>([\s\S]*?)<\/title>/i.exec(html)?.[1] ?? '')
+    .replace(/\s+/g, ' ')
+    .trim();
   const metaDescription = metaContent(html, 'description') ?? metaContent(html, 'og:description');
   // Prefer the page's main content when it marks it; the rest is chrome.
-  const main = /<main\b[^>]*>([\s\S]*?)<\/main>/i.exec(html)?.[1] ?? /<article\b[^>]*>([\s\S]*?)<\/article>/i.exec(html)?.[1];
+  const main =
+    /<main\b[^>]*>([\s\S]*?)<\/main>/i.exec(html)?.[1] ??
+    /<article\b[^>]*>([\s\S]*?)<\/article>/i.exec(html)?.[1];
   const { title: converted, markdown } = htmlToMarkdown(main ?? html);
   const content = markdown.replace(/\n{3,}/g, '\n\n').trim();
   const title = cleanTitle(pageTitle) || converted || firstHeading(content) || fallbackTitle;
@@ -95,7 +106,8 @@ const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"'
 function decodeEntities(s: string): string {
   return s.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, e: string) => {
     if (e[0] === '#') {
-      const code = e[1] === 'x' || e[1] === 'X' ? Number.parseInt(e.slice(2), 16) : Number.parseInt(e.slice(1), 10);
+      const code =
+        e[1] === 'x' || e[1] === 'X' ? Number.parseInt(e.slice(2), 16) : Number.parseInt(e.slice(1), 10);
       return Number.isFinite(code) ? String.fromCodePoint(code) : whole;
     }
     return ENTITIES[e.toLowerCase()] ?? whole;
@@ -129,7 +141,8 @@ function outsideFences(text: string, fn: (line: string) => string | null): strin
   for (const line of text.split('\n')) {
     const marker = FENCE.exec(line)?.[1];
     if (fence) {
-      if (marker && marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker) fence = null;
+      if (marker && marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker)
+        fence = null;
       out.push(line);
       continue;
     }
@@ -159,7 +172,8 @@ export function stripMdx(text: string): string {
     }
     if (/^(?:import|export)\s/.test(line)) {
       // Multi-line imports/exports run to their closing line.
-      const complete = /(?:from\s+['"][^'"]+['"]|^import\s+['"][^'"]+['"])\s*;?\s*$/.test(line) || /;\s*$/.test(line);
+      const complete =
+        /(?:from\s+['"][^'"]+['"]|^import\s+['"][^'"]+['"])\s*;?\s*$/.test(line) || /;\s*$/.test(line);
       if (!complete) inEsm = true;
       return null;
     }
@@ -242,7 +256,10 @@ function clip(s: string, max: number): string {
 /** `getting-started/basic_usage.md` → `Basic usage`. */
 export function titleFromPath(path: string): string {
   const base = path.replace(/\/+$/, '').split('/').pop() ?? path;
-  const stem = base.replace(/\.[A-Za-z]+$/, '').replace(/[-_]+/g, ' ').trim();
+  const stem = base
+    .replace(/\.[A-Za-z]+$/, '')
+    .replace(/[-_]+/g, ' ')
+    .trim();
   if (!stem || stem.toLowerCase() === 'index') {
     const parts = path.replace(/\/+$/, '').split('/');
     return parts.length > 1 ? titleFromPath(parts.slice(0, -1).join('/')) : 'Index';

@@ -40,6 +40,7 @@ export class AnswerQuota {
   }
 
   private sweep(t: number) {
-    for (const [k, v] of this.calls) if (!v.length || v[v.length - 1]! <= t - 86_400_000) this.calls.delete(k);
+    for (const [k, v] of this.calls)
+      if (!v.length || v[v.length - 1]! <= t - 86_400_000) this.calls.delete(k);
   }
 }

@@ -1,4 +1,4 @@
-import { type Logger, cosineTopK, ftsMatchQuery, queryTerms, reciprocalRankFusion } from '@lore/kit';
+import { cosineTopK, ftsMatchQuery, type Logger, queryTerms, reciprocalRankFusion } from '@lore/kit';
 import type { SQL } from 'drizzle-orm';
 import type { Embedder } from './embeddings.js';
 import type { ChunkHit, DocsStore } from './store.js';
@@ -52,11 +52,23 @@ export class DocsSearch {
     const lexical = match ? await this.store.rankBm25(match, req.filter, FUSION_DEPTH) : [];
     const vectors = await this.vectors();
     // Over-fetch when filtering: candidates outside the filter are dropped on hydration.
-    const semantic = cosineTopK(queryVector, vectors, req.filter ? FUSION_DEPTH * 4 : FUSION_DEPTH).map((r) => Number(r.id));
-    const hydrated = new Map((await this.store.chunksById([...new Set([...lexical, ...semantic])], req.filter)).map((h) => [h.chunkId, h]));
-    const lists = [lexical.filter((id) => hydrated.has(id)), semantic.filter((id) => hydrated.has(id)).slice(0, FUSION_DEPTH)];
+    const semantic = cosineTopK(queryVector, vectors, req.filter ? FUSION_DEPTH * 4 : FUSION_DEPTH).map((r) =>
+      Number(r.id),
+    );
+    const hydrated = new Map(
+      (await this.store.chunksById([...new Set([...lexical, ...semantic])], req.filter)).map((h) => [
+        h.chunkId,
+        h,
+      ]),
+    );
+    const lists = [
+      lexical.filter((id) => hydrated.has(id)),
+      semantic.filter((id) => hydrated.has(id)).slice(0, FUSION_DEPTH),
+    ];
     const fused = reciprocalRankFusion(lists, String);
-    const page = fused.slice(req.offset, req.offset + req.limit).map(({ item, score }) => ({ ...hydrated.get(item)!, score }));
+    const page = fused
+      .slice(req.offset, req.offset + req.limit)
+      .map(({ item, score }) => ({ ...hydrated.get(item)!, score }));
     return { hits: page, more: fused.length > req.offset + req.limit, mode: 'hybrid' };
   }
 
@@ -84,7 +96,9 @@ export class DocsSearch {
     const kept = terms.filter((t) => count(t) * 2 <= chunks || count(t) < PRUNE_MIN_MATCHES);
     // Keep the rarest common term when nothing else would match at all.
     if (kept.every((t) => count(t) === 0)) {
-      const rarest = terms.filter((t) => !kept.includes(t) && count(t) > 0).sort((a, b) => count(a) - count(b))[0];
+      const rarest = terms
+        .filter((t) => !kept.includes(t) && count(t) > 0)
+        .sort((a, b) => count(a) - count(b))[0];
       if (rarest) kept.push(rarest);
     }
     if (!kept.length) return null;

@@ -6,7 +6,9 @@ describe('document names', () => {
     expect(namePath('api/routing.md')).toBe('api/routing');
     expect(namePath('api/index.mdx')).toBe('api');
     expect(namePath('index.html')).toBe('index');
-    expect(uriUnder(new URL('https://hono.dev/docs/'), 'api/routing.md')).toBe('https://hono.dev/docs/api/routing');
+    expect(uriUnder(new URL('https://hono.dev/docs/'), 'api/routing.md')).toBe(
+      'https://hono.dev/docs/api/routing',
+    );
     expect(uriUnder(new URL('https://hono.dev/docs'), 'api/index.md')).toBe('https://hono.dev/docs/api/');
     expect(uriUnder(new URL('https://hono.dev/'), 'index.md')).toBe('https://hono.dev/');
     expect(nameForUrl(new URL('https://docs.example.com/storage/docs/creating-buckets.html?x=1#y'))).toBe(

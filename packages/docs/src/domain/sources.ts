@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
-import { readFile, readdir, stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type SourceFormat, formatOfPath } from './parse.js';
+import { formatOfPath, type SourceFormat } from './parse.js';
 
 /** One document to ingest, before parsing: where it is, what it will be called, how to read it. */
 export interface RawDocument {
@@ -79,7 +79,13 @@ export async function collectLocal(target: string, opts: LocalOptions = {}): Pro
     const format = formatOfPath(file)!;
     if (base) {
       const uri = uriUnder(base, rel);
-      return { name: nameForUrl(new URL(uri)), uri, format, origin: file, read: () => readFile(file, 'utf8') };
+      return {
+        name: nameForUrl(new URL(uri)),
+        uri,
+        format,
+        origin: file,
+        read: () => readFile(file, 'utf8'),
+      };
     }
     const local = namePath(prefix ? `${prefix}/${rel}` : rel);
     return {
@@ -102,7 +108,9 @@ export function collectFiles(root: string, files: string[], baseUri: string): Ra
     if (!format || !existsSync(file)) return [];
     const rel = relative(resolve(root), file).split(sep).join('/');
     const uri = uriUnder(base, rel);
-    return [{ name: nameForUrl(new URL(uri)), uri, format, origin: file, read: () => readFile(file, 'utf8') }];
+    return [
+      { name: nameForUrl(new URL(uri)), uri, format, origin: file, read: () => readFile(file, 'utf8') },
+    ];
   });
 }
 

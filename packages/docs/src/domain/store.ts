@@ -1,4 +1,4 @@
-import { type Database, type Transaction, float32FromBuffer, float32ToBuffer } from '@lore/kit';
+import { type Database, float32FromBuffer, float32ToBuffer, type Transaction } from '@lore/kit';
 import { type SQL, sql } from 'drizzle-orm';
 
 /** A document as `get_documents` returns it. */
@@ -70,7 +70,16 @@ export class DocsStore {
         tx,
         'documents',
         ['name', 'uri', 'title', 'description', 'content', 'data_source', 'content_hash', 'update_time'],
-        part.map((d) => [d.name, d.uri, d.title, d.description, d.content, d.dataSource, d.contentHash, d.updateTime]),
+        part.map((d) => [
+          d.name,
+          d.uri,
+          d.title,
+          d.description,
+          d.content,
+          d.dataSource,
+          d.contentHash,
+          d.updateTime,
+        ]),
         `on conflict(name) do update set uri = excluded.uri, title = excluded.title, description = excluded.description,
           content = excluded.content, data_source = excluded.data_source, content_hash = excluded.content_hash,
           update_time = excluded.update_time`,
@@ -115,7 +124,9 @@ export class DocsStore {
 
   private async deleteChunks(tx: Transaction, names: string[]) {
     for (const part of slices(names, ROWS_PER_INSERT)) {
-      await tx.run(sql`delete from chunks_fts where rowid in (select id from chunks where document in ${inList(part)})`);
+      await tx.run(
+        sql`delete from chunks_fts where rowid in (select id from chunks where document in ${inList(part)})`,
+      );
       await tx.run(sql`delete from chunks where document in ${inList(part)}`);
     }
   }
@@ -127,7 +138,9 @@ export class DocsStore {
   }
 
   async generation(): Promise<string> {
-    const rows = await this.db.all<{ value: string }>(sql`select value from docs_meta where key = 'generation'`);
+    const rows = await this.db.all<{ value: string }>(
+      sql`select value from docs_meta where key = 'generation'`,
+    );
     return rows[0]?.value ?? '0';
   }
 
@@ -162,7 +175,14 @@ export class DocsStore {
     const kept = ranked.filter((r) => passes.has(Number(r.id)));
     if (kept.length >= offset + limit || ranked.length < depth) {
       const page = kept.slice(offset, offset + limit);
-      const hits = new Map((await this.chunksById(page.map((r) => Number(r.id)), null)).map((h) => [h.chunkId, h]));
+      const hits = new Map(
+        (
+          await this.chunksById(
+            page.map((r) => Number(r.id)),
+            null,
+          )
+        ).map((h) => [h.chunkId, h]),
+      );
       return page.flatMap((r) => {
         const h = hits.get(Number(r.id));
         return h ? [{ ...h, score: -Number(r.rank) }] : [];
@@ -309,7 +329,13 @@ interface RawTransaction {
  * `session.tx`; going through it skips drizzle's per-parameter query building (about 15 µs a
  * row, a tenth of the ingest budget). Without it (another driver), the same SQL goes through drizzle.
  */
-async function insertRows(tx: Transaction, table: string, columns: string[], rows: Value[][], suffix = ''): Promise<void> {
+async function insertRows(
+  tx: Transaction,
+  table: string,
+  columns: string[],
+  rows: Value[][],
+  suffix = '',
+): Promise<void> {
   if (!rows.length) return;
   const raw = (tx as unknown as { session?: { tx?: RawTransaction } }).session?.tx;
   const head = `insert into ${table} (${columns.join(', ')}) values `;
@@ -320,7 +346,13 @@ async function insertRows(tx: Transaction, table: string, columns: string[], row
   }
   await tx.run(
     sql`${sql.raw(head)}${sql.join(
-      rows.map((r) => sql`(${sql.join(r.map((v) => sql`${v}`), sql`, `)})`),
+      rows.map(
+        (r) =>
+          sql`(${sql.join(
+            r.map((v) => sql`${v}`),
+            sql`, `,
+          )})`,
+      ),
       sql`, `,
     )} ${sql.raw(suffix)}`,
   );

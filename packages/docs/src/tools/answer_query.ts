@@ -1,7 +1,7 @@
 import { type Passage, ToolError } from '@lore/kit';
+import { AnswerQueryInput, AnswerQueryOutput } from '@lore/schema';
 import { citeDocuments } from '../domain/citations.js';
 import { tool } from '../ports.js';
-import { AnswerQueryInput, AnswerQueryOutput } from '@lore/schema';
 
 /** Chunks retrieved as passages for an answer, and most chunks per document among them. */
 const PASSAGES = 8;
@@ -29,12 +29,22 @@ export const answerQuery = tool({
         429,
         `answer_query quota reached (${refused.limit} ${per}); retry in ${refused.retryAfterSeconds} s, or use search_documents ` +
           '(then get_documents) instead: it has no such quota and returns the matching passages directly.',
-        { retryAfterSeconds: refused.retryAfterSeconds, limit: refused.limit, window: refused.window, alternative: 'search_documents' },
+        {
+          retryAfterSeconds: refused.retryAfterSeconds,
+          limit: refused.limit,
+          window: refused.window,
+          alternative: 'search_documents',
+        },
       );
     }
-    ports.calls.record('answer_query');
     try {
-      const page = await ports.search.search({ query: input.query, filter: null, offset: 0, limit: PASSAGES * 2, signal: ctx.signal });
+      const page = await ports.search.search({
+        query: input.query,
+        filter: null,
+        offset: 0,
+        limit: PASSAGES * 2,
+        signal: ctx.signal,
+      });
       const perDoc = new Map<string, number>();
       const passages: Passage[] = [];
       for (const h of page.hits) {
@@ -43,13 +53,20 @@ export const answerQuery = tool({
         perDoc.set(h.document, n + 1);
         // Where the chunk sits, as a heading line: context for a model, skipped by extraction.
         const where = [h.title, ...h.headingPath.filter((x) => x !== h.title)].join(' › ');
-        passages.push({ id: `${h.document}#chunk_${h.ordinal}`, source: h.document, text: `# ${where}\n\n${h.text}`, score: h.score });
+        passages.push({
+          id: `${h.document}#chunk_${h.ordinal}`,
+          source: h.document,
+          text: `# ${where}\n\n${h.text}`,
+          score: h.score,
+        });
       }
       if (!passages.length) {
+        ports.calls.record('answer_query');
         return {
           text: 'The documentation has nothing matching this question. Try search_documents with other words.',
           data: {
-            answerText: 'The documentation has nothing matching this question. Try search_documents with other words.',
+            answerText:
+              'The documentation has nothing matching this question. Try search_documents with other words.',
             references: [],
             strategy: 'extractive' as const,
           },
@@ -59,6 +76,7 @@ export const answerQuery = tool({
         { task: 'answer', question: input.query, passages, detailed: true },
         { sampling: ctx.sampling, signal: ctx.signal },
       );
+      ports.calls.record('answer_query');
       const { text, references } = citeDocuments(result.text, result.citations);
       const legend = references.map((name, i) => `[${i + 1}] ${name}`);
       const answerText = legend.length ? `${text}\n\nReferences:\n${legend.join('\n')}` : text;
@@ -70,7 +88,12 @@ export const answerQuery = tool({
             : `written by ${result.model ?? 'the configured model'}`;
       return {
         text: `${answerText}\n\n(Answer ${how}. Fetch the references with get_documents for details.)`,
-        data: { answerText, references, strategy: result.strategy, ...(result.model ? { model: result.model } : {}) },
+        data: {
+          answerText,
+          references,
+          strategy: result.strategy,
+          ...(result.model ? { model: result.model } : {}),
+        },
       };
     } catch (err) {
       // The 2026-07-28 path ends this round to ask the client's model; the retry is the same call.

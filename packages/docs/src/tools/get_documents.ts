@@ -1,5 +1,5 @@
-import { tool } from '../ports.js';
 import { GetDocumentsInput, GetDocumentsOutput } from '@lore/schema';
+import { tool } from '../ports.js';
 
 export const getDocuments = tool({
   name: 'get_documents',
@@ -26,8 +26,13 @@ export const getDocuments = tool({
       }
       documents.push({ ...d, updateTime: new Date(d.updateTime).toISOString() });
     }
-    const parts = documents.map((d) => `# ${d.title}\n${d.name} · ${d.uri} · ${d.dataSource} · updated ${d.updateTime}\n\n${d.content}`);
-    if (missing.length) parts.push(`Not found: ${missing.map((m) => m.name).join(', ')} (use the exact \`parent\` names from search_documents).`);
+    const parts = documents.map(
+      (d) => `# ${d.title}\n${d.name} · ${d.uri} · ${d.dataSource} · updated ${d.updateTime}\n\n${d.content}`,
+    );
+    if (missing.length)
+      parts.push(
+        `Not found: ${missing.map((m) => m.name).join(', ')} (use the exact \`parent\` names from search_documents).`,
+      );
     const text = parts.length ? parts.join('\n\n---\n\n') : 'No documents.';
     return { text, data: { documents, missing } };
   },

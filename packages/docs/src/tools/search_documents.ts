@@ -1,8 +1,8 @@
 import { excerpt, queryTerms } from '@lore/kit';
+import { SearchDocumentsInput, SearchDocumentsOutput } from '@lore/schema';
 import { compileFilter } from '../domain/filter.js';
 import { decodePageToken, encodePageToken } from '../domain/paging.js';
 import { tool } from '../ports.js';
-import { SearchDocumentsInput, SearchDocumentsOutput } from '@lore/schema';
 
 export const searchDocuments = tool({
   name: 'search_documents',
@@ -21,7 +21,13 @@ export const searchDocuments = tool({
     ports.calls.record('search_documents');
     const filter = compileFilter(input.filter);
     const offset = decodePageToken(input.pageToken, input.query, input.filter);
-    const page = await ports.search.search({ query: input.query, filter, offset, limit: input.pageSize, signal });
+    const page = await ports.search.search({
+      query: input.query,
+      filter,
+      offset,
+      limit: input.pageSize,
+      signal,
+    });
     const results = page.hits.map((h) => ({
       parent: h.document,
       id: `chunk_${h.ordinal}`,
@@ -29,7 +35,9 @@ export const searchDocuments = tool({
       relevanceScore: Number(h.score.toPrecision(6)),
       document: { name: h.document, title: h.title, uri: h.uri },
     }));
-    const nextPageToken = page.more ? encodePageToken(offset + results.length, input.query, input.filter) : '';
+    const nextPageToken = page.more
+      ? encodePageToken(offset + results.length, input.query, input.filter)
+      : '';
     const terms = queryTerms(input.query, 16);
     const lines = results.map(
       (r, i) =>

@@ -1,4 +1,7 @@
-import TurndownService from 'turndown';
+import { createRequire } from 'node:module';
+import type TurndownServiceType from 'turndown';
+
+const require = createRequire(import.meta.url);
 
 // Elements whose content is not part of the document's text.
 const DROPPED = new Set([
@@ -15,26 +18,35 @@ const DROPPED = new Set([
 
 let capturedTitle: string | null = null;
 
-const service = new TurndownService({
-  headingStyle: 'atx',
-  codeBlockStyle: 'fenced',
-  fence: '```',
-  bulletListMarker: '-',
-  emDelimiter: '_',
-  strongDelimiter: '**',
-  hr: '---',
-});
-service.remove((node) => DROPPED.has(node.nodeName.toUpperCase()));
-service.addRule('lore-title', {
-  filter: 'title',
-  replacement: (_content, node) => {
-    if (capturedTitle === null) {
-      const t = (node.textContent ?? '').replace(/\s+/g, ' ').trim();
-      if (t !== '') capturedTitle = t;
-    }
-    return '';
-  },
-});
+let turndown: TurndownServiceType | undefined;
+
+/** Built on first use, so services that never convert HTML do not load turndown. */
+function getService(): TurndownServiceType {
+  if (turndown) return turndown;
+  const TurndownService = require('turndown') as typeof TurndownServiceType;
+  const service = new TurndownService({
+    headingStyle: 'atx',
+    codeBlockStyle: 'fenced',
+    fence: '```',
+    bulletListMarker: '-',
+    emDelimiter: '_',
+    strongDelimiter: '**',
+    hr: '---',
+  });
+  service.remove((node) => DROPPED.has(node.nodeName.toUpperCase()));
+  service.addRule('lore-title', {
+    filter: 'title',
+    replacement: (_content, node) => {
+      if (capturedTitle === null) {
+        const t = (node.textContent ?? '').replace(/\s+/g, ' ').trim();
+        if (t !== '') capturedTitle = t;
+      }
+      return '';
+    },
+  });
+  turndown = service;
+  return service;
+}
 
 function takeTitle(): string | null {
   const t = capturedTitle;
@@ -50,7 +62,7 @@ function takeTitle(): string | null {
 export function htmlToMarkdown(html: string): { title: string | null; markdown: string } {
   // turndown is synchronous, so the module-level capture cannot interleave between calls.
   capturedTitle = null;
-  let markdown = service.turndown(html);
+  let markdown = getService().turndown(html);
   let title = takeTitle();
   markdown = markdown
     .replace(/[ \t]+$/gm, '')

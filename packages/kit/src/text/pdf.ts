@@ -1,4 +1,8 @@
-import { extractText, getDocumentProxy, getResolvedPDFJS } from 'unpdf';
+import type { getDocumentProxy } from 'unpdf';
+
+// unpdf (and pdf.js) load on first use only.
+let unpdfModule: Promise<typeof import('unpdf')> | undefined;
+const loadUnpdf = () => (unpdfModule ??= import('unpdf'));
 
 let pdfjsLoaded: Promise<unknown> | undefined;
 
@@ -15,7 +19,7 @@ function loadPdfjs(): Promise<unknown> {
       log(...args);
     };
     try {
-      return await getResolvedPDFJS();
+      return await (await loadUnpdf()).getResolvedPDFJS();
     } finally {
       console.log = log;
     }
@@ -41,14 +45,14 @@ export async function pdfToText(bytes: Uint8Array): Promise<{ text: string; page
   await loadPdfjs();
   let pdf: Awaited<ReturnType<typeof getDocumentProxy>>;
   try {
-    pdf = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0 });
+    pdf = await (await loadUnpdf()).getDocumentProxy(new Uint8Array(bytes), { verbosity: 0 });
   } catch (err) {
     throw new Error(`pdfToText: not a readable PDF (${err instanceof Error ? err.message : String(err)})`, {
       cause: err,
     });
   }
   try {
-    const { totalPages, text } = await extractText(pdf, { mergePages: false });
+    const { totalPages, text } = await (await loadUnpdf()).extractText(pdf, { mergePages: false });
     const pages = text.map(tidyPage).filter((p) => p !== '');
     return { text: pages.join('\n\n'), pages: totalPages };
   } finally {

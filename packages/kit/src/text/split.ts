@@ -1,4 +1,7 @@
-import { RecursiveCharacterTextSplitter } from '@langchain/textsplitters';
+// The splitter (and langchain under it) is loaded on first use: services that never split text
+// do not carry it in memory.
+let splitters: Promise<typeof import('@langchain/textsplitters')> | undefined;
+const loadSplitters = () => (splitters ??= import('@langchain/textsplitters'));
 
 export interface SplitOptions {
   format: 'markdown' | 'text';
@@ -128,6 +131,7 @@ export async function splitDocument(content: string, opts: SplitOptions): Promis
   const normalized = content.replace(/\r\n?/g, '\n');
   const sections: Section[] =
     opts.format === 'markdown' ? markdownSections(normalized) : [{ headingPath: [], text: normalized }];
+  const { RecursiveCharacterTextSplitter } = await loadSplitters();
   const splitter =
     opts.format === 'markdown'
       ? RecursiveCharacterTextSplitter.fromLanguage('markdown', { chunkSize, chunkOverlap })

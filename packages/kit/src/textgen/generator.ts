@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { z } from 'zod';
 import { extractiveAnswer } from './extractive.js';
 import {
@@ -64,7 +64,8 @@ export function parseVerdict(raw: string): JudgeVerdict {
 }
 
 function describe(err: unknown): string {
-  if (err instanceof OpenAI.APIError && err.status !== undefined) return `HTTP ${err.status}: ${err.message}`;
+  const status = (err as { status?: unknown })?.status;
+  if (typeof status === 'number' && err instanceof Error) return `HTTP ${status}: ${err.message}`;
   if (err instanceof Error) return err.message || err.name;
   return String(err);
 }
@@ -108,15 +109,20 @@ function maxTokensFor(req: GenerateRequest): number {
 export function createTextGenerator(config: TextGeneratorConfig): TextGenerator {
   const baseUrl = config.baseUrl?.trim().replace(/\/+$/, '') || undefined;
   const model = config.model?.trim() || DEFAULT_MODEL;
-  const client = baseUrl
-    ? new OpenAI({
-        baseURL: baseUrl,
-        // Never fall back to OPENAI_API_KEY from the environment: it must not leak to a custom endpoint.
-        apiKey: config.apiKey || 'unused',
-        timeout: config.timeoutMs ?? DEFAULT_ENDPOINT_TIMEOUT_MS,
-        maxRetries: config.maxRetries ?? 1,
-      })
-    : null;
+  // The official client is loaded when first needed: services without an endpoint never load it.
+  let loaded: Promise<OpenAI> | undefined;
+  const endpoint = (): Promise<OpenAI> =>
+    (loaded ??= import('openai').then(
+      ({ default: OpenAIClient }) =>
+        new OpenAIClient({
+          baseURL: baseUrl,
+          // Never fall back to OPENAI_API_KEY from the environment: it must not leak to a custom endpoint.
+          apiKey: config.apiKey || 'unused',
+          timeout: config.timeoutMs ?? DEFAULT_ENDPOINT_TIMEOUT_MS,
+          maxRetries: config.maxRetries ?? 1,
+        }),
+    ));
+  const client = baseUrl ? true : null;
   const samplingTimeout = config.timeoutMs ?? DEFAULT_SAMPLING_TIMEOUT_MS;
 
   function fallback(req: GenerateRequest, from: 'endpoint' | 'sampling', err: unknown): GenerateResult {
@@ -143,7 +149,7 @@ export function createTextGenerator(config: TextGeneratorConfig): TextGenerator 
       let raw: string;
       let usedModel: string | undefined;
       if (client) {
-        const completion = await client.chat.completions.create(
+        const completion = await (await endpoint()).chat.completions.create(
           {
             model,
             temperature: 0,
@@ -202,14 +208,14 @@ export function createTextGenerator(config: TextGeneratorConfig): TextGenerator 
         };
         let completion: OpenAI.Chat.Completions.ChatCompletion;
         try {
-          completion = await client.chat.completions.create({
+          completion = await (await endpoint()).chat.completions.create({
             ...body,
             response_format: { type: 'json_object' },
           });
         } catch (err) {
           // Some OpenAI-compatible servers reject response_format; the prompt asks for JSON anyway.
-          if (!(err instanceof OpenAI.BadRequestError)) throw err;
-          completion = await client.chat.completions.create(body);
+          if ((err as { status?: number })?.status !== 400) throw err;
+          completion = await (await endpoint()).chat.completions.create(body);
         }
         return parseVerdict(completion.choices[0]?.message?.content ?? '');
       }

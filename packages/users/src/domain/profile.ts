@@ -44,22 +44,8 @@ export function mergeCapabilities(
   return next;
 }
 
-export function timeAgo(ms: number, now = Date.now()): string {
-  const s = Math.max(0, Math.round((now - ms) / 1000));
-  if (s < 60) return 'just now';
-  const units: Array<[number, string]> = [
-    [60 * 60 * 24 * 365, 'year'],
-    [60 * 60 * 24 * 30, 'month'],
-    [60 * 60 * 24, 'day'],
-    [60 * 60, 'hour'],
-    [60, 'minute'],
-  ];
-  for (const [size, name] of units) {
-    const n = Math.floor(s / size);
-    if (n >= 1) return `${n} ${name}${n > 1 ? 's' : ''} ago`;
-  }
-  return 'just now';
-}
+/** Kept here for the users tools' imports; the wording lives in the kit. */
+export { timeAgo } from '@lore/kit';
 
 export function skillsLine(p: AgentProfile): string {
   return (
