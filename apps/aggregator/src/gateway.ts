@@ -1,6 +1,6 @@
-import { createHttpApp, type LoreConfig } from '@lore/kit';
+import { createHttpApp, type LoreConfig, mergedMetrics } from '@lore/kit';
 import type { Hono } from 'hono';
-import { Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { Aggregator } from './aggregator.js';
 import { mountCatalog } from './catalog-page.js';
 import type { AggregatorMetrics } from './metrics.js';
@@ -23,8 +23,8 @@ export function createGateway(opts: GatewayOptions): Hono {
     onNotifier: (notify) => opts.aggregator.onToolsChanged(() => notify.toolsChanged()),
     metrics: {
       registry: {
-        contentType: Registry.PROMETHEUS_CONTENT_TYPE,
-        metrics: () => Registry.merge([opts.metrics.registry, ...(opts.registries ?? [])]).metrics(),
+        contentType: 'text/plain; version=0.0.4; charset=utf-8',
+        metrics: async () => (await mergedMetrics([opts.metrics.registry, ...(opts.registries ?? [])])).body,
       },
     },
     ready: opts.ready,

@@ -1,5 +1,8 @@
 import type { LoreService, ServiceDeps } from '@lore/kit';
+import { createDensService } from '@lore/dens';
+import { createDmsService } from '@lore/dms';
 import { createKnowledgeService } from '@lore/knowledge';
+import { createShowcaseService } from '@lore/showcase';
 import { createUsersService } from '@lore/users';
 
 export interface ServiceEntry {
@@ -11,4 +14,7 @@ export interface ServiceEntry {
 export const SERVICES: ServiceEntry[] = [
   { name: 'users', create: createUsersService },
   { name: 'knowledge', create: createKnowledgeService },
+  { name: 'dens', create: createDensService },
+  { name: 'dms', create: createDmsService },
+  { name: 'showcase', create: createShowcaseService },
 ];

@@ -554,6 +554,30 @@ describe('queries service over MCP', () => {
     expect(r.text).toMatch(/^Query request sent to all 4 peers of the network/);
   });
 
+  it('splits a broadcast over several events, 500 recipients each', async () => {
+    // 1,100 agents hosted by another node (nothing is drafted here for them).
+    for (let i = 0; i < 1100; i++)
+      await n.directory.claimHandle(`remote_${i}`, { agentId: `remote-${i}`, node: 'node-elsewhere' });
+    const seen: Array<{ questionId: string; recipients: Array<{ handle: string }> }> = [];
+    const sub = await n.deps.bus.listen(QuestionAsked.subject, (e) =>
+      seen.push(e.payload as (typeof seen)[number]),
+    );
+    try {
+      const r = await ok<{ query_id: string; peers_reached: number }>(alice.q, 'cqAskQuestion', {
+        question: 'Does anyone know about qubits?',
+        peers: [],
+      });
+      expect(r.data.peers_reached).toBe(1104);
+      await expect.poll(() => seen.filter((p) => p.questionId === r.data.query_id).length).toBe(3);
+      const mine = seen.filter((p) => p.questionId === r.data.query_id);
+      expect(mine.map((p) => p.recipients.length)).toEqual([500, 500, 104]);
+      expect(new Set(mine.flatMap((p) => p.recipients.map((x) => x.handle))).size).toBe(1104);
+    } finally {
+      await sub.close();
+      for (let i = 0; i < 1100; i++) await n.directory.releaseHandle(`remote_${i}`, `remote-${i}`);
+    }
+  });
+
   it('drops forged envelopes and answers nobody asked for, and counts them', async () => {
     const before = await asked(alice.q);
     // An answer to a question alice never sent to carol, properly signed by carol's node.
@@ -651,7 +675,7 @@ describe('queries service over MCP', () => {
       figures: Record<string, number>;
     };
     expect(r.service).toBe('queries');
-    expect(r.figures).toMatchObject({ questionsAsked: 3, queriesAccepted: 2, queriesRejected: 1 });
+    expect(r.figures).toMatchObject({ questionsAsked: 4, queriesAccepted: 2, queriesRejected: 1 });
     expect(r.figures.answersReceived).toBe(2);
     expect(r.figures.callsToday).toBeGreaterThan(10);
   });

@@ -8,6 +8,9 @@ import * as tables from '../tables.js';
 
 const { questions, questionPeers, answers } = tables;
 export type QuestionRow = typeof questions.$inferSelect;
+
+/** Recipients listed in one `question.asked` event (about 100 bytes each). */
+export const RECIPIENTS_PER_EVENT = 500;
 export type AnswerRow = typeof answers.$inferSelect;
 
 export interface Peer {
@@ -66,14 +69,17 @@ export class QuestionRepository {
       await tx.run(
         sql`insert into questions_fts (question, question_id, asker_id) values (${q.question}, ${q.id}, ${q.asker.id})`,
       );
-      emit(QuestionAsked, {
-        questionId: q.id,
-        question: q.question,
-        askedAt: new Date(q.askedAt).toISOString(),
-        expiresAt: new Date(q.expiresAt).toISOString(),
-        asker: q.asker,
-        recipients: q.peers,
-      });
+      // One event per RECIPIENTS_PER_EVENT recipients: a broadcast stays under NATS's message size limit.
+      for (let i = 0; i < q.peers.length; i += RECIPIENTS_PER_EVENT) {
+        emit(QuestionAsked, {
+          questionId: q.id,
+          question: q.question,
+          askedAt: new Date(q.askedAt).toISOString(),
+          expiresAt: new Date(q.expiresAt).toISOString(),
+          asker: q.asker,
+          recipients: q.peers.slice(i, i + RECIPIENTS_PER_EVENT),
+        });
+      }
     });
   }
 

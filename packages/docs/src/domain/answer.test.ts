@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { citeDocuments } from './citations.js';
+import { citeDocuments } from './answer.js';
 
 describe('citeDocuments', () => {
   it('numbers markers by cited document, first cited first, merging repeats', () => {

@@ -1,0 +1,123 @@
+/**
+ * What makes each server installable alone and buildable into an image, checked without
+ * building anything: bins, exports for the packed package, build configs, shipped migrations,
+ * the Dockerfile's shape, and the "Run it alone" section of each README.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SERVICE_NAMES } from '@lore/kit';
+import { describe, expect, it } from 'vitest';
+import { ROOT, workspacePackages } from '../../../scripts/pack.js';
+
+interface Manifest {
+  name: string;
+  bin?: Record<string, string>;
+  files?: string[];
+  exports?: Record<string, unknown>;
+  publishConfig?: { exports?: Record<string, { types?: string; default?: string }> };
+  dependencies?: Record<string, string>;
+}
+const manifest = (dir: string) =>
+  JSON.parse(readFileSync(join(ROOT, dir, 'package.json'), 'utf8')) as Manifest;
+const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
+
+const SERVERS = [
+  ...SERVICE_NAMES.map((s) => ({ dir: `packages/${s}`, bin: `lore-${s}`, migrations: true })),
+  { dir: 'apps/aggregator', bin: 'lore', migrations: false },
+];
+
+describe('every server package installs and runs alone', () => {
+  for (const s of SERVERS) {
+    it(`${s.dir}: bin ${s.bin}, dist exports when packed, build config, migrations shipped`, () => {
+      const pkg = manifest(s.dir);
+      expect(pkg.bin).toEqual({ [s.bin]: './dist/main.js' });
+      expect(pkg.publishConfig?.exports?.['.']).toEqual({
+        types: './dist/index.d.ts',
+        default: './dist/index.js',
+      });
+      expect(pkg.files).toContain('dist');
+      expect(read(`${s.dir}/src/main.ts`).startsWith('#!/usr/bin/env node\n')).toBe(true);
+      const tsdown = read(`${s.dir}/tsdown.config.ts`);
+      expect(tsdown).toContain("entry: ['src/index.ts', 'src/main.ts']");
+      expect(tsdown).toMatch(/fixedExtension: false/);
+      expect(tsdown).toMatch(/dts: true/);
+      if (s.migrations) {
+        expect(pkg.files).toContain('migrations');
+        expect(existsSync(join(ROOT, s.dir, 'migrations', 'meta', '_journal.json'))).toBe(true);
+      }
+      // Only Lore's own packages come from the workspace; pnpm pack turns them into versions.
+      for (const [dep, spec] of Object.entries(pkg.dependencies ?? {}))
+        if (spec.startsWith('workspace:')) expect(dep).toMatch(/^@lore\//);
+      expect(read(`${s.dir}/README.md`)).toMatch(/^## Run it alone$/m);
+    });
+  }
+
+  it('the libraries it is built from pack to dist too, with the kit migrations', () => {
+    for (const dir of ['packages/kit', 'packages/schema']) {
+      const pkg = manifest(dir);
+      expect(pkg.publishConfig?.exports?.['.']?.default).toBe('./dist/index.js');
+      expect(read(`${dir}/tsdown.config.ts`)).toMatch(/fixedExtension: false/);
+      expect(read(`${dir}/README.md`)).toMatch(/^## Run it alone$/m);
+    }
+    expect(manifest('packages/kit').files).toContain('migrations');
+    expect(manifest('packages/kit').publishConfig?.exports?.['./testing']?.default).toBe(
+      './dist/testing/index.js',
+    );
+  });
+
+  it('scripts/pack.ts sees every server with its workspace dependencies', () => {
+    const all = workspacePackages();
+    for (const s of SERVERS) {
+      const name = manifest(s.dir).name;
+      expect(all.get(name)?.workspaceDeps).toEqual(expect.arrayContaining(['@lore/kit', '@lore/schema']));
+    }
+  });
+});
+
+describe('the Dockerfile', () => {
+  const text = read('Dockerfile');
+  const lines = text
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'));
+  const stages = lines.reduce<string[][]>((acc, l) => {
+    if (/^FROM\s/i.test(l)) acc.push([]);
+    acc.at(-1)?.push(l);
+    return acc;
+  }, []);
+  const runtime = stages.at(-1) ?? [];
+
+  it('builds from node:20-bookworm-slim in stages, for the server named by SERVICE', () => {
+    expect(lines[0]).toBe('ARG NODE_IMAGE=node:20-bookworm-slim');
+    expect(stages.length).toBeGreaterThanOrEqual(3);
+    for (const s of stages) expect(s[0]).toMatch(/^FROM \$\{NODE_IMAGE\}/);
+    const pnpm = /pnpm@\$\{PNPM_VERSION\}/.test(text) && /ARG PNPM_VERSION=(\S+)/.exec(text)?.[1];
+    expect(pnpm).toBe(
+      (JSON.parse(read('package.json')) as { packageManager: string }).packageManager.split('@')[1],
+    );
+    expect(text).toContain('pnpm install --frozen-lockfile');
+    expect(text).toMatch(/pnpm exec tsx scripts\/pack\.ts "\$\{SERVICE\}"/);
+    expect(text).toContain('npm install --omit=dev');
+    for (const name of [...SERVICE_NAMES, 'aggregator']) expect(text).toContain(name);
+  });
+
+  it('runs as a non-root user, on 8080 and all interfaces, with a HEALTHCHECK on /healthz and node dist/main.js', () => {
+    const user = runtime.find((l) => l.startsWith('USER '));
+    expect(user).toMatch(/^USER [1-9]\d*:[1-9]\d*$/);
+    expect(runtime.join('\n')).toMatch(/LORE_HOST=0\.0\.0\.0/);
+    expect(runtime.join('\n')).toMatch(/LORE_PORT=8080/);
+    expect(runtime).toContain('EXPOSE 8080');
+    const health = runtime.find((l) => l.startsWith('HEALTHCHECK'));
+    expect(health).toMatch(/CMD \["node", "-e", .*\/healthz/);
+    expect(runtime.at(-1)).toBe('CMD ["node", "dist/main.js"]');
+    // Nothing from the build stage but the installed /app.
+    expect(runtime.filter((l) => l.startsWith('COPY'))).toEqual(['COPY --from=install /app /app']);
+  });
+
+  it('leaves dependencies, builds, data and secrets out of the build context', () => {
+    const ignored = read('.dockerignore').split('\n');
+    for (const entry of ['node_modules', '**/node_modules', '**/dist', 'data', '.git', '.env', '**/.env'])
+      expect(ignored).toContain(entry);
+  });
+});
