@@ -14,7 +14,7 @@ export { assignNames, sanitizeToolName, TOOL_NAME } from './naming.js';
 export type { OwnerInfo } from './owner.js';
 export { clientConfigs, ensureOwner } from './owner.js';
 export type { ServiceEntry } from './services.js';
-export { SERVICES } from './services.js';
+export { ownDocumentation, SERVICES } from './services.js';
 export type { UpstreamOptions, UpstreamState } from './upstream.js';
 export { Upstream } from './upstream.js';
 export { readUpstreams, UpstreamConfig } from './upstream-config.js';

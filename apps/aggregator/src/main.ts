@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { join } from 'node:path';
+import { runDocsCli } from '@lore/docs';
 import { ConfigError, loadConfig, serveHttp, serveOverStdio, startTelemetry } from '@lore/kit';
 import { runKnowledgeCli } from '@lore/knowledge';
 import { startAllInOne } from './all-in-one.js';
@@ -20,8 +21,21 @@ async function main(argv: string[]) {
     process.stdout.write(USAGE);
     return;
   }
+  if (command === 'docs') {
+    process.exitCode = await runDocsCli(rest, {
+      config: loadConfig(process.env),
+      stdout: process.stdout,
+      stderr: process.stderr,
+      isTTY: !!process.stderr.isTTY,
+    });
+    return;
+  }
   if (command === 'articles') {
-    process.exitCode = await runKnowledgeCli(rest, { config: loadConfig(process.env), stdout: process.stdout, stderr: process.stderr });
+    process.exitCode = await runKnowledgeCli(rest, {
+      config: loadConfig(process.env),
+      stdout: process.stdout,
+      stderr: process.stderr,
+    });
     return;
   }
   if (command !== 'start') {
@@ -56,8 +70,13 @@ async function main(argv: string[]) {
         `Lore is running at ${endpoint}  (${'nodeId' in lore ? `node ${lore.nodeId}, all-in-one` : 'distributed'}, ${lore.aggregator.upstreams.length} services, ${lore.aggregator.listTools().length} tools)`,
         '',
         ...(owner
-          ? [`Owner agent: @${owner.handle}${owner.created ? ' (created now)' : ''}`, `API key:     ${owner.key}   (also in ${keyFile})`]
-          : ['The owner agent already exists on this network; its key is in the data directory of the node that created it.']),
+          ? [
+              `Owner agent: @${owner.handle}${owner.created ? ' (created now)' : ''}`,
+              `API key:     ${owner.key}   (also in ${keyFile})`,
+            ]
+          : [
+              'The owner agent already exists on this network; its key is in the data directory of the node that created it.',
+            ]),
         '',
         'MCP client configuration (HTTP):',
         JSON.stringify(configs.http, null, 2),
@@ -75,10 +94,12 @@ async function main(argv: string[]) {
     };
   }
   const stop = () => {
-    close().then(() => stopTelemetry?.()).then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
+    close()
+      .then(() => stopTelemetry?.())
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

@@ -42,7 +42,9 @@ export async function ensureOwner(
       progress: async () => {},
     },
   );
-  const sc = result.structuredContent as { apiKey?: string; error?: { code: number; message: string } } | undefined;
+  const sc = result.structuredContent as
+    | { apiKey?: string; error?: { code: number; message: string } }
+    | undefined;
   // Another replica (or an earlier data directory) created the owner: its key lives there.
   if (sc?.error?.code === 409) return null;
   if (result.isError || !sc?.apiKey)

@@ -1,6 +1,10 @@
-import type { LoreService, ServiceDeps } from '@lore/kit';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createDensService } from '@lore/dens';
 import { createDmsService } from '@lore/dms';
+import { createDocsService } from '@lore/docs';
+import type { LoreService, ServiceDeps } from '@lore/kit';
 import { createKnowledgeService } from '@lore/knowledge';
 import { createShowcaseService } from '@lore/showcase';
 import { createUsersService } from '@lore/users';
@@ -17,4 +21,24 @@ export const SERVICES: ServiceEntry[] = [
   { name: 'dens', create: createDensService },
   { name: 'dms', create: createDmsService },
   { name: 'showcase', create: createShowcaseService },
+  { name: 'docs', create: (deps) => createDocsService(deps, { ownDocs: ownDocumentation() }) },
 ];
+
+/**
+ * Lore's own documentation (the READMEs), ingested as the corpus `lore` on start so that
+ * answer_query is useful out of the box. Found from this file in a checkout; an installed
+ * package without the repository simply has none.
+ */
+export function ownDocumentation(root = fileURLToPath(new URL('../../..', import.meta.url))): {
+  root: string;
+  files: string[];
+} {
+  const files = ['README.md', 'BENCHMARKS.md', 'infra/README.md'];
+  for (const group of ['packages', 'apps']) {
+    const dir = join(root, group);
+    if (!existsSync(dir)) continue;
+    for (const name of readdirSync(dir))
+      if (existsSync(join(dir, name, 'README.md'))) files.push(`${group}/${name}/README.md`);
+  }
+  return { root, files: files.filter((f) => existsSync(join(root, f))) };
+}

@@ -11,13 +11,20 @@ const CLI = join(here, '../node_modules/@modelcontextprotocol/conformance/dist/i
 const SHIM = join(here, '../conformance/node20-shim.mjs');
 
 /** Run the official suite in server mode against a URL with a baseline of expected failures. */
-function conformance(url: string, baseline: string): Promise<{ code: number; out: string; passed: number; failed: number }> {
+function conformance(
+  url: string,
+  baseline: string,
+): Promise<{ code: number; out: string; passed: number; failed: number }> {
   const cwd = tempDir('lore-conformance-');
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', SHIM, CLI, 'server', '--url', url, '--expected-failures', baseline], {
-      cwd: cwd.path,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', SHIM, CLI, 'server', '--url', url, '--expected-failures', baseline],
+      {
+        cwd: cwd.path,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     child.stdout.on('data', (d) => {
       out += d;

@@ -1,6 +1,6 @@
-import { type Server, createServer, request as httpRequest } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import { join } from 'node:path';
-import { NatsServerProcess, call, connectClient, freePort, ok, tempDir } from '@lore/kit/testing';
+import { call, connectClient, freePort, NatsServerProcess, ok, tempDir } from '@lore/kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, type Spawned, spawnTs } from './helpers.js';
 
@@ -12,10 +12,14 @@ function roundRobin(targets: string[]): Promise<{ url: string; server: Server; h
     const i = next++ % targets.length;
     hits[i]!++;
     const target = new URL(req.url ?? '/', targets[i]);
-    const up = httpRequest(target, { method: req.method, headers: { ...req.headers, host: target.host } }, (r) => {
-      res.writeHead(r.statusCode ?? 502, r.headers);
-      r.pipe(res);
-    });
+    const up = httpRequest(
+      target,
+      { method: req.method, headers: { ...req.headers, host: target.host } },
+      (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+      },
+    );
     up.on('error', () => {
       res.writeHead(502);
       res.end();
@@ -45,20 +49,30 @@ describe('two aggregator replicas behind a round-robin proxy', () => {
     nats = new NatsServerProcess(await freePort(), join(dir.path, 'nats'));
     await nats.start();
     const common = { NATS_URL: nats.url, LORE_LOG_LEVEL: 'warn', LORE_NODE_ID: 'replica-test' };
-    users = await spawnTs(join(ROOT, 'packages/users/src/main.ts'), [], {
-      ...common,
-      LORE_LOG_LEVEL: 'info',
-      LORE_PORT: '0',
-      LORE_DATA_DIR: join(dir.path, 'users'),
-    }, /"url":"(http[^"]+)"/);
+    users = await spawnTs(
+      join(ROOT, 'packages/users/src/main.ts'),
+      [],
+      {
+        ...common,
+        LORE_LOG_LEVEL: 'info',
+        LORE_PORT: '0',
+        LORE_DATA_DIR: join(dir.path, 'users'),
+      },
+      /"url":"(http[^"]+)"/,
+    );
     for (const n of [1, 2]) {
       aggs.push(
-        await spawnTs(join(ROOT, 'apps/aggregator/src/main.ts'), ['start'], {
-          ...common,
-          LORE_PORT: '0',
-          LORE_DATA_DIR: join(dir.path, `agg${n}`),
-          LORE_SERVICES: `users=${users.url}`,
-        }, /Lore is running at (\S+)/),
+        await spawnTs(
+          join(ROOT, 'apps/aggregator/src/main.ts'),
+          ['start'],
+          {
+            ...common,
+            LORE_PORT: '0',
+            LORE_DATA_DIR: join(dir.path, `agg${n}`),
+            LORE_SERVICES: `users=${users.url}`,
+          },
+          /Lore is running at (\S+)/,
+        ),
       );
     }
     proxy = await roundRobin(aggs.map((a) => a.url.replace(/\/mcp$/, '')));
@@ -76,19 +90,28 @@ describe('two aggregator replicas behind a round-robin proxy', () => {
     if (!nats) return;
     const anon = await connectClient(undefined, { url: `${proxy.url}/mcp` });
     const handle = `replica_${Date.now().toString(36)}`;
-    const reg = await ok<{ apiKey: string }>(anon, 'agent_register', { username: handle, email: `${handle}@example.com`, displayName: 'R' });
+    const reg = await ok<{ apiKey: string }>(anon, 'agent_register', {
+      username: handle,
+      email: `${handle}@example.com`,
+      displayName: 'R',
+    });
     const me = await connectClient(undefined, { url: `${proxy.url}/mcp`, key: reg.data.apiKey });
     // A write through one replica is read through the other: every call alternates.
     const u = await ok<{ changed: string[] }>(me, 'agent_update', { bio: 'written through one replica' });
     expect(u.data.changed).toEqual(['bio']);
     const reads = await Promise.all(
-      Array.from({ length: 6 }, () => ok<{ agent: { bio: string }; email?: string }>(me, 'agent_profile', { username: handle })),
+      Array.from({ length: 6 }, () =>
+        ok<{ agent: { bio: string }; email?: string }>(me, 'agent_profile', { username: handle }),
+      ),
     );
     for (const r of reads) {
       expect(r.data.agent.bio).toBe('written through one replica');
       expect(r.data.email).toBe(`${handle}@example.com`);
     }
-    expect((await call(anon, 'agent_register', { username: handle, email: 'x@example.com', displayName: 'dup' })).error?.code).toBe(409);
+    expect(
+      (await call(anon, 'agent_register', { username: handle, email: 'x@example.com', displayName: 'dup' }))
+        .error?.code,
+    ).toBe(409);
     expect(proxy.hits[0]).toBeGreaterThan(2);
     expect(proxy.hits[1]).toBeGreaterThan(2);
   }, 60_000);

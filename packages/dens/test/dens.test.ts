@@ -98,7 +98,9 @@ describe('dens service over MCP', () => {
     );
     const tech = await ok<{ dens: Den[]; total: number }>(me, 'den_list', { category: 'technical' });
     expect(tech.data.dens.every((d) => d.category === 'technical')).toBe(true);
-    expect(tech.data.dens.every((d) => d.owner === null && (d as { untrusted?: boolean }).untrusted === false)).toBe(true);
+    expect(
+      tech.data.dens.every((d) => d.owner === null && (d as { untrusted?: boolean }).untrusted === false),
+    ).toBe(true);
     expect(tech.text).toMatch(
       new RegExp(`^Technical Dens \\(${tech.data.total} results\\):\\n1\\. m/[a-z-]+ - `),
     );
@@ -352,7 +354,12 @@ describe('dens service over MCP', () => {
       description: 'How to evaluate agents',
       category: 'technical',
     });
-    expect(created.data.den).toMatchObject({ slug: 'agent-evals', owner: 'den_owner', members: 1, untrusted: true });
+    expect(created.data.den).toMatchObject({
+      slug: 'agent-evals',
+      owner: 'den_owner',
+      members: 1,
+      untrusted: true,
+    });
     expect(
       (
         await call(outsider, 'den_create', {

@@ -16,7 +16,11 @@ const getter = {
   get: (c: Record<string, string>, k: string) => c[k],
   keys: (c: Record<string, string>) => Object.keys(c),
 };
-const setter = { set: (c: Record<string, string>, k: string, v: string) => void (c[k] = v) };
+const setter = {
+  set(c: Record<string, string>, k: string, v: string) {
+    c[k] = v;
+  },
+};
 
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 

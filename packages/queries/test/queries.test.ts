@@ -670,13 +670,25 @@ describe('queries service over MCP', () => {
   });
 
   it('answers rpc.queries.stats with its figures', async () => {
-    const r = (await n.deps.bus.request(statsSubject('queries'), { since: new Date(0).toISOString() })) as {
-      service: string;
-      figures: Record<string, number>;
-    };
+    const stats = async () =>
+      (await n.deps.bus.request(statsSubject('queries'), { since: new Date(0).toISOString() })) as {
+        service: string;
+        figures: Record<string, number>;
+      };
+    // Four questions: alice→bob,carol; alice→dave,erin; two broadcasts to bob, carol, dave, erin
+    // (the second matches nobody's knowledge). Wait until every copy is settled and answered.
+    await expect.poll(async () => (await stats()).figures.answersReceived, { timeout: 10_000 }).toBe(3);
+    const r = await stats();
     expect(r.service).toBe('queries');
-    expect(r.figures).toMatchObject({ questionsAsked: 4, queriesAccepted: 2, queriesRejected: 1 });
-    expect(r.figures.answersReceived).toBe(2);
+    expect(r.figures).toMatchObject({
+      questionsAsked: 4,
+      queriesReceived: 12,
+      queriesAccepted: 3,
+      queriesRejected: 2,
+      queriesNoKnowledge: 5,
+      queriesPending: 2,
+      answersReceived: 3,
+    });
     expect(r.figures.callsToday).toBeGreaterThan(10);
   });
 });

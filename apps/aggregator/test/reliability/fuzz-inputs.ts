@@ -130,7 +130,15 @@ const BAD_URLS = [
   'data:text/html,<script>alert(1)</script>',
   `https://example.com/${'a'.repeat(2100)}`,
 ];
-const BAD_EMAILS = ['plainaddress', '@example.com', 'a@', 'a@b', 'a b@example.com', 'a@@example.com', `${'a'.repeat(250)}@example.com`];
+const BAD_EMAILS = [
+  'plainaddress',
+  '@example.com',
+  'a@',
+  'a@b',
+  'a b@example.com',
+  'a@@example.com',
+  `${'a'.repeat(250)}@example.com`,
+];
 
 const typeOf = (s: JsonSchema): string | undefined => {
   if (Array.isArray(s.type)) return s.type[0];
@@ -220,7 +228,8 @@ function boundaryValues(s: JsonSchema): Array<[string, unknown]> {
       out.push(['max-blanks', ' '.repeat(s.maxLength + 1)]);
     }
   } else if (t === 'integer' || t === 'number') {
-    if (s.minimum !== undefined) out.push(['min', s.minimum], ['min-1', s.minimum - 1], ['min-0.5', s.minimum - 0.5]);
+    if (s.minimum !== undefined)
+      out.push(['min', s.minimum], ['min-1', s.minimum - 1], ['min-0.5', s.minimum - 0.5]);
     if (s.maximum !== undefined && s.maximum < Number.MAX_SAFE_INTEGER)
       out.push(['max', s.maximum], ['max+1', s.maximum + 1], ['max+0.5', s.maximum + 0.5]);
     out.push(
@@ -240,13 +249,19 @@ function boundaryValues(s: JsonSchema): Array<[string, unknown]> {
       out.push(['minItems-1', Array.from({ length: s.minItems - 1 }, (_, i) => uniq(item, i))]);
     out.push(['10kItems', Array.from({ length: 10_000 }, (_, i) => uniq(item, i))]);
   }
-  if (s.enum) out.push(['enum-case', String(s.enum[0]).toUpperCase()], ['enum-space', ` ${String(s.enum[0])}`], ['enum-empty', '']);
+  if (s.enum)
+    out.push(
+      ['enum-case', String(s.enum[0]).toUpperCase()],
+      ['enum-space', ` ${String(s.enum[0])}`],
+      ['enum-empty', ''],
+    );
   if (s.format === 'uri') for (const [i, u] of BAD_URLS.entries()) out.push([`badUrl${i}`, u]);
   if (s.format === 'email') for (const [i, e] of BAD_EMAILS.entries()) out.push([`badEmail${i}`, e]);
   return out;
 }
 
-const uniq = (v: unknown, i: number) => (typeof v === 'string' ? `${v.slice(0, Math.max(1, v.length - 4))}${i}`.slice(0, Math.max(v.length, 1)) : v);
+const uniq = (v: unknown, i: number) =>
+  typeof v === 'string' ? `${v.slice(0, Math.max(1, v.length - 4))}${i}`.slice(0, Math.max(v.length, 1)) : v;
 
 /** JSON-Schema paths to every string, number, array and object leaf (one level into objects and array items). */
 function leaves(s: JsonSchema): Array<{ path: string[]; schema: JsonSchema }> {
@@ -254,13 +269,19 @@ function leaves(s: JsonSchema): Array<{ path: string[]; schema: JsonSchema }> {
   for (const [k, p] of Object.entries(s.properties ?? {})) {
     out.push({ path: [k], schema: p });
     const alt = p.anyOf?.find((a) => a.type === 'object') ?? (p.type === 'object' ? p : undefined);
-    if (alt) for (const [k2, p2] of Object.entries(alt.properties ?? {})) out.push({ path: [k, k2], schema: p2 });
+    if (alt)
+      for (const [k2, p2] of Object.entries(alt.properties ?? {})) out.push({ path: [k, k2], schema: p2 });
     if (p.type === 'array' && p.items) out.push({ path: [k, '0'], schema: p.items });
   }
   return out;
 }
 
-function setAt(base: Record<string, unknown>, path: string[], value: unknown, parent?: JsonSchema): Record<string, unknown> {
+function setAt(
+  base: Record<string, unknown>,
+  path: string[],
+  value: unknown,
+  parent?: JsonSchema,
+): Record<string, unknown> {
   const out = structuredClone(base);
   let cur: Record<string, unknown> = out;
   for (let i = 0; i < path.length - 1; i++) {
@@ -278,10 +299,9 @@ function setAt(base: Record<string, unknown>, path: string[], value: unknown, pa
 
 /** Own-property keys that are dangerous as plain object keys (JSON.parse makes them own properties). */
 const PROTO_POLLUTION = () =>
-  JSON.parse('{"__proto__": {"polluted": true, "isAdmin": true}, "constructor": {"prototype": {"polluted": true}}}') as Record<
-    string,
-    unknown
-  >;
+  JSON.parse(
+    '{"__proto__": {"polluted": true, "isAdmin": true}, "constructor": {"prototype": {"polluted": true}}}',
+  ) as Record<string, unknown>;
 
 /**
  * At least `count` cases for one tool. `base` overrides the generated valid base for fields the
@@ -299,7 +319,10 @@ export function fuzzCases(
   for (const [k, v] of Object.entries(opts.base ?? {})) if (k in props) base[k] = v;
   const cases: FuzzCase[] = [];
   const add = (kind: string, args: Record<string, unknown>) => cases.push({ kind, args });
-  const paths = leaves(schema);
+  // A tool without parameters still gets fields it does not know, of every kind.
+  const paths = leaves(schema).length
+    ? leaves(schema)
+    : [{ path: ['unexpected'], schema: { type: 'string', maxLength: 100 } as JsonSchema }];
   const stringPaths = paths.filter((p) => typeOf(p.schema) === 'string' && !p.schema.enum);
 
   // Systematic: the whole input.
@@ -307,14 +330,18 @@ export function fuzzCases(
   add('base', base);
   add('allNull', Object.fromEntries(Object.keys(props).map((k) => [k, null])));
   add('extra:proto', { ...base, ...PROTO_POLLUTION() });
-  add('extra:unknown', { ...base, __fuzz_unknown_field: 'x', 'ключ': 1, '': 'empty key' });
-  add('extra:many', { ...base, ...Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`extra_${i}`, i])) });
+  add('extra:unknown', { ...base, __fuzz_unknown_field: 'x', ключ: 1, '': 'empty key' });
+  add('extra:many', {
+    ...base,
+    ...Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`extra_${i}`, i])),
+  });
   // Systematic: each required field missing.
   for (const r of schema.required ?? []) add(`missing:${r}`, setAt(base, [r], undefined));
   // Systematic: each field of each wrong type, and at each bound.
   for (const { path, schema: s } of paths) {
     for (const [name, v] of wrongValuesFor(s)) add(`type:${path.join('.')}:${name}`, setAt(base, path, v));
-    for (const [name, v] of boundaryValues(s)) add(`boundary:${path.join('.')}:${name}`, setAt(base, path, v));
+    for (const [name, v] of boundaryValues(s))
+      add(`boundary:${path.join('.')}:${name}`, setAt(base, path, v));
   }
   // One string per tool over the body limit (refused with 413 before parsing), one at 100 k.
   if (stringPaths.length) {
@@ -338,7 +365,10 @@ export function fuzzCases(
       const p = rng.pick(stringPaths.length ? stringPaths : paths);
       const max = p.schema.maxLength ?? 1000;
       const n = rng.pick([max + 1, max * 2, max + rng.int(1, 100), 65_536]);
-      return [`long:${p.path.join('.')}:${n}`, setAt(a, p.path, sized(n, rng.pick([LOREM, 'é', '😀', '\u200B', 'a'])))];
+      return [
+        `long:${p.path.join('.')}:${n}`,
+        setAt(a, p.path, sized(n, rng.pick([LOREM, 'é', '😀', '\u200B', 'a']))),
+      ];
     },
     (a) => {
       const p = rng.pick(paths);
@@ -346,13 +376,29 @@ export function fuzzCases(
       return [`type:${p.path.join('.')}:${name}`, setAt(a, p.path, v)];
     },
     (a) => {
-      const r = schema.required?.length ? rng.pick(schema.required) : rng.pick(Object.keys(props).length ? Object.keys(props) : ['x']);
+      const r = schema.required?.length
+        ? rng.pick(schema.required)
+        : rng.pick(Object.keys(props).length ? Object.keys(props) : ['x']);
       return [`missing:${r}`, setAt(a, [r], undefined)];
     },
     (a) => {
-      const key = rng.pick(['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', `x${rng.int(0, 999)}`, '\u0000', '😀']);
+      const key = rng.pick([
+        '__proto__',
+        'constructor',
+        'prototype',
+        'toString',
+        'hasOwnProperty',
+        `x${rng.int(0, 999)}`,
+        '\u0000',
+        '😀',
+      ]);
       const args = JSON.parse(JSON.stringify(a)) as Record<string, unknown>;
-      Object.defineProperty(args, key, { value: rng.pick(WRONG)[1], enumerable: true, configurable: true, writable: true });
+      Object.defineProperty(args, key, {
+        value: rng.pick(WRONG)[1],
+        enumerable: true,
+        configurable: true,
+        writable: true,
+      });
       return [`extra:${JSON.stringify(key)}`, args];
     },
     (a) => {
@@ -367,7 +413,10 @@ export function fuzzCases(
       const p1 = rng.pick(paths);
       const p2 = rng.pick(paths);
       const v1 = rng.pick(wrongValuesFor(p1.schema).length ? wrongValuesFor(p1.schema) : WRONG)[1];
-      return [`double:${p1.path.join('.')}+${p2.path.join('.')}`, setAt(setAt(a, p1.path, v1), p2.path, rng.pick(INJECTION))];
+      return [
+        `double:${p1.path.join('.')}+${p2.path.join('.')}`,
+        setAt(setAt(a, p1.path, v1), p2.path, rng.pick(INJECTION)),
+      ];
     },
     (a) => {
       const p = rng.pick(paths);
