@@ -327,8 +327,7 @@ describe('the knowledge flow through the aggregator (mission examples, in order)
       }),
     });
     await lore.bus.publish(unsolicited);
-    const queries = lore.services.find((x) => x.name === 'queries')!;
-    const metrics = await (await queries.fetch(new Request('http://local/metrics'))).text();
+    const metrics = await (await lore.app.request('/metrics')).text();
     expect(metrics).toMatch(/lore_envelopes_dropped_total\{service="queries",reason="unsolicited"\} 1/);
     expect(await asked(alice)).toEqual(before);
   });

@@ -35,7 +35,7 @@ describe('fuzzing every tool through the aggregator', () => {
   let peer: Agent;
   let base: Record<string, unknown>;
   let total = 0;
-  const perTool = new Map<string, { cases: number; ok: number; codes: Record<string, number> }>();
+  const perTool = new Map<string, { cases: number; ok: number; ms: number; codes: Record<string, number> }>();
   const unhandled: unknown[] = [];
   const onUnhandled = (e: unknown) => unhandled.push(e);
 
@@ -81,6 +81,8 @@ describe('fuzzing every tool through the aggregator', () => {
       condition: 'Accept queries related to programming from any user',
       related_question: 'quantum',
       names: ['lore/README.md'],
+      id: 'qry-0a1b2c3d4e',
+      query_id: 'qry-0a1b2c3d4e',
     };
   }, 120_000);
 
@@ -88,7 +90,7 @@ describe('fuzzing every tool through the aggregator', () => {
     process.off('unhandledRejection', onUnhandled);
     const rows = [...perTool].map(
       ([t, s]) =>
-        `  ${t.padEnd(30)} ${String(s.cases).padStart(4)} cases, ${String(s.ok).padStart(3)} ok, ${JSON.stringify(s.codes)}`,
+        `  ${t.padEnd(30)} ${String(s.cases).padStart(4)} cases, ${String(s.ok).padStart(3)} ok, ${JSON.stringify(s.codes)}, ${s.ms} ms`,
     );
     console.info(
       `fuzz: ${total} cases over ${perTool.size} tools (seed ${SEED.toString(16)})\n${rows.join('\n')}`,
@@ -177,16 +179,17 @@ describe('fuzzing every tool through the aggregator', () => {
           hugeBytes: l.config.LORE_MAX_BODY_BYTES,
         });
         expect(cases.length).toBeGreaterThanOrEqual(200);
-        // A fresh agent per tool: side effects of inputs that happen to be valid stay with it.
-        const me = await l.register(`fz_${(hash(tool.name) >>> 0).toString(36).slice(0, 12)}`);
-        let client = me.client;
-        await client.listTools(); // the client then checks structured results against output schemas
-        const stats = { cases: 0, ok: 0, codes: {} as Record<string, number> };
-        // Rotating a key invalidates the client's own: that tool runs one case at a time.
-        const width = tool.name === 'agent_rotate_key' ? 1 : CONCURRENCY;
+        // A fresh agent per tool, so side effects of inputs that happen to be valid stay with it; a
+        // tool that rotates the caller's key gets one agent per worker, each following its new key.
+        const own = tool.name === 'agent_rotate_key';
+        const shared = own ? undefined : await l.register(`fz_${(hash(tool.name) >>> 0).toString(36).slice(0, 12)}`);
+        const stats = { cases: 0, ok: 0, ms: 0, codes: {} as Record<string, number> };
+        const t0 = performance.now();
         let next = 0;
         await Promise.all(
-          Array.from({ length: width }, async () => {
+          Array.from({ length: CONCURRENCY }, async (_, w) => {
+            let client = shared?.client ?? (await l.register(`fz_rot_${w}`)).client;
+            await client.listTools(); // the client then checks structured results against output schemas
             while (next < cases.length) {
               const c = cases[next++]!;
               const r = await runCase(tool, client, c);
@@ -194,13 +197,14 @@ describe('fuzzing every tool through the aggregator', () => {
               if (r.code === 'ok') stats.ok++;
               else if (r.code !== undefined) stats.codes[r.code] = (stats.codes[r.code] ?? 0) + 1;
               if (r.failure) failures.push(r.failure);
-              if (r.rotatedKey) {
+              if (r.rotatedKey && own) {
                 client = await l.client(r.rotatedKey);
                 await client.listTools();
               }
             }
           }),
         );
+        stats.ms = Math.round(performance.now() - t0);
         perTool.set(tool.name, stats);
         total += stats.cases;
       }
