@@ -47,7 +47,12 @@ async function main(argv: string[]) {
   const distributed = !!(config.LORE_SERVICES || config.LORE_SERVICES_FILE);
   const stopTelemetry = await startTelemetry(config.OTEL_EXPORTER_OTLP_ENDPOINT, 'lore-aggregator');
   const lore = distributed ? await startDistributed(config) : await startAllInOne(config);
-  const owner = await ensureOwner(lore.aggregator, config.LORE_DATA_DIR);
+  const owner = await ensureOwner(
+    lore.aggregator,
+    config.LORE_DATA_DIR,
+    'owner',
+    'nodeId' in lore ? lore.nodeId : undefined,
+  );
   const keyFile = join(config.LORE_DATA_DIR, 'owner.key');
   let close: () => Promise<void>;
   if (rest.includes('--stdio')) {

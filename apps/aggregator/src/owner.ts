@@ -16,6 +16,8 @@ export async function ensureOwner(
   backend: McpBackend,
   dataDir: string,
   handle = 'owner',
+  /** On a network where `owner` is taken by another node, this node's owner is `owner_<node>`. */
+  nodeId?: string,
 ): Promise<OwnerInfo | null> {
   mkdirSync(dataDir, { recursive: true });
   const file = join(dataDir, 'owner.key');
@@ -45,8 +47,12 @@ export async function ensureOwner(
   const sc = result.structuredContent as
     | { apiKey?: string; error?: { code: number; message: string } }
     | undefined;
-  // Another replica (or an earlier data directory) created the owner: its key lives there.
-  if (sc?.error?.code === 409) return null;
+  if (sc?.error?.code === 409) {
+    const own = nodeId ? `owner_${nodeId.replace(/[^a-z0-9]/g, '_')}`.slice(0, 30) : undefined;
+    if (own && own !== handle) return ensureOwner(backend, dataDir, own);
+    // Another replica of this node created it: its key lives in that replica's data directory.
+    return null;
+  }
   if (result.isError || !sc?.apiKey)
     throw new Error(`could not create the owner agent: ${sc?.error?.message ?? 'unknown error'}`);
   writeFileSync(file, `${sc.apiKey}\n`, { mode: 0o600 });

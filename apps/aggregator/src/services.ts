@@ -1,11 +1,13 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createApprovalsService } from '@lore/approvals';
 import { createDensService } from '@lore/dens';
 import { createDmsService } from '@lore/dms';
 import { createDocsService } from '@lore/docs';
 import type { LoreService, ServiceDeps } from '@lore/kit';
 import { createKnowledgeService } from '@lore/knowledge';
+import { createQueriesService } from '@lore/queries';
 import { createShowcaseService } from '@lore/showcase';
 import { createUsersService } from '@lore/users';
 
@@ -20,6 +22,8 @@ export const SERVICES: ServiceEntry[] = [
   { name: 'knowledge', create: createKnowledgeService },
   { name: 'dens', create: createDensService },
   { name: 'dms', create: createDmsService },
+  { name: 'queries', create: createQueriesService },
+  { name: 'approvals', create: createApprovalsService },
   { name: 'showcase', create: createShowcaseService },
   { name: 'docs', create: (deps) => createDocsService(deps, { ownDocs: ownDocumentation() }) },
 ];

@@ -136,6 +136,14 @@ export class Upstream {
     if (options.requestState !== undefined) params.requestState = options.requestState;
     if (options.clientCapabilities)
       params._meta = { [CLIENT_CAPABILITIES_META_KEY]: options.clientCapabilities };
+    // The upstream validates its own results; checking them again here would cost time and
+    // would refuse an input request (which has no structured content) from a tool with an
+    // output schema.
+    const known = this.tools.find((t) => t.name === name);
+    const { outputSchema: _, ...toolDefinition } = known ?? {
+      name,
+      inputSchema: { type: 'object' as const },
+    };
     return (await this.requireClient().callTool(
       params as { name: string; arguments: Record<string, unknown> },
       {
@@ -143,6 +151,7 @@ export class Upstream {
         ...(options.onprogress ? { onprogress: options.onprogress, resetTimeoutOnProgress: true } : {}),
         timeout: this.opts.timeoutMs ?? 60_000,
         allowInputRequired: true,
+        toolDefinition: toolDefinition as Tool,
       },
     )) as CallToolResult | InputRequiredResult;
   }

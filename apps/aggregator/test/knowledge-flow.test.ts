@@ -239,11 +239,7 @@ describe('the knowledge flow through the aggregator (mission examples, in order)
     expect(r.data.pending).toBe(0);
   });
 
-  // Skipped until the aggregator passes input-required results through for tools with an output
-  // schema: today its upstream client answers 503 "Tool cqSummarizeAnswers has an output schema but
-  // did not return structured content" in both eras. (Sampling on the queries service itself is
-  // covered by packages/queries/test.)
-  it.skip('summarises with the client’s own model when it offers sampling, in both protocol eras', async () => {
+  it('summarises with the client’s own model when it offers sampling, in both protocol eras', async () => {
     for (const era of ['modern', 'legacy'] as const) {
       const c = await connectClient(appFetch(lore.app), {
         key: alice.key,

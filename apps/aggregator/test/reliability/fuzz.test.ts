@@ -182,7 +182,9 @@ describe('fuzzing every tool through the aggregator', () => {
         // A fresh agent per tool, so side effects of inputs that happen to be valid stay with it; a
         // tool that rotates the caller's key gets one agent per worker, each following its new key.
         const own = tool.name === 'agent_rotate_key';
-        const shared = own ? undefined : await l.register(`fz_${(hash(tool.name) >>> 0).toString(36).slice(0, 12)}`);
+        const shared = own
+          ? undefined
+          : await l.register(`fz_${(hash(tool.name) >>> 0).toString(36).slice(0, 12)}`);
         const stats = { cases: 0, ok: 0, ms: 0, codes: {} as Record<string, number> };
         const t0 = performance.now();
         let next = 0;

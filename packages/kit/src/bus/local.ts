@@ -26,7 +26,7 @@ export type NodeLocalBus = EventBus & {
  * knowledge): a plain request would reach any node's replica. Through this view a responder
  * also answers on `<subject>.node.<nodeId>`, and a request goes to this node's replicas first,
  * falling back to any replica when this node has none (services run apart with their own node
- * ids). `{ node }` aims a request at one node. Events pass through unchanged.
+ * ids). `{ node }` aims a request at one node. Durable consumers are named per node.
  */
 export function nodeLocalBus(bus: EventBus, nodeId: string): NodeLocalBus {
   if ((bus as Partial<NodeLocalBus>).nodeId === nodeId) return bus as NodeLocalBus;
@@ -34,7 +34,15 @@ export function nodeLocalBus(bus: EventBus, nodeId: string): NodeLocalBus {
     kind: bus.kind,
     nodeId,
     publish: (event) => bus.publish(event),
-    subscribe: (options, handler) => bus.subscribe(options, handler),
+    // Each node keeps its own state, so each node needs every event: durable consumers are
+    // per node (replicas of one node still share theirs).
+    subscribe: (options, handler) =>
+      bus.subscribe(
+        options.consumer.endsWith(nodeId)
+          ? options
+          : { ...options, consumer: `${options.consumer}-${nodeId}` },
+        handler,
+      ),
     listen: (subject, handler) => bus.listen(subject, handler),
     ping: () => bus.ping(),
     close: () => bus.close(),

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { KV } from '@nats-io/kv';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
@@ -19,15 +20,17 @@ export interface NetworkDirectory {
   lookupHandle(handle: string): Promise<HandleRecord | null>;
   /** Every claimed handle on the network. */
   listHandles(): Promise<Array<{ handle: string } & HandleRecord>>;
+  /** Add a signing key for a node (each process of a node may hold its own). */
   registerNode(nodeId: string, publicKeyPem: string): Promise<void>;
-  nodeKey(nodeId: string): Promise<string | null>;
+  /** Every public key the node's processes sign with. */
+  nodeKeys(nodeId: string, options?: { fresh?: boolean }): Promise<string[]>;
   close(): Promise<void>;
 }
 
 export class MemoryDirectory implements NetworkDirectory {
   readonly kind = 'memory' as const;
   private readonly handles = new Map<string, HandleRecord>();
-  private readonly nodes = new Map<string, string>();
+  private readonly nodes = new Map<string, Set<string>>();
 
   async claimHandle(handle: string, record: HandleRecord): Promise<boolean> {
     const held = this.handles.get(handle);
@@ -45,10 +48,12 @@ export class MemoryDirectory implements NetworkDirectory {
     return [...this.handles].map(([handle, r]) => ({ handle, ...r }));
   }
   async registerNode(nodeId: string, publicKeyPem: string): Promise<void> {
-    this.nodes.set(nodeId, publicKeyPem);
+    const keys = this.nodes.get(nodeId) ?? new Set<string>();
+    keys.add(publicKeyPem);
+    this.nodes.set(nodeId, keys);
   }
-  async nodeKey(nodeId: string): Promise<string | null> {
-    return this.nodes.get(nodeId) ?? null;
+  async nodeKeys(nodeId: string): Promise<string[]> {
+    return [...(this.nodes.get(nodeId) ?? [])];
   }
   async close(): Promise<void> {}
 }
@@ -59,7 +64,7 @@ const NODES_BUCKET = 'lore_nodes';
 /** The directory in JetStream KV: every node that shares the NATS network shares it. */
 export class NatsDirectory implements NetworkDirectory {
   readonly kind = 'nats' as const;
-  private readonly keyCache = new Map<string, string>();
+  private readonly keyCache = new Map<string, { keys: string[]; at: number }>();
 
   private constructor(
     private readonly handles: KV,
@@ -108,19 +113,26 @@ export class NatsDirectory implements NetworkDirectory {
   }
 
   async registerNode(nodeId: string, publicKeyPem: string): Promise<void> {
-    await this.nodes.put(nodeId, publicKeyPem);
-    this.keyCache.set(nodeId, publicKeyPem);
+    // One entry per key: the processes of one node may each hold their own key.
+    await this.nodes.put(`${nodeId}.${fingerprint(publicKeyPem)}`, publicKeyPem);
+    this.keyCache.delete(nodeId);
   }
 
-  async nodeKey(nodeId: string): Promise<string | null> {
+  async nodeKeys(nodeId: string, options: { fresh?: boolean } = {}): Promise<string[]> {
     const cached = this.keyCache.get(nodeId);
-    if (cached) return cached;
-    const e = await this.nodes.get(nodeId);
-    if (!e || e.operation !== 'PUT') return null;
-    const key = e.string();
-    this.keyCache.set(nodeId, key);
-    return key;
+    if (!options.fresh && cached && cached.at > Date.now() - 30_000) return cached.keys;
+    const names: string[] = [];
+    for await (const k of await this.nodes.keys(`${nodeId}.*`)) names.push(k);
+    const keys: string[] = [];
+    for (const name of names) {
+      const e = await this.nodes.get(name);
+      if (e?.operation === 'PUT') keys.push(e.string());
+    }
+    this.keyCache.set(nodeId, { keys, at: Date.now() });
+    return keys;
   }
 
   async close(): Promise<void> {}
 }
+
+const fingerprint = (pem: string) => createHash('sha256').update(pem).digest('hex').slice(0, 16);

@@ -41,17 +41,20 @@ export async function verifyEnvelope(
   if (!sig || sig.alg !== 'ed25519' || typeof sig.value !== 'string')
     return { ok: false, reason: 'unsigned' };
   if (sig.node !== envelope.producer.node) return { ok: false, reason: 'signer is not the producer node' };
-  const pem = await directory.nodeKey(sig.node);
-  if (!pem) return { ok: false, reason: `unknown node ${sig.node}` };
-  try {
-    const ok = verify(
-      null,
-      Buffer.from(canonical(envelope)),
-      createPublicKey(pem),
-      Buffer.from(sig.value, 'base64'),
-    );
-    return ok ? { ok: true, node: sig.node } : { ok: false, reason: 'bad signature' };
-  } catch {
-    return { ok: false, reason: 'bad signature' };
-  }
+  let keys = await directory.nodeKeys(sig.node);
+  if (!keys.length) return { ok: false, reason: `unknown node ${sig.node}` };
+  const data = Buffer.from(canonical(envelope));
+  const signature = Buffer.from(sig.value, 'base64');
+  const check = (pems: string[]) =>
+    pems.some((pem) => {
+      try {
+        return verify(null, data, createPublicKey(pem), signature);
+      } catch {
+        return false;
+      }
+    });
+  if (check(keys)) return { ok: true, node: sig.node };
+  // A process of that node may have joined since the keys were read.
+  keys = await directory.nodeKeys(sig.node, { fresh: true });
+  return check(keys) ? { ok: true, node: sig.node } : { ok: false, reason: 'bad signature' };
 }
