@@ -18,7 +18,7 @@ export const K8S_DIR = dirname(fileURLToPath(import.meta.url));
 interface Server {
   name: string;
   component: 'service' | 'aggregator';
-  /** Measured idle RSS is ~130 MB for a service; the limits leave room for work. */
+  /** Measured idle RSS is ~115 MB for a service alone; the limits leave room for work. */
   resources: { requests: { cpu: string; memory: string }; limits: { cpu: string; memory: string } };
   hpa: { min: number; max: number };
 }

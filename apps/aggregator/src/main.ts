@@ -51,7 +51,7 @@ async function main(argv: string[]) {
     lore.aggregator,
     config.LORE_DATA_DIR,
     'owner',
-    'nodeId' in lore ? lore.nodeId : undefined,
+    'nodeId' in lore ? (lore.nodeId as string) : undefined,
   );
   const keyFile = join(config.LORE_DATA_DIR, 'owner.key');
   let close: () => Promise<void>;
