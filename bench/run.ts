@@ -7,14 +7,20 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, type Row } from './lib.js';
+import { broadcastSuite } from './suites/broadcast.js';
 import { busSuite } from './suites/bus.js';
+import { ingestSuite } from './suites/ingest.js';
 import { protocolSuite } from './suites/protocol.js';
+import { searchSuite } from './suites/search.js';
 
 type Suite = (opts: { seconds: number; dataDir: string }) => Promise<Row[]>;
 
 const SUITES: Record<string, Suite> = {
   protocol: protocolSuite,
   bus: busSuite,
+  search: searchSuite,
+  ingest: ingestSuite,
+  broadcast: broadcastSuite,
 };
 
 async function main() {
@@ -32,7 +38,9 @@ async function main() {
     try {
       rows.push(...(await SUITES[name]!({ seconds, dataDir })));
     } finally {
-      rmSync(dataDir, { recursive: true, force: true });
+      // BENCH_KEEP=1 keeps the suite's databases (for profiling them afterwards).
+      if (process.env.BENCH_KEEP) process.stderr.write(`kept ${dataDir}\n`);
+      else rmSync(dataDir, { recursive: true, force: true });
     }
   }
   print(rows);

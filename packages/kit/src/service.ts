@@ -82,9 +82,10 @@ export function createService<P>(opts: ServiceOptions<P>): LoreService {
   // Keys and most replies concern data of this node: ask this node's replicas first.
   const bus = nodeLocalBus(deps.bus, deps.nodeId);
   const auth = new Authenticator(bus, deps.config.LORE_AUTH_CACHE_SECONDS * 1000);
-  const limiter = deps.config.LORE_RATE_LIMITS ? new RateLimiter(RATE_LIMITS) : undefined;
+  const limiter = deps.config.LORE_RATE_LIMITS ? sharedLimiter(deps.bus) : undefined;
   const backend = toolBackend(opts, { auth, limiter, log, metrics });
-  const app = createHttpApp({ backend, config: deps.config, metrics, ready: readiness(opts) });
+  // 2025-11-25 clients get sessions, so a service called directly can still ask their model (sampling).
+  const app = createHttpApp({ backend, config: deps.config, metrics, ready: readiness(opts), legacySessions: {} });
   const subs: Subscription[] = [];
   let cleanup: (() => Promise<void>) | undefined;
   let started = false;
@@ -115,6 +116,21 @@ export function createService<P>(opts: ServiceOptions<P>): LoreService {
       await auth.stop();
     },
   };
+}
+
+const limiters = new WeakMap<EventBus, RateLimiter>();
+
+/**
+ * The limits are per agent, not per service: services that share a bus in one process (the
+ * all-in-one) share one limiter, so an agent's reads on users and on dens count together.
+ */
+function sharedLimiter(bus: EventBus): RateLimiter {
+  let limiter = limiters.get(bus);
+  if (!limiter) {
+    limiter = new RateLimiter(RATE_LIMITS);
+    limiters.set(bus, limiter);
+  }
+  return limiter;
 }
 
 function readiness<P>(opts: ServiceOptions<P>) {
@@ -205,12 +221,13 @@ function toolBackend<P>(opts: ServiceOptions<P>, rt: Runtime): McpBackend {
     const t0 = performance.now();
     let code = 200;
     try {
-      let caller = null;
-      if (info.token) {
-        caller = await rt.auth.verify(info.token);
-        if (!caller)
-          throw unauthenticated('Invalid API key. Check the key, or get a new one with agent_register.');
-      } else if (!tool.public) throw unauthenticated();
+      const caller = info.token ? await rt.auth.verify(info.token) : null;
+      // A public tool (agent_register) ignores a key it cannot use: it is the way out of a lost or
+      // revoked key, so a stale Authorization header must not lock the caller out of it.
+      if (!caller && !tool.public)
+        throw info.token
+          ? unauthenticated('Invalid API key. Check the key, or get a new one with agent_register.')
+          : unauthenticated();
       const wait = rt.limiter?.take(caller?.id ?? `ip:${info.ip ?? 'local'}`, tool.rateClass) ?? 0;
       if (wait)
         throw rateLimited(

@@ -10,7 +10,7 @@ import type { Client } from '@lore/kit/testing';
 import { connectClient } from '@lore/kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Spawned, spawnTs } from '../helpers.js';
-import { type Agent, call, type Lore, ok, outcomeOf, sleep, startLore } from './support.js';
+import { type Agent, call, type Lore, ok, outcomeOf, sleep, startLore, waitFor } from './support.js';
 
 /** Private data of alice (the owner) and carol (who deals with her): none of it may reach bob. */
 const SOURCE_NAME = 'ledger-5520918463.md';
@@ -102,21 +102,11 @@ describe('authorization matrix over the whole catalog', () => {
       });
       ids[k] = q.data.query_id;
     }
-    await expect
-      .poll(
-        async () => {
-          const r = await ok<Record<string, { status: string; draft: unknown }>>(
-            alice.client,
-            'cqListRequestedQueries',
-            {},
-          );
-          return ['q1', 'q2', 'q3'].every(
-            (k) => r.data[ids[k]!]?.status === 'pending' && r.data[ids[k]!]?.draft,
-          );
-        },
-        { timeout: 20_000, interval: 100 },
-      )
-      .toBe(true);
+    await waitFor(
+      "alice's drafts for carol's three questions",
+      async () => (await ok<Record<string, { status: string; draft: unknown }>>(alice.client, 'cqListRequestedQueries', {})).data,
+      (r) => ['q1', 'q2', 'q3'].every((k) => r[ids[k]!]?.status === 'pending' && !!r[ids[k]!]?.draft),
+    );
     const asked = await ok<{ query_id: string }>(alice.client, 'cqAskQuestion', {
       question: `Which fertilizer suits the ${MARK.asked} garden tomatoes?`,
       peers: ['carol'],
@@ -191,7 +181,9 @@ describe('authorization matrix over the whole catalog', () => {
   };
   const aliceConditionsIntact = async () => {
     const r = await ok<{ conditions: string[] }>(alice.client, 'cqListAutoApprovalConditions', {});
-    expect(r.data.conditions).toHaveLength(2);
+    expect(r.data.conditions).toEqual(
+      expect.arrayContaining([`Reject questions about ${MARK.condition} from any user`, 'Accept queries related to programming from any user']),
+    );
   };
 
   const rows = (): Row[] => [
@@ -588,8 +580,6 @@ describe('authorization matrix over the whole catalog', () => {
     const anon = l.anon;
     const unknown = await l.client(`lore_sk_${'Z'.repeat(32)}`);
     const revoked = await l.client(revokedKey);
-    const malformed = await connectClient(undefined, { url: 'http://127.0.0.1/mcp' }).catch(() => undefined);
-    void malformed;
     const garbled = await l.client('not-a-lore-key');
     const failures: string[] = [];
     const check = (
@@ -623,8 +613,9 @@ describe('authorization matrix over the whole catalog', () => {
         ['revoked', revoked],
         ['malformed', garbled],
       ] as const) {
+        // agent_register gets a fresh handle each time, so that only the key is under test.
         const args =
-          label === 'no key' && row.tool === 'agent_register'
+          row.anonymous === 'ok'
             ? { username: `anon_${cells}`, email: `anon${cells}@example.com`, displayName: 'Anon' }
             : row.other.args();
         const got = await attempt(client, row.tool, args);
@@ -637,9 +628,6 @@ describe('authorization matrix over the whole catalog', () => {
           label === 'no key' ? anonymousExpect : row.anonymous === 'ok' ? 'ok' : 401,
           secretsOf(),
         );
-        if (row.tool === 'agent_register' && label !== 'no key') {
-          // agent_register is public: make each bad-key call a fresh handle so that only the key is under test.
-        }
       }
       const otherArgs = row.other.args();
       const other = await attempt(bob.client, row.tool, otherArgs);

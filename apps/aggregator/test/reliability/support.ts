@@ -1,36 +1,11 @@
 /** Shared pieces of the reliability suite: the services under test, agents, outcome checks. */
-import { createApprovalsService } from '@lore/approvals';
-import { createDensService } from '@lore/dens';
-import { createDmsService } from '@lore/dms';
-import { createDocsService } from '@lore/docs';
 import type { LoreConfig } from '@lore/kit';
 import { appFetch, type Client, call, connectClient, ok, tempDir, testConfig } from '@lore/kit/testing';
-import { createKnowledgeService } from '@lore/knowledge';
-import { createQueriesService } from '@lore/queries';
-import { createShowcaseService } from '@lore/showcase';
-import { createUsersService } from '@lore/users';
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import { type AllInOne, SERVICES, type ServiceEntry, startAllInOne } from '../../src/index.js';
+import { type AllInOne, SERVICES, startAllInOne } from '../../src/index.js';
 
-/**
- * Every service of the all-in-one catalog: `SERVICES` as the lead has it, then each Lore service
- * not listed there yet, so the suite covers the whole catalog today and follows `SERVICES` as it
- * grows (a service listed there is taken from there, never twice).
- */
-export const RELIABILITY_SERVICES: ServiceEntry[] = (() => {
-  const all: ServiceEntry[] = [
-    { name: 'users', create: createUsersService },
-    { name: 'knowledge', create: (deps) => createKnowledgeService(deps) },
-    { name: 'queries', create: createQueriesService },
-    { name: 'approvals', create: createApprovalsService },
-    { name: 'dens', create: (deps) => createDensService(deps) },
-    { name: 'dms', create: createDmsService },
-    { name: 'showcase', create: (deps) => createShowcaseService(deps) },
-    { name: 'docs', create: (deps) => createDocsService(deps) },
-  ];
-  const listed = new Set(SERVICES.map((s) => s.name));
-  return [...SERVICES, ...all.filter((s) => !listed.has(s.name))];
-})();
+/** The services under test: the all-in-one catalog exactly as the lead lists it. */
+export const RELIABILITY_SERVICES = SERVICES;
 
 /** Quiet, fast defaults: no own-docs ingest at start, quotas out of the way unless a test wants them. */
 export const BASE_ENV: Record<string, string> = {
@@ -148,4 +123,16 @@ export function percentile(xs: number[], p: number): number {
   if (!xs.length) return 0;
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
+}
+
+/** Poll until `check` holds (for hooks, where expect.poll is not available). */
+export async function waitFor<T>(what: string, fn: () => Promise<T>, check: (v: T) => boolean, timeoutMs = 20_000, intervalMs = 100): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  let last: T | undefined;
+  for (;;) {
+    last = await fn();
+    if (check(last)) return last;
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last value: ${JSON.stringify(last)?.slice(0, 500)}`);
+    await sleep(intervalMs);
+  }
 }
