@@ -38,7 +38,7 @@ export async function start(
   ready: RegExp,
   timeoutMs = 60_000,
 ): Promise<Proc> {
-  const child = spawn(process.execPath, ['--import', TSX, entry, ...args], {
+  const child = spawn(process.execPath, ['--conditions=development', '--import', TSX, entry, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, type Row } from './lib.js';
+import { startCpuProfile } from './profile/cpu.js';
 import { broadcastSuite } from './suites/broadcast.js';
 import { busSuite } from './suites/bus.js';
 import { ingestSuite } from './suites/ingest.js';
@@ -35,9 +36,12 @@ async function main() {
   for (const name of chosen) {
     const dataDir = mkdtempSync(join(tmpdir(), `lore-bench-${name}-`));
     process.stderr.write(`running ${name}…\n`);
+    // BENCH_CPU_PROF=<dir>: a CPU profile of this process for each suite (see bench/profile/cpu.ts).
+    const profiling = process.env.BENCH_CPU_PROF ? await startCpuProfile() : undefined;
     try {
       rows.push(...(await SUITES[name]!({ seconds, dataDir })));
     } finally {
+      if (profiling) process.stderr.write(`profile: ${await profiling(process.env.BENCH_CPU_PROF!, name)}\n`);
       // BENCH_KEEP=1 keeps the suite's databases (for profiling them afterwards).
       if (process.env.BENCH_KEEP) process.stderr.write(`kept ${dataDir}\n`);
       else rmSync(dataDir, { recursive: true, force: true });

@@ -1,5 +1,14 @@
 /** Helpers for suites that host Lore services in the bench process (in-process bus and fetch). */
-import { createLogger, type EventBus, type LoreConfig, loadConfig, MemoryBus, type ServiceDeps } from '@lore/kit';
+import {
+  createLogger,
+  type EventBus,
+  type HandleRecord,
+  type LoreConfig,
+  loadConfig,
+  MemoryBus,
+  type NetworkDirectory,
+  type ServiceDeps,
+} from '@lore/kit';
 import { appFetch, type Client, connectClient, ok } from '@lore/kit/testing';
 
 /** The environment every in-process suite runs with: no rate limits, no LLM, quiet. */
@@ -61,4 +70,17 @@ export async function until(check: () => Promise<boolean>, timeoutMs: number, ev
     if (Date.now() > end) throw new Error(`not done within ${timeoutMs} ms`);
     await sleep(everyMs);
   }
+}
+
+/** Handle look-ups from a local map once seen (an experiment: see BENCH_WHATIF_DIRECTORY_CACHE). */
+export function cacheLookups(directory: NetworkDirectory): void {
+  const original = directory.lookupHandle.bind(directory);
+  const seen = new Map<string, HandleRecord>();
+  directory.lookupHandle = async (handle) => {
+    const hit = seen.get(handle);
+    if (hit) return hit;
+    const r = await original(handle);
+    if (r) seen.set(handle, r);
+    return r;
+  };
 }

@@ -7,7 +7,12 @@ export class Spans {
   private readonly stats = new Map<string, { n: number; ms: number; max: number }>();
 
   /** Wraps `obj[method]` (async or not); `key` may name the span after the call's arguments. */
-  wrap<T extends object>(obj: T, method: keyof T & string, name: string, key?: (args: unknown[]) => string): void {
+  wrap<T extends object>(
+    obj: T,
+    method: keyof T & string,
+    name: string,
+    key?: (args: unknown[]) => string,
+  ): void {
     const original = (obj[method] as (...a: unknown[]) => unknown).bind(obj);
     const record = (label: string, t0: number) => {
       const ms = performance.now() - t0;
@@ -32,9 +37,18 @@ export class Spans {
    * Wraps `obj[method](first, handler)` registrations (a bus's reply/subscribe/listen) so that
    * every call of the registered handler is timed under `name <label of first>`.
    */
-  wrapHandlers<T extends object>(obj: T, method: keyof T & string, name: string, label: (first: unknown) => string): void {
+  wrapHandlers<T extends object>(
+    obj: T,
+    method: keyof T & string,
+    name: string,
+    label: (first: unknown) => string,
+  ): void {
     const original = (obj[method] as (...a: unknown[]) => unknown).bind(obj);
-    (obj as Record<string, unknown>)[method] = (first: unknown, handler: (...a: unknown[]) => unknown, ...rest: unknown[]) => {
+    (obj as Record<string, unknown>)[method] = (
+      first: unknown,
+      handler: (...a: unknown[]) => unknown,
+      ...rest: unknown[]
+    ) => {
       const span = `${name} ${label(first)}`;
       const holder = { h: handler };
       this.wrap(holder, 'h', span);

@@ -139,7 +139,7 @@ async function main(argv: string[]) {
     const own = join(dataDir, 'node.json');
     if (!existsSync(own) || readFileSync(own, 'utf8') !== readFileSync(identity, 'utf8'))
       copyFileSync(identity, own);
-    const child = spawn(tsx, [...(watch ? ['watch'] : []), entry, ...args], {
+    const child = spawn(tsx, [...(watch ? ['watch'] : []), '--conditions=development', entry, ...args], {
       cwd: ROOT,
       // Its own process group: Ctrl-C reaches only this script, which stops the children in turn.
       detached: true,

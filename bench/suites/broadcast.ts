@@ -1,28 +1,25 @@
 import { join } from 'node:path';
 import { type AllInOne, startAllInOne } from '@lore/aggregator';
-import { createApprovalsService } from '@lore/approvals';
-import { createBus, createDirectory, createLogger, type Database, type EventBus, openDatabase } from '@lore/kit';
+import {
+  createBus,
+  createDirectory,
+  createLogger,
+  type Database,
+  type EventBus,
+  openDatabase,
+} from '@lore/kit';
 import { appFetch, type Client, connectClient, freePort, NatsServerProcess, ok } from '@lore/kit/testing';
-import { createKnowledgeService } from '@lore/knowledge';
-import { createQueriesService } from '@lore/queries';
-import { createUsersService } from '@lore/users';
 import { Corpus } from '../corpus.js';
 import { type Proc, ROOT, type Row, row, start } from '../lib.js';
-import { type Agent, BENCH_ENV, benchConfig, registerAgent, sleep } from '../services.js';
+import { type Agent, BENCH_ENV, benchConfig, cacheLookups, registerAgent, sleep } from '../services.js';
 import { Spans } from '../trace.js';
+import { startCpuProfile } from '../profile/cpu.js';
 
 /** Agents registered on each of the two nodes (BENCH_BROADCAST_PER_NODE to change). */
 const PER_NODE = Number(process.env.BENCH_BROADCAST_PER_NODE ?? 500);
 const BASELINE_PER_NODE = 5;
 const TARGET_MS = 5000;
 const ASKER = 'bench_asker';
-
-const SERVICES = [
-  { name: 'users', create: createUsersService },
-  { name: 'knowledge', create: createKnowledgeService },
-  { name: 'queries', create: createQueriesService },
-  { name: 'approvals', create: createApprovalsService },
-];
 
 const say = (s: string) => process.stderr.write(`  broadcast: ${s}\n`);
 
@@ -104,12 +101,11 @@ export async function broadcastSuite(opts: { seconds: number; dataDir: string })
       spans.wrap(directory, 'listHandles', 'directory.listHandles');
       spans.wrap(directory, 'nodeKeys', 'directory.nodeKeys');
     }
-    a = await startAllInOne(configA, {
-      bus,
-      directory,
-      services: SERVICES,
-      log: createLogger({ name: 'lore', level: 'error' }),
-    });
+    // BENCH_WHATIF_DIRECTORY_CACHE=1: an experiment, not Lore's behaviour — handle look-ups
+    // answered from a local map (as a KV watch would keep one), on both nodes.
+    if (process.env.BENCH_WHATIF_DIRECTORY_CACHE) cacheLookups(directory);
+    // The whole catalog, as `lore start` runs it (docs does not ingest Lore's own READMEs here).
+    a = await startAllInOne(configA, { bus, directory, log: createLogger({ name: 'lore', level: 'error' }) });
     closers.push(async () => {
       await a?.close();
       await bus?.close();
@@ -148,7 +144,10 @@ export async function broadcastSuite(opts: { seconds: number; dataDir: string })
     const peers: Array<Agent & { node: Node; i: number }> = [];
     for (const node of nodes) {
       const anon = node.name === 'a' ? anonA : await node.client();
-      const handles = Array.from({ length: PER_NODE }, (_, i) => `peer_${node.name}_${String(i).padStart(4, '0')}`);
+      const handles = Array.from(
+        { length: PER_NODE },
+        (_, i) => `peer_${node.name}_${String(i).padStart(4, '0')}`,
+      );
       const agents: Array<Agent & { node: Node; i: number }> = new Array(PER_NODE);
       await pool(handles, 8, async (h, i) => {
         agents[i] = { ...(await registerAgent(anon, h)), node, i };
@@ -208,7 +207,8 @@ export async function broadcastSuite(opts: { seconds: number; dataDir: string })
           sql: 'select status, count(*) as n from received_queries where id = ? group by status',
           args: [id],
         });
-        for (const r of res.rows) outcomes[String(r.status)] = (outcomes[String(r.status)] ?? 0) + Number(r.n);
+        for (const r of res.rows)
+          outcomes[String(r.status)] = (outcomes[String(r.status)] ?? 0) + Number(r.n);
       }
       // The asker's view: every peer that was not left pending shows answered, declined or no-knowledge.
       const settledForAsker = expected - (outcomes.pending ?? 0);
@@ -241,7 +241,19 @@ export async function broadcastSuite(opts: { seconds: number; dataDir: string })
     );
     say(`10 agents: ${JSON.stringify(base)}`);
     spans?.reset();
+    // BENCH_CPU_PROF=<dir>: CPU profiles of both nodes during the big ask only.
+    const profDir = process.env.BENCH_CPU_PROF;
+    const profA = profDir ? await startCpuProfile() : undefined;
+    if (profDir) {
+      b.child.kill('SIGUSR1');
+      await sleep(200);
+    }
     const all = await ask([], peers.length);
+    if (profDir) {
+      say(`profile: ${await profA!(profDir, 'broadcast-node-a-and-driver')}`);
+      b.child.kill('SIGUSR2');
+      await sleep(3000);
+    }
     say(`${peers.length} agents: ${JSON.stringify(all)}`);
     if (spans) process.stderr.write(spans.report(`node A spans during the ${peers.length}-agent ask:`));
 

@@ -1,7 +1,15 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DocsStore, ingestInputs, parseDocument, runDocsCli } from '@lore/docs';
-import { createLogger, type Database, MemoryBus, migrationsFolder, Outbox, openDatabase, splitDocument } from '@lore/kit';
+import {
+  createLogger,
+  type Database,
+  MemoryBus,
+  migrationsFolder,
+  Outbox,
+  openDatabase,
+  splitDocument,
+} from '@lore/kit';
 import { appFetch, connectClient, ok } from '@lore/kit/testing';
 import { createKnowledgeService } from '@lore/knowledge';
 import { DocsCorpusIngested, KnowledgeSourceAdded } from '@lore/schema';
@@ -131,10 +139,13 @@ export async function ingestSuite(opts: { seconds: number; dataDir: string }): P
   const dTexts: string[] = [];
   for (const f of files) {
     const parsed = parseDocument(f, 'markdown', 'x');
-    for (const c of await splitDocument(parsed.content, { format: parsed.splitFormat }))
-      dTexts.push(c.text);
+    for (const c of await splitDocument(parsed.content, { format: parsed.splitFormat })) dTexts.push(c.text);
   }
-  const dRaw = await rawFts(join(opts.dataDir, 'raw-docs.db'), dTexts, 'porter unicode61 remove_diacritics 2');
+  const dRaw = await rawFts(
+    join(opts.dataDir, 'raw-docs.db'),
+    dTexts,
+    'porter unicode61 remove_diacritics 2',
+  );
 
   // (a) ingestInputs, as the CLI and the service run it, with the service's outbox relaying the event.
   {
@@ -185,12 +196,15 @@ export async function ingestSuite(opts: { seconds: number; dataDir: string }): P
     let out = '';
     const sink = { write: (s: string) => ((out += s), true) } as NodeJS.WritableStream;
     const t0 = performance.now();
-    const code = await runDocsCli(['ingest', folder, '--source', 'bench', '--base-uri', 'https://bench.example/'], {
-      config,
-      stdout: sink,
-      stderr: sink,
-      isTTY: false,
-    });
+    const code = await runDocsCli(
+      ['ingest', folder, '--source', 'bench', '--base-uri', 'https://bench.example/'],
+      {
+        config,
+        stdout: sink,
+        stderr: sink,
+        isTTY: false,
+      },
+    );
     const s = seconds(t0);
     if (code !== 0) throw new Error(`lore docs ingest failed (${code}): ${out}`);
     const chunks = Number(/; (\d+) chunks in/.exec(out)?.[1] ?? 0);

@@ -1,7 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DocsSearch, DocsStore, runDocsCli } from '@lore/docs';
-import { createDocsService } from '@lore/docs';
+import { createDocsService, DocsSearch, DocsStore, runDocsCli } from '@lore/docs';
 import { createLogger, databaseFor, MemoryBus, Outbox, openDatabase } from '@lore/kit';
 import { appFetch, connectClient, ok } from '@lore/kit/testing';
 import { agentToken, createKnowledgeService, KnowledgeBase, stem } from '@lore/knowledge';
@@ -162,7 +161,14 @@ export async function searchSuite(opts: { seconds: number; dataDir: string }): P
     t0 = performance.now();
     const kt = await timeInterleaved(kQuestions.slice(30), { tool: kTool, search: kSearch, base: kBase });
     say(`knowledge: ${QUESTIONS} questions × 3 in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-    rows.push(...searchRows(`knowledge, 1 agent × ${Math.round(chunks / 1000)}k chunks`, 'searchKnowledge', 'KnowledgeBase.search', kt));
+    rows.push(
+      ...searchRows(
+        `knowledge, 1 agent × ${Math.round(chunks / 1000)}k chunks`,
+        'searchKnowledge',
+        'KnowledgeBase.search',
+        kt,
+      ),
+    );
     rows.push(
       row({
         suite: 'search',
@@ -178,19 +184,19 @@ export async function searchSuite(opts: { seconds: number; dataDir: string }): P
     for (let d = 0; d < docs; d++) {
       const dir = join(folder, `area-${d % 50}`);
       if (d < 50) mkdirSync(dir, { recursive: true });
-      writeFileSync(
-        join(dir, `doc-${d}.md`),
-        corpus.markdown(corpus.topic(d), SECTIONS_PER_DOC, 900, true),
-      );
+      writeFileSync(join(dir, `doc-${d}.md`), corpus.markdown(corpus.topic(d), SECTIONS_PER_DOC, 900, true));
     }
     t0 = performance.now();
     let cliOut = '';
-    const code = await runDocsCli(['ingest', folder, '--source', 'bench', '--base-uri', 'https://bench.example/'], {
-      config: deps.config,
-      stdout: { write: (s: string) => ((cliOut += s), true) } as NodeJS.WritableStream,
-      stderr: { write: (s: string) => ((cliOut += s), true) } as NodeJS.WritableStream,
-      isTTY: false,
-    });
+    const code = await runDocsCli(
+      ['ingest', folder, '--source', 'bench', '--base-uri', 'https://bench.example/'],
+      {
+        config: deps.config,
+        stdout: { write: (s: string) => ((cliOut += s), true) } as NodeJS.WritableStream,
+        stderr: { write: (s: string) => ((cliOut += s), true) } as NodeJS.WritableStream,
+        isTTY: false,
+      },
+    );
     if (code !== 0) throw new Error(`lore docs ingest failed (${code}): ${cliOut}`);
     say(`docs corpus: ${cliOut.trim()} (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
     const docsService = await createDocsService(deps);
@@ -222,9 +228,21 @@ export async function searchSuite(opts: { seconds: number; dataDir: string }): P
     const dt = await timeInterleaved(dQuestions.slice(30), { tool: dTool, search: dSearch, base: dBase });
     say(`docs: ${QUESTIONS} questions × 3 in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     const dCount = Number((await ddb.$client.execute('select count(*) as n from chunks')).rows[0]?.n ?? 0);
-    rows.push(...searchRows(`docs, ${Math.round(dCount / 1000)}k chunks`, 'search_documents', 'DocsSearch.search', dt));
     rows.push(
-      row({ suite: 'search', name: 'docs: hits per question (page of 5)', value: hits / QUESTIONS, unit: 'hits' }),
+      ...searchRows(
+        `docs, ${Math.round(dCount / 1000)}k chunks`,
+        'search_documents',
+        'DocsSearch.search',
+        dt,
+      ),
+    );
+    rows.push(
+      row({
+        suite: 'search',
+        name: 'docs: hits per question (page of 5)',
+        value: hits / QUESTIONS,
+        unit: 'hits',
+      }),
     );
 
     // ---- memory: this process hosts users, knowledge and docs with both corpora.

@@ -1,25 +1,20 @@
 /**
- * One Lore node for the broadcast benchmark, in its own process: users, knowledge, queries and
- * approvals in one all-in-one process (startAllInOne), served over HTTP. Configured by the
- * environment (LORE_DATA_DIR, LORE_NODE_ID, NATS_URL, LORE_PORT). Prints
- * `Lore is running at <url>/mcp`.
+ * One Lore node for the broadcast benchmark, in its own process: the all-in-one catalog
+ * (startAllInOne, as `lore start` runs it) served over HTTP. Configured by the environment
+ * (LORE_DATA_DIR, LORE_NODE_ID, NATS_URL, LORE_PORT). Prints `Lore is running at <url>/mcp`.
+ * BENCH_WHATIF_DIRECTORY_CACHE=1 answers handle look-ups from a local map (an experiment);
+ * SIGUSR1/SIGUSR2 start and write a CPU profile (into BENCH_CPU_PROF).
  */
 import { startAllInOne } from '@lore/aggregator';
-import { createApprovalsService } from '@lore/approvals';
-import { loadConfig, serveHttp } from '@lore/kit';
-import { createKnowledgeService } from '@lore/knowledge';
-import { createQueriesService } from '@lore/queries';
-import { createUsersService } from '@lore/users';
-
-const NODE_SERVICES = [
-  { name: 'users', create: createUsersService },
-  { name: 'knowledge', create: createKnowledgeService },
-  { name: 'queries', create: createQueriesService },
-  { name: 'approvals', create: createApprovalsService },
-];
+import { createBus, createDirectory, loadConfig, serveHttp } from '@lore/kit';
+import { startCpuProfile } from '../profile/cpu.js';
+import { cacheLookups } from '../services.js';
 
 const config = loadConfig(process.env);
-const lore = await startAllInOne(config, { services: NODE_SERVICES });
+const bus = await createBus({ natsUrl: config.NATS_URL, name: `lore-${config.LORE_NODE_ID}` });
+const directory = await createDirectory(bus);
+if (process.env.BENCH_WHATIF_DIRECTORY_CACHE) cacheLookups(directory);
+const lore = await startAllInOne(config, { bus, directory });
 const http = await serveHttp(lore.app, config);
 process.stderr.write(`Lore is running at ${http.url}/mcp (node ${lore.nodeId})\n`);
 
@@ -27,10 +22,23 @@ const stop = () => {
   void http
     .close()
     .then(() => lore.close())
+    .then(() => bus.close())
     .then(
       () => process.exit(0),
       () => process.exit(1),
     );
 };
+// A CPU profile of a window: SIGUSR1 starts it, SIGUSR2 writes <BENCH_CPU_PROF>/node-<id>.cpuprofile.
+let profiling: Awaited<ReturnType<typeof startCpuProfile>> | undefined;
+process.on('SIGUSR1', () => {
+  void startCpuProfile().then((p) => {
+    profiling = p;
+  });
+});
+process.on('SIGUSR2', () => {
+  const p = profiling;
+  profiling = undefined;
+  void p?.(process.env.BENCH_CPU_PROF ?? '.', `node-${lore.nodeId}`).then((f) => process.stderr.write(`profile written ${f}\n`));
+});
 process.once('SIGINT', stop);
 process.once('SIGTERM', stop);

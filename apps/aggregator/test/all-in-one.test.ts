@@ -146,7 +146,7 @@ describe('`lore start` as a process', () => {
     const dir = tempDir();
     const main = join(import.meta.dirname, '../src/main.ts');
     const tsx = join(import.meta.dirname, '../node_modules/.bin/tsx');
-    const child = spawn(existsSync(tsx) ? tsx : 'tsx', [main, 'start'], {
+    const child = spawn(existsSync(tsx) ? tsx : 'tsx', ['--conditions=development', main, 'start'], {
       env: { ...process.env, LORE_DATA_DIR: dir.path, LORE_PORT: '0', LORE_LOG_LEVEL: 'warn', NATS_URL: '' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

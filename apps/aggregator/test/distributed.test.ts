@@ -51,7 +51,7 @@ describe('aggregator in distributed mode, upstreams as separate processes', () =
         { name: 'beta', url: beta.url, kind: 'external', forwardAuthorization: false, timeoutMs: 20_000 },
         {
           name: 'gamma',
-          command: ['npx', 'tsx', FIXTURE, 'gamma', '--stdio'],
+          command: ['npx', 'tsx', '--conditions=development', FIXTURE, 'gamma', '--stdio'],
           kind: 'external',
           prefix: 'g',
           forwardAuthorization: false,

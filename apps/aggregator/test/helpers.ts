@@ -27,7 +27,7 @@ export async function spawnTs(
   urlPattern = /listening (\S+)/,
   timeoutMs = 30_000,
 ): Promise<Spawned> {
-  const child = spawn(process.execPath, ['--import', tsxLoader, entry, ...args], {
+  const child = spawn(process.execPath, ['--conditions=development', '--import', tsxLoader, entry, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

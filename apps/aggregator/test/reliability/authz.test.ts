@@ -104,7 +104,14 @@ describe('authorization matrix over the whole catalog', () => {
     }
     await waitFor(
       "alice's drafts for carol's three questions",
-      async () => (await ok<Record<string, { status: string; draft: unknown }>>(alice.client, 'cqListRequestedQueries', {})).data,
+      async () =>
+        (
+          await ok<Record<string, { status: string; draft: unknown }>>(
+            alice.client,
+            'cqListRequestedQueries',
+            {},
+          )
+        ).data,
       (r) => ['q1', 'q2', 'q3'].every((k) => r[ids[k]!]?.status === 'pending' && !!r[ids[k]!]?.draft),
     );
     const asked = await ok<{ query_id: string }>(alice.client, 'cqAskQuestion', {
@@ -182,7 +189,10 @@ describe('authorization matrix over the whole catalog', () => {
   const aliceConditionsIntact = async () => {
     const r = await ok<{ conditions: string[] }>(alice.client, 'cqListAutoApprovalConditions', {});
     expect(r.data.conditions).toEqual(
-      expect.arrayContaining([`Reject questions about ${MARK.condition} from any user`, 'Accept queries related to programming from any user']),
+      expect.arrayContaining([
+        `Reject questions about ${MARK.condition} from any user`,
+        'Accept queries related to programming from any user',
+      ]),
     );
   };
 

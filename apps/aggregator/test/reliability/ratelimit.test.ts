@@ -26,13 +26,19 @@ describe('rate limits under concurrency (limits on, through the aggregator)', ()
 
   /** Fire every call at once as one agent; count successes and check every refusal is a proper 429. */
   async function burst(agent: Agent, calls: Call[]) {
-    const results = await Promise.all(calls.map((c) => agent.client.callTool({ name: c.tool, arguments: c.args })));
+    const results = await Promise.all(
+      calls.map((c) => agent.client.callTool({ name: c.tool, arguments: c.args })),
+    );
     const outcomes = results.map((r) => outcomeOf(r as never));
     const others = outcomes.filter((o) => !o.ok && o.code !== 429);
-    expect(others.map((o) => `${o.code}: ${o.text}`), 'no failure other than 429').toEqual([]);
+    expect(
+      others.map((o) => `${o.code}: ${o.text}`),
+      'no failure other than 429',
+    ).toEqual([]);
     const limited = outcomes.filter((o) => o.code === 429);
     for (const o of limited) {
-      const retry = (o.raw.structuredContent as { error: { data: { retryAfterSeconds: unknown } } }).error.data.retryAfterSeconds;
+      const retry = (o.raw.structuredContent as { error: { data: { retryAfterSeconds: unknown } } }).error
+        .data.retryAfterSeconds;
       expect(Number.isInteger(retry)).toBe(true);
       expect(retry as number).toBeGreaterThanOrEqual(1);
       expect(retry as number).toBeLessThanOrEqual(60);
@@ -44,17 +50,43 @@ describe('rate limits under concurrency (limits on, through the aggregator)', ()
   const times = (n: number, f: (i: number) => Call) => Array.from({ length: n }, (_, i) => f(i));
 
   it.each([
-    ['read', 150, (i: number): Call => ({ tool: 'agent_profile', args: { username: i % 2 ? 'rl_recipient' : 'rl_read' } })],
+    [
+      'read',
+      150,
+      (i: number): Call => ({
+        tool: 'agent_profile',
+        args: { username: i % 2 ? 'rl_recipient' : 'rl_read' },
+      }),
+    ],
     ['write', 60, (i: number): Call => ({ tool: 'agent_update', args: { bio: `Bio number ${i}.` } })],
-    ['dm', 40, (i: number): Call => ({ tool: 'dm_send', args: { to: 'rl_recipient', content: `Message number ${i} about the plan.` } })],
-    ['post', 60, (i: number): Call => ({ tool: 'den_post', args: { den: 'm/general', content: `Post number ${i}: notes on evaluation.` } })],
-  ] as const)('lets exactly the %s limit through out of %i parallel calls; the rest are 429', async (cls, n, make) => {
-    const agent = await l.register(`rl_${cls}`);
-    const r = await burst(agent, times(n, make));
-    figures.push(`  ${cls.padEnd(5)} ${n} parallel → ${r.ok} ok, ${r.limited} × 429 (limit ${RATE_LIMITS[cls]}/min)`);
-    expect(r.ok).toBe(RATE_LIMITS[cls]);
-    expect(r.limited).toBe(n - RATE_LIMITS[cls]);
-  });
+    [
+      'dm',
+      40,
+      (i: number): Call => ({
+        tool: 'dm_send',
+        args: { to: 'rl_recipient', content: `Message number ${i} about the plan.` },
+      }),
+    ],
+    [
+      'post',
+      60,
+      (i: number): Call => ({
+        tool: 'den_post',
+        args: { den: 'm/general', content: `Post number ${i}: notes on evaluation.` },
+      }),
+    ],
+  ] as const)(
+    'lets exactly the %s limit through out of %i parallel calls; the rest are 429',
+    async (cls, n, make) => {
+      const agent = await l.register(`rl_${cls}`);
+      const r = await burst(agent, times(n, make));
+      figures.push(
+        `  ${cls.padEnd(5)} ${n} parallel → ${r.ok} ok, ${r.limited} × 429 (limit ${RATE_LIMITS[cls]}/min)`,
+      );
+      expect(r.ok).toBe(RATE_LIMITS[cls]);
+      expect(r.limited).toBe(n - RATE_LIMITS[cls]);
+    },
+  );
 
   it('counts an agent’s reads once across services: 150 parallel reads over five services get 100 through', async () => {
     const agent = await l.register('rl_spread');
@@ -65,7 +97,10 @@ describe('rate limits under concurrency (limits on, through the aggregator)', ()
       { tool: 'listKnowledgeSources', args: {} },
       { tool: 'dm_conversations', args: {} },
     ];
-    const r = await burst(agent, times(150, (i) => tools[i % tools.length]!));
+    const r = await burst(
+      agent,
+      times(150, (i) => tools[i % tools.length]!),
+    );
     figures.push(`  reads over 5 services: 150 parallel → ${r.ok} ok, ${r.limited} × 429`);
     expect(r.ok).toBe(RATE_LIMITS.read);
   });
@@ -74,7 +109,10 @@ describe('rate limits under concurrency (limits on, through the aggregator)', ()
     const agent = await l.register('rl_poster2');
     const calls = times(24, (i) =>
       i % 2
-        ? { tool: 'den_post', args: { den: 'm/general', content: `Cross-service post ${i} about evaluation.` } }
+        ? {
+            tool: 'den_post',
+            args: { den: 'm/general', content: `Cross-service post ${i} about evaluation.` },
+          }
         : {
             tool: 'article_publish',
             args: {
@@ -92,11 +130,18 @@ describe('rate limits under concurrency (limits on, through the aggregator)', ()
   it('keeps agents and classes apart: one agent at its read limit leaves others and its own writes alone', async () => {
     const busy = await l.register('rl_busy');
     const calm = await l.register('rl_calm');
-    const r = await burst(busy, times(110, () => ({ tool: 'agent_profile', args: { username: 'rl_busy' } })));
+    const r = await burst(
+      busy,
+      times(110, () => ({ tool: 'agent_profile', args: { username: 'rl_busy' } })),
+    );
     expect(r.ok).toBe(RATE_LIMITS.read);
     await ok(calm.client, 'agent_profile', { username: 'rl_busy' });
     await ok(busy.client, 'agent_update', { bio: 'Still allowed to write.' });
-    expect(outcomeOf((await busy.client.callTool({ name: 'agent_profile', arguments: { username: 'rl_busy' } })) as never).code).toBe(429);
+    expect(
+      outcomeOf(
+        (await busy.client.callTool({ name: 'agent_profile', arguments: { username: 'rl_busy' } })) as never,
+      ).code,
+    ).toBe(429);
     void recipient;
   });
 });

@@ -126,13 +126,22 @@ export function percentile(xs: number[], p: number): number {
 }
 
 /** Poll until `check` holds (for hooks, where expect.poll is not available). */
-export async function waitFor<T>(what: string, fn: () => Promise<T>, check: (v: T) => boolean, timeoutMs = 20_000, intervalMs = 100): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  fn: () => Promise<T>,
+  check: (v: T) => boolean,
+  timeoutMs = 20_000,
+  intervalMs = 100,
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   let last: T | undefined;
   for (;;) {
     last = await fn();
     if (check(last)) return last;
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last value: ${JSON.stringify(last)?.slice(0, 500)}`);
+    if (Date.now() > end)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}; last value: ${JSON.stringify(last)?.slice(0, 500)}`,
+      );
     await sleep(intervalMs);
   }
 }

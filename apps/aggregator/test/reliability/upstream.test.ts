@@ -4,7 +4,13 @@
  * result, never a hang), and one answers garbage (invalid JSON, the wrong content type, HTTP 500,
  * a reset connection, an event stream that never carries the answer).
  */
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type HttpServerHandle, serveHttp } from '@lore/kit';
 import { type Client, connectClient, freePort, tempDir, testConfig } from '@lore/kit/testing';
@@ -28,19 +34,27 @@ async function garbageUpstream(target: string, mode: Mode = 'proxy') {
       switch (state.mode) {
         case 'proxy': {
           const url = new URL(req.url ?? '/', target);
-          const up = httpRequest(url, { method: req.method, headers: { ...req.headers, host: url.host } }, (r) => {
-            res.writeHead(r.statusCode ?? 502, r.headers);
-            r.pipe(res);
-          });
+          const up = httpRequest(
+            url,
+            { method: req.method, headers: { ...req.headers, host: url.host } },
+            (r) => {
+              res.writeHead(r.statusCode ?? 502, r.headers);
+              r.pipe(res);
+            },
+          );
           up.on('error', () => res.destroy());
           up.end(Buffer.concat(body));
           return;
         }
         case 'badjson':
-          res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":0,"result":{"content":[{"type":"te');
+          res
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end('{"jsonrpc":"2.0","id":0,"result":{"content":[{"type":"te');
           return;
         case 'html':
-          res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>Welcome to nginx!</body></html>');
+          res
+            .writeHead(200, { 'content-type': 'text/html' })
+            .end('<html><body>Welcome to nginx!</body></html>');
           return;
         case 'http500':
           res.writeHead(500, { 'content-type': 'text/plain' }).end('Internal Server Error');
@@ -54,7 +68,9 @@ async function garbageUpstream(target: string, mode: Mode = 'proxy') {
         case 'sse-garbage':
           // An event stream that never carries the answer: only a timeout ends the wait.
           res.writeHead(200, { 'content-type': 'text/event-stream' });
-          res.write('data: this is not json\n\nevent: message\ndata: {"jsonrpc":"2.0","id":"not-yours","result":{}}\n\n');
+          res.write(
+            'data: this is not json\n\nevent: message\ndata: {"jsonrpc":"2.0","id":"not-yours","result":{}}\n\n',
+          );
           open.add(res);
           return;
         case 'hang':
@@ -124,7 +140,13 @@ describe('aggregator in distributed mode with failing upstreams', () => {
       upstreams: [
         { name: 'alpha', url: alpha.url, ...external, timeoutMs: 20_000 },
         { name: 'slow', url: slow.url, prefix: 'slow', ...external, timeoutMs: HUNG_TIMEOUT_MS },
-        { name: 'down', url: `http://127.0.0.1:${refused}/mcp`, prefix: 'down', ...external, timeoutMs: JUNK_TIMEOUT_MS },
+        {
+          name: 'down',
+          url: `http://127.0.0.1:${refused}/mcp`,
+          prefix: 'down',
+          ...external,
+          timeoutMs: JUNK_TIMEOUT_MS,
+        },
         { name: 'junk', url: junk.url, prefix: 'junk', ...external, timeoutMs: JUNK_TIMEOUT_MS },
         { name: 'trash', url: trash.url, prefix: 'trash', ...external, timeoutMs: JUNK_TIMEOUT_MS },
       ],
@@ -156,8 +178,14 @@ describe('aggregator in distributed mode with failing upstreams', () => {
     await alphaAnswers();
     const ready = await fetch(`${http.url}/readyz`);
     expect(ready.status).toBe(200);
-    const catalog = (await (await fetch(`${http.url}/catalog`)).json()) as { upstreams: Array<{ name: string; state: string }> };
-    expect(Object.fromEntries(catalog.upstreams.map((u) => [u.name, u.state]))).toMatchObject({ alpha: 'up', down: 'down', trash: 'down' });
+    const catalog = (await (await fetch(`${http.url}/catalog`)).json()) as {
+      upstreams: Array<{ name: string; state: string }>;
+    };
+    expect(Object.fromEntries(catalog.upstreams.map((u) => [u.name, u.state]))).toMatchObject({
+      alpha: 'up',
+      down: 'down',
+      trash: 'down',
+    });
     // The health loop keeps knocking on the dead ones without disturbing the live ones.
     await new Promise((r) => setTimeout(r, 4 * HEALTH_MS));
     await alphaAnswers();
@@ -176,7 +204,10 @@ describe('aggregator in distributed mode with failing upstreams', () => {
       const r = await hung;
       expect(r.o.ok).toBe(false);
       expect(r.o.code).toBe(503);
-      expect((r.o.raw.structuredContent as { error: { data: { retryAfterSeconds: number } } }).error.data.retryAfterSeconds).toBeGreaterThan(0);
+      expect(
+        (r.o.raw.structuredContent as { error: { data: { retryAfterSeconds: number } } }).error.data
+          .retryAfterSeconds,
+      ).toBeGreaterThan(0);
       expect(r.ms).toBeGreaterThanOrEqual(HUNG_TIMEOUT_MS - 50);
       // A call that is not read-only gets one attempt; a read-only one is retried within the
       // aggregator's retry deadline (10 s), whose last attempt may run one more timeout.
@@ -190,20 +221,22 @@ describe('aggregator in distributed mode with failing upstreams', () => {
   );
 
   const garbage = async (mode: Mode) => {
-      faults.push(`garbage upstream: ${mode}`);
-      junk.state.mode = 'proxy';
-      await expect.poll(async () => (await names()).includes('junk_echo'), { timeout: 10_000 }).toBe(true);
-      expect((await callTimed('junk_echo', { text: 'before' })).o.text).toBe('junk: before');
-      junk.state.mode = mode;
-      const r = await callTimed('junk_echo', { text: 'during' });
-      timings.push(`${mode}: 503 after ${Math.round(r.ms)} ms`);
-      expect(r.o.ok, r.o.text).toBe(false);
-      expect(r.o.code, r.o.text).toBe(503);
-      // Read-only echo may be retried (3 attempts within 10 s); each attempt ends at the timeout at worst.
-      expect(r.ms).toBeLessThan(10_000 + JUNK_TIMEOUT_MS + 3000);
-      await alphaAnswers();
-      junk.state.mode = 'proxy';
-      await expect.poll(async () => (await callTimed('junk_echo', { text: 'after' })).o.text, { timeout: 10_000 }).toBe('junk: after');
+    faults.push(`garbage upstream: ${mode}`);
+    junk.state.mode = 'proxy';
+    await expect.poll(async () => (await names()).includes('junk_echo'), { timeout: 10_000 }).toBe(true);
+    expect((await callTimed('junk_echo', { text: 'before' })).o.text).toBe('junk: before');
+    junk.state.mode = mode;
+    const r = await callTimed('junk_echo', { text: 'during' });
+    timings.push(`${mode}: 503 after ${Math.round(r.ms)} ms`);
+    expect(r.o.ok, r.o.text).toBe(false);
+    expect(r.o.code, r.o.text).toBe(503);
+    // Read-only echo may be retried (3 attempts within 10 s); each attempt ends at the timeout at worst.
+    expect(r.ms).toBeLessThan(10_000 + JUNK_TIMEOUT_MS + 3000);
+    await alphaAnswers();
+    junk.state.mode = 'proxy';
+    await expect
+      .poll(async () => (await callTimed('junk_echo', { text: 'after' })).o.text, { timeout: 10_000 })
+      .toBe('junk: after');
   };
 
   it.each(['badjson', 'html', 'http500', 'reset', 'empty'] as const)(
@@ -240,7 +273,9 @@ describe('aggregator in distributed mode with failing upstreams', () => {
     await new Promise((r) => setTimeout(r, 3 * HEALTH_MS));
     await slow.kill();
     // Three failed checks at HEALTH_MS each take the dead upstream out; allow generous slack.
-    await expect.poll(async () => (await names()).includes('slow_echo'), { timeout: 8_000, interval: 200 }).toBe(false);
+    await expect
+      .poll(async () => (await names()).includes('slow_echo'), { timeout: 8_000, interval: 200 })
+      .toBe(false);
     await alphaAnswers();
     junk.state.mode = 'proxy';
   }, 30_000);
