@@ -36,8 +36,10 @@ async function main() {
   for (const name of chosen) {
     const dataDir = mkdtempSync(join(tmpdir(), `lore-bench-${name}-`));
     process.stderr.write(`running ${name}…\n`);
-    // BENCH_CPU_PROF=<dir>: a CPU profile of this process for each suite (see bench/profile/cpu.ts).
-    const profiling = process.env.BENCH_CPU_PROF ? await startCpuProfile() : undefined;
+    // BENCH_CPU_PROF=<dir>: a CPU profile of this process for each suite (see bench/profile/cpu.ts);
+    // broadcast profiles its two nodes during the big ask only, itself.
+    const profiling =
+      process.env.BENCH_CPU_PROF && name !== 'broadcast' ? await startCpuProfile() : undefined;
     try {
       rows.push(...(await SUITES[name]!({ seconds, dataDir })));
     } finally {

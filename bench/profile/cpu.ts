@@ -1,8 +1,9 @@
 /**
  * CPU profiles without node flags (--cpu-prof cannot go in NODE_OPTIONS): the inspector's
  * profiler, started and stopped from the code. BENCH_CPU_PROF=<dir> makes `pnpm bench` write
- * `<dir>/<suite>.cpuprofile` for each suite, and the broadcast suite's child node
- * `<dir>/node-<id>.cpuprofile`. Summarise one with `npx tsx bench/profile/summarize.ts <file>`
+ * `<dir>/<suite>.cpuprofile` for each suite, except broadcast, which profiles the 1,000-agent
+ * ask only: `<dir>/broadcast-node-a-and-driver.cpuprofile` (this process) and
+ * `<dir>/node-bench-b.cpuprofile` (the child node). Summarise one with `npx tsx bench/profile/summarize.ts <file>`
  * (or open it in Chrome DevTools).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';

@@ -2,7 +2,10 @@
  * Summarises a .cpuprofile: self time by function and by package, and the inclusive time of
  * the functions whose name matches an optional pattern.
  *
- *   npx tsx bench/profile/summarize.ts <file.cpuprofile> [top=30] [pattern]
+ *   npx tsx bench/profile/summarize.ts <file.cpuprofile> [top=30] [pattern] [leaf]
+ *
+ * With `leaf`, the self time of functions matching it is charged to their nearest caller that
+ * matches `pattern` (who runs the SQL, who builds the errors…).
  */
 import { readFileSync } from 'node:fs';
 
@@ -11,8 +14,8 @@ interface Node {
   callFrame: { functionName: string; url: string; lineNumber: number };
   children?: number[];
 }
-const [file, topArg, pattern] = process.argv.slice(2);
-if (!file) throw new Error('usage: summarize.ts <file.cpuprofile> [top] [pattern]');
+const [file, topArg, pattern, leaf] = process.argv.slice(2);
+if (!file) throw new Error('usage: summarize.ts <file.cpuprofile> [top] [pattern] [leaf pattern]');
 const top = Number(topArg ?? 30);
 const p = JSON.parse(readFileSync(file, 'utf8')) as {
   nodes: Node[];
@@ -77,5 +80,24 @@ if (pattern) {
   }
   out.push(`\ninclusive time of functions matching /${pattern}/:`);
   for (const [k, v] of [...incl].sort((a, b) => b[1] - a[1]).slice(0, top)) out.push(`  ${pct(v)}  ${k}`);
+}
+if (pattern && leaf) {
+  const re = new RegExp(pattern);
+  const lre = new RegExp(leaf);
+  const by = new Map<string, number>();
+  for (const [id, us] of selfUs) {
+    if (!lre.test(label(byId.get(id)!))) continue;
+    let who = '(no caller matches)';
+    for (let cur = parent.get(id); cur !== undefined; cur = parent.get(cur)) {
+      const l = label(byId.get(cur)!);
+      if (re.test(l)) {
+        who = l;
+        break;
+      }
+    }
+    by.set(who, (by.get(who) ?? 0) + us);
+  }
+  out.push(`\nself time of /${leaf}/ charged to the nearest caller matching /${pattern}/:`);
+  for (const [k, v] of [...by].sort((a, b) => b[1] - a[1]).slice(0, top)) out.push(`  ${pct(v)}  ${k}`);
 }
 process.stdout.write(`${out.join('\n')}\n`);

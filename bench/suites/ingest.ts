@@ -147,6 +147,21 @@ export async function ingestSuite(opts: { seconds: number; dataDir: string }): P
     'porter unicode61 remove_diacritics 2',
   );
 
+  // Warm-up (module loading, the parser and splitter, JIT): 20 files into a throwaway database.
+  {
+    const warm = join(opts.dataDir, 'docs-warm-up');
+    mkdirSync(warm, { recursive: true });
+    for (let d = 0; d < 20; d++)
+      writeFileSync(join(warm, `doc-${d}.md`), corpus.markdown(corpus.topic(5000 + d), SECTIONS_PER_DOC, 900, true));
+    const db: Database = await openDatabase({
+      url: `file:${join(opts.dataDir, 'docs-warm-up.db')}`,
+      schema: {},
+      migrationsFolder: docsMigrations(),
+    });
+    await ingestInputs({ store: new DocsStore(db), log }, [warm], { source: 'warm', baseUri: 'https://warm.example/' });
+    db.$client.close();
+  }
+
   // (a) ingestInputs, as the CLI and the service run it, with the service's outbox relaying the event.
   {
     const dbus = new MemoryBus();

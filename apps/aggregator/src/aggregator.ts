@@ -33,6 +33,8 @@ export interface AggregatorOptions {
   listTtlMs?: number;
 }
 
+const SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
+
 interface Route {
   upstream: Upstream;
   original: string;
@@ -256,6 +258,12 @@ export class Aggregator implements McpBackend {
     let outcome = 'ok';
     try {
       const result = await this.withRetries(route.retryable, attempt, call.signal, log);
+      // The client talks to the aggregator: it names itself, not the upstream behind it.
+      const meta = (result as { _meta?: Record<string, unknown> })._meta;
+      if (meta && SERVER_INFO in meta) {
+        const { [SERVER_INFO]: _, ...rest } = meta;
+        (result as { _meta?: Record<string, unknown> })._meta = rest;
+      }
       if ((result as CallToolResult).isError) outcome = 'tool_error';
       log.debug({ ms: Math.round(performance.now() - t0), outcome }, 'forwarded');
       return result;

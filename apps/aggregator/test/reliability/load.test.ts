@@ -4,6 +4,8 @@
  * that class alone for the time it says. Zero errors other than those designed 429s, and the
  * process's memory grows by less than a stated bound.
  */
+
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { type HttpServerHandle, RATE_LIMITS, serveHttp } from '@lore/kit';
 import { type Client, connectClient, tempDir } from '@lore/kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +13,9 @@ import { type Lore, ok, outcomeOf, percentile, prng, sleep, startLore } from './
 
 const CLIENTS = 50;
 const DURATION_MS = 30_000;
+const WARMUP_MS = 5_000;
 const RSS_GROWTH_BOUND_MIB = 200;
+const HEAP_GROWTH_BOUND_MIB = 64;
 const MiB = 1024 * 1024;
 
 type Cls = 'read' | 'write' | 'dm' | 'post';
@@ -145,15 +149,6 @@ describe('load: 50 concurrent clients for 30 s over real HTTP, rate limits on', 
   it(`serves ${CLIENTS} clients for ${DURATION_MS / 1000} s with no error but designed 429s, and bounded memory`, async () => {
     const url = `${http.url}/mcp`;
     const clients: Client[] = await Promise.all(keys.map((key) => connectClient(undefined, { url, key })));
-    for (const [i, c] of clients.entries()) await ok(c, 'agent_profile', { username: handle(i) }); // warm-up
-    const gc = (globalThis as { gc?: () => void }).gc;
-    gc?.();
-    const rssBefore = process.memoryUsage().rss;
-    let rssPeak = rssBefore;
-    const sampler = setInterval(() => {
-      rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
-    }, 500);
-
     const latencies: number[] = [];
     const perTool = new Map<string, number[]>();
     const counts = { requests: 0, ok: 0, limited: 0 };
@@ -165,56 +160,80 @@ describe('load: 50 concurrent clients for 30 s over real HTTP, rate limits on', 
     };
     const errors: Record<string, number> = {};
     const samples: string[] = [];
-    const end = Date.now() + DURATION_MS;
+    const until = clients.map(() => ({ read: 0, write: 0, dm: 0, post: 0 }) as Record<Cls, number>);
+    const rngs = clients.map((_, i) => prng(0x10ad + i));
+    const seqs = clients.map(() => 0);
 
-    await Promise.all(
-      clients.map(async (client, i) => {
-        const rng = prng(0x10ad + i);
-        const until: Record<Cls, number> = { read: 0, write: 0, dm: 0, post: 0 };
-        let n = 0;
-        while (Date.now() < end) {
-          const now = Date.now();
-          const open = WEIGHTED.filter((op) => until[op.cls] <= now);
-          if (!open.length) {
-            await sleep(Math.min(...Object.values(until)) - now);
-            continue;
-          }
-          const op = rng.pick(open);
-          n++;
-          const t0 = performance.now();
-          counts.requests++;
-          try {
-            const raw = await client.callTool({ name: op.tool, arguments: op.args(i, n) });
-            const ms = performance.now() - t0;
-            latencies.push(ms);
-            perTool.set(op.tool, [...(perTool.get(op.tool) ?? []), ms]);
-            const o = outcomeOf(raw as never);
-            if (o.ok) {
-              counts.ok++;
-              byClass[op.cls].ok++;
-            } else if (o.code === 429) {
-              counts.limited++;
-              byClass[op.cls].limited++;
-              const retry = (raw.structuredContent as { error: { data: { retryAfterSeconds: number } } })
-                .error.data.retryAfterSeconds;
-              until[op.cls] = Date.now() + retry * 1000;
-            } else {
-              const k = `${op.tool} ${o.code}`;
-              errors[k] = (errors[k] ?? 0) + 1;
-              if (samples.length < 10) samples.push(`${k}: ${o.text.slice(0, 200)}`);
+    /** Every client loops over the mixed workload until `ms` have passed; `measure` says whether to count. */
+    const workload = (ms: number, measure: boolean) => {
+      const end = Date.now() + ms;
+      return Promise.all(
+        clients.map(async (client, i) => {
+          while (Date.now() < end) {
+            const now = Date.now();
+            const open = WEIGHTED.filter((op) => until[i]![op.cls] <= now);
+            if (!open.length) {
+              await sleep(Math.min(Math.min(...Object.values(until[i]!)) - now, end - now));
+              continue;
             }
-          } catch (err) {
-            const k = `${op.tool} threw`;
-            errors[k] = (errors[k] ?? 0) + 1;
-            if (samples.length < 10) samples.push(`${k}: ${(err as Error).message.slice(0, 200)}`);
+            const op = rngs[i]!.pick(open);
+            const n = ++seqs[i]!;
+            const t0 = performance.now();
+            if (measure) counts.requests++;
+            try {
+              const raw = await client.callTool({ name: op.tool, arguments: op.args(i, n) });
+              const ms = performance.now() - t0;
+              const o = outcomeOf(raw as never);
+              if (o.code === 429) {
+                const retry = (raw.structuredContent as { error: { data: { retryAfterSeconds: number } } })
+                  .error.data.retryAfterSeconds;
+                until[i]![op.cls] = Date.now() + retry * 1000;
+              }
+              if (!measure && (o.ok || o.code === 429)) continue;
+              if (o.ok || o.code === 429) {
+                latencies.push(ms);
+                perTool.set(op.tool, [...(perTool.get(op.tool) ?? []), ms]);
+              }
+              if (o.ok) {
+                counts.ok++;
+                byClass[op.cls].ok++;
+              } else if (o.code === 429) {
+                counts.limited++;
+                byClass[op.cls].limited++;
+              } else {
+                const k = `${op.tool} ${o.code}`;
+                errors[k] = (errors[k] ?? 0) + 1;
+                if (samples.length < 10) samples.push(`${k}: ${o.text.slice(0, 200)}`);
+              }
+            } catch (err) {
+              const k = `${op.tool} threw`;
+              errors[k] = (errors[k] ?? 0) + 1;
+              if (samples.length < 10) samples.push(`${k}: ${(err as Error).message.slice(0, 200)}`);
+            }
           }
-        }
-      }),
-    );
+        }),
+      );
+    };
+
+    // Warm-up: caches, connections and JIT settle before the memory baseline is taken.
+    await workload(WARMUP_MS, false);
+    const gc = (globalThis as { gc?: () => void }).gc;
+    gc?.();
+    const rssBefore = process.memoryUsage().rss;
+    const heapBefore = process.memoryUsage().heapUsed;
+    let rssPeak = rssBefore;
+    const sampler = setInterval(() => {
+      rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
+    }, 500);
+    const loop = monitorEventLoopDelay({ resolution: 10 });
+    loop.enable();
+    await workload(DURATION_MS, true);
+    loop.disable();
     clearInterval(sampler);
     await sleep(1000); // let event handlers started by the last calls finish
     gc?.();
     const rssAfter = process.memoryUsage().rss;
+    const heapAfter = process.memoryUsage().heapUsed;
     const growthMiB = (rssAfter - rssBefore) / MiB;
     const seconds = DURATION_MS / 1000;
     console.info(
@@ -225,7 +244,9 @@ describe('load: 50 concurrent clients for 30 s over real HTTP, rate limits on', 
           .map(([c, v]) => `${c} ${v.ok} ok/${v.limited} × 429`)
           .join(', ')}`,
         `  latency p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(0)} ms`,
-        `  RSS before ${(rssBefore / MiB).toFixed(0)} MiB, after ${(rssAfter / MiB).toFixed(0)} MiB, peak ${(rssPeak / MiB).toFixed(0)} MiB, growth ${growthMiB.toFixed(0)} MiB (bound ${RSS_GROWTH_BOUND_MIB} MiB; ${gc ? 'after a GC' : 'sampled, no --expose-gc'}); test process holds clients and server`,
+        `  RSS before ${(rssBefore / MiB).toFixed(0)} MiB, after ${(rssAfter / MiB).toFixed(0)} MiB, peak ${(rssPeak / MiB).toFixed(0)} MiB, growth ${growthMiB.toFixed(0)} MiB (bound ${RSS_GROWTH_BOUND_MIB} MiB; ${gc ? 'after a GC' : 'sampled, no --expose-gc'}); the test process holds clients and server`,
+        `  event loop delay p50 ${(loop.percentile(50) / 1e6).toFixed(0)} ms, p99 ${(loop.percentile(99) / 1e6).toFixed(0)} ms, max ${(loop.max / 1e6).toFixed(0)} ms`,
+        `  JS heap before ${(heapBefore / MiB).toFixed(0)} MiB, after ${(heapAfter / MiB).toFixed(0)} MiB (bound +${HEAP_GROWTH_BOUND_MIB} MiB)`,
         '  per tool (n, p50, p99 ms):',
         ...[...perTool]
           .sort((a, b) => percentile(b[1], 50) - percentile(a[1], 50))
@@ -242,6 +263,9 @@ describe('load: 50 concurrent clients for 30 s over real HTTP, rate limits on', 
     for (const [cls, v] of Object.entries(byClass) as Array<[Cls, { ok: number }]>)
       expect(v.ok, cls).toBeLessThanOrEqual(CLIENTS * RATE_LIMITS[cls]);
     expect(growthMiB).toBeLessThan(RSS_GROWTH_BOUND_MIB);
+    // The JS heap after a full GC is what a leak would grow (RSS also holds allocator and SQLite caches).
+    expect(gc, 'run with --expose-gc (pnpm test:faults does)').toBeDefined();
+    expect((heapAfter - heapBefore) / MiB).toBeLessThan(HEAP_GROWTH_BOUND_MIB);
     expect((await fetch(`${http.url}/readyz`)).status).toBe(200);
   }, 120_000);
 });
