@@ -24,6 +24,8 @@ const SUITES: Record<string, Suite> = {
   broadcast: broadcastSuite,
 };
 
+const PROFILE_THEMSELVES = new Set(['ingest', 'broadcast']);
+
 async function main() {
   const args = process.argv.slice(2);
   const seconds = Number(process.env.BENCH_SECONDS ?? 5);
@@ -37,9 +39,9 @@ async function main() {
     const dataDir = mkdtempSync(join(tmpdir(), `lore-bench-${name}-`));
     process.stderr.write(`running ${name}…\n`);
     // BENCH_CPU_PROF=<dir>: a CPU profile of this process for each suite (see bench/profile/cpu.ts);
-    // broadcast profiles its two nodes during the big ask only, itself.
+    // ingest and broadcast profile their timed phases only, themselves.
     const profiling =
-      process.env.BENCH_CPU_PROF && name !== 'broadcast' ? await startCpuProfile() : undefined;
+      process.env.BENCH_CPU_PROF && !PROFILE_THEMSELVES.has(name) ? await startCpuProfile() : undefined;
     try {
       rows.push(...(await SUITES[name]!({ seconds, dataDir })));
     } finally {

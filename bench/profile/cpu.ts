@@ -1,9 +1,9 @@
 /**
  * CPU profiles without node flags (--cpu-prof cannot go in NODE_OPTIONS): the inspector's
  * profiler, started and stopped from the code. BENCH_CPU_PROF=<dir> makes `pnpm bench` write
- * `<dir>/<suite>.cpuprofile` for each suite, except broadcast, which profiles the 1,000-agent
- * ask only: `<dir>/broadcast-node-a-and-driver.cpuprofile` (this process) and
- * `<dir>/node-bench-b.cpuprofile` (the child node). Summarise one with `npx tsx bench/profile/summarize.ts <file>`
+ * `<dir>/<suite>.cpuprofile` for each suite, except those that profile their timed phases
+ * only: ingest (`ingest-knowledge`, `ingest-docs`) and broadcast (the 1,000-agent ask:
+ * `broadcast-node-a-and-driver` for this process, `node-bench-b` for the child node). Summarise one with `npx tsx bench/profile/summarize.ts <file>`
  * (or open it in Chrome DevTools).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -28,4 +28,16 @@ export async function startCpuProfile(): Promise<(dir: string, name: string) => 
     writeFileSync(file, JSON.stringify(profile));
     return file;
   };
+}
+
+/** Runs `fn`, profiled into `<BENCH_CPU_PROF>/<name>.cpuprofile` when BENCH_CPU_PROF is set. */
+export async function profiled<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  const dir = process.env.BENCH_CPU_PROF;
+  if (!dir) return fn();
+  const stop = await startCpuProfile();
+  try {
+    return await fn();
+  } finally {
+    process.stderr.write(`profile: ${await stop(dir, name)}\n`);
+  }
 }

@@ -28,7 +28,9 @@ const timers: Timer = {};
 async function time<T>(name: string, fn: () => Promise<T>): Promise<T> {
   const t0 = performance.now();
   const r = await fn();
-  (timers[name] ??= []).push(performance.now() - t0);
+  const list = timers[name] ?? [];
+  list.push(performance.now() - t0);
+  timers[name] = list;
   return r;
 }
 function report(title: string, extra: Record<string, number[]> = {}) {
@@ -50,7 +52,7 @@ const q = (t: string) => `"${t.replaceAll('"', '""')}"`;
 {
   const db = await openDatabase({ url: `file:${join(dir, 'node/knowledge.db')}`, schema: {} });
   const kb = new KnowledgeBase(
-    db,
+    db as unknown as ConstructorParameters<typeof KnowledgeBase>[0],
     new Outbox(db, new MemoryBus(), { node: 'p', service: 'knowledge' }, log),
     null,
     log,

@@ -28,7 +28,9 @@ const byId = new Map(p.nodes.map((n) => [n.id, n]));
 const parent = new Map<number, number>();
 for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
 const selfUs = new Map<number, number>();
-p.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (p.timeDeltas[i] ?? 0)));
+p.samples.forEach((id, i) => {
+  selfUs.set(id, (selfUs.get(id) ?? 0) + (p.timeDeltas[i] ?? 0));
+});
 const total = [...selfUs.values()].reduce((a, b) => a + b, 0);
 
 const where = (n: Node) => {

@@ -6,14 +6,25 @@ import {
   createLogger,
   type Database,
   type EventBus,
+  nodeLocalBus,
   openDatabase,
 } from '@lore/kit';
 import { appFetch, type Client, connectClient, freePort, NatsServerProcess, ok } from '@lore/kit/testing';
+import { KnowledgeRpc } from '@lore/schema';
 import { Corpus } from '../corpus.js';
-import { type Proc, ROOT, type Row, row, start } from '../lib.js';
-import { type Agent, BENCH_ENV, benchConfig, cacheLookups, registerAgent, sleep } from '../services.js';
-import { Spans } from '../trace.js';
+import { type Proc, ROOT, type Row, row, start, timeIt } from '../lib.js';
 import { startCpuProfile } from '../profile/cpu.js';
+import {
+  type Agent,
+  BENCH_ENV,
+  benchConfig,
+  cacheLookups,
+  registerAgent,
+  sleep,
+  synchronousNormalEverywhere,
+  whatIf,
+} from '../services.js';
+import { Spans } from '../trace.js';
 
 /** Agents registered on each of the two nodes (BENCH_BROADCAST_PER_NODE to change). */
 const PER_NODE = Number(process.env.BENCH_BROADCAST_PER_NODE ?? 500);
@@ -101,9 +112,9 @@ export async function broadcastSuite(opts: { seconds: number; dataDir: string })
       spans.wrap(directory, 'listHandles', 'directory.listHandles');
       spans.wrap(directory, 'nodeKeys', 'directory.nodeKeys');
     }
-    // BENCH_WHATIF_DIRECTORY_CACHE=1: an experiment, not Lore's behaviour — handle look-ups
-    // answered from a local map (as a KV watch would keep one), on both nodes.
-    if (process.env.BENCH_WHATIF_DIRECTORY_CACHE) cacheLookups(directory);
+    // BENCH_WHATIF=sync,directory: experiments on both nodes (see services.ts), not Lore's behaviour.
+    if (whatIf('directory')) cacheLookups(directory);
+    if (whatIf('sync')) synchronousNormalEverywhere();
     // The whole catalog, as `lore start` runs it (docs does not ingest Lore's own READMEs here).
     a = await startAllInOne(configA, { bus, directory, log: createLogger({ name: 'lore', level: 'error' }) });
     closers.push(async () => {
@@ -166,6 +177,20 @@ export async function broadcastSuite(opts: { seconds: number; dataDir: string })
     });
     say(`knowledge and conditions added in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     const askerClient = await nodes[0]!.client(asker.key);
+
+    // What one recipient costs at least, on this machine, with nothing else running: the two
+    // round trips a node makes for each recipient it hosts (the directory look-up that says so,
+    // the knowledge retrieval for the draft), measured from node A before any question.
+    const local = nodeLocalBus(bus, a.nodeId);
+    const sample = peers.filter((p) => p.node === nodes[0]);
+    const lookup = await timeIt(200, (i) => directory.lookupHandle(sample[i % sample.length]!.handle));
+    const retrieve = await timeIt(200, (i) =>
+      local.request(KnowledgeRpc.retrieve, {
+        agentId: sample[i % sample.length]!.id,
+        query: question,
+        limit: 8,
+      }),
+    );
 
     /** Ask, then poll both nodes' queries databases until every recipient's copy is decided. */
     const ask = async (peerHandles: string[], expected: number): Promise<Settled> => {
@@ -258,7 +283,8 @@ export async function broadcastSuite(opts: { seconds: number; dataDir: string })
     if (spans) process.stderr.write(spans.report(`node A spans during the ${peers.length}-agent ask:`));
 
     const n = peers.length;
-    const label = `cqAskQuestion to ${n} agents on 2 nodes (extractive)`;
+    const experiments = process.env.BENCH_WHATIF ? ` [what-if: ${process.env.BENCH_WHATIF}]` : '';
+    const label = `cqAskQuestion to ${n} agents on 2 nodes (extractive)${experiments}`;
     const complete = all.decided >= n ? '' : ` — only ${all.decided}/${n} decided in 120 s`;
     rows.push(
       row({
@@ -296,6 +322,22 @@ export async function broadcastSuite(opts: { seconds: number; dataDir: string })
         value: all.askMs,
         unit: 'ms',
         baseline: { name: `same ask to ${few.length} agents`, value: base.askMs },
+      }),
+    );
+    rows.push(
+      row({
+        suite: 'broadcast',
+        name: 'idle, per hosted recipient: directory look-up (JetStream KV get) p50',
+        value: lookup.p50,
+        unit: 'ms',
+      }),
+    );
+    rows.push(
+      row({
+        suite: 'broadcast',
+        name: 'idle, per hosted recipient: rpc.knowledge.retrieve round trip over NATS p50',
+        value: retrieve.p50,
+        unit: 'ms',
       }),
     );
     const o = all.outcomes;

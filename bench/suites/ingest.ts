@@ -16,7 +16,8 @@ import { DocsCorpusIngested, KnowledgeSourceAdded } from '@lore/schema';
 import { createUsersService } from '@lore/users';
 import { Corpus } from '../corpus.js';
 import { type Row, row } from '../lib.js';
-import { benchConfig, benchDeps, registerAgent, until } from '../services.js';
+import { profiled } from '../profile/cpu.js';
+import { benchConfig, benchDeps, registerAgent, textSink, until } from '../services.js';
 
 /** Chunks ingested by each path (BENCH_INGEST_CHUNKS to change). */
 const CHUNKS = Number(process.env.BENCH_INGEST_CHUNKS ?? 20_000);
@@ -92,14 +93,16 @@ export async function ingestSuite(opts: { seconds: number; dataDir: string }): P
     await until(async () => delivered >= 1, 10_000);
     delivered = 0;
     const t0 = performance.now();
-    for (let s = 0; s < sources; s++) {
-      const r = await ok<{ chunks: number }>(client, 'updateKnowledgeSources', {
-        file_name: `source-${s}.md`,
-        file_content: texts[s]!,
-      });
-      kChunks += r.data.chunks;
-    }
-    await until(async () => delivered >= sources, 60_000, 1);
+    await profiled('ingest-knowledge', async () => {
+      for (let s = 0; s < sources; s++) {
+        const r = await ok<{ chunks: number }>(client, 'updateKnowledgeSources', {
+          file_name: `source-${s}.md`,
+          file_content: texts[s]!,
+        });
+        kChunks += r.data.chunks;
+      }
+      await until(async () => delivered >= sources, 60_000, 1);
+    });
     kRate = kChunks / seconds(t0);
     say(`knowledge: ${kChunks} chunks in ${seconds(t0).toFixed(1)} s`);
     await client.close();
@@ -152,13 +155,19 @@ export async function ingestSuite(opts: { seconds: number; dataDir: string }): P
     const warm = join(opts.dataDir, 'docs-warm-up');
     mkdirSync(warm, { recursive: true });
     for (let d = 0; d < 20; d++)
-      writeFileSync(join(warm, `doc-${d}.md`), corpus.markdown(corpus.topic(5000 + d), SECTIONS_PER_DOC, 900, true));
+      writeFileSync(
+        join(warm, `doc-${d}.md`),
+        corpus.markdown(corpus.topic(5000 + d), SECTIONS_PER_DOC, 900, true),
+      );
     const db: Database = await openDatabase({
       url: `file:${join(opts.dataDir, 'docs-warm-up.db')}`,
       schema: {},
       migrationsFolder: docsMigrations(),
     });
-    await ingestInputs({ store: new DocsStore(db), log }, [warm], { source: 'warm', baseUri: 'https://warm.example/' });
+    await ingestInputs({ store: new DocsStore(db), log }, [warm], {
+      source: 'warm',
+      baseUri: 'https://warm.example/',
+    });
     db.$client.close();
   }
 
@@ -179,11 +188,14 @@ export async function ingestSuite(opts: { seconds: number; dataDir: string }): P
     outbox.start();
     try {
       const t0 = performance.now();
-      const s = await ingestInputs({ store: new DocsStore(db), outbox, log }, [folder], {
-        source: 'bench',
-        baseUri: 'https://bench.example/',
+      const s = await profiled('ingest-docs', async () => {
+        const summary = await ingestInputs({ store: new DocsStore(db), outbox, log }, [folder], {
+          source: 'bench',
+          baseUri: 'https://bench.example/',
+        });
+        await until(async () => event, 30_000, 1);
+        return summary;
       });
-      await until(async () => event, 30_000, 1);
       const rate = s.chunks / seconds(t0);
       say(`docs ingestInputs: ${s.chunks} chunks in ${seconds(t0).toFixed(1)} s`);
       rows.push(
@@ -208,22 +220,21 @@ export async function ingestSuite(opts: { seconds: number; dataDir: string }): P
   // in the outbox for the service to relay it.
   {
     const config = benchConfig(join(opts.dataDir, 'docs-b'));
-    let out = '';
-    const sink = { write: (s: string) => ((out += s), true) } as NodeJS.WritableStream;
+    const cli = textSink();
     const t0 = performance.now();
     const code = await runDocsCli(
       ['ingest', folder, '--source', 'bench', '--base-uri', 'https://bench.example/'],
       {
         config,
-        stdout: sink,
-        stderr: sink,
+        stdout: cli.stream,
+        stderr: cli.stream,
         isTTY: false,
       },
     );
     const s = seconds(t0);
-    if (code !== 0) throw new Error(`lore docs ingest failed (${code}): ${out}`);
-    const chunks = Number(/; (\d+) chunks in/.exec(out)?.[1] ?? 0);
-    say(`docs CLI: ${out.trim()}`);
+    if (code !== 0) throw new Error(`lore docs ingest failed (${code}): ${cli.text()}`);
+    const chunks = Number(/; (\d+) chunks in/.exec(cli.text())?.[1] ?? 0);
+    say(`docs CLI: ${cli.text().trim()}`);
     rows.push(
       row({
         suite: 'ingest',

@@ -8,7 +8,7 @@ import { KnowledgeSourceAdded } from '@lore/schema';
 import { createUsersService } from '@lore/users';
 import { Corpus } from '../corpus.js';
 import { percentile, type Row, row } from '../lib.js';
-import { benchDeps, registerAgent, until } from '../services.js';
+import { benchDeps, registerAgent, textSink, until } from '../services.js';
 
 /** Chunks in each corpus (BENCH_SEARCH_CHUNKS to try a smaller one while developing). */
 const CHUNKS = Number(process.env.BENCH_SEARCH_CHUNKS ?? 100_000);
@@ -133,7 +133,8 @@ export async function searchSuite(opts: { seconds: number; dataDir: string }): P
     const kdb = await openDatabase({ ...databaseFor(deps.config, 'knowledge'), schema: {} });
     closers.push(async () => kdb.$client.close());
     const kb = new KnowledgeBase(
-      kdb,
+      // Its search reads through raw SQL only: the service's table definitions are not needed.
+      kdb as unknown as ConstructorParameters<typeof KnowledgeBase>[0],
       new Outbox(kdb, new MemoryBus(), { node: 'bench', service: 'knowledge' }, log),
       null,
       log,
@@ -187,18 +188,18 @@ export async function searchSuite(opts: { seconds: number; dataDir: string }): P
       writeFileSync(join(dir, `doc-${d}.md`), corpus.markdown(corpus.topic(d), SECTIONS_PER_DOC, 900, true));
     }
     t0 = performance.now();
-    let cliOut = '';
+    const cli = textSink();
     const code = await runDocsCli(
       ['ingest', folder, '--source', 'bench', '--base-uri', 'https://bench.example/'],
       {
         config: deps.config,
-        stdout: { write: (s: string) => ((cliOut += s), true) } as NodeJS.WritableStream,
-        stderr: { write: (s: string) => ((cliOut += s), true) } as NodeJS.WritableStream,
+        stdout: cli.stream,
+        stderr: cli.stream,
         isTTY: false,
       },
     );
-    if (code !== 0) throw new Error(`lore docs ingest failed (${code}): ${cliOut}`);
-    say(`docs corpus: ${cliOut.trim()} (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+    if (code !== 0) throw new Error(`lore docs ingest failed (${code}): ${cli.text()}`);
+    say(`docs corpus: ${cli.text().trim()} (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
     const docsService = await createDocsService(deps);
     await docsService.start();
     closers.push(() => docsService.stop());

@@ -38,7 +38,7 @@ interface Cell {
   args: () => Record<string, unknown>;
   expect: Expect;
   /** State or content checks after the call (positive controls for the owner, "unchanged" for the other). */
-  then?: (r: ReturnType<typeof outcomeOf>) => Promise<void> | void;
+  check?: (r: ReturnType<typeof outcomeOf>) => Promise<void> | void;
 }
 interface Row {
   tool: string;
@@ -220,7 +220,7 @@ describe('authorization matrix over the whole catalog', () => {
       owner: {
         args: () => ({ username: 'alice' }),
         expect: 'ok',
-        then: (r) => {
+        check: (r) => {
           aliceSees(MARK.aliceEmail)(r);
           aliceSees(MARK.purpose)(r);
         },
@@ -233,7 +233,7 @@ describe('authorization matrix over the whole catalog', () => {
       other: {
         args: () => ({ username: 'alice', bio: 'hijacked by bob' }),
         expect: 403,
-        then: async () => {
+        check: async () => {
           const p = await ok<{ agent: { bio: string } }>(alice.client, 'agent_profile', {
             username: 'alice',
           });
@@ -285,25 +285,25 @@ describe('authorization matrix over the whole catalog', () => {
           file_content: 'Bob has a ledger too.',
         }),
         expect: 'ok',
-        then: aliceSourceIntact,
+        check: aliceSourceIntact,
       },
     },
     {
       tool: 'listKnowledgeSources',
-      owner: { args: () => ({}), expect: 'ok', then: aliceSees(SOURCE_NAME) },
+      owner: { args: () => ({}), expect: 'ok', check: aliceSees(SOURCE_NAME) },
       other: { args: () => ({}), expect: 'ok' },
     },
     {
       tool: 'removeKnowledgeSource',
       owner: { args: () => ({ source: 'scratch.md' }), expect: 'ok' },
-      other: { args: () => ({ source: SOURCE_NAME }), expect: [403, 404], then: aliceSourceIntact },
+      other: { args: () => ({ source: SOURCE_NAME }), expect: [403, 404], check: aliceSourceIntact },
     },
     {
       tool: 'searchKnowledge',
       owner: {
         args: () => ({ query: 'vault combination ledger' }),
         expect: 'ok',
-        then: aliceSees(SOURCE_NAME),
+        check: aliceSees(SOURCE_NAME),
       },
       other: { args: () => ({ query: 'vault combination ledger' }), expect: 'ok' },
     },
@@ -350,7 +350,7 @@ describe('authorization matrix over the whole catalog', () => {
       owner: {
         args: () => ({}),
         expect: 'ok',
-        then: (r) => {
+        check: (r) => {
           aliceSees(MARK.question)(r);
           aliceSees(SOURCE_SECRET)(r);
         },
@@ -359,12 +359,12 @@ describe('authorization matrix over the whole catalog', () => {
     },
     {
       tool: 'cqSummarizeAnswers',
-      owner: { args: () => ({ related_question: ids.asked }), expect: 'ok', then: aliceSees(MARK.asked) },
+      owner: { args: () => ({ related_question: ids.asked }), expect: 'ok', check: aliceSees(MARK.asked) },
       other: { args: () => ({ related_question: ids.asked }), expect: 404 },
     },
     {
       tool: 'cqListAskedQuestions',
-      owner: { args: () => ({}), expect: 'ok', then: aliceSees(MARK.asked) },
+      owner: { args: () => ({}), expect: 'ok', check: aliceSees(MARK.asked) },
       other: { args: () => ({}), expect: 'ok' },
     },
     {
@@ -376,7 +376,7 @@ describe('authorization matrix over the whole catalog', () => {
       other: {
         args: () => ({ query_id: ids.q3, new_answer: 'Bob rewrote this answer.' }),
         expect: [403, 404],
-        then: stillPending('q3'),
+        check: stillPending('q3'),
       },
     },
     // approvals
@@ -386,7 +386,7 @@ describe('authorization matrix over the whole catalog', () => {
       other: {
         args: () => ({ sentence: 'Accept queries related to cooking from any user' }),
         expect: 'ok',
-        then: aliceConditionsIntact,
+        check: aliceConditionsIntact,
       },
     },
     {
@@ -395,18 +395,18 @@ describe('authorization matrix over the whole catalog', () => {
       other: {
         args: () => ({ condition: 'Accept queries related to programming from any user' }),
         expect: 404,
-        then: aliceConditionsIntact,
+        check: aliceConditionsIntact,
       },
     },
     {
       tool: 'cqListAutoApprovalConditions',
-      owner: { args: () => ({}), expect: 'ok', then: aliceSees(MARK.condition) },
+      owner: { args: () => ({}), expect: 'ok', check: aliceSees(MARK.condition) },
       other: { args: () => ({}), expect: 'ok' },
     },
     {
       tool: 'cqAcceptQuery',
       owner: { args: () => ({ id: ids.q1 }), expect: 'ok' },
-      other: { args: () => ({ id: ids.q1 }), expect: [403, 404], then: stillPending('q1') },
+      other: { args: () => ({ id: ids.q1 }), expect: [403, 404], check: stillPending('q1') },
     },
     {
       tool: 'cqRejectQuery',
@@ -414,7 +414,7 @@ describe('authorization matrix over the whole catalog', () => {
       other: {
         args: () => ({ id: ids.q2, reason: 'bob says no' }),
         expect: [403, 404],
-        then: stillPending('q2'),
+        check: stillPending('q2'),
       },
     },
     // dens
@@ -495,12 +495,12 @@ describe('authorization matrix over the whole catalog', () => {
     },
     {
       tool: 'dm_conversations',
-      owner: { args: () => ({}), expect: 'ok', then: aliceSees('carol') },
+      owner: { args: () => ({}), expect: 'ok', check: aliceSees('carol') },
       other: { args: () => ({}), expect: 'ok' },
     },
     {
       tool: 'dm_read',
-      owner: { args: () => ({ conversation_id: ids.conversation }), expect: 'ok', then: aliceSees(MARK.dm) },
+      owner: { args: () => ({ conversation_id: ids.conversation }), expect: 'ok', check: aliceSees(MARK.dm) },
       other: { args: () => ({ conversation_id: ids.conversation }), expect: [403, 404] },
     },
     {
@@ -508,7 +508,7 @@ describe('authorization matrix over the whole catalog', () => {
       owner: {
         args: () => ({ agent: 'bob' }),
         expect: 'ok',
-        then: async () => {
+        check: async () => {
           expect(
             (await call(bob.client, 'dm_send', { to: 'alice', content: 'Still there?' })).error?.code,
           ).toBe(403);
@@ -560,7 +560,7 @@ describe('authorization matrix over the whole catalog', () => {
       owner: {
         args: () => ({}),
         expect: 'ok',
-        then: async (r) => {
+        check: async (r) => {
           const fresh = (r.raw.structuredContent as { apiKey: string }).apiKey;
           keys.push(fresh);
           expect((await call(alice.client, 'agent_profile', { username: 'alice' })).error?.code).toBe(401);
@@ -573,7 +573,7 @@ describe('authorization matrix over the whole catalog', () => {
       other: {
         args: () => ({}),
         expect: 'ok',
-        then: async (r) => {
+        check: async (r) => {
           keys.push((r.raw.structuredContent as { apiKey: string }).apiKey);
           // Bob's rotation leaves alice's key working.
           await ok(alice.client, 'agent_profile', { username: 'alice' });
@@ -642,7 +642,7 @@ describe('authorization matrix over the whole catalog', () => {
       const otherArgs = row.other.args();
       const other = await attempt(bob.client, row.tool, otherArgs);
       check('other', row.tool, otherArgs, other, row.other.expect, secretsOf());
-      await row.other.then?.(other.o);
+      await row.other.check?.(other.o);
       const ownerArgs = row.owner.args();
       const owner = await attempt(alice.client, row.tool, ownerArgs);
       // The owner sees her own data and carol's dealings with her, never anyone's key or carol's email.
@@ -650,7 +650,7 @@ describe('authorization matrix over the whole catalog', () => {
         ...keys.filter((k) => k !== alice.key),
         MARK.carolEmail,
       ]);
-      await row.owner.then?.(owner.o);
+      await row.owner.check?.(owner.o);
     }
     expect(failures, failures.join('\n')).toEqual([]);
     expect(cells).toBe(table.length * 6);

@@ -290,6 +290,54 @@ describe('fuzzing every tool through the aggregator', () => {
       expect(pulled).toBeLessThan(16 * limit);
     });
 
+    it('answers a body just under the limit as the tool would (a 400 naming the field), not as an outage', async () => {
+      const limit = l.config.LORE_MAX_BODY_BYTES;
+      const request = (query: string) =>
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: {
+            name: 'searchKnowledge',
+            arguments: { query },
+            _meta: {
+              'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+              'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
+              'io.modelcontextprotocol/clientCapabilities': {},
+            },
+          },
+        });
+      const post = async (body: string) => {
+        const r = await fetch(`${http.url}/mcp`, {
+          method: 'POST',
+          headers: {
+            ...headers,
+            authorization: `Bearer ${peer.key}`,
+            'mcp-method': 'tools/call',
+            'mcp-name': 'searchKnowledge',
+          },
+          body,
+        });
+        expect(r.status).toBe(200);
+        return (
+          (await r.json()) as {
+            result: { isError?: boolean; structuredContent: { error: Record<string, unknown> } };
+          }
+        ).result;
+      };
+      // Control: an over-long query in a small body is a 400 on `query`.
+      expect((await post(request('x'.repeat(2000)))).structuredContent.error).toMatchObject({
+        code: 400,
+        data: { field: 'query' },
+      });
+      // The same at one byte under the limit: the front door accepts it, so the answer must be the same.
+      const body = request('x'.repeat(limit - 1 - Buffer.byteLength(request(''))));
+      expect(Buffer.byteLength(body)).toBe(limit - 1);
+      const r = await post(body);
+      expect(r.isError).toBe(true);
+      expect(r.structuredContent.error).toMatchObject({ code: 400, data: { field: 'query' } });
+    });
+
     it('answers malformed JSON-RPC with JSON-RPC errors, never a 5xx', async () => {
       const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
       const bodies = [
