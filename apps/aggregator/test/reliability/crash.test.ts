@@ -244,4 +244,55 @@ describe('crash safety: kill -9 of the service, the consumer and NATS mid-stream
     );
     expect(faults).toHaveLength(3);
   }, 300_000);
+
+  it('leaves the handle of a registration killed before it committed free to register again', async () => {
+    const url = `http://127.0.0.1:${usersPort}/mcp`;
+    const anon = await connectClient(undefined, { url });
+    const handles = Array.from({ length: 40 }, (_, i) => `orphan_${i}`);
+    // Forty registrations at once: handles are claimed on the network concurrently, while the
+    // rows commit one transaction at a time, so a kill lands between claim and commit for some.
+    const inFlight = handles.map((h) =>
+      anon
+        .callTool({ name: 'agent_register', arguments: { username: h, email: `${h}@example.com`, displayName: h } })
+        .then((r) => outcomeOf(r as never).ok)
+        .catch(() => false),
+    );
+    await sleep(150);
+    await users.kill('SIGKILL');
+    const acked = await Promise.all(inFlight);
+    await startUsers();
+    const probe = await connectClient(undefined, { url });
+    const outcomes: string[] = [];
+    for (const [i, h] of handles.entries()) {
+      const r = outcomeOf(
+        (await probe.callTool({ name: 'agent_register', arguments: { username: h, email: `${h}.again@example.com`, displayName: h } })) as never,
+      );
+      // Registered before the kill: the handle is taken (409). Never registered: it must be free now.
+      outcomes.push(`${h}: ${acked[i] ? 'acknowledged' : 'lost'} → ${r.ok ? 'registered' : r.code}`);
+      if (acked[i]) expect(r.code, outcomes.at(-1)).toBe(409);
+    }
+    const orphans = outcomes.filter((o) => o.includes('lost') && o.endsWith('409'));
+    // A 409 for a lost registration is fine only when its row did commit before the kill.
+    const stale: string[] = [];
+    for (const o of orphans) {
+      const h = o.split(':')[0]!;
+      const someone = await connectClient(undefined, { url, key: await registerFresh(probe, `probe_${h}`) });
+      const p = outcomeOf((await someone.callTool({ name: 'agent_profile', arguments: { username: h } })) as never);
+      if (p.code === 404) stale.push(h);
+    }
+    console.info(
+      `registrations killed mid-flight: ${acked.filter(Boolean).length} acknowledged, ${acked.filter((a) => !a).length} lost, ${stale.length} handles left claimed by no agent`,
+    );
+    expect(stale, 'handles claimed on the network by an agent that was never stored').toEqual([]);
+  }, 120_000);
 });
+
+async function registerFresh(client: Client, handle: string): Promise<string> {
+  const raw = await client.callTool({
+    name: 'agent_register',
+    arguments: { username: handle, email: `${handle}@example.com`, displayName: handle },
+  });
+  const o = outcomeOf(raw as never);
+  if (!o.ok) throw new Error(`${handle}: ${o.text}`);
+  return (raw.structuredContent as { apiKey: string }).apiKey;
+}

@@ -93,7 +93,7 @@ async function garbageUpstream(target: string, mode: Mode = 'proxy') {
   };
 }
 
-const HUNG_TIMEOUT_MS = 1500;
+const HUNG_TIMEOUT_MS = 3000;
 const JUNK_TIMEOUT_MS = 2000;
 const HEALTH_MS = 300;
 
@@ -196,11 +196,15 @@ describe('aggregator in distributed mode with failing upstreams', () => {
     async (tool) => {
       faults.push(`hung tool ${tool} (timeoutMs ${HUNG_TIMEOUT_MS})`);
       const hung = callTimed(tool);
+      let hungDone = false;
+      void hung.finally(() => {
+        hungDone = true;
+      });
       // Meanwhile: the healthy upstream, and even the hung upstream's other tools, answer.
-      const during: number[] = [];
-      for (let i = 0; i < 5; i++) during.push(await alphaAnswers());
+      for (let i = 0; i < 3; i++) await alphaAnswers();
       const echo = await callTimed('slow_echo', { text: 'still here' });
       expect(echo.o.text).toBe('slow: still here');
+      expect(hungDone, 'the other calls were answered while the hung one was still waiting').toBe(false);
       const r = await hung;
       expect(r.o.ok).toBe(false);
       expect(r.o.code).toBe(503);
@@ -214,7 +218,6 @@ describe('aggregator in distributed mode with failing upstreams', () => {
       const bound = tool.endsWith('_read') ? 10_000 + HUNG_TIMEOUT_MS : 2 * HUNG_TIMEOUT_MS;
       timings.push(`${tool}: 503 after ${Math.round(r.ms)} ms (timeoutMs ${HUNG_TIMEOUT_MS})`);
       expect(r.ms).toBeLessThan(bound + 2000);
-      expect(Math.max(...during)).toBeLessThan(HUNG_TIMEOUT_MS);
       // A hung call does not take the upstream out of the catalog: its health checks still pass.
       expect(await names()).toContain('slow_echo');
     },
@@ -251,7 +254,7 @@ describe('aggregator in distributed mode with failing upstreams', () => {
     await expect.poll(async () => (await names()).includes('junk_echo'), { timeout: 10_000 }).toBe(false);
     const parked = await callTimed('junk_echo', { text: 'x' });
     expect(parked.o.code).toBe(503);
-    expect(parked.ms).toBeLessThan(1000);
+    expect(parked.ms).toBeLessThan(2000);
     await alphaAnswers();
     expect((await fetch(`${http.url}/readyz`)).status).toBe(200);
     junk.state.mode = 'proxy';
