@@ -253,7 +253,10 @@ describe('crash safety: kill -9 of the service, the consumer and NATS mid-stream
     // rows commit one transaction at a time, so a kill lands between claim and commit for some.
     const inFlight = handles.map((h) =>
       anon
-        .callTool({ name: 'agent_register', arguments: { username: h, email: `${h}@example.com`, displayName: h } })
+        .callTool({
+          name: 'agent_register',
+          arguments: { username: h, email: `${h}@example.com`, displayName: h },
+        })
         .then((r) => outcomeOf(r as never).ok)
         .catch(() => false),
     );
@@ -265,7 +268,10 @@ describe('crash safety: kill -9 of the service, the consumer and NATS mid-stream
     const outcomes: string[] = [];
     for (const [i, h] of handles.entries()) {
       const r = outcomeOf(
-        (await probe.callTool({ name: 'agent_register', arguments: { username: h, email: `${h}.again@example.com`, displayName: h } })) as never,
+        (await probe.callTool({
+          name: 'agent_register',
+          arguments: { username: h, email: `${h}.again@example.com`, displayName: h },
+        })) as never,
       );
       // Registered before the kill: the handle is taken (409). Never registered: it must be free now.
       outcomes.push(`${h}: ${acked[i] ? 'acknowledged' : 'lost'} → ${r.ok ? 'registered' : r.code}`);
@@ -277,7 +283,9 @@ describe('crash safety: kill -9 of the service, the consumer and NATS mid-stream
     for (const o of orphans) {
       const h = o.split(':')[0]!;
       const someone = await connectClient(undefined, { url, key: await registerFresh(probe, `probe_${h}`) });
-      const p = outcomeOf((await someone.callTool({ name: 'agent_profile', arguments: { username: h } })) as never);
+      const p = outcomeOf(
+        (await someone.callTool({ name: 'agent_profile', arguments: { username: h } })) as never,
+      );
       if (p.code === 404) stale.push(h);
     }
     console.info(
