@@ -1,7 +1,11 @@
 /**
  * `pnpm bench [suite...]`: Lore's benchmarks. Every figure is printed beside a baseline
  * measured in the same run, as a ratio, because this machine is shared and noisy. Results go
- * to bench/results/latest.json.
+ * to bench/results/latest.json. Suites: protocol, bus, search, ingest, broadcast (memory rows
+ * come from protocol and search). Knobs, all optional: BENCH_SECONDS (autocannon duration),
+ * BENCH_SEARCH_CHUNKS, BENCH_SEARCH_QUESTIONS, BENCH_INGEST_CHUNKS, BENCH_BROADCAST_PER_NODE,
+ * BENCH_KEEP (keep the suites' databases), BENCH_TRACE and BENCH_CPU_PROF (where the time
+ * goes), BENCH_WHATIF (experiments, see services.ts). BENCHMARKS.md has the latest figures.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
@@ -62,7 +66,14 @@ async function main() {
   writeFileSync(
     join(ROOT, 'bench/results/latest.json'),
     JSON.stringify(
-      { startedAt: started.toISOString(), command: `pnpm bench ${args.join(' ')}`.trim(), machine, rows },
+      {
+        startedAt: started.toISOString(),
+        command: `pnpm bench ${args.join(' ')}`.trim(),
+        // The BENCH_* knobs the run had (BENCH_SECONDS, corpus sizes, experiments…).
+        env: Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('BENCH_'))),
+        machine,
+        rows,
+      },
       null,
       2,
     ),

@@ -34,11 +34,12 @@ function roundRobin(targets: string[]): Promise<{ url: string; server: Server; h
   );
 }
 
-describe('two aggregator replicas behind a round-robin proxy', () => {
+describe('two replicas of a service and two aggregators, each pair behind a round-robin proxy', () => {
   const dir = tempDir();
   let nats: NatsServerProcess;
-  let users: Spawned;
+  const users: Spawned[] = [];
   const aggs: Spawned[] = [];
+  let usersProxy: Awaited<ReturnType<typeof roundRobin>>;
   let proxy: Awaited<ReturnType<typeof roundRobin>>;
 
   beforeAll(async () => {
@@ -49,17 +50,25 @@ describe('two aggregator replicas behind a round-robin proxy', () => {
     nats = new NatsServerProcess(await freePort(), join(dir.path, 'nats'));
     await nats.start();
     const common = { NATS_URL: nats.url, LORE_LOG_LEVEL: 'warn', LORE_NODE_ID: 'replica-test' };
-    users = await spawnTs(
-      join(ROOT, 'packages/users/src/main.ts'),
-      [],
-      {
-        ...common,
-        LORE_LOG_LEVEL: 'info',
-        LORE_PORT: '0',
-        LORE_DATA_DIR: join(dir.path, 'users'),
-      },
-      /"url":"(http[^"]+)"/,
-    );
+    // Two processes of the users service: one node id, one database (a shared libSQL file here;
+    // a libSQL server in production), one durable consumer per subscription between them.
+    for (const n of [1, 2]) {
+      users.push(
+        await spawnTs(
+          join(ROOT, 'packages/users/src/main.ts'),
+          [],
+          {
+            ...common,
+            LORE_LOG_LEVEL: 'info',
+            LORE_PORT: '0',
+            LORE_DATA_DIR: join(dir.path, `users${n}`),
+            LORE_USERS_DB_URL: `file:${join(dir.path, 'users-shared.db')}`,
+          },
+          /"url":"(http[^"]+)"/,
+        ),
+      );
+    }
+    usersProxy = await roundRobin(users.map((u) => u.url.replace(/\/mcp$/, '')));
     for (const n of [1, 2]) {
       aggs.push(
         await spawnTs(
@@ -69,7 +78,7 @@ describe('two aggregator replicas behind a round-robin proxy', () => {
             ...common,
             LORE_PORT: '0',
             LORE_DATA_DIR: join(dir.path, `agg${n}`),
-            LORE_SERVICES: `users=${users.url}`,
+            LORE_SERVICES: `users=${usersProxy.url}/mcp`,
           },
           /Lore is running at (\S+)/,
         ),
@@ -80,8 +89,9 @@ describe('two aggregator replicas behind a round-robin proxy', () => {
 
   afterAll(async () => {
     proxy?.server.close();
+    usersProxy?.server.close();
     for (const a of aggs) await a.kill('SIGTERM');
-    await users?.kill('SIGTERM');
+    for (const u of users) await u.kill('SIGTERM');
     await nats?.kill();
     dir.cleanup();
   });
@@ -114,5 +124,7 @@ describe('two aggregator replicas behind a round-robin proxy', () => {
     ).toBe(409);
     expect(proxy.hits[0]).toBeGreaterThan(2);
     expect(proxy.hits[1]).toBeGreaterThan(2);
+    expect(usersProxy.hits[0]).toBeGreaterThan(2);
+    expect(usersProxy.hits[1]).toBeGreaterThan(2);
   }, 60_000);
 });

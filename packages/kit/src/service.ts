@@ -85,7 +85,13 @@ export function createService<P>(opts: ServiceOptions<P>): LoreService {
   const limiter = deps.config.LORE_RATE_LIMITS ? sharedLimiter(deps.bus) : undefined;
   const backend = toolBackend(opts, { auth, limiter, log, metrics });
   // 2025-11-25 clients get sessions, so a service called directly can still ask their model (sampling).
-  const app = createHttpApp({ backend, config: deps.config, metrics, ready: readiness(opts), legacySessions: {} });
+  const app = createHttpApp({
+    backend,
+    config: deps.config,
+    metrics,
+    ready: readiness(opts),
+    legacySessions: {},
+  });
   const subs: Subscription[] = [];
   let cleanup: (() => Promise<void>) | undefined;
   let started = false;
