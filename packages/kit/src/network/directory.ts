@@ -105,9 +105,13 @@ export class NatsDirectory implements NetworkDirectory {
     const keys = await this.handles.keys();
     const names: string[] = [];
     for await (const k of keys) names.push(k);
-    for (const handle of names) {
-      const r = await this.lookupHandle(handle);
-      if (r) out.push({ handle, ...r });
+    // Look the records up 64 at a time rather than one round trip after another.
+    for (let i = 0; i < names.length; i += 64) {
+      const part = names.slice(i, i + 64);
+      const records = await Promise.all(part.map((h) => this.lookupHandle(h)));
+      records.forEach((r, k) => {
+        if (r) out.push({ handle: part[k]!, ...r });
+      });
     }
     return out;
   }
