@@ -61,7 +61,8 @@ export class Aggregator implements McpBackend {
   private promptRoutes = new Map<string, { upstream: Upstream; original: string }>();
   private resourceRoutes = new Map<string, Upstream>();
   private readonly listeners = new Set<() => void>();
-  private timer: NodeJS.Timeout | undefined;
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private stopped = false;
   private readonly retry: { attempts: number; deadlineMs: number; baseDelayMs: number };
 
   constructor(
@@ -83,42 +84,52 @@ export class Aggregator implements McpBackend {
     }
     this.rebuild();
     const interval = this.opts.healthIntervalMs ?? 5000;
-    const loop = async () => {
-      await this.checkAll();
-      this.timer = setTimeout(loop, interval);
-      this.timer.unref();
-    };
-    this.timer = setTimeout(loop, interval);
-    this.timer.unref();
+    // Each upstream has its own loop: a slow or hung check of one never delays another's.
+    for (const u of this.upstreams) {
+      const loop = async () => {
+        if (this.stopped) return;
+        if (await this.checkOne(u)) this.changed();
+        if (this.stopped) return;
+        const t = setTimeout(loop, interval);
+        t.unref();
+        this.timers.set(u.name, t);
+      };
+      const t = setTimeout(loop, interval);
+      t.unref();
+      this.timers.set(u.name, t);
+    }
   }
 
   async stop(): Promise<void> {
-    clearTimeout(this.timer);
+    this.stopped = true;
+    for (const t of this.timers.values()) clearTimeout(t);
     await Promise.all(this.upstreams.map((u) => u.close()));
+  }
+
+  private changed() {
+    this.rebuild();
+    for (const l of this.listeners) l();
+  }
+
+  private async checkOne(u: Upstream): Promise<boolean> {
+    const was = u.state;
+    const c = await u.check();
+    this.opts.metrics?.setUp(u.name, u.up);
+    if (was !== u.state) {
+      if (u.up) this.opts.log.info({ upstream: u.name }, 'upstream is back; its tools return');
+      else if (u.state === 'down')
+        this.opts.log.warn(
+          { upstream: u.name, err: u.lastError },
+          'upstream is down; its tools leave the catalog',
+        );
+    }
+    return c;
   }
 
   /** Check every upstream now; rebuild and tell clients when anything changed. */
   async checkAll(): Promise<void> {
-    const changed = await Promise.all(
-      this.upstreams.map(async (u) => {
-        const was = u.state;
-        const c = await u.check();
-        this.opts.metrics?.setUp(u.name, u.up);
-        if (was !== u.state) {
-          if (u.up) this.opts.log.info({ upstream: u.name }, 'upstream is back; its tools return');
-          else if (u.state === 'down')
-            this.opts.log.warn(
-              { upstream: u.name, err: u.lastError },
-              'upstream is down; its tools leave the catalog',
-            );
-        }
-        return c;
-      }),
-    );
-    if (changed.some(Boolean)) {
-      this.rebuild();
-      for (const l of this.listeners) l();
-    }
+    const changed = await Promise.all(this.upstreams.map((u) => this.checkOne(u)));
+    if (changed.some(Boolean)) this.changed();
   }
 
   onToolsChanged(listener: () => void): () => void {
@@ -275,6 +286,13 @@ export class Aggregator implements McpBackend {
       outcome = 'upstream_error';
       log.warn({ err: (err as Error).message }, 'upstream call failed');
       if (err instanceof ProtocolError && err.code === ProtocolErrorCode.InvalidParams) throw err;
+      if (tooLarge(err))
+        return errorResult(
+          new ToolError(400, 'The request is too large for the service behind this tool; send less.', {
+            field: 'arguments',
+            constraint: 'request body too large',
+          }),
+        );
       return this.unavailable(upstream, name, (err as Error).message);
     } finally {
       this.opts.metrics?.record(upstream.name, name, outcome, (performance.now() - t0) / 1000);
@@ -326,7 +344,12 @@ export class Aggregator implements McpBackend {
       try {
         return await fn();
       } catch (err) {
-        const last = !retryable || i >= this.retry.attempts || signal.aborted || err instanceof ProtocolError;
+        const last =
+          !retryable ||
+          i >= this.retry.attempts ||
+          signal.aborted ||
+          err instanceof ProtocolError ||
+          tooLarge(err);
         const wait = this.retry.baseDelayMs * 2 ** (i - 1) * (0.5 + Math.random());
         if (last || Date.now() + wait > deadline) throw err;
         log.debug({ attempt: i, err: (err as Error).message }, 'retrying idempotent call');
@@ -334,4 +357,10 @@ export class Aggregator implements McpBackend {
       }
     }
   }
+}
+
+/** An upstream refused the request for its size (HTTP 413): retrying cannot help. */
+function tooLarge(err: unknown): boolean {
+  const e = err as { status?: unknown; code?: unknown; message?: unknown };
+  return e?.status === 413 || e?.code === 413 || /\b413\b|too large/i.test(String(e?.message ?? ''));
 }

@@ -35,6 +35,8 @@ export interface UpstreamOptions {
   timeoutMs?: number;
   /** Consecutive failed checks before the upstream counts as down. */
   failureThreshold?: number;
+  /** How long one health check may take. Default 5 s. */
+  checkTimeoutMs?: number;
 }
 
 export type UpstreamState = 'connecting' | 'up' | 'down';
@@ -96,8 +98,13 @@ export class Upstream {
     const wasUp = this.state;
     this.lastCheckedAt = Date.now();
     try {
-      if (!this.client) await this.connect();
-      else await this.refresh();
+      // A hung upstream must not hold the health loop (and with it every other upstream's check).
+      // Starting a connection (a stdio server spawning) may take a while; a check of a live one may not.
+      await withTimeout(
+        this.client ? this.refresh() : this.connect(),
+        this.client ? (this.opts.checkTimeoutMs ?? 5000) : 30_000,
+        `health check of ${this.name}`,
+      );
       this.failures = 0;
       this.lastError = undefined;
       this.state = 'up';
@@ -209,4 +216,14 @@ export class Upstream {
     if (!this.client) throw new Error(`upstream ${this.name} is not connected`);
     return this.client;
   }
+}
+
+function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    work,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
 }

@@ -196,7 +196,7 @@ describe('createService', () => {
         jsonrpc: '2.0',
         id: 1,
         method: 'tools/call',
-        params: { name: 'hello', arguments: { name: 'x'.repeat(5000) } },
+        params: { name: 'hello', arguments: { name: 'x'.repeat(80_000) } },
       }),
     });
     expect(res.status).toBe(413);

@@ -90,6 +90,7 @@ export function createService<P>(opts: ServiceOptions<P>): LoreService {
     config: deps.config,
     metrics,
     ready: readiness(opts),
+    bodyAllowance: FORWARDING_ALLOWANCE,
     legacySessions: {},
   });
   const subs: Subscription[] = [];
@@ -298,19 +299,28 @@ export interface HttpAppOptions {
   legacySessions?: LegacySessionOptions | false;
   /** Receives the endpoint's notifier, to tell clients the catalog changed. */
   onNotifier?: (notify: { toolsChanged(): void }) => void;
+  /**
+   * Bytes accepted beyond LORE_MAX_BODY_BYTES. Services allow a little more than the
+   * aggregator in front of them, because a forwarded request carries its envelope too.
+   */
+  bodyAllowance?: number;
 }
+
+/** What a service accepts beyond the configured limit, for the aggregator's forwarding envelope. */
+export const FORWARDING_ALLOWANCE = 64 * 1024;
 
 /** The Hono app every Lore process serves: `/mcp`, `/healthz`, `/readyz`, `/metrics`. */
 export function createHttpApp(opts: HttpAppOptions): Hono {
   const factory = createMcpFactory(opts.backend);
+  const maxBody = opts.config.LORE_MAX_BODY_BYTES + (opts.bodyAllowance ?? 0);
   const sessions = opts.legacySessions
     ? new LegacySessions(factory, {
         ...opts.legacySessions,
-        maxRequestBodySize: opts.config.LORE_MAX_BODY_BYTES,
+        maxRequestBodySize: maxBody,
       })
     : undefined;
   const handler = createMcpHandler(factory, {
-    maxRequestBodySize: opts.config.LORE_MAX_BODY_BYTES,
+    maxRequestBodySize: maxBody,
     ...(sessions ? { legacy: 'reject' as const } : {}),
   });
   opts.onNotifier?.({
@@ -323,7 +333,7 @@ export function createHttpApp(opts: HttpAppOptions): Hono {
   app.use(
     '/mcp',
     bodyLimit({
-      maxSize: opts.config.LORE_MAX_BODY_BYTES,
+      maxSize: maxBody,
       onError: (c) =>
         c.json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Request body too large' } }, 413),
     }),

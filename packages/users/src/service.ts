@@ -109,6 +109,10 @@ export async function createUsersService(
       onSourceAdded(activity),
       onSourceRemoved(activity),
     ],
+    onStart: async () => {
+      await agents.reconcileDirectory();
+      return undefined;
+    },
   });
   return service;
 }

@@ -201,6 +201,24 @@ export class AgentRepository {
     return { agents: found, missing: wanted.filter((h) => !have.has(h)) };
   }
 
+  /**
+   * Bring the network directory in line with this node's database: claim every local agent's
+   * handle (an in-process directory starts empty after a restart) and release claims that name
+   * this node but an agent it does not have (a registration that died before committing).
+   */
+  async reconcileDirectory(): Promise<void> {
+    if (!this.directory) return;
+    const local = await this.db
+      .select({ id: agents.id, handle: agents.handle })
+      .from(agents)
+      .where(eq(agents.node, this.nodeId));
+    for (const a of local) await this.directory.claimHandle(a.handle, { agentId: a.id, node: this.nodeId });
+    const ids = new Set(local.map((a) => a.id));
+    for (const claim of await this.directory.listHandles())
+      if (claim.node === this.nodeId && !ids.has(claim.agentId))
+        await this.directory.releaseHandle(claim.handle, claim.agentId);
+  }
+
   async listAll(excludeId?: string): Promise<VerifiedAgent[]> {
     const rows = await this.db
       .select({ id: agents.id, handle: agents.handle, node: agents.node })
