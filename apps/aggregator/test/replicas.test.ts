@@ -1,6 +1,8 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { join } from 'node:path';
+import { NatsBus } from '@lore/kit';
 import { call, connectClient, freePort, NatsServerProcess, ok, tempDir } from '@lore/kit/testing';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, type Spawned, spawnTs } from './helpers.js';
 
@@ -38,6 +40,7 @@ describe('two replicas of a service and two aggregators, each pair behind a roun
   const dir = tempDir();
   let nats: NatsServerProcess;
   const users: Spawned[] = [];
+  let dms: Spawned;
   const aggs: Spawned[] = [];
   let usersProxy: Awaited<ReturnType<typeof roundRobin>>;
   let proxy: Awaited<ReturnType<typeof roundRobin>>;
@@ -68,6 +71,13 @@ describe('two replicas of a service and two aggregators, each pair behind a roun
         ),
       );
     }
+    // One dms process, whose DmSent events both users replicas consume (their activity feed).
+    dms = await spawnTs(
+      join(ROOT, 'packages/dms/src/main.ts'),
+      [],
+      { ...common, LORE_LOG_LEVEL: 'info', LORE_PORT: '0', LORE_DATA_DIR: join(dir.path, 'dms') },
+      /"url":"(http[^"]+)"/,
+    );
     usersProxy = await roundRobin(users.map((u) => u.url.replace(/\/mcp$/, '')));
     for (const n of [1, 2]) {
       aggs.push(
@@ -78,7 +88,7 @@ describe('two replicas of a service and two aggregators, each pair behind a roun
             ...common,
             LORE_PORT: '0',
             LORE_DATA_DIR: join(dir.path, `agg${n}`),
-            LORE_SERVICES: `users=${usersProxy.url}/mcp`,
+            LORE_SERVICES: `users=${usersProxy.url}/mcp,dms=${dms.url}`,
           },
           /Lore is running at (\S+)/,
         ),
@@ -92,6 +102,7 @@ describe('two replicas of a service and two aggregators, each pair behind a roun
     usersProxy?.server.close();
     for (const a of aggs) await a.kill('SIGTERM');
     for (const u of users) await u.kill('SIGTERM');
+    await dms?.kill('SIGTERM');
     await nats?.kill();
     dir.cleanup();
   });
@@ -127,4 +138,77 @@ describe('two replicas of a service and two aggregators, each pair behind a roun
     expect(usersProxy.hits[0]).toBeGreaterThan(2);
     expect(usersProxy.hits[1]).toBeGreaterThan(2);
   }, 60_000);
+
+  it('handles each event once between the two replicas, not once per replica', async () => {
+    if (!nats) return;
+    const anon = await connectClient(undefined, { url: `${proxy.url}/mcp` });
+    const run = Date.now().toString(36);
+    const agents = [];
+    for (const i of [0, 1, 2, 3, 4]) {
+      const handle = `evt_${run}_${i}`;
+      const reg = await ok<{ apiKey: string }>(anon, 'agent_register', {
+        username: handle,
+        email: `${handle}@example.com`,
+        displayName: `E${i}`,
+      });
+      agents.push({
+        handle,
+        client: await connectClient(undefined, { url: `${proxy.url}/mcp`, key: reg.data.apiKey }),
+      });
+    }
+    // 20 DmSent events: each agent writes 4 messages to the next one (the limit is 10 a minute).
+    const sends = agents.flatMap((a, i) =>
+      [1, 2, 3, 4].map((n) =>
+        ok(a.client, 'dm_send', {
+          to: agents[(i + 1) % agents.length]!.handle,
+          content: `message ${n} from ${a.handle}`,
+        }),
+      ),
+    );
+    await Promise.all(sends);
+
+    const handled = async () => {
+      let total = 0;
+      const per: number[] = [];
+      for (const u of users) {
+        const text = await (await fetch(u.url.replace(/\/mcp$/, '/metrics'))).text();
+        const m =
+          /lore_events_handled_total\{[^}]*consumer="users-activity-dms"[^}]*result="ok"[^}]*\} (\d+)/.exec(
+            text,
+          );
+        per.push(Number(m?.[1] ?? 0));
+        total += Number(m?.[1] ?? 0);
+      }
+      return { total, per };
+    };
+    const deadline = Date.now() + 30_000;
+    let seen = await handled();
+    while (seen.total < 20 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 200));
+      seen = await handled();
+    }
+    // Each event handled by exactly one of the two processes (the durable consumer is shared).
+    expect(seen.total).toBe(20);
+    // Every sender shows the DM in its activity, read through either replica.
+    for (const a of agents) {
+      const p = await ok<{ recentActivity: Array<{ kind: string }> }>(agents[0]!.client, 'agent_profile', {
+        username: a.handle,
+      });
+      expect(p.data.recentActivity.map((x) => x.kind)).toContain('dm');
+    }
+    // Nothing left pending or redelivered on the shared consumer.
+    const bus = await NatsBus.connect({ url: nats.url });
+    try {
+      const jsm = await jetstreamManager(bus.connection);
+      const info = await jsm.consumers.info('LORE_EVENTS', 'users-activity-dms-replica-test');
+      expect(info.num_pending).toBe(0);
+      expect(info.num_ack_pending).toBe(0);
+      expect(info.num_redelivered).toBe(0);
+      expect(info.delivered.consumer_seq).toBe(20);
+    } finally {
+      await bus.close();
+    }
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await handled()).total).toBe(20);
+  }, 90_000);
 });

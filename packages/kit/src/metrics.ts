@@ -7,6 +7,8 @@ export class ServiceMetrics {
   readonly latency: Histogram<'service' | 'tool'>;
   /** Envelopes from other nodes refused (bad signature, sender not hosted by the signer). */
   readonly droppedEnvelopes: Counter<'service' | 'reason'>;
+  /** Event deliveries this process handled, by durable consumer and outcome (ok, failed). */
+  readonly events: Counter<'service' | 'consumer' | 'result'>;
 
   constructor(readonly service: string) {
     this.calls = new Counter({
@@ -26,6 +28,12 @@ export class ServiceMetrics {
       name: 'lore_envelopes_dropped_total',
       help: 'Envelopes from other nodes that were refused, by reason.',
       labelNames: ['service', 'reason'],
+      registers: [this.registry],
+    });
+    this.events = new Counter({
+      name: 'lore_events_handled_total',
+      help: 'Event deliveries handled by this process, by durable consumer and result (ok or failed).',
+      labelNames: ['service', 'consumer', 'result'],
       registers: [this.registry],
     });
   }

@@ -110,7 +110,8 @@ export function createService<P>(opts: ServiceOptions<P>): LoreService {
       if (started) return;
       started = true;
       await auth.start();
-      for (const h of opts.handlers ?? []) subs.push(await h(bus));
+      const counted = countingBus(bus, metrics);
+      for (const h of opts.handlers ?? []) subs.push(await h(counted));
       opts.outbox?.start();
       cleanup = await opts.onStart?.();
     },
@@ -123,6 +124,26 @@ export function createService<P>(opts: ServiceOptions<P>): LoreService {
       await auth.stop();
     },
   };
+}
+
+/** The bus handed to a service's handlers: every event delivery is counted by consumer and outcome. */
+function countingBus(bus: EventBus, metrics: ServiceMetrics): EventBus {
+  return Object.assign(Object.create(bus) as EventBus, {
+    subscribe: (
+      options: Parameters<EventBus['subscribe']>[0],
+      handler: Parameters<EventBus['subscribe']>[1],
+    ) =>
+      bus.subscribe(options, async (event, info) => {
+        const labels = { service: metrics.service, consumer: options.consumer };
+        try {
+          await handler(event, info);
+          metrics.events.inc({ ...labels, result: 'ok' });
+        } catch (err) {
+          metrics.events.inc({ ...labels, result: 'failed' });
+          throw err;
+        }
+      }),
+  });
 }
 
 const limiters = new WeakMap<EventBus, RateLimiter>();

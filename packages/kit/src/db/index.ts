@@ -20,39 +20,100 @@ export interface OpenDatabaseOptions<S extends Record<string, unknown>> {
 const KIT_MIGRATIONS = fileURLToPath(new URL('../../migrations', import.meta.url));
 const KIT_MIGRATIONS_DIST = fileURLToPath(new URL('../migrations', import.meta.url));
 
+/** Connections in the read pool of an on-disk database. */
+const READ_CONNECTIONS = 8;
+
 /** Opens a service's libSQL database and brings it to the latest schema (kit tables + the service's own). */
 export async function openDatabase<S extends Record<string, unknown>>(
   opts: OpenDatabaseOptions<S>,
 ): Promise<Database<S>> {
-  if (opts.url.startsWith('file:')) {
-    const path = opts.url.slice('file:'.length).split('?')[0]!;
-    if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
-  }
-  const client = createClient(
-    opts.authToken ? { url: opts.url, authToken: opts.authToken } : { url: opts.url },
-  );
-  if (opts.url.startsWith('file:')) {
-    // WAL lets readers run beside the one writer. No busy_timeout: the native driver would
-    // wait synchronously, stalling the event loop that has to finish the other transaction.
+  const path = opts.url.startsWith('file:') ? opts.url.slice('file:'.length).split('?')[0]! : undefined;
+  const onDisk = path !== undefined && path !== ':memory:' && !opts.url.includes('mode=memory');
+  if (onDisk) mkdirSync(dirname(resolve(path)), { recursive: true });
+  const client = createClient({
+    url: opts.url,
+    ...(opts.authToken ? { authToken: opts.authToken } : {}),
+    ...(onDisk ? { concurrency: READ_CONNECTIONS } : {}),
+  });
+  let db: Database<S>;
+  if (onDisk) {
+    // WAL lets readers run beside the one writer.
     await client.execute('PRAGMA journal_mode = WAL');
-    await client.execute('PRAGMA synchronous = NORMAL');
+    // Every pooled connection gets the pragma up front: each concurrent execute borrows its own.
+    await Promise.all(
+      Array.from({ length: READ_CONNECTIONS }, () => client.execute('PRAGMA synchronous = NORMAL')),
+    );
+    db = withWriter(drizzle(client, { schema: opts.schema }) as Database<S>, opts);
+  } else {
+    // Memory and remote (sqld, Turso) databases: transactions go through the one client.
+    db = serializeWrites(drizzle(client, { schema: opts.schema }) as Database<S>);
   }
-  const db = serializeWrites(drizzle(client, { schema: opts.schema }) as Database<S>);
   await migrate(db, { migrationsFolder: await kitMigrations(), migrationsTable: '__lore_kit_migrations' });
   if (opts.migrationsFolder) await migrate(db, { migrationsFolder: opts.migrationsFolder });
   return db;
 }
 
 /**
- * Write transactions of one process take turns (libSQL lends each its own connection, and
- * two writers on one file would collide); a transaction that meets another process's lock
- * is retried with backoff. Every write goes through `transaction`.
+ * An on-disk database writes through one connection of its own, one transaction at a time;
+ * reads use the pool. A transaction that meets another process's write lock (replicas sharing
+ * the file) is retried with backoff on a fresh writer connection, because libSQL leaves the
+ * refused `BEGIN IMMEDIATE` pending on its connection and every later COMMIT there would fail
+ * ("SQL statements in progress"). The busy timeout is short: the wait blocks the event loop.
  */
-function serializeWrites<D extends Database>(db: D): D {
-  const original = db.transaction.bind(db) as D['transaction'];
+function withWriter<S extends Record<string, unknown>>(
+  db: Database<S>,
+  opts: OpenDatabaseOptions<S>,
+): Database<S> {
+  const open = () => {
+    const client = createClient({
+      url: opts.url,
+      concurrency: 1,
+      timeout: WRITER_BUSY_TIMEOUT_MS,
+    } as Parameters<typeof createClient>[0]);
+    return { client, db: drizzle(client, { schema: opts.schema }) as Database<S>, ready: false };
+  };
+  let writer = open();
+  const closeReads = db.$client.close.bind(db.$client);
+  db.$client.close = () => {
+    writer.client.close();
+    closeReads();
+  };
+  const transact = (async (
+    fn: Parameters<Database<S>['transaction']>[0],
+    config?: Parameters<Database<S>['transaction']>[1],
+  ) => {
+    for (let attempt = 0; ; attempt++) {
+      if (!writer.ready) {
+        await writer.client.execute('PRAGMA synchronous = NORMAL');
+        writer.ready = true;
+      }
+      try {
+        return await writer.db.transaction(fn, config);
+      } catch (err) {
+        if (!isBusy(err) || attempt >= BUSY_ATTEMPTS) throw err;
+        writer.client.close();
+        writer = open();
+        await backoff(attempt);
+      }
+    }
+  }) as Database<S>['transaction'];
+  return serializeWrites(db, transact);
+}
+
+const WRITER_BUSY_TIMEOUT_MS = 100;
+const BUSY_ATTEMPTS = 50;
+
+/**
+ * Write transactions of one process take turns (two writers on one file would collide).
+ * Every write goes through `transaction`.
+ */
+function serializeWrites<D extends Database>(db: D, transact?: D['transaction']): D {
+  const original = transact ?? (db.transaction.bind(db) as D['transaction']);
   let tail: Promise<unknown> = Promise.resolve();
   const run = ((fn: Parameters<D['transaction']>[0], config?: Parameters<D['transaction']>[1]) => {
-    const next = tail.then(() => withBusyRetry(() => original(fn, config)));
+    const next = tail.then(() =>
+      transact ? original(fn, config) : withBusyRetry(() => original(fn, config)),
+    );
     tail = next.catch(() => {});
     return next;
   }) as D['transaction'];
@@ -60,18 +121,23 @@ function serializeWrites<D extends Database>(db: D): D {
   return db;
 }
 
+const isBusy = (err: unknown) => {
+  const code =
+    (err as { code?: string; cause?: { code?: string } }).code ??
+    (err as { cause?: { code?: string } }).cause?.code;
+  return /SQLITE_BUSY/.test(String(code));
+};
+
+const backoff = (attempt: number) =>
+  new Promise((r) => setTimeout(r, Math.min(200, 5 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random())));
+
 async function withBusyRetry<T>(fn: () => Promise<T>): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
       return await fn();
     } catch (err) {
-      const code =
-        (err as { code?: string; cause?: { code?: string } }).code ??
-        (err as { cause?: { code?: string } }).cause?.code;
-      if (!/SQLITE_BUSY/.test(String(code)) || attempt >= 50) throw err;
-      await new Promise((r) =>
-        setTimeout(r, Math.min(200, 5 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random())),
-      );
+      if (!isBusy(err) || attempt >= BUSY_ATTEMPTS) throw err;
+      await backoff(attempt);
     }
   }
 }
