@@ -143,7 +143,7 @@ describe('two replicas of a service and two aggregators, each pair behind a roun
     if (!nats) return;
     const anon = await connectClient(undefined, { url: `${proxy.url}/mcp` });
     const run = Date.now().toString(36);
-    const agents = [];
+    const agents: Array<{ handle: string; client: Awaited<ReturnType<typeof connectClient>> }> = [];
     for (const i of [0, 1, 2, 3, 4]) {
       const handle = `evt_${run}_${i}`;
       const reg = await ok<{ apiKey: string }>(anon, 'agent_register', {
