@@ -256,9 +256,16 @@ export class Aggregator implements McpBackend {
     const { upstream } = route;
     const t0 = performance.now();
     const log = this.opts.log.child({ requestId: call.requestId, tool: name, upstream: upstream.name });
+    const deadline = Date.now() + this.retry.deadlineMs;
+    // Each attempt may take what is left of the deadline at most, so a hung read-only tool is
+    // given up on at the deadline rather than after attempts × the upstream's timeout.
     const attempt = () =>
       forwardContext.run(ctx, () =>
         upstream.call(route.original, args, {
+          info: call,
+          ...(route.retryable
+            ? { timeoutMs: Math.max(1, Math.min(upstream.opts.timeoutMs ?? 60_000, deadline - Date.now())) }
+            : {}),
           signal: call.signal,
           onprogress: (p) => void call.progress(p.progress, p.total, p.message),
           ...(call.inputResponses ? { inputResponses: call.inputResponses } : {}),
@@ -268,7 +275,7 @@ export class Aggregator implements McpBackend {
       );
     let outcome = 'ok';
     try {
-      const result = await this.withRetries(route.retryable, attempt, call.signal, log);
+      const result = await this.withRetries(route.retryable, attempt, call.signal, log, deadline);
       // The client talks to the aggregator: it names itself, not the upstream behind it.
       const meta = (result as { _meta?: Record<string, unknown> })._meta;
       if (meta && SERVER_INFO in meta) {
@@ -307,14 +314,16 @@ export class Aggregator implements McpBackend {
     const r = this.promptRoutes.get(name);
     if (!r) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${name}`);
     return forwardContext.run({ token: call.token, requestId: call.requestId }, () =>
-      r.upstream.getPrompt(r.original, args),
+      r.upstream.getPrompt(r.original, args, call),
     );
   }
 
   async readResource(uri: string, call: CallInfo): Promise<ReadResourceResult> {
     const u = this.resourceRoutes.get(uri);
     if (!u) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource: ${uri}`);
-    return forwardContext.run({ token: call.token, requestId: call.requestId }, () => u.readResource(uri));
+    return forwardContext.run({ token: call.token, requestId: call.requestId }, () =>
+      u.readResource(uri, call),
+    );
   }
 
   private unavailable(upstream: Upstream, tool: string, reason?: string): CallToolResult {
@@ -338,8 +347,8 @@ export class Aggregator implements McpBackend {
     fn: () => Promise<T>,
     signal: AbortSignal,
     log: Logger,
+    deadline: number,
   ): Promise<T> {
-    const deadline = Date.now() + this.retry.deadlineMs;
     for (let i = 1; ; i++) {
       try {
         return await fn();

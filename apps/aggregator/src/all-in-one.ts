@@ -4,7 +4,6 @@ import {
   createDirectory,
   createLogger,
   type EventBus,
-  inProcessFetch,
   type Logger,
   type LoreConfig,
   type LoreService,
@@ -38,7 +37,8 @@ export interface AllInOneOptions {
 
 /**
  * Every service in one process, each with its own database, over one bus; the aggregator
- * reaches them through the MCP client over their in-process fetch, as it would over HTTP.
+ * calls each service's backend directly (its auth, limits, validation and tools), without a
+ * second MCP exchange inside the process.
  */
 export async function startAllInOne(config: LoreConfig, opts: AllInOneOptions = {}): Promise<AllInOne> {
   mkdirSync(config.LORE_DATA_DIR, { recursive: true });
@@ -60,14 +60,7 @@ export async function startAllInOne(config: LoreConfig, opts: AllInOneOptions = 
   }
   for (const s of services) await s.start();
   const upstreams = services.map(
-    (s) =>
-      new Upstream({
-        name: s.name,
-        url: `http://${s.name}.lore.internal/mcp`,
-        fetch: inProcessFetch(s),
-        forwardIdentity: true,
-        lore: true,
-      }),
+    (s) => new Upstream({ name: s.name, backend: s.backend, forwardIdentity: true, lore: true }),
   );
   const metrics = new AggregatorMetrics();
   const aggregator = new Aggregator(upstreams, { log, metrics });

@@ -1,3 +1,4 @@
+import { type CallInfo, InputRequiredSignal, type McpBackend } from '@lore/kit';
 import type {
   CallToolResult,
   GetPromptResult,
@@ -13,7 +14,7 @@ import {
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { identityFetch } from './context.js';
+import { forwardContext, identityFetch } from './context.js';
 
 type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
@@ -26,6 +27,11 @@ export interface UpstreamOptions {
   env?: Record<string, string>;
   /** In-process services pass their app's fetch: no sockets. */
   fetch?: Fetch;
+  /**
+   * Or, for a service in this process, its backend: calls skip the second MCP exchange (client,
+   * HTTP semantics, server) and reach the service's auth, validation and tool directly.
+   */
+  backend?: McpBackend;
   /** Lore's own services (or explicitly trusted externals) get the caller's Authorization. */
   forwardIdentity: boolean;
   /** Whether this is one of Lore's services (its names are never prefixed). */
@@ -48,6 +54,10 @@ export interface CallOptions {
   requestState?: string;
   /** The caller's capabilities: the upstream may ask for what the caller can give (its model). */
   clientCapabilities?: Record<string, unknown>;
+  /** How long this attempt may take (default: the upstream's timeout). */
+  timeoutMs?: number;
+  /** The aggregator's own call, handed on as is to an in-process backend. */
+  info?: CallInfo;
 }
 
 /** One MCP server behind the aggregator, reached through the MCP client, watched by health checks. */
@@ -73,6 +83,7 @@ export class Upstream {
 
   /** Connect (or reconnect) and read the catalog. */
   async connect(): Promise<void> {
+    if (this.opts.backend) return this.refresh();
     this.connecting ??= (async () => {
       await this.client?.close().catch(() => {});
       this.client = undefined;
@@ -100,9 +111,10 @@ export class Upstream {
     try {
       // A hung upstream must not hold the health loop (and with it every other upstream's check).
       // Starting a connection (a stdio server spawning) may take a while; a check of a live one may not.
+      const connected = this.client || this.opts.backend;
       await withTimeout(
-        this.client ? this.refresh() : this.connect(),
-        this.client ? (this.opts.checkTimeoutMs ?? 5000) : 30_000,
+        connected ? this.refresh() : this.connect(),
+        connected ? (this.opts.checkTimeoutMs ?? 5000) : 30_000,
         `health check of ${this.name}`,
       );
       this.failures = 0;
@@ -122,6 +134,13 @@ export class Upstream {
   }
 
   async refresh(): Promise<void> {
+    const backend = this.opts.backend;
+    if (backend) {
+      this.tools = backend.listTools();
+      this.prompts = backend.listPrompts?.() ?? [];
+      this.resources = backend.listResources?.() ?? [];
+      return;
+    }
     const client = this.requireClient();
     this.tools = await this.all((cursor) => client.listTools(cursor ? { cursor } : undefined), 'tools');
     const caps = client.getServerCapabilities();
@@ -138,6 +157,8 @@ export class Upstream {
     args: Record<string, unknown>,
     options: CallOptions,
   ): Promise<CallToolResult | InputRequiredResult> {
+    const timeout = options.timeoutMs ?? this.opts.timeoutMs ?? 60_000;
+    if (this.opts.backend) return this.callBackend(this.opts.backend, name, args, options, timeout);
     const params: Record<string, unknown> = { name, arguments: args };
     if (options.inputResponses) params.inputResponses = options.inputResponses;
     if (options.requestState !== undefined) params.requestState = options.requestState;
@@ -156,18 +177,74 @@ export class Upstream {
       {
         ...(options.signal ? { signal: options.signal } : {}),
         ...(options.onprogress ? { onprogress: options.onprogress, resetTimeoutOnProgress: true } : {}),
-        timeout: this.opts.timeoutMs ?? 60_000,
+        timeout,
         allowInputRequired: true,
         toolDefinition: toolDefinition as Tool,
       },
     )) as CallToolResult | InputRequiredResult;
   }
 
-  async getPrompt(name: string, args: Record<string, string> | undefined): Promise<GetPromptResult> {
+  /**
+   * A call into an in-process backend: the caller's identity, request id and trace context from
+   * the forwarding context, everything else (sampling, progress, cancellation) from the
+   * aggregator's call. The timeout holds as it does over HTTP: the call is aborted and fails.
+   */
+  private async callBackend(
+    backend: McpBackend,
+    name: string,
+    args: Record<string, unknown>,
+    options: CallOptions,
+    timeoutMs: number,
+  ): Promise<CallToolResult | InputRequiredResult> {
+    const info = options.info;
+    if (!info) throw new Error(`upstream ${this.name} is in process and needs the caller's call`);
+    const ctx = forwardContext.getStore();
+    const abort = new AbortController();
+    const onAbort = () => abort.abort(info.signal.reason);
+    info.signal.addEventListener('abort', onAbort, { once: true });
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const err = new Error(`Request timed out after ${timeoutMs} ms`);
+        abort.abort(err);
+        reject(err);
+      }, timeoutMs);
+    });
+    const { traceparent: _, ...rest } = info;
+    try {
+      return await Promise.race([
+        backend.callTool(name, args, {
+          ...rest,
+          token: ctx ? ctx.token : info.token,
+          requestId: ctx?.requestId ?? info.requestId,
+          signal: abort.signal,
+          ...(ctx?.traceparent ? { traceparent: ctx.traceparent } : {}),
+        }),
+        timedOut,
+      ]);
+    } catch (err) {
+      // Over HTTP the service's endpoint turns this into its input request; in process, here.
+      if (err instanceof InputRequiredSignal) return err.result();
+      throw err;
+    } finally {
+      clearTimeout(timer);
+      info.signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  async getPrompt(
+    name: string,
+    args: Record<string, string> | undefined,
+    info?: CallInfo,
+  ): Promise<GetPromptResult> {
+    const backend = this.opts.backend;
+    if (backend?.getPrompt && info) return backend.getPrompt(name, args, info);
     return this.requireClient().getPrompt({ name, ...(args ? { arguments: args } : {}) });
   }
 
-  async readResource(uri: string): Promise<ReadResourceResult> {
+  async readResource(uri: string, info?: CallInfo): Promise<ReadResourceResult> {
+    const backend = this.opts.backend;
+    if (backend?.readResource && info) return backend.readResource(uri, info);
     return this.requireClient().readResource({ uri });
   }
 

@@ -70,6 +70,13 @@ export class InputRequiredSignal extends Error {
     super('input required: sampling');
     this.name = 'InputRequiredSignal';
   }
+
+  /** The tools/call result that asks the client's model, and carries the answer back on retry. */
+  result(): InputRequiredResult {
+    return inputRequired({
+      inputRequests: { [SAMPLING_KEY]: inputRequired.createMessage(this.request as never) },
+    });
+  }
 }
 
 export const SAMPLING_KEY = 'lore_sampling';
@@ -132,11 +139,7 @@ export function createMcpFactory(backend: McpBackend): McpServerFactory {
           callInfo(ctx),
         );
       } catch (err) {
-        if (err instanceof InputRequiredSignal) {
-          return inputRequired({
-            inputRequests: { [SAMPLING_KEY]: inputRequired.createMessage(err.request as never) },
-          });
-        }
+        if (err instanceof InputRequiredSignal) return err.result();
         throw err;
       }
     });

@@ -368,9 +368,15 @@ export function createHttpApp(opts: HttpAppOptions): Hono {
     if (tp) extra.traceparent = tp;
     const token = bearerToken(c.req.header('authorization')) ?? '';
     const authInfo = { token, clientId: 'lore', scopes: [], extra: { ...extra } };
-    if (sessions && (c.req.header('mcp-session-id') || (await isLegacyRequest(c.req.raw))))
-      return sessions.handle(c.req.raw, authInfo);
-    return handler.fetch(c.req.raw, { authInfo });
+    const { request, parsedBody } = await readJsonBody(c.req.raw);
+    const body = parsedBody === undefined ? {} : { parsedBody };
+    if (
+      sessions &&
+      (c.req.header('mcp-session-id') ||
+        (await isLegacyRequest(request, parsedBody, { maxRequestBodySize: maxBody })))
+    )
+      return sessions.handle(request, authInfo, parsedBody);
+    return handler.fetch(request, { authInfo, ...body });
   });
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', async (c) => {
@@ -386,4 +392,21 @@ export function createHttpApp(opts: HttpAppOptions): Hono {
   });
   opts.extend?.(app);
   return app;
+}
+
+/**
+ * A POST's JSON body, parsed once here (the body limit has already been applied) and handed to
+ * the SDK, which would otherwise clone the request to classify it and parse the body again. A
+ * body that is not JSON goes on untouched, for the SDK to answer as it does.
+ */
+async function readJsonBody(raw: Request): Promise<{ request: Request; parsedBody?: unknown }> {
+  if (raw.method !== 'POST' || !raw.body) return { request: raw };
+  const text = await raw.text();
+  try {
+    return { request: raw, parsedBody: JSON.parse(text) };
+  } catch {
+    return {
+      request: new Request(raw.url, { method: raw.method, headers: raw.headers, body: text }),
+    };
+  }
 }

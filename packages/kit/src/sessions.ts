@@ -41,7 +41,8 @@ export class LegacySessions {
     return this.sessions.size;
   }
 
-  async handle(request: Request, authInfo: AuthInfo): Promise<Response> {
+  async handle(request: Request, authInfo: AuthInfo, parsedBody?: unknown): Promise<Response> {
+    const options = parsedBody === undefined ? { authInfo } : { authInfo, parsedBody };
     const id = request.headers.get('mcp-session-id');
     if (id) {
       const s = this.sessions.get(id);
@@ -56,7 +57,7 @@ export class LegacySessions {
         );
       }
       s.lastSeen = Date.now();
-      return s.transport.handleRequest(request, { authInfo });
+      return s.transport.handleRequest(request, options);
     }
     if (request.method !== 'POST') {
       return Response.json(
@@ -77,7 +78,7 @@ export class LegacySessions {
       ...(this.opts.maxRequestBodySize ? { maxRequestBodySize: this.opts.maxRequestBodySize } : {}),
     });
     await server.connect(transport);
-    return transport.handleRequest(request, { authInfo });
+    return transport.handleRequest(request, options);
   }
 
   /** Tell every open session that the tool list changed. */
