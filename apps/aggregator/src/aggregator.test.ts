@@ -3,7 +3,7 @@ import { createLogger } from '@lore/kit';
 import type { Tool } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
 import { Aggregator } from './aggregator.js';
-import type { Upstream } from './upstream.js';
+import { Upstream } from './upstream.js';
 import { readUpstreams } from './upstream-config.js';
 
 const log = createLogger({ name: 't', level: 'silent' });
@@ -83,6 +83,69 @@ describe('retries', () => {
     const r = (await agg.callTool('read_it', {}, info())) as { isError?: boolean };
     expect(r.isError).toBe(true);
     expect(Date.now() - t0).toBeLessThan(1000);
+  });
+});
+
+describe('a hung read-only tool', () => {
+  it('ends at the retry deadline, not after attempts × the upstream timeout', async () => {
+    let calls = 0;
+    const hung = new Upstream({
+      name: 'svc',
+      forwardIdentity: true,
+      timeoutMs: 500,
+      backend: {
+        info: { name: 'svc', version: '1' },
+        listTools: () => [tool('read_it', { readOnlyHint: true })],
+        callTool: (_n, _a, call) =>
+          new Promise((_, reject) => {
+            calls++;
+            call.signal.addEventListener('abort', () => reject(call.signal.reason), { once: true });
+          }),
+      },
+    });
+    await hung.check();
+    const agg = new Aggregator([hung], { log, retry: { attempts: 5, deadlineMs: 600, baseDelayMs: 10 } });
+    const t0 = Date.now();
+    const r = (await agg.callTool('read_it', {}, info())) as {
+      isError?: boolean;
+      structuredContent?: { error: { code: number } };
+    };
+    const ms = Date.now() - t0;
+    expect(r.structuredContent?.error.code).toBe(503);
+    // Two attempts: 500 ms, then the ~90 ms left of the deadline, not another 500 ms.
+    expect(calls).toBe(2);
+    expect(ms).toBeGreaterThanOrEqual(550);
+    expect(ms).toBeLessThan(850);
+  });
+
+  it('is aborted when the caller cancels', async () => {
+    let aborted = false;
+    const hung = new Upstream({
+      name: 'svc',
+      forwardIdentity: true,
+      backend: {
+        info: { name: 'svc', version: '1' },
+        listTools: () => [tool('read_it', { readOnlyHint: true })],
+        callTool: (_n, _a, call) =>
+          new Promise((_, reject) => {
+            call.signal.addEventListener(
+              'abort',
+              () => {
+                aborted = true;
+                reject(call.signal.reason);
+              },
+              { once: true },
+            );
+          }),
+      },
+    });
+    await hung.check();
+    const agg = new Aggregator([hung], { log });
+    const cancel = new AbortController();
+    const pending = agg.callTool('read_it', {}, { ...info(), signal: cancel.signal });
+    setTimeout(() => cancel.abort(new Error('cancelled by the client')), 50);
+    await expect(pending).rejects.toThrow(/cancelled/);
+    expect(aborted).toBe(true);
   });
 });
 
