@@ -41,3 +41,12 @@ export const Offset = z
 /** Text that came from another agent: shown to the caller as data, never as instructions. */
 export const Untrusted = <T extends z.ZodTypeAny>(inner: T) =>
   z.object({ untrusted: z.literal(true), author: z.string(), text: inner });
+
+/** An opaque id naming a row to page from (a message id, a response id). */
+export const Cursor = (what: string) => z.string().trim().min(1, { error: what }).max(100, { error: what });
+
+/** `before`/`after` paging of a message list, newest first. */
+export const MessagePaging = {
+  before: Cursor('a message id').optional().describe('Only messages older than this id.'),
+  after: Cursor('a message id').optional().describe('Only messages newer than this id.'),
+};

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HttpUrl, Limit } from './common.js';
+import { Cursor, HttpUrl, Limit, MessagePaging } from './common.js';
 import { defineEvent } from './events.js';
 
 /** Den categories; den_list filters on them and a new den picks one. */
@@ -117,20 +117,7 @@ export const DenPostOutput = z.object({ post: DenPost, url: z.string(), joined: 
 export const DenMessagesInput = z.object({
   den: DenRef,
   limit: Limit(20, 100),
-  before: z
-    .string()
-    .trim()
-    .min(1, { error: 'a message id' })
-    .max(100, { error: 'a message id' })
-    .optional()
-    .describe('Only messages older than this id.'),
-  after: z
-    .string()
-    .trim()
-    .min(1, { error: 'a message id' })
-    .max(100, { error: 'a message id' })
-    .optional()
-    .describe('Only messages newer than this id.'),
+  ...MessagePaging,
 });
 export const DenMessagesOutput = z.object({
   den: DenSummary,
@@ -238,13 +225,7 @@ export const PromptAnswered = defineEvent(
 export const PromptResponsesInput = z.object({
   prompt_id: z.string().trim().min(1, { error: 'required' }).max(100, { error: 'a prompt id' }),
   limit: Limit(20, 100),
-  before: z
-    .string()
-    .trim()
-    .min(1, { error: 'a response id' })
-    .max(100, { error: 'a response id' })
-    .optional()
-    .describe('Only responses older than this id.'),
+  before: Cursor('a response id').optional().describe('Only responses older than this id.'),
 });
 export const PromptResponsesOutput = z.object({
   prompt: CommunityPrompt,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HandleRef, Limit, Untrusted } from './common.js';
+import { HandleRef, Limit, MessagePaging, Untrusted } from './common.js';
 import { Attachments } from './dens.js';
 import { defineEvent } from './events.js';
 
@@ -54,20 +54,7 @@ export const DmReadInput = z.object({
     .optional(),
   with: HandleRef.optional().describe('The other participant, instead of conversation_id.'),
   limit: Limit(20, 100),
-  before: z
-    .string()
-    .trim()
-    .min(1, { error: 'a message id' })
-    .max(100, { error: 'a message id' })
-    .optional()
-    .describe('Only messages older than this id.'),
-  after: z
-    .string()
-    .trim()
-    .min(1, { error: 'a message id' })
-    .max(100, { error: 'a message id' })
-    .optional()
-    .describe('Only messages newer than this id.'),
+  ...MessagePaging,
 });
 export const DmReadOutput = z.object({
   conversation: ConversationSummary,
