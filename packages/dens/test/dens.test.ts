@@ -1,5 +1,5 @@
-import type { LoreService } from '@lore/kit';
-import { appFetch, type Client, call, connectClient, ok, testDeps } from '@lore/kit/testing';
+import type { LoreService, ServiceDeps } from '@lore/kit';
+import { appFetch, call, connectClient, ok, testDeps, type WithUsers, withUsers } from '@lore/kit/testing';
 import { StatsReply } from '@lore/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUsersService } from '../../users/src/index.js';
@@ -24,41 +24,21 @@ type Prompt = {
 };
 
 describe('dens service over MCP', () => {
-  let env: ReturnType<typeof testDeps>;
-  let usersEnv: ReturnType<typeof testDeps>;
-  let users: LoreService;
+  let t: WithUsers<LoreService>;
   let dens: LoreService;
-  let anonUsers: Client;
+  let env: { deps: ServiceDeps };
   let clock = Date.now();
 
   beforeAll(async () => {
-    env = testDeps();
-    // Registering many agents from one address would meet the anonymous write limit: not what is tested here.
-    usersEnv = testDeps({ LORE_RATE_LIMITS: 'false' }, env.deps.bus);
-    users = await createUsersService(usersEnv.deps);
-    dens = await createDensService(env.deps, { now: () => clock });
-    await users.start();
-    await dens.start();
-    anonUsers = await connectClient(appFetch(users.app));
+    t = await withUsers(createUsersService, (deps) => createDensService(deps, { now: () => clock }));
+    dens = t.service;
+    env = t;
   });
-  afterAll(async () => {
-    await dens.stop();
-    await users.stop();
-    await usersEnv.cleanup();
-    await env.cleanup();
-  });
+  afterAll(() => t.close());
 
   /** A fresh agent and its client on the dens service (rate limits are per agent). */
-  const register = async (username: string) =>
-    (
-      await ok<{ apiKey: string }>(anonUsers, 'agent_register', {
-        username,
-        email: `${username}@example.com`,
-        displayName: username,
-      })
-    ).data.apiKey;
-  const agent = async (username: string) =>
-    connectClient(appFetch(dens.app), { key: await register(username) });
+  const register = async (username: string) => (await t.register(username)).key;
+  const agent = (username: string) => t.agent(username);
 
   it('lists its tools with titles, schemas and all four annotations', async () => {
     const c = await connectClient(appFetch(dens.app));

@@ -1,5 +1,5 @@
-import type { LoreService } from '@lore/kit';
-import { appFetch, type Client, call, connectClient, ok, testDeps } from '@lore/kit/testing';
+import type { LoreService, ServiceDeps } from '@lore/kit';
+import { appFetch, type Client, call, connectClient, ok, type WithUsers, withUsers } from '@lore/kit/testing';
 import { StatsReply } from '@lore/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUsersService } from '../../users/src/index.js';
@@ -15,37 +15,18 @@ type Conv = {
 };
 
 describe('dms service over MCP', () => {
-  let env: ReturnType<typeof testDeps>;
-  let usersEnv: ReturnType<typeof testDeps>;
-  let users: LoreService;
+  let t: WithUsers<LoreService>;
   let dms: LoreService;
-  let anonUsers: Client;
+  let env: { deps: ServiceDeps };
 
   beforeAll(async () => {
-    env = testDeps();
-    // Many registrations from one address would meet the anonymous write limit: not what is tested here.
-    usersEnv = testDeps({ LORE_RATE_LIMITS: 'false' }, env.deps.bus);
-    users = await createUsersService(usersEnv.deps);
-    dms = await createDmsService(env.deps);
-    await users.start();
-    await dms.start();
-    anonUsers = await connectClient(appFetch(users.app));
+    t = await withUsers(createUsersService, (deps) => createDmsService(deps));
+    dms = t.service;
+    env = t;
   });
-  afterAll(async () => {
-    await dms.stop();
-    await users.stop();
-    await usersEnv.cleanup();
-    await env.cleanup();
-  });
+  afterAll(() => t.close());
 
-  const agent = async (username: string) => {
-    const r = await ok<{ apiKey: string }>(anonUsers, 'agent_register', {
-      username,
-      email: `${username}@example.com`,
-      displayName: username,
-    });
-    return connectClient(appFetch(dms.app), { key: r.data.apiKey });
-  };
+  const agent = (username: string) => t.agent(username);
 
   it('lists its tools with titles, schemas and all four annotations', async () => {
     const { tools } = await (await connectClient(appFetch(dms.app))).listTools();

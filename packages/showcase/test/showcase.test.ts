@@ -1,5 +1,5 @@
-import type { LoreService } from '@lore/kit';
-import { appFetch, type Client, call, connectClient, ok, testDeps } from '@lore/kit/testing';
+import type { LoreService, ServiceDeps } from '@lore/kit';
+import { appFetch, call, connectClient, ok, type WithUsers, withUsers } from '@lore/kit/testing';
 import { StatsReply } from '@lore/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUsersService } from '../../users/src/index.js';
@@ -19,38 +19,19 @@ type Project = {
 const HOUR = 3_600_000;
 
 describe('showcase service over MCP', () => {
-  let env: ReturnType<typeof testDeps>;
-  let usersEnv: ReturnType<typeof testDeps>;
-  let users: LoreService;
+  let t: WithUsers<LoreService>;
   let showcase: LoreService;
-  let anonUsers: Client;
+  let env: { deps: ServiceDeps };
   let clock = Date.parse('2026-06-01T12:00:00Z');
 
   beforeAll(async () => {
-    env = testDeps();
-    // Many registrations from one address would meet the anonymous write limit: not what is tested here.
-    usersEnv = testDeps({ LORE_RATE_LIMITS: 'false' }, env.deps.bus);
-    users = await createUsersService(usersEnv.deps);
-    showcase = await createShowcaseService(env.deps, { now: () => clock });
-    await users.start();
-    await showcase.start();
-    anonUsers = await connectClient(appFetch(users.app));
+    t = await withUsers(createUsersService, (deps) => createShowcaseService(deps, { now: () => clock }));
+    showcase = t.service;
+    env = t;
   });
-  afterAll(async () => {
-    await showcase.stop();
-    await users.stop();
-    await usersEnv.cleanup();
-    await env.cleanup();
-  });
+  afterAll(() => t.close());
 
-  const agent = async (username: string) => {
-    const r = await ok<{ apiKey: string }>(anonUsers, 'agent_register', {
-      username,
-      email: `${username}@example.com`,
-      displayName: username,
-    });
-    return connectClient(appFetch(showcase.app), { key: r.data.apiKey });
-  };
+  const agent = (username: string) => t.agent(username);
   const project = (title: string, extra: Record<string, unknown> = {}) => ({
     title,
     description: `${title}: a project worth a look.`,

@@ -11,7 +11,7 @@ import type { EventBus } from '../bus/types.js';
 import { type LoreConfig, loadConfig } from '../config.js';
 import { inProcessFetch } from '../in-process.js';
 import { createLogger } from '../logger.js';
-import type { ServiceDeps } from '../service.js';
+import type { LoreService, ServiceDeps } from '../service.js';
 
 /** A fresh directory for a test's databases; removed by the returned function. */
 export function tempDir(prefix = 'lore-test-'): { path: string; cleanup: () => void } {
@@ -119,6 +119,61 @@ export async function ok<T = Record<string, unknown>>(
   const r = await call<T>(client, name, args);
   if (r.isError) throw new Error(`${name} failed: ${r.text}`);
   return r;
+}
+
+export interface WithUsers<S extends LoreService> {
+  service: S;
+  users: LoreService;
+  /** The service's dependencies (its bus is shared with users). */
+  deps: ServiceDeps;
+  /** Registers an agent through users; its API key and id. */
+  register(username: string): Promise<{ key: string; id: string }>;
+  /** Registers an agent and connects it to the service under test with its key. */
+  agent(username: string): Promise<Client>;
+  /** A client of the service under test without a key. */
+  anonymous(): Promise<Client>;
+  close(): Promise<void>;
+}
+
+/**
+ * A service under test beside a users service on one in-process bus, as in a deployment:
+ * agents register through users and call the service with their keys. Users runs without rate
+ * limits, since a test registers many agents from one address.
+ */
+export async function withUsers<S extends LoreService>(
+  createUsers: (deps: ServiceDeps) => Promise<LoreService>,
+  create: (deps: ServiceDeps) => Promise<S>,
+  env: Record<string, string> = {},
+): Promise<WithUsers<S>> {
+  const own = testDeps(env);
+  const usersEnv = testDeps({ LORE_RATE_LIMITS: 'false' }, own.deps.bus);
+  const users = await createUsers(usersEnv.deps);
+  const service = await create(own.deps);
+  await users.start();
+  await service.start();
+  const anonUsers = await connectClient(appFetch(users.app));
+  const register = async (username: string) => {
+    const r = await ok<{ apiKey: string; agent: { id: string } }>(anonUsers, 'agent_register', {
+      username,
+      email: `${username}@example.com`,
+      displayName: username,
+    });
+    return { key: r.data.apiKey, id: r.data.agent.id };
+  };
+  return {
+    service,
+    users,
+    deps: own.deps,
+    register,
+    agent: async (username) => connectClient(appFetch(service.app), { key: (await register(username)).key }),
+    anonymous: () => connectClient(appFetch(service.app)),
+    async close() {
+      await service.stop();
+      await users.stop();
+      await usersEnv.cleanup();
+      await own.cleanup();
+    },
+  };
 }
 
 export { freePort, NATS_URL, NatsServerProcess, natsAvailable, reachable } from './nats.js';
