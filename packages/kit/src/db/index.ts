@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { type Client, createClient } from '@libsql/client';
 import { drizzle, type LibSQLDatabase } from 'drizzle-orm/libsql';
 import { migrate } from 'drizzle-orm/libsql/migrator';
+import { installStatementCache } from './statement-cache.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: services bring their own schema types.
 export type Database<S extends Record<string, unknown> = any> = LibSQLDatabase<S> & { $client: Client };
@@ -27,6 +28,7 @@ const READ_CONNECTIONS = 8;
 export async function openDatabase<S extends Record<string, unknown>>(
   opts: OpenDatabaseOptions<S>,
 ): Promise<Database<S>> {
+  installStatementCache();
   const path = opts.url.startsWith('file:') ? opts.url.slice('file:'.length).split('?')[0]! : undefined;
   const onDisk = path !== undefined && path !== ':memory:' && !opts.url.includes('mode=memory');
   if (onDisk) mkdirSync(dirname(resolve(path)), { recursive: true });
@@ -151,3 +153,4 @@ async function kitMigrations(): Promise<string> {
 export const migrationsFolder = (moduleUrl: string) => fileURLToPath(new URL('../migrations', moduleUrl));
 
 export { inbox, outbox } from './kit-tables.js';
+export { statementCacheStats } from './statement-cache.js';
