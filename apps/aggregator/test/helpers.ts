@@ -39,10 +39,11 @@ export async function spawnTs(
     out += d;
   });
   const url = await new Promise<string>((resolve, reject) => {
-    const t = setTimeout(
-      () => reject(new Error(`${entry} did not start in ${timeoutMs} ms:\n${out}`)),
-      timeoutMs,
-    );
+    const t = setTimeout(() => {
+      // A server that never said where it listens must not outlive the test that waited for it.
+      child.kill('SIGKILL');
+      reject(new Error(`${entry} did not start in ${timeoutMs} ms:\n${out}`));
+    }, timeoutMs);
     const check = () => {
       const m = urlPattern.exec(out);
       if (m) {
