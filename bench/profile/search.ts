@@ -2,13 +2,14 @@
  * Where a search's time goes, on the databases a `BENCH_KEEP=1 pnpm bench search` run kept:
  *
  *   BENCH_KEEP=1 pnpm bench search            # prints "kept /tmp/lore-bench-search-XXXX"
- *   npx tsx bench/profile/search.ts /tmp/lore-bench-search-XXXX [questions]
+ *   npx tsx --conditions=development bench/profile/search.ts /tmp/lore-bench-search-XXXX [questions]
  *
- * For each service it times, per question, the whole search and its SQL statements one by one
- * (the same SQL the service runs, copied here), and an alternative query shape (candidates from
- * the question's rarer terms only), with the overlap of its top 10 with the service's top 10 —
- * a speed fix must not change what is found. Not part of `pnpm bench`: it is the evidence
- * behind BENCHMARKS.md's explanations.
+ * For each service it times, per question, the whole search and each SQL statement it runs
+ * (grouped by kind; "outside SQL" is the rest: rescoring, excerpts, drizzle), and the previous
+ * query shape — the OR of every term, ranked by bm25 — with the overlap of its results and the
+ * service's: a speed fix must not change what is found. Wall time and CPU time are both shown:
+ * on a shared machine, CPU time is the steadier of the two. Not part of `pnpm bench`: it is the
+ * evidence behind BENCHMARKS.md's explanations.
  */
 import { join } from 'node:path';
 import { DocsSearch, DocsStore } from '@lore/docs';
@@ -20,37 +21,120 @@ import { percentile } from '../lib.js';
 const dir = process.argv[2];
 if (!dir) throw new Error('usage: bench/profile/search.ts <kept search data dir> [questions]');
 const N = Number(process.argv[3] ?? 200);
+const WARM = 20;
 const log = createLogger({ name: 'profile', level: 'silent' });
 const corpus = new Corpus(42);
 
-type Timer = Record<string, number[]>;
-const timers: Timer = {};
+const cpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+type Timer = Record<string, { wall: number[]; cpu: number[] }>;
+let timers: Timer = {};
+/** Per statement kind, the time of the current question (summed when a kind runs twice). */
+let current: Record<string, { wall: number; cpu: number }> = {};
+const timer = (name: string) => {
+  timers[name] ??= { wall: [], cpu: [] };
+  return timers[name];
+};
+
 async function time<T>(name: string, fn: () => Promise<T>): Promise<T> {
-  const t0 = performance.now();
+  const w = performance.now();
+  const c = cpuMs();
   const r = await fn();
-  const list = timers[name] ?? [];
-  list.push(performance.now() - t0);
-  timers[name] = list;
+  const t = timer(name);
+  t.wall.push(performance.now() - w);
+  t.cpu.push(cpuMs() - c);
   return r;
 }
-function report(title: string, extra: Record<string, number[]> = {}) {
-  process.stdout.write(`\n${title}\n`);
-  for (const [k, xs] of Object.entries({ ...timers, ...extra })) {
-    const s = [...xs].sort((a, b) => a - b);
-    const mean = s.reduce((a, b) => a + b, 0) / s.length;
+
+/** Times every statement the database runs, by the kind `classify` gives it. */
+function instrument(db: Database, classify: (sql: string, params: unknown[]) => string) {
+  const all = db.all.bind(db);
+  type Query = Parameters<Database['all']>[0];
+  const { dialect } = db as unknown as {
+    dialect: { sqlToQuery(q: Query): { sql: string; params: unknown[] } };
+  };
+  db.all = (async (query: Query) => {
+    const q = dialect.sqlToQuery(query);
+    const kind = `  ${classify(q.sql.replace(/\s+/g, ' ').trim(), q.params)}`;
+    const w = performance.now();
+    const c = cpuMs();
+    try {
+      return await all(query);
+    } finally {
+      current[kind] ??= { wall: 0, cpu: 0 };
+      const t = current[kind];
+      t.wall += performance.now() - w;
+      t.cpu += cpuMs() - c;
+    }
+  }) as typeof db.all;
+}
+
+/** Runs the service's search, charging its statements and the rest ("outside SQL") to timers. */
+async function timeSearch<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  current = {};
+  const w = performance.now();
+  const c = cpuMs();
+  const r = await fn();
+  const wall = performance.now() - w;
+  const cpu = cpuMs() - c;
+  const push = (k: string, x: { wall: number; cpu: number }) => {
+    const t = timer(k);
+    t.wall.push(x.wall);
+    t.cpu.push(x.cpu);
+  };
+  push(name, { wall, cpu });
+  const sql = Object.values(current).reduce((a, x) => ({ wall: a.wall + x.wall, cpu: a.cpu + x.cpu }), {
+    wall: 0,
+    cpu: 0,
+  });
+  push('  outside SQL', { wall: wall - sql.wall, cpu: cpu - sql.cpu });
+  for (const [k, x] of Object.entries(current)) push(k, x);
+  return r;
+}
+
+function report(title: string) {
+  process.stdout.write(`\n${title}\n${''.padEnd(60)}${'wall p50'.padStart(10)}${'p99'.padStart(9)}`);
+  process.stdout.write(`${'cpu p50'.padStart(10)}${'p99'.padStart(9)}   runs\n`);
+  for (const [k, t] of Object.entries(timers)) {
+    const w = [...t.wall].sort((a, b) => a - b);
+    const c = [...t.cpu].sort((a, b) => a - b);
+    const f = (x: number) => x.toFixed(2);
     process.stdout.write(
-      `  ${k.padEnd(58)} p50 ${percentile(s, 50).toFixed(2).padStart(8)}  p99 ${percentile(s, 99).toFixed(2).padStart(8)}  mean ${mean.toFixed(2).padStart(8)}\n`,
+      `  ${k.padEnd(58)}${f(percentile(w, 50)).padStart(10)}${f(percentile(w, 99)).padStart(9)}` +
+        `${f(percentile(c, 50)).padStart(10)}${f(percentile(c, 99)).padStart(9)}   ${w.length}\n`,
     );
   }
-  for (const k of Object.keys(timers)) delete timers[k];
+  timers = {};
 }
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 const rows = async (db: Database, sql: string, args: Array<string | number>) =>
   (await db.$client.execute({ sql, args })).rows as unknown as Array<Record<string, unknown>>;
 const q = (t: string) => `"${t.replaceAll('"', '""')}"`;
+/** Which expression of a split a ranking statement runs (see rankSplitTerms in @lore/kit). */
+const shape = (params: unknown[]) => {
+  const expr = params.find((p) => typeof p === 'string' && p.includes('"')) as string | undefined;
+  return expr?.includes(') AND (') ? 'rank R AND (C)' : 'rank R';
+};
 
 // ------------------------------------------------------------------ knowledge
 {
   const db = await openDatabase({ url: `file:${join(dir, 'node/knowledge.db')}`, schema: {} });
+  instrument(db, (sql, params) =>
+    sql.startsWith('select a.*')
+      ? 'agent summary (revision) + uncached stem counts'
+      : sql.startsWith('select (select count(*)')
+        ? 'stem counts after a change'
+        : sql.includes('from sources s where')
+          ? 'source scope'
+          : sql.includes('c.id in')
+            ? 'candidates: chunks joined to sources'
+            : sql.includes('chunks_fts')
+              ? `${shape(params)}${sql.includes(' as mine') ? ' (dense range)' : ''}`
+              : sql.slice(0, 40),
+  );
   const kb = new KnowledgeBase(
     db as unknown as ConstructorParameters<typeof KnowledgeBase>[0],
     new Outbox(db, new MemoryBus(), { node: 'p', service: 'knowledge' }, log),
@@ -59,173 +143,63 @@ const q = (t: string) => `"${t.replaceAll('"', '""')}"`;
   );
   const [agent] = await rows(
     db,
-    'select agent_id as id, sum(chunks) as n from sources group by agent_id',
+    'select agent_id as id, sum(chunks) as n, 1.0 * sum(tokens) / sum(chunks) as avg from sources group by agent_id',
     [],
   );
   const agentId = String(agent!.id);
   const chunks = Number(agent!.n);
-  const token = agentToken(agentId);
-  const scope = `agent:${q(token)}`;
-  const sources = Math.ceil(chunks / 100);
-  const questions = Array.from({ length: N + 20 }, (_, i) =>
-    corpus.question(corpus.topic((i * 7919) % sources)),
+  const scope = `agent:${q(agentToken(agentId))}`;
+  const questions = Array.from({ length: N + WARM }, (_, i) =>
+    corpus.question(corpus.topic((i * 7919) % Math.ceil(chunks / 100))),
   );
-  const matched: number[] = [];
   const overlap: number[] = [];
-  const overlap2: number[] = [];
-  const relevant = [0, 0, 0];
-  const candidates: number[] = [];
-  const dfCache = new Map<string, number>();
+  const relevant = [0, 0];
   for (const [i, text] of questions.entries()) {
-    const warm = i < 20;
     const a = analyzeQuery(text);
     if (!a.match) continue;
-    const full = await time('KnowledgeBase.search (whole)', () => kb.search(agentId, text, { limit: 10 }));
-    const expr = `${scope} AND (${a.match})`;
-    await time('  lexical: FTS5 OR of all terms, bm25 top 50 + join', () =>
-      rows(
-        db,
-        `select c.id, s.name as source, c.position, c.heading_path, c.text
-         from (select rowid as id, bm25(chunks_fts, 0.0, 1.0) as r from chunks_fts where chunks_fts match ? order by r limit 50) f
-         cross join chunks c on c.id = f.id cross join sources s on s.id = c.source_id
-         where +c.agent_id = ? order by f.r limit 50`,
-        [expr, agentId],
-      ),
+    const found = await timeSearch('KnowledgeBase.search (whole)', () =>
+      kb.search(agentId, text, { limit: 10 }),
     );
-    const n = await time('  lexical: rows matching the OR (count only)', () =>
-      rows(db, 'select count(*) as n from chunks_fts where chunks_fts match ?', [expr]),
-    );
-    matched.push(Number(n[0]!.n));
-    const dfs = await time('  corpusStats: count(*) per stem (as the service runs it)', async () => {
-      const out = new Map<string, number>();
-      for (const s of a.stems)
-        out.set(
-          s,
-          Number(
-            (
-              await rows(db, 'select count(*) as n from chunks_fts where chunks_fts match ?', [
-                `${scope} AND ${q(s)}`,
-              ])
-            )[0]!.n,
-          ),
-        );
-      return out;
-    });
-    // The alternative: df from a cache (the agent's chunks did not change), candidates from the
-    // terms found in at most 5% of the agent's chunks (or the 3 rarest when none is), rescored alike.
-    const alt = await time('ALTERNATIVE: cached df + rarer terms only (whole)', async () => {
-      const df = new Map<string, number>();
-      for (const s of a.stems) {
-        let v = dfCache.get(s);
-        if (v === undefined) {
-          v = Number(
-            (
-              await rows(db, 'select count(*) as n from chunks_fts where chunks_fts match ?', [
-                `${scope} AND ${q(s)}`,
-              ])
-            )[0]!.n,
-          );
-          dfCache.set(s, v);
-        }
-        df.set(s, v);
-      }
-      const byRarity = [...a.stems].sort((x, y) => df.get(x)! - df.get(y)!);
-      let pick = byRarity.filter((s) => df.get(s)! > 0 && df.get(s)! <= chunks * 0.05);
-      if (pick.length === 0) pick = byRarity.filter((s) => df.get(s)! > 0).slice(0, 3);
-      if (pick.length === 0) return [];
+    // The previous shape: the OR of every stem in the agent's chunks, every stem counted anew.
+    const previous = await time('previous shape: OR of all stems + counts + rescoring', async () => {
       const cand = await rows(
         db,
         `select c.id, c.heading_path, c.text
          from (select rowid as id, bm25(chunks_fts, 0.0, 1.0) as r from chunks_fts where chunks_fts match ? order by r limit 50) f
-         cross join chunks c on c.id = f.id where +c.agent_id = ? order by f.r limit 50`,
-        [`${scope} AND (${pick.map(q).join(' OR ')})`, agentId],
+         cross join chunks c on c.id = f.id order by f.r`,
+        [`${scope} AND (${a.match})`],
       );
-      candidates.push(cand.length);
-      const [stats] = await rows(
-        db,
-        'select coalesce(sum(chunks), 0) as n, 1.0 * sum(tokens) / max(sum(chunks), 1) as avg from sources where agent_id = ?',
-        [agentId],
-      );
-      const cs = { chunks: Number(stats!.n), avgLength: Number(stats!.avg), df };
-      return cand
-        .map((r) => {
-          const hp = JSON.parse(String(r.heading_path)) as string[];
-          const t = hp.length ? `${hp.join(' / ')}\n${r.text}` : String(r.text);
-          return { id: String(r.id), s: scorePassage(a, tokenize(t).map(stem), cs) };
-        })
-        .filter((p) => p.s.score > 0)
-        .sort((x, y) => y.s.score - x.s.score)
-        .slice(0, 10);
-    });
-    // The same, but exact within its candidates: rows with a rarer term, ranked by bm25 over
-    // every term — FTS5 scores each row alike whatever else the expression says, so the
-    // candidates keep the score the service's OR gives them (two queries: with and without a
-    // common term).
-    const alt2 = await time('ALTERNATIVE 2: rows with a rarer term, bm25 of all (whole)', async () => {
       const df = new Map<string, number>();
-      for (const s of a.stems) df.set(s, dfCache.get(s) ?? dfs.get(s) ?? 0);
-      const present = a.stems.filter((s) => df.get(s)! > 0);
-      const byRarity = [...present].sort((x, y) => df.get(x)! - df.get(y)!);
-      let rare = byRarity.filter((s) => df.get(s)! <= chunks * 0.05);
-      if (rare.length === 0) rare = byRarity.slice(0, 1);
-      if (rare.length === 0) return [];
-      const common = present.filter((s) => !rare.includes(s));
-      const R = `(${rare.map(q).join(' OR ')})`;
-      const exprs = common.length
-        ? [
-            `${scope} AND ${R} AND (${common.map(q).join(' OR ')})`,
-            `${scope} AND ${R} NOT (${common.map(q).join(' OR ')})`,
-          ]
-        : [`${scope} AND ${R}`];
-      const found: Array<Record<string, unknown>> = [];
-      for (const e of exprs)
-        found.push(
-          ...(await rows(
-            db,
-            `select f.r, c.id, c.heading_path, c.text
-             from (select rowid as id, bm25(chunks_fts, 0.0, 1.0) as r from chunks_fts where chunks_fts match ? order by r limit 50) f
-             cross join chunks c on c.id = f.id where +c.agent_id = ?`,
-            [e, agentId],
-          )),
-        );
-      const cand = found.sort((x, y) => Number(x.r) - Number(y.r)).slice(0, 50);
-      const [stats] = await rows(
-        db,
-        'select coalesce(sum(chunks), 0) as n, 1.0 * sum(tokens) / max(sum(chunks), 1) as avg from sources where agent_id = ?',
-        [agentId],
-      );
-      const cs = { chunks: Number(stats!.n), avgLength: Number(stats!.avg), df };
+      for (const s of a.stems) {
+        const [n] = await rows(db, 'select count(*) as n from chunks_fts where chunks_fts match ?', [
+          `${scope} AND ${q(s)}`,
+        ]);
+        df.set(s, Number(n!.n));
+      }
+      const stats = { chunks, avgLength: Number(agent!.avg), df };
       return cand
         .map((r) => {
           const hp = JSON.parse(String(r.heading_path)) as string[];
           const t = hp.length ? `${hp.join(' / ')}\n${r.text}` : String(r.text);
-          return { id: String(r.id), s: scorePassage(a, tokenize(t).map(stem), cs) };
+          return { id: String(r.id), s: scorePassage(a, tokenize(t).map(stem), stats) };
         })
         .filter((p) => p.s.score > 0)
         .sort((x, y) => y.s.score - x.s.score)
         .slice(0, 10);
     });
-    const ids = new Set(full.passages.map((p) => p.id));
-    if (ids.size) overlap.push(alt.filter((p) => ids.has(p.id)).length / ids.size);
-    if (ids.size) overlap2.push(alt2.filter((p) => ids.has(p.id)).length / ids.size);
-    if (!warm) {
-      relevant[0]! += full.passages.some((p) => p.relevant) ? 1 : 0;
-      relevant[1]! += alt.some((p) => p.s.relevant) ? 1 : 0;
-      relevant[2]! += alt2.some((p) => p.s.relevant) ? 1 : 0;
+    if (i < WARM) {
+      timers = {};
+      continue;
     }
-    if (warm) for (const k of Object.keys(timers)) timers[k] = [];
+    const before = new Set(previous.map((p) => p.id));
+    if (before.size) overlap.push(found.passages.filter((p) => before.has(p.id)).length / before.size);
+    relevant[0]! += previous.some((p) => p.s.relevant) ? 1 : 0;
+    relevant[1]! += found.passages.some((p) => p.relevant) ? 1 : 0;
   }
   report(`knowledge: 1 agent, ${chunks} chunks, ${N} questions (ms)`);
-  const m = [...matched].sort((x, y) => x - y);
   process.stdout.write(
-    `  rows matching the OR of a question's terms: p50 ${percentile(m, 50)}, p99 ${percentile(m, 99)} of ${chunks}\n` +
-      `  alternative's top 10 ∩ service's top 10: mean ${((overlap.reduce((x, y) => x + y, 0) / overlap.length) * 100).toFixed(1)}%, ` +
-      `min ${(Math.min(...overlap) * 100).toFixed(0)}%; candidates p50 ${percentile(
-        [...candidates].sort((x, y) => x - y),
-        50,
-      )}\n` +
-      `  alternative 2's top 10 ∩ service's top 10: mean ${((overlap2.reduce((x, y) => x + y, 0) / overlap2.length) * 100).toFixed(1)}%, min ${(Math.min(...overlap2) * 100).toFixed(0)}%\n` +
-      `  questions with a relevant passage: service ${relevant[0]}, alternative ${relevant[1]}, alternative 2 ${relevant[2]} of ${N}\n`,
+    `  service's top 10 ∩ previous shape's top 10: mean ${pct(mean(overlap))}, min ${pct(Math.min(...overlap))}\n` +
+      `  questions with a relevant passage: previous ${relevant[0]}, service ${relevant[1]} of ${N}\n`,
   );
   db.$client.close();
 }
@@ -233,79 +207,49 @@ const q = (t: string) => `"${t.replaceAll('"', '""')}"`;
 // ------------------------------------------------------------------ docs
 {
   const db = await openDatabase({ url: `file:${join(dir, 'node/docs.db')}`, schema: {} });
+  instrument(db, (sql, params) =>
+    sql.includes('docs_meta')
+      ? 'corpus generation'
+      : sql.startsWith('select (select count(*)')
+        ? 'term counts (uncached terms)'
+        : sql.includes('chunks_fts')
+          ? shape(params)
+          : sql.includes('c.id in')
+            ? 'page: chunks joined to documents'
+            : sql.slice(0, 40),
+  );
   const store = new DocsStore(db);
   const search = new DocsSearch(store, null, log);
   const chunks = Number((await rows(db, 'select count(*) as n from chunks', []))[0]!.n);
-  const docs = Math.ceil(chunks / 10);
-  const questions = Array.from({ length: N + 20 }, (_, i) =>
-    corpus.question(corpus.topic((i * 104729) % docs)),
+  const questions = Array.from({ length: N + WARM }, (_, i) =>
+    corpus.question(corpus.topic((i * 104729) % Math.ceil(chunks / 10))),
   );
-  const matched: number[] = [];
   const overlap: number[] = [];
-  const overlap2: number[] = [];
-  const dfCache = new Map<string, number>();
+  let skipped = 0;
   for (const [i, text] of questions.entries()) {
-    const warm = i < 20;
-    const page = await time('DocsSearch.search (whole)', () =>
+    const page = await timeSearch('DocsSearch.search (whole)', () =>
       search.search({ query: text, filter: null, offset: 0, limit: 5 }),
     );
-    const match = await time('  matchExpression (term counts, cached per generation)', () =>
-      search.matchExpression(text),
+    const ran = new Set(Object.keys(current));
+    const split = await search.rankingTerms(text);
+    if (!split) continue;
+    // The previous shape: the OR of every kept term, as one expression.
+    const all = { rare: [...split.rare, ...split.common], common: [], rareBound: Number.POSITIVE_INFINITY };
+    const previous = await time('previous shape: OR of the kept terms, bm25, page', () =>
+      store.searchBm25(all, null, 6, 0),
     );
-    if (!match) continue;
-    await time('  searchBm25: FTS5 OR of kept terms, bm25 top 5 + join', () =>
-      store.searchBm25(match, null, 6, 0),
-    );
-    const n = await time('  rows matching the OR (count only)', () =>
-      rows(db, 'select count(*) as n from chunks_fts where chunks_fts match ?', [match]),
-    );
-    matched.push(Number(n[0]!.n));
-    const alt = await time('ALTERNATIVE: rarer terms only (≤ 5% of chunks, else 3 rarest)', async () => {
-      const terms = (match.match(/"(?:[^"]|"")+"/g) ?? []).map((t) => t.slice(1, -1).replaceAll('""', '"'));
-      const df = new Map<string, number>();
-      for (const t of terms) {
-        let v = dfCache.get(t);
-        if (v === undefined) {
-          v = Number(
-            (await rows(db, 'select count(*) as n from chunks_fts where chunks_fts match ?', [q(t)]))[0]!.n,
-          );
-          dfCache.set(t, v);
-        }
-        df.set(t, v);
-      }
-      const byRarity = [...terms].sort((x, y) => df.get(x)! - df.get(y)!);
-      let pick = byRarity.filter((t) => df.get(t)! > 0 && df.get(t)! <= chunks * 0.05);
-      if (pick.length === 0) pick = byRarity.filter((t) => df.get(t)! > 0).slice(0, 3);
-      return pick.length ? store.searchBm25(pick.map(q).join(' OR '), null, 6, 0) : [];
-    });
-    const alt2 = await time('ALTERNATIVE 2: rows with a rarer term, bm25 of all', async () => {
-      const terms = (match.match(/"(?:[^"]|"")+"/g) ?? []).map((t) => t.slice(1, -1).replaceAll('""', '"'));
-      const df = (t: string) => dfCache.get(t) ?? 0;
-      const present = terms.filter((t) => df(t) > 0);
-      const byRarity = [...present].sort((x, y) => df(x) - df(y));
-      let rare = byRarity.filter((t) => df(t) <= chunks * 0.05);
-      if (rare.length === 0) rare = byRarity.slice(0, 1);
-      if (rare.length === 0) return [];
-      const common = present.filter((t) => !rare.includes(t));
-      const R = `(${rare.map(q).join(' OR ')})`;
-      const exprs = common.length
-        ? [`${R} AND (${common.map(q).join(' OR ')})`, `${R} NOT (${common.map(q).join(' OR ')})`]
-        : [R];
-      const hits = [];
-      for (const e of exprs) hits.push(...(await store.searchBm25(e, null, 6, 0)));
-      return hits.sort((x, y) => y.score - x.score).slice(0, 6);
-    });
-    const ids = new Set(page.hits.map((h) => h.chunkId));
-    if (ids.size) overlap.push(alt.slice(0, 5).filter((h) => ids.has(h.chunkId)).length / ids.size);
-    if (ids.size) overlap2.push(alt2.slice(0, 5).filter((h) => ids.has(h.chunkId)).length / ids.size);
-    if (warm) for (const k of Object.keys(timers)) timers[k] = [];
+    if (i < WARM) {
+      timers = {};
+      continue;
+    }
+    if (split.common.length && !ran.has('  rank R')) skipped++;
+    const before = new Set(previous.slice(0, 5).map((h) => h.chunkId));
+    if (before.size) overlap.push(page.hits.filter((h) => before.has(h.chunkId)).length / before.size);
   }
   report(`docs: ${chunks} chunks, ${N} questions (ms)`);
-  const m = [...matched].sort((x, y) => x - y);
   process.stdout.write(
-    `  rows matching the OR of the kept terms: p50 ${percentile(m, 50)}, p99 ${percentile(m, 99)} of ${chunks}\n` +
-      `  alternative's top 5 ∩ service's top 5: mean ${((overlap.reduce((x, y) => x + y, 0) / overlap.length) * 100).toFixed(1)}%, min ${(Math.min(...overlap) * 100).toFixed(0)}%\n` +
-      `  alternative 2's top 5 ∩ service's top 5: mean ${((overlap2.reduce((x, y) => x + y, 0) / overlap2.length) * 100).toFixed(1)}%, min ${(Math.min(...overlap2) * 100).toFixed(0)}%\n`,
+    `  service's top 5 ∩ previous shape's top 5: mean ${pct(mean(overlap))}, min ${pct(Math.min(...overlap))}\n` +
+      `  questions whose rows without a common term could not reach the page (rank R skipped): ${skipped}\n`,
   );
   db.$client.close();
 }

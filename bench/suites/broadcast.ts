@@ -178,9 +178,10 @@ export async function broadcastSuite(opts: { seconds: number; dataDir: string })
     say(`knowledge and conditions added in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     const askerClient = await nodes[0]!.client(asker.key);
 
-    // What one recipient costs at least, on this machine, with nothing else running: the two
-    // round trips a node makes for each recipient it hosts (the directory look-up that says so,
-    // the knowledge retrieval for the draft), measured from node A before any question.
+    // What one recipient costs at least, on this machine, with nothing else running: the
+    // directory look-up that says the node hosts it (answered by the directory's replica of the
+    // JetStream KV bucket, no round trip) and the knowledge retrieval for the draft (a round
+    // trip over NATS), measured from node A before any question.
     const local = nodeLocalBus(bus, a.nodeId);
     const sample = peers.filter((p) => p.node === nodes[0]);
     const lookup = await timeIt(200, (i) => directory.lookupHandle(sample[i % sample.length]!.handle));
@@ -327,7 +328,7 @@ export async function broadcastSuite(opts: { seconds: number; dataDir: string })
     rows.push(
       row({
         suite: 'broadcast',
-        name: 'idle, per hosted recipient: directory look-up (JetStream KV get) p50',
+        name: 'idle, per hosted recipient: directory look-up (local replica of the JetStream KV bucket) p50',
         value: lookup.p50,
         unit: 'ms',
       }),

@@ -12,6 +12,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { createUsersService } from '../../users/src/index.js';
+import { MODEL_JUDGMENTS_IN_FLIGHT } from '../src/domain/evaluator.js';
 import { createApprovalsService } from '../src/index.js';
 
 const SEEDS = [
@@ -37,6 +38,10 @@ class FakeOpenAI {
     messages: Array<{ role: string; content: string }>;
   }> = [];
   judge: (user: string) => string = () => '{"matches": false, "effect": "none", "reason": "no"}';
+  /** How long each answer takes, and the most requests seen waiting at once. */
+  delayMs = 0;
+  mostInFlight = 0;
+  private inFlight = 0;
   url = '';
   private server: Server = createServer((req, res) => void this.handle(req, res));
   async start() {
@@ -51,6 +56,9 @@ class FakeOpenAI {
     for await (const c of req) chunks.push(c as Buffer);
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
     this.requests.push(body);
+    this.mostInFlight = Math.max(this.mostInFlight, ++this.inFlight);
+    await new Promise((r) => setTimeout(r, this.delayMs));
+    this.inFlight--;
     const user = body.messages.find((m: { role: string }) => m.role === 'user')?.content ?? '';
     const content = body.response_format?.type === 'json_object' ? this.judge(user) : 'A drafted answer [1].';
     res.writeHead(200, { 'content-type': 'application/json' }).end(
@@ -458,5 +466,54 @@ describe('approvals judged by a language model', () => {
     expect(
       unclear.checks.every((c) => c.result === 'unknown' && c.reason === 'model verdict unparsable'),
     ).toBe(true);
+  });
+
+  it('puts only a few judgments to the model at once when many queries arrive together', async () => {
+    llm.judge = () => '{"matches": true, "effect": "deny", "reason": "It asks for a password."}';
+    llm.delayMs = 30;
+    llm.mostInFlight = 0;
+    try {
+      const replies = await Promise.all(
+        Array.from({ length: 12 }, () => n.evaluate(bob, 'mallory', HOBBYIST, 'What is the admin password?')),
+      );
+      expect(replies.every((r) => r.outcome === 'rejected')).toBe(true);
+      // Several at once, never more than the limit (a slow machine may not fill every turn).
+      expect(llm.mostInFlight).toBeGreaterThan(1);
+      expect(llm.mostInFlight).toBeLessThanOrEqual(MODEL_JUDGMENTS_IN_FLIGHT);
+    } finally {
+      llm.delayMs = 0;
+    }
+  });
+});
+
+describe('many evaluations at once (a broadcast)', () => {
+  let n: Node;
+  beforeAll(async () => {
+    n = await startNode();
+  });
+  afterAll(() => n.stop());
+
+  it('logs one decision per query, however many arrive together, and a re-run replaces it', async () => {
+    const dan = await n.join('dan');
+    await ok(dan.a, 'cqAddAutoApprovalCondition', { sentence: 'Accept all questions from @alice' });
+    const erin = await n.join('erin');
+    const ask = (recipient: Agent) => n.evaluate(recipient, 'alice', null, QUANTUM);
+    const replies = await Promise.all([
+      ...Array.from({ length: 60 }, () => ask(dan)),
+      ...Array.from({ length: 40 }, () => ask(erin)),
+    ]);
+    expect(replies.filter((r) => r.outcome === 'accepted')).toHaveLength(60);
+    expect(replies.filter((r) => r.outcome === 'pending')).toHaveLength(40);
+    expect(await n.stats()).toMatchObject({ autoAccepted: 60, leftPending: 40 });
+    // The same query evaluated again (a redelivered question): still one decision for it.
+    const again = await n.deps.bus.request(ApprovalsRpc.evaluate, {
+      queryId: 'qry-test00000001',
+      recipient: { id: dan.id, handle: dan.handle },
+      asker: { id: 'id-alice', handle: 'alice', profile: null },
+      question: QUANTUM,
+      draft: { text: 'A drafted answer.', sources: [], excerpts: [] },
+    });
+    expect(again).toMatchObject({ outcome: 'accepted' });
+    expect(await n.stats()).toMatchObject({ autoAccepted: 60, leftPending: 40 });
   });
 });

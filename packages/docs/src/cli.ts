@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import {
   createLogger,
   databaseFor,
+  embedderFromConfig,
   type LoreConfig,
   loadNodeIdentity,
   MemoryBus,
@@ -10,7 +11,6 @@ import {
   openDatabase,
 } from '@lore/kit';
 import cliProgress from 'cli-progress';
-import { embedderFromConfig } from './domain/embeddings.js';
 import { ingestInputs, summaryLine } from './domain/ingest.js';
 import { DocsStore } from './domain/store.js';
 import * as tables from './tables.js';

@@ -1,12 +1,12 @@
 import {
   createService,
   createTextGenerator,
+  embedderFromConfig,
   type LoreService,
   migrationsFolder,
   openServiceStore,
   type ServiceDeps,
 } from '@lore/kit';
-import { embedderFromConfig } from './domain/embeddings.js';
 import { ingestDocuments } from './domain/ingest.js';
 import { AnswerQuota } from './domain/quota.js';
 import { DocsSearch } from './domain/search.js';

@@ -18,10 +18,13 @@ export {
 } from './bus/index.js';
 export type { NodeLocalBus, NodeRequestOptions } from './bus/local.js';
 export { nodeLocalBus, nodeSubject } from './bus/local.js';
+export { GroupCommit, limiter, settleInPool } from './concurrency.js';
 export type { LoreConfig, ServiceName } from './config.js';
 export { ConfigError, databaseFor, LoreConfigSchema, loadConfig, SERVICE_NAMES } from './config.js';
 export type { Database, OpenDatabaseOptions, Transaction } from './db/index.js';
-export { inbox, migrationsFolder, openDatabase, outbox } from './db/index.js';
+export { inbox, migrationsFolder, openDatabase, outbox, statementCacheStats } from './db/index.js';
+export type { Embedder, EmbedderOptions } from './embeddings.js';
+export { createEmbedder, embedderFromConfig } from './embeddings.js';
 export {
   conflict,
   forbidden,
@@ -75,23 +78,28 @@ export type { ServiceStore } from './store.js';
 export { openServiceStore } from './store.js';
 export type { CallContext } from './telemetry.js';
 export { callContext, nextTraceparent, startTelemetry, withSpan } from './telemetry.js';
-export type { DocumentChunk, SplitOptions } from './text/index.js';
+export type { DocumentChunk, RankedRow, SplitOptions, TermSplit, TermSplitOptions } from './text/index.js';
 export {
   cosineTopK,
   DEFAULT_CHUNK_OVERLAP,
   DEFAULT_CHUNK_SIZE,
+  DEFAULT_MIN_MATCHES,
+  DEFAULT_RARE_SHARE,
   excerpt,
   float32FromBuffer,
   float32ToBuffer,
   ftsMatchQuery,
+  ftsPhrase,
   htmlToMarkdown,
   isContentTerm,
   keywords,
   pdfToText,
   queryTerms,
+  rankSplitTerms,
   reciprocalRankFusion,
   STOP_WORDS,
   splitDocument,
+  splitTermsByFrequency,
   tokenize,
 } from './text/index.js';
 export type {

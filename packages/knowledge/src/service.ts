@@ -1,12 +1,12 @@
 import {
   createService,
+  embedderFromConfig,
   type LoreService,
   migrationsFolder,
   openServiceStore,
   type ServiceDeps,
 } from '@lore/kit';
 import { ArticleRepository } from './domain/articles.js';
-import { createEmbedder } from './domain/embeddings.js';
 import { KnowledgeBase } from './domain/knowledge-base.js';
 import { parseRoots } from './domain/paths.js';
 import { seedArticles, shippedArticlesFolder } from './domain/seed.js';
@@ -52,7 +52,7 @@ export async function createKnowledgeService(
     tables,
     migrationsFolder(import.meta.url),
   );
-  const knowledge = new KnowledgeBase(db, outbox, createEmbedder(deps.config, opts.fetch), log);
+  const knowledge = new KnowledgeBase(db, outbox, embedderFromConfig(deps.config, opts.fetch), log);
   const articles = new ArticleRepository(db, outbox);
   const ports: KnowledgePorts = { knowledge, articles, roots: parseRoots(deps.config.LORE_KNOWLEDGE_ROOTS) };
   const service: LoreService = createService({

@@ -10,6 +10,7 @@ import {
 import { appFetch, type Client, call, connectClient, ok, testDeps } from '@lore/kit/testing';
 import {
   AnswerShared,
+  AnswerWithheld,
   ApprovalsRpc,
   EvaluateQueryRequest,
   type EventDefinition,
@@ -23,6 +24,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { createUsersService } from '../../users/src/index.js';
+import { RECIPIENTS_IN_FLIGHT } from '../src/domain/intake.js';
 import { createQueriesService } from '../src/index.js';
 
 const QUESTION = 'What are the latest developments in quantum computing?';
@@ -49,9 +51,12 @@ async function startNode(env: Record<string, string> = {}) {
   // aggregator): passages sharing at least two content words with the question are relevant.
   const docs = new Map<string, Array<{ source: string; text: string }>>();
   const retrievals: string[] = [];
+  // Lets a test slow a retrieval down or make it fail (a busy or unavailable knowledge service).
+  const hooks: { beforeRetrieve?: (agentId: string) => Promise<void> } = {};
   await deps.bus.reply(KnowledgeRpc.retrieve, async (payload) => {
     const req = KnowledgeRetrieveRequest.parse(payload);
     retrievals.push(req.agentId);
+    await hooks.beforeRetrieve?.(req.agentId);
     const q = new Set(tokenize(req.query).filter((w) => w.length > 3));
     const passages = (docs.get(req.agentId) ?? []).map((d, i) => {
       const score = new Set(tokenize(d.text).filter((w) => q.has(w))).size;
@@ -112,6 +117,7 @@ async function startNode(env: Record<string, string> = {}) {
     queries,
     docs,
     retrievals,
+    hooks,
     verdicts,
     evaluations,
     join,
@@ -690,6 +696,139 @@ describe('queries service over MCP', () => {
       answersReceived: 3,
     });
     expect(r.figures.callsToday).toBeGreaterThan(10);
+  });
+});
+
+describe('a question to many recipients', () => {
+  /** More recipients than are handled at once, a multiple of 4 (see the mix below). */
+  const PEERS = 4 * Math.ceil((RECIPIENTS_IN_FLIGHT + 12) / 4);
+  let n: Node;
+  let asker: Awaited<ReturnType<Node['join']>>;
+  const handles = Array.from({ length: PEERS }, (_, i) => `many_${String(i).padStart(3, '0')}`);
+  const peers = new Map<string, Awaited<ReturnType<Node['join']>>>();
+  const ids = new Map<string, string>();
+  /** Half the peers know the topic; of those, every other one accepts automatically. */
+  const knows = (i: number) => i % 2 === 0;
+  const accepts = (i: number) => i % 4 === 0;
+
+  beforeAll(async () => {
+    n = await startNode();
+    asker = await n.join('many_asker');
+    for (const [i, h] of handles.entries()) {
+      const p = await n.join(h);
+      peers.set(h, p);
+      ids.set(h, p.id);
+      if (knows(i)) n.docs.set(p.id, [BOB_DOC]);
+      if (accepts(i)) n.verdicts.set(h, 'accepted');
+    }
+  });
+  afterAll(() => n.stop());
+
+  /** Ask every peer, then wait until the asker has heard from every peer that settles. */
+  const askAll = async (question: string) => {
+    const r = await ok<{ query_id: string }>(asker.q, 'cqAskQuestion', { question, peers: handles });
+    const id = r.data.query_id;
+    const settling = handles.filter((_, i) => !knows(i) || accepts(i)).length;
+    await eventually(
+      async () => (await ok<Asked>(asker.q, 'cqListAskedQuestions', { limit: 1 })).data,
+      (a) => (a.questions[0]?.peers ?? []).filter((p) => p.status !== 'sent').length === settling,
+    );
+    return id;
+  };
+  const withheld: Array<{ questionId: string; recipientHandle: string }> = [];
+  const shared: Array<{ questionId: string; recipientHandle: string }> = [];
+  beforeAll(async () => {
+    await n.deps.bus.listen(AnswerWithheld.subject, (e) => withheld.push(e.payload as (typeof withheld)[0]));
+    await n.deps.bus.listen(AnswerShared.subject, (e) => shared.push(e.payload as (typeof shared)[0]));
+  });
+  const count = (xs: string[]) =>
+    xs.reduce((m, x) => m.set(x, (m.get(x) ?? 0) + 1), new Map<string, number>());
+
+  it('handles the recipients several at a time, at most RECIPIENTS_IN_FLIGHT', async () => {
+    let inFlight = 0;
+    let most = 0;
+    n.hooks.beforeRetrieve = async () => {
+      most = Math.max(most, ++inFlight);
+      await new Promise((r) => setTimeout(r, 50));
+      inFlight--;
+    };
+    try {
+      const id = await askAll('What are the latest developments in quantum computing hardware?');
+      // Many at once, never more than the bound (a slow machine may not fill every slot).
+      expect(most).toBeGreaterThan(RECIPIENTS_IN_FLIGHT / 2);
+      expect(most).toBeLessThanOrEqual(RECIPIENTS_IN_FLIGHT);
+      const drafted = n.evaluations.filter((e) => e.queryId === id);
+      expect(drafted.map((e) => e.recipient.handle).sort()).toEqual(handles.filter((_, i) => knows(i)));
+      expect(withheld.filter((w) => w.questionId === id)).toHaveLength(PEERS / 2);
+      expect(shared.filter((a) => a.questionId === id)).toHaveLength(PEERS / 4);
+    } finally {
+      delete n.hooks.beforeRetrieve;
+    }
+  });
+
+  it('retries a recipient whose retrieval failed with the event, without handling the others twice', async () => {
+    const failing = handles[4]!;
+    let failures = 0;
+    n.hooks.beforeRetrieve = async (agentId) => {
+      if (agentId === ids.get(failing) && failures++ === 0) throw new Error('knowledge is restarting');
+    };
+    const from = n.retrievals.length;
+    try {
+      const id = await askAll('Which quantum computing error rates were demonstrated lately?');
+      expect(failures).toBe(2);
+      const retrieved = count(n.retrievals.slice(from));
+      expect(retrieved.size).toBe(PEERS);
+      for (const h of handles) expect(retrieved.get(ids.get(h)!), h).toBe(h === failing ? 2 : 1);
+      // Every copy decided once: one evaluation per draft, one message to the asker per settled peer.
+      const evaluated = count(n.evaluations.filter((e) => e.queryId === id).map((e) => e.recipient.handle));
+      expect([...evaluated.keys()].sort()).toEqual(handles.filter((_, i) => knows(i)));
+      expect(Math.max(...evaluated.values())).toBe(1);
+      const told = count([
+        ...withheld.filter((w) => w.questionId === id).map((w) => w.recipientHandle),
+        ...shared.filter((a) => a.questionId === id).map((a) => a.recipientHandle),
+      ]);
+      expect(told.size).toBe(PEERS / 2 + PEERS / 4);
+      expect(Math.max(...told.values())).toBe(1);
+      const copy = (await ok<Requested>(peers.get(failing)!.q, 'cqListRequestedQueries')).data[id];
+      expect(copy?.status).toBe('accepted');
+    } finally {
+      delete n.hooks.beforeRetrieve;
+    }
+  });
+
+  it('records and decides each copy once when the same question arrives twice at once', async () => {
+    const asked = signed(
+      n.node,
+      envelope(
+        QuestionAsked,
+        {
+          questionId: 'qry-twice0000001',
+          question: 'Tell me about quantum computing qubits and error correction',
+          askedAt: new Date().toISOString(),
+          expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+          asker: { id: asker.id, handle: 'many_asker', node: n.node.id, profile: null },
+          recipients: handles.map((h) => ({ id: ids.get(h)!, handle: h, node: n.node.id })),
+        },
+        n.node.id,
+      ),
+    );
+    // Another envelope with the same question (the asker's node published it again).
+    const again = signed(n.node, { ...asked, id: randomUUID(), signature: undefined });
+    await Promise.all([n.deps.bus.publish(asked), n.deps.bus.publish(again)]);
+    await expect
+      .poll(() => withheld.filter((w) => w.questionId === 'qry-twice0000001').length)
+      .toBe(PEERS / 2);
+    await expect.poll(() => shared.filter((a) => a.questionId === 'qry-twice0000001').length).toBe(PEERS / 4);
+    // Nothing more trickles in.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(withheld.filter((w) => w.questionId === 'qry-twice0000001')).toHaveLength(PEERS / 2);
+    expect(shared.filter((a) => a.questionId === 'qry-twice0000001')).toHaveLength(PEERS / 4);
+    const stats = (await n.deps.bus.request(statsSubject('queries'), {
+      since: new Date(0).toISOString(),
+    })) as {
+      figures: Record<string, number>;
+    };
+    expect(stats.figures.queriesReceived).toBe(3 * PEERS);
   });
 });
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '@lore/kit';
-import { and, count, eq, gte, ne } from 'drizzle-orm';
+import { GroupCommit } from '@lore/kit';
+import { and, count, eq, gte, ne, sql } from 'drizzle-orm';
 import * as tables from '../tables.js';
 
 const { decisions } = tables;
@@ -9,30 +10,37 @@ export type NewDecision = Omit<DecisionRow, 'id' | 'at'>;
 
 /** The decision log: one automatic evaluation and at most one manual decision per query. */
 export class DecisionRepository {
+  private readonly writes = new GroupCommit<DecisionRow, void>(async (rows) => {
+    await this.db.transaction(async (tx) => {
+      await tx
+        .insert(decisions)
+        .values(rows)
+        .onConflictDoUpdate({
+          target: [decisions.queryId, decisions.recipientId, decisions.kind],
+          set: {
+            outcome: sql`excluded.outcome`,
+            decidedBy: sql`excluded.decided_by`,
+            condition: sql`excluded.condition`,
+            reason: sql`excluded.reason`,
+            checks: sql`excluded.checks`,
+            at: sql`excluded.at`,
+          },
+        });
+    });
+    return rows.map(() => undefined);
+  });
+
   constructor(
     private readonly db: Database<typeof tables>,
     private readonly now: () => number,
   ) {}
 
-  /** Record (or, for a re-run evaluation of the same query, replace) a decision. */
+  /**
+   * Record (or, for a re-run evaluation of the same query, replace) a decision. Decisions
+   * recorded at the same time share one transaction: a broadcast brings hundreds at once.
+   */
   async record(d: NewDecision): Promise<void> {
-    const row = { ...d, id: randomUUID(), at: this.now() };
-    await this.db.transaction(async (tx) => {
-      await tx
-        .insert(decisions)
-        .values(row)
-        .onConflictDoUpdate({
-          target: [decisions.queryId, decisions.recipientId, decisions.kind],
-          set: {
-            outcome: row.outcome,
-            decidedBy: row.decidedBy,
-            condition: row.condition,
-            reason: row.reason,
-            checks: row.checks,
-            at: row.at,
-          },
-        });
-    });
+    await this.writes.add({ ...d, id: randomUUID(), at: this.now() });
   }
 
   async forRecipient(recipientId: string): Promise<DecisionRow[]> {

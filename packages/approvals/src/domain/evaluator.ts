@@ -1,5 +1,5 @@
 import type { TextGenerator } from '@lore/kit';
-import { UNAVAILABLE_VERDICT, UNPARSABLE_VERDICT } from '@lore/kit';
+import { limiter, UNAVAILABLE_VERDICT, UNPARSABLE_VERDICT } from '@lore/kit';
 import type { ConditionUnderstanding, EvaluateQueryReply, EvaluateQueryRequest } from '@lore/schema';
 import type { ConditionRow } from './conditions.js';
 import { describe, evaluate, type Facts, type Interpretation, interpret, type Tri } from './interpret.js';
@@ -12,6 +12,13 @@ export interface Check {
 }
 
 /**
+ * Conditions a language model judges at once: a broadcast asks for hundreds of evaluations
+ * together, and a judgment that waits past the generator's timeout counts as no verdict, which
+ * leaves its query pending.
+ */
+export const MODEL_JUDGMENTS_IN_FLIGHT = 4;
+
+/**
  * Decides a query from its recipient's conditions: any matching deny rejects; otherwise any
  * matching allow accepts, unless a deny might apply but cannot be decided; otherwise the
  * query waits for its recipient. With a language model endpoint each condition is judged by
@@ -19,6 +26,8 @@ export interface Check {
  * interpreter decides what it can, and what it cannot leaves the query pending.
  */
 export class Evaluator {
+  private readonly modelTurn = limiter(MODEL_JUDGMENTS_IN_FLIGHT);
+
   constructor(private readonly textgen: TextGenerator) {}
 
   get judge(): 'model' | 'interpreter' {
@@ -122,12 +131,14 @@ export class Evaluator {
       conditions.map(async (c): Promise<Check> => {
         // The rule's direction comes from its wording; the model only says whether it applies.
         const effect = c.interpretation.effect;
-        const v = await this.textgen.judge({
-          condition: c.sentence,
-          question: req.question,
-          asker,
-          draft: req.draft.text,
-        });
+        const v = await this.modelTurn(() =>
+          this.textgen.judge({
+            condition: c.sentence,
+            question: req.question,
+            asker,
+            draft: req.draft.text,
+          }),
+        );
         if (!v || v.reason === UNAVAILABLE_VERDICT.reason || v.reason === UNPARSABLE_VERDICT.reason)
           return {
             condition: c.sentence,

@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import { basename, resolve } from 'node:path';
-import { type Logger, type Outbox, splitDocument, type Transaction } from '@lore/kit';
+import { type Embedder, type Logger, type Outbox, splitDocument, type Transaction } from '@lore/kit';
 import { DocsCorpusIngested } from '@lore/schema';
 import { type CrawlOptions, crawl } from './crawl.js';
-import type { Embedder } from './embeddings.js';
 import { parseDocument, titleFromPath } from './parse.js';
 import { collectLocal, type RawDocument } from './sources.js';
 import type { DocsStore, DocumentWrite } from './store.js';

@@ -1,13 +1,23 @@
-import { cosineTopK, ftsMatchQuery, type Logger, queryTerms, reciprocalRankFusion } from '@lore/kit';
+import type { Embedder } from '@lore/kit';
+import {
+  cosineTopK,
+  type Logger,
+  queryTerms,
+  reciprocalRankFusion,
+  splitTermsByFrequency,
+  type TermSplit,
+} from '@lore/kit';
 import type { SQL } from 'drizzle-orm';
-import type { Embedder } from './embeddings.js';
 import type { ChunkHit, DocsStore } from './store.js';
 
 /** Most query terms sent to FTS5 (the longest win; see `queryTerms`). */
 export const MAX_QUERY_TERMS = 16;
 /** Depth of each ranked list fused by RRF; pages past it are not served in hybrid mode. */
 export const FUSION_DEPTH = 200;
-/** A term is only dropped for being common when it also matches at least this many chunks (it is about speed). */
+/**
+ * Below this many matches in all, a query's terms are ranked as one OR; a term is only dropped
+ * for being common when it also matches at least this many chunks (both are about speed).
+ */
 export const PRUNE_MIN_MATCHES = 2000;
 
 export interface SearchRequest {
@@ -27,8 +37,9 @@ export interface SearchPage {
 
 /**
  * Chunk search: FTS5 BM25 (stop words dropped, at most `MAX_QUERY_TERMS` terms, porter
- * stemming) and, when an embeddings endpoint is configured, cosine similarity over the chunk
- * vectors, fused by reciprocal rank fusion. Without vectors, pages come straight from SQL.
+ * stemming; on a large corpus, the chunks holding one of the query's rarer terms, see
+ * `rankingTerms`) and, when an embeddings endpoint is configured, cosine similarity over the
+ * chunk vectors, fused by reciprocal rank fusion. Without vectors, pages come straight from SQL.
  */
 export class DocsSearch {
   private cache: { generation: string; vectors: Array<{ id: string; vector: Float32Array }> } | undefined;
@@ -42,14 +53,14 @@ export class DocsSearch {
   ) {}
 
   async search(req: SearchRequest): Promise<SearchPage> {
-    const match = await this.matchExpression(req.query);
+    const terms = await this.rankingTerms(req.query);
     const queryVector = this.embedder ? await this.embedQuery(req.query, req.signal) : null;
     if (!queryVector) {
-      if (!match) return { hits: [], more: false, mode: 'bm25' };
-      const rows = await this.store.searchBm25(match, req.filter, req.limit + 1, req.offset);
+      if (!terms) return { hits: [], more: false, mode: 'bm25' };
+      const rows = await this.store.searchBm25(terms, req.filter, req.limit + 1, req.offset);
       return { hits: rows.slice(0, req.limit), more: rows.length > req.limit, mode: 'bm25' };
     }
-    const lexical = match ? await this.store.rankBm25(match, req.filter, FUSION_DEPTH) : [];
+    const lexical = terms ? await this.store.rankBm25(terms, req.filter, FUSION_DEPTH) : [];
     const vectors = await this.vectors();
     // Over-fetch when filtering: candidates outside the filter are dropped on hydration.
     const semantic = cosineTopK(queryVector, vectors, req.filter ? FUSION_DEPTH * 4 : FUSION_DEPTH).map((r) =>
@@ -73,36 +84,26 @@ export class DocsSearch {
   }
 
   /**
-   * The FTS5 expression for a query: its content terms (stop words dropped, at most
-   * `MAX_QUERY_TERMS`), less those found in more than half of the chunks (and in at least
-   * `PRUNE_MIN_MATCHES`) — BM25 gives them no weight (FTS5 clamps their IDF to ~0) while they
-   * are what makes a search of a large corpus slow. When nothing else would match at all, the
-   * rarest of them is kept.
+   * The query's terms for BM25 (stop words dropped, at most `MAX_QUERY_TERMS`), split by how
+   * many chunks hold them (`splitTermsByFrequency`): terms found in more than half of the
+   * chunks (and in at least `PRUNE_MIN_MATCHES`) are dropped — BM25 gives them no weight while
+   * they are what makes a search of a large corpus slow — and the rest ranked as the chunks
+   * holding a rarer term, scored by every term. Term counts are cached per corpus generation.
+   * `null` when no term is in any chunk.
    */
-  async matchExpression(query: string): Promise<string | null> {
+  async rankingTerms(query: string): Promise<TermSplit | null> {
     const terms = queryTerms(query, MAX_QUERY_TERMS);
-    if (terms.length <= 1) return ftsMatchQuery(query, MAX_QUERY_TERMS);
+    // One term needs no counting: its rows are the candidates either way.
+    if (terms.length <= 1) return terms.length ? { rare: terms, common: [], rareBound: Infinity } : null;
     const generation = await this.store.generation();
     if (this.stats?.generation !== generation) {
       this.stats = { generation, chunks: await this.store.chunkCount(), df: new Map() };
     }
     const { df, chunks } = this.stats;
+    if (df.size > 20_000) df.clear();
     const unknown = terms.filter((t) => !df.has(t));
-    if (unknown.length) {
-      if (df.size > 20_000) df.clear();
-      for (const [t, n] of await this.store.termCounts(unknown)) df.set(t, n);
-    }
-    const count = (t: string) => df.get(t) ?? 0;
-    const kept = terms.filter((t) => count(t) * 2 <= chunks || count(t) < PRUNE_MIN_MATCHES);
-    // Keep the rarest common term when nothing else would match at all.
-    if (kept.every((t) => count(t) === 0)) {
-      const rarest = terms
-        .filter((t) => !kept.includes(t) && count(t) > 0)
-        .sort((a, b) => count(a) - count(b))[0];
-      if (rarest) kept.push(rarest);
-    }
-    if (!kept.length) return null;
-    return ftsMatchQuery(kept.join(' '), MAX_QUERY_TERMS);
+    if (unknown.length) for (const [t, n] of await this.store.termCounts(unknown)) df.set(t, n);
+    return splitTermsByFrequency(terms, (t) => df.get(t) ?? 0, chunks, { minMatches: PRUNE_MIN_MATCHES });
   }
 
   private async embedQuery(query: string, signal?: AbortSignal): Promise<Float32Array | null> {

@@ -1,4 +1,13 @@
-import { type Database, float32FromBuffer, float32ToBuffer, type Transaction } from '@lore/kit';
+import {
+  type Database,
+  float32FromBuffer,
+  float32ToBuffer,
+  ftsPhrase,
+  type RankedRow,
+  rankSplitTerms,
+  type TermSplit,
+  type Transaction,
+} from '@lore/kit';
 import { type SQL, sql } from 'drizzle-orm';
 
 /** A document as `get_documents` returns it. */
@@ -145,70 +154,82 @@ export class DocsStore {
   }
 
   /**
-   * BM25 over chunk text, title and heading path (a `MATCH` expression from `ftsMatchQuery`),
-   * restricted by a compiled filter over `d` (documents). Best first.
+   * BM25 over chunk text, title and heading path, for a query's terms split by
+   * `splitTermsByFrequency`, restricted by a compiled filter over `d` (documents). Best first.
    *
-   * The ranking runs on the FTS table alone and only the page is joined. With a filter, the
-   * best few matches are filtered first; when that leaves too few (a selective filter), every
-   * match is joined and filtered.
+   * The ranking runs on the FTS table alone (`rankSplit`) and only the page is joined. With a
+   * filter, the best few matches are filtered first; when that leaves too few (a selective
+   * filter), the matches are joined and filtered before they are ranked.
    */
-  async searchBm25(match: string, filter: SQL | null, limit: number, offset: number): Promise<ChunkHit[]> {
-    if (!filter) {
-      const rows = await this.db.all<Row>(sql`
-        select c.id as id, c.document as document, c.ordinal as ordinal, c.heading_path as heading, c.text as text,
-               d.title as title, d.uri as uri, f.rank as rank
-        from (select rowid as id, ${BM25} as rank from chunks_fts where chunks_fts match ${match}
-              order by rank, rowid limit ${limit} offset ${offset}) f
-        cross join chunks c on c.id = f.id
-        cross join documents d on d.name = c.document
-        order by f.rank, f.id`);
-      return rows.map(toHit);
-    }
+  async searchBm25(terms: TermSplit, filter: SQL | null, limit: number, offset: number): Promise<ChunkHit[]> {
+    if (!filter) return this.hydrate((await this.rankSplit(terms, null, offset + limit)).slice(offset));
     const depth = Math.max(30, (offset + limit) * 3);
-    const ranked = await this.db.all<{ id: number; rank: number }>(sql`
-      select rowid as id, ${BM25} as rank from chunks_fts where chunks_fts match ${match}
-      order by rank, rowid limit ${depth}`);
+    const ranked = await this.rankSplit(terms, null, depth);
     const passes = await this.passing(
-      ranked.map((r) => Number(r.id)),
+      ranked.map((r) => r.id),
       filter,
     );
-    const kept = ranked.filter((r) => passes.has(Number(r.id)));
+    const kept = ranked.filter((r) => passes.has(r.id));
     if (kept.length >= offset + limit || ranked.length < depth) {
-      const page = kept.slice(offset, offset + limit);
-      const hits = new Map(
-        (
-          await this.chunksById(
-            page.map((r) => Number(r.id)),
-            null,
-          )
-        ).map((h) => [h.chunkId, h]),
-      );
-      return page.flatMap((r) => {
-        const h = hits.get(Number(r.id));
-        return h ? [{ ...h, score: -Number(r.rank) }] : [];
-      });
+      return this.hydrate(kept.slice(offset, offset + limit));
     }
-    // A selective filter: rank every match that passes it.
-    const rows = await this.db.all<Row>(sql`
-      select c.id as id, c.document as document, c.ordinal as ordinal, c.heading_path as heading, c.text as text,
-             d.title as title, d.uri as uri, ${BM25} as rank
-      from chunks_fts
-      cross join chunks c on c.id = chunks_fts.rowid
-      cross join documents d on d.name = c.document
-      where chunks_fts match ${match} and ${filter}
-      order by rank, c.id
-      limit ${limit} offset ${offset}`);
-    return rows.map(toHit);
+    // A selective filter: rank only the matches that pass it.
+    return this.hydrate((await this.rankSplit(terms, filter, offset + limit)).slice(offset));
   }
 
-  /** How many chunks contain each term (document frequency), for dropping terms that carry no weight. */
+  /**
+   * The best `limit` chunks (passing `filter`, when given) for split query terms, best first
+   * (see `rankSplitTerms`). Only ids and ranks leave SQL.
+   */
+  private async rankSplit(terms: TermSplit, filter: SQL | null, limit: number): Promise<RankedRow[]> {
+    const ranked = await rankSplitTerms(terms, limit, async (match) => {
+      const rows = filter
+        ? await this.db.all<RankedRow>(sql`
+            select c.id as id, ${BM25} as rank from chunks_fts
+            cross join chunks c on c.id = chunks_fts.rowid
+            cross join documents d on d.name = c.document
+            where chunks_fts match ${match} and ${filter}
+            order by rank, c.id
+            limit ${limit}`)
+        : await this.db.all<RankedRow>(sql`
+            select rowid as id, ${BM25} as rank from chunks_fts where chunks_fts match ${match}
+            order by rank, rowid
+            limit ${limit}`);
+      return rows.map((r) => ({ id: Number(r.id), rank: Number(r.rank) }));
+    });
+    return ranked ?? [];
+  }
+
+  /** The chunks of a ranking, in its order, scored by it. */
+  private async hydrate(ranked: RankedRow[]): Promise<ChunkHit[]> {
+    const hits = new Map(
+      (
+        await this.chunksById(
+          ranked.map((r) => r.id),
+          null,
+        )
+      ).map((h) => [h.chunkId, h]),
+    );
+    return ranked.flatMap((r) => {
+      const h = hits.get(r.id);
+      return h ? [{ ...h, score: -r.rank }] : [];
+    });
+  }
+
+  /** How many chunks contain each term (document frequency), to split a query's terms by. */
   async termCounts(terms: string[]): Promise<Map<string, number>> {
     const out = new Map<string, number>();
-    for (const term of terms) {
-      const rows = await this.db.all<{ n: number }>(
-        sql`select count(*) as n from chunks_fts where chunks_fts match ${`"${term.replaceAll('"', '""')}"`}`,
+    for (const part of slices(terms, 50)) {
+      const [row] = await this.db.all<Record<string, number>>(
+        sql`select ${sql.join(
+          part.map(
+            (t, i) =>
+              sql`(select count(*) from chunks_fts where chunks_fts match ${ftsPhrase(t)}) as ${sql.raw(`n${i}`)}`,
+          ),
+          sql`, `,
+        )}`,
       );
-      out.set(term, Number(rows[0]?.n ?? 0));
+      for (const [i, t] of part.entries()) out.set(t, Number(row?.[`n${i}`] ?? 0));
     }
     return out;
   }
@@ -219,18 +240,8 @@ export class DocsStore {
   }
 
   /** BM25 ranks only (ids), for fusion. */
-  async rankBm25(match: string, filter: SQL | null, limit: number): Promise<number[]> {
-    const rows = filter
-      ? await this.db.all<{ id: number }>(sql`
-          select c.id as id from chunks_fts
-          cross join chunks c on c.id = chunks_fts.rowid
-          cross join documents d on d.name = c.document
-          where chunks_fts match ${match} and ${filter}
-          order by ${BM25}, c.id
-          limit ${limit}`)
-      : await this.db.all<{ id: number }>(sql`
-          select rowid as id from chunks_fts where chunks_fts match ${match} order by ${BM25}, rowid limit ${limit}`);
-    return rows.map((r) => Number(r.id));
+  async rankBm25(terms: TermSplit, filter: SQL | null, limit: number): Promise<number[]> {
+    return (await this.rankSplit(terms, filter, limit)).map((r) => r.id);
   }
 
   /** Which of these chunks belong to documents passing the filter. */

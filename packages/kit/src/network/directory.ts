@@ -61,12 +61,35 @@ export class MemoryDirectory implements NetworkDirectory {
 const HANDLES_BUCKET = 'lore_handles';
 const NODES_BUCKET = 'lore_nodes';
 
-/** The directory in JetStream KV: every node that shares the NATS network shares it. */
+/** A handle's last state seen on the bucket: its record, or null once released. */
+interface Replicated {
+  record: HandleRecord | null;
+  revision: number;
+}
+
+type Watch = Awaited<ReturnType<KV['watch']>>;
+
+/** How long `listHandles` waits for the replica's first sync before reading the bucket itself. */
+const SYNC_WAIT_MS = 5_000;
+
+/**
+ * The directory in JetStream KV: every node that shares the NATS network shares it. Each
+ * process keeps a replica of the handles, fed by a KV watch, so that the per-event question
+ * "is this agent hosted here?" costs no round trip. A handle the replica has not seen (claimed
+ * elsewhere a moment ago) is read from the bucket; a release by another process shows once the
+ * watch delivers it, a few milliseconds later.
+ */
 export class NatsDirectory implements NetworkDirectory {
   readonly kind = 'nats' as const;
   private readonly keyCache = new Map<string, { keys: string[]; at: number }>();
+  private readonly replica = new Map<string, Replicated>();
+  private synced = false;
+  private onSynced: Array<() => void> = [];
+  private watch: Watch | undefined;
+  private closed = false;
 
   private constructor(
+    private readonly nc: NatsConnection,
     private readonly handles: KV,
     private readonly nodes: KV,
   ) {}
@@ -75,32 +98,44 @@ export class NatsDirectory implements NetworkDirectory {
     const kvm = new Kvm(nc);
     const handles = await kvm.create(`${prefix}${HANDLES_BUCKET}`, { history: 1 });
     const nodes = await kvm.create(`${prefix}${NODES_BUCKET}`, { history: 1 });
-    return new NatsDirectory(handles, nodes);
+    const directory = new NatsDirectory(nc, handles, nodes);
+    // Not awaited: until the replica has synced, look-ups read the bucket as before.
+    void directory.follow();
+    return directory;
   }
 
   async claimHandle(handle: string, record: HandleRecord): Promise<boolean> {
     try {
       // create() succeeds only when the key is absent (or deleted): the network-wide claim.
-      await this.handles.create(handle, JSON.stringify(record));
+      const revision = await this.handles.create(handle, JSON.stringify(record));
+      this.remember(handle, record, revision);
       return true;
     } catch {
-      const held = await this.lookupHandle(handle);
-      return held?.agentId === record.agentId;
+      const held = await this.fetchHandle(handle);
+      return held?.record.agentId === record.agentId;
     }
   }
 
   async releaseHandle(handle: string, agentId: string): Promise<void> {
-    const held = await this.lookupHandle(handle);
-    if (held?.agentId === agentId) await this.handles.delete(handle);
+    const held = await this.fetchHandle(handle);
+    if (held?.record.agentId !== agentId) return;
+    await this.handles.delete(handle);
+    // The delete's own revision is not returned; anything newer than the claim it removed wins.
+    this.remember(handle, null, held.revision + 0.5);
   }
 
   async lookupHandle(handle: string): Promise<HandleRecord | null> {
-    const e = await this.handles.get(handle);
-    if (!e || e.operation !== 'PUT') return null;
-    return e.json<HandleRecord>();
+    const known = this.replica.get(handle)?.record;
+    if (known) return { ...known };
+    return (await this.fetchHandle(handle))?.record ?? null;
   }
 
   async listHandles() {
+    if (await this.whenSynced(SYNC_WAIT_MS)) {
+      const out: Array<{ handle: string } & HandleRecord> = [];
+      for (const [handle, { record }] of this.replica) if (record) out.push({ handle, ...record });
+      return out;
+    }
     const out: Array<{ handle: string } & HandleRecord> = [];
     const keys = await this.handles.keys();
     const names: string[] = [];
@@ -136,7 +171,84 @@ export class NatsDirectory implements NetworkDirectory {
     return keys;
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    this.closed = true;
+    this.watch?.stop();
+  }
+
+  /** The bucket's current record of a handle, with its revision. */
+  private async fetchHandle(handle: string): Promise<{ record: HandleRecord; revision: number } | null> {
+    const e = await this.handles.get(handle);
+    if (e?.operation !== 'PUT') return null;
+    return { record: e.json<HandleRecord>(), revision: e.revision };
+  }
+
+  /** Keep what the bucket says, unless the replica already holds a newer state of the handle. */
+  private remember(handle: string, record: HandleRecord | null, revision: number) {
+    const known = this.replica.get(handle);
+    if (known && known.revision >= revision) return;
+    this.replica.set(handle, { record, revision });
+  }
+
+  /** Feed the replica from a watch of the bucket; start again (from scratch) if the watch ends. */
+  private async follow(): Promise<void> {
+    for (let failures = 0; !this.closed && !this.nc.isClosed(); failures++) {
+      let watch: Watch | undefined;
+      try {
+        watch = await this.handles.watch();
+        this.watch = watch;
+        if (this.closed) return watch.stop();
+        // An empty bucket delivers nothing to wait for.
+        if ((await this.handles.status()).values === 0) this.markSynced();
+        for await (const e of watch) {
+          let record: HandleRecord | null = null;
+          if (e.operation === 'PUT') {
+            try {
+              record = e.json<HandleRecord>();
+            } catch {
+              record = null;
+            }
+          }
+          this.remember(e.key, record, e.revision);
+          // The last of the values that existed when the watch started, or anything after them.
+          if (e.isUpdate || e.delta === 0) this.markSynced();
+          failures = 0;
+        }
+      } catch {
+        // Dropped below: the replica is rebuilt by the next watch, reads go to the bucket meanwhile.
+      } finally {
+        watch?.stop();
+      }
+      // Without its watch the replica would go stale: forget it.
+      this.synced = false;
+      this.replica.clear();
+      if (this.closed || this.nc.isClosed() || this.nc.isDraining()) return;
+      await new Promise((r) => setTimeout(r, Math.min(5_000, 100 * 2 ** failures)).unref?.());
+    }
+  }
+
+  private markSynced() {
+    if (this.synced) return;
+    this.synced = true;
+    for (const wake of this.onSynced.splice(0)) wake();
+  }
+
+  /** True once the replica holds every handle, waiting up to `ms` for it. */
+  private async whenSynced(ms: number): Promise<boolean> {
+    if (this.synced) return true;
+    if (this.closed) return false;
+    let timer: NodeJS.Timeout | undefined;
+    const synced = await new Promise<boolean>((resolve) => {
+      const wake = () => resolve(true);
+      this.onSynced.push(wake);
+      timer = setTimeout(() => {
+        this.onSynced = this.onSynced.filter((w) => w !== wake);
+        resolve(false);
+      }, ms);
+    });
+    clearTimeout(timer);
+    return synced;
+  }
 }
 
 const fingerprint = (pem: string) => createHash('sha256').update(pem).digest('hex').slice(0, 16);

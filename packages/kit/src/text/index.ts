@@ -1,3 +1,13 @@
+export {
+  DEFAULT_MIN_MATCHES,
+  DEFAULT_RARE_SHARE,
+  ftsPhrase,
+  type RankedRow,
+  rankSplitTerms,
+  splitTermsByFrequency,
+  type TermSplit,
+  type TermSplitOptions,
+} from './fts.js';
 export { htmlToMarkdown } from './html.js';
 export { pdfToText } from './pdf.js';
 export {

@@ -1,6 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { excerpt, ftsMatchQuery, keywords, queryTerms, STOP_WORDS } from './terms.js';
+import {
+  excerpt,
+  ftsMatchQuery,
+  isContentTerm,
+  keywords,
+  queryTerms,
+  STOP_WORDS,
+  tokenize,
+  tokenSpans,
+} from './terms.js';
 
 describe('STOP_WORDS', () => {
   it('holds about 170 lower-case words', () => {
@@ -80,7 +89,131 @@ describe('ftsMatchQuery', () => {
   });
 });
 
+// The definition the scanner in terms.ts implements, as a regex.
+const TOKEN = /[\p{L}\p{N}][\p{L}\p{M}\p{N}]*/gu;
+
+/** Words mixing ASCII, accents (precomposed and combining), other scripts, astral letters and digits. */
+const WORDS = [
+  ...['vector', 'search', 'Vector', 'SEARCH', 'the', 'of', 'index', 'index', 'ab', 'k8s', '2024', '42'],
+  ...['café', 'cafe\u0301', 'déjà', 'naïve', 'über', 'İstanbul', 'ǅemal', 'ΣΑΣ', '東京', '東京都', 'ﬃx'],
+  ...['𝒜𝒷𝒸', 'x²', '٣٤٥', 'Ⅻ', '\u0301abc', 'a\ud800b', '\udc00', 'e\u0301t\u0301e'],
+];
+const SEPARATORS = [' ', ' ', ' ', '. ', ', ', '\n', '-', '_', '’', '—', '\t', '#', '\u00a0'];
+const wordText = fc
+  .array(fc.tuple(fc.constantFrom(...WORDS), fc.constantFrom(...SEPARATORS)), { maxLength: 80 })
+  .map((parts) => parts.map(([w, sep]) => w + sep).join(''));
+const anyText = fc.oneof(
+  fc.string({ maxLength: 200 }),
+  fc.string({ unit: 'binary', maxLength: 200 }),
+  wordText,
+);
+
+describe('tokenize and tokenSpans', () => {
+  it('match the regex definition on any text (property)', () => {
+    fc.assert(
+      fc.property(anyText, (text) => {
+        expect(tokenize(text)).toEqual(text.toLowerCase().match(TOKEN) ?? []);
+        expect(tokenSpans(text)).toEqual(
+          [...text.matchAll(TOKEN)].map((m) => ({
+            token: m[0].toLowerCase(),
+            start: m.index,
+            end: m.index + m[0].length,
+          })),
+        );
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('keep combining marks, astral letters and other scripts inside tokens', () => {
+    expect(tokenize('Cafe\u0301 naïve 𝒜𝒷𝒸-x² 東京 \u0301lone ΣΑΣ a\ud800b')).toEqual([
+      'cafe\u0301',
+      'naïve',
+      '𝒜𝒷𝒸',
+      'x²',
+      '東京',
+      'lone',
+      'σας',
+      'a',
+      'b',
+    ]);
+    expect(tokenSpans('Déjà vu')).toEqual([
+      { token: 'déjà', start: 0, end: 4 },
+      { token: 'vu', start: 5, end: 7 },
+    ]);
+  });
+});
+
+/** keywords() as first written: count everything, sort every candidate (the fast path's oracle). */
+function keywordsByFullSort(text: string, n: number): string[] {
+  const cap = Math.floor(n);
+  if (!(cap > 0)) return [];
+  const counts = new Map<string, { tf: number; first: number }>();
+  const bump = (key: string, pos: number) => {
+    const c = counts.get(key);
+    if (c) c.tf++;
+    else counts.set(key, { tf: 1, first: pos });
+  };
+  const bigrams = new Set<string>();
+  let prev: string | null = null;
+  let pos = 0;
+  for (const token of text.toLowerCase().match(TOKEN) ?? []) {
+    pos++;
+    if (!isContentTerm(token) || [...token].length <= 2 || /^\p{N}+$/u.test(token)) {
+      prev = null;
+      continue;
+    }
+    bump(token, pos);
+    if (prev !== null && prev !== token) {
+      bump(`${prev} ${token}`, pos - 1);
+      bigrams.add(`${prev} ${token}`);
+    }
+    prev = token;
+  }
+  const candidates = [...counts]
+    .filter(([term, { tf }]) => !bigrams.has(term) || tf >= 2)
+    .map(([term, { tf, first }]) => ({ term, tf, first, score: bigrams.has(term) ? tf * 1.5 : tf }))
+    .sort((a, b) => b.score - a.score || a.first - b.first || (a.term < b.term ? -1 : 1));
+  const hidden = new Set<string>();
+  const out: string[] = [];
+  for (const c of candidates) {
+    if (out.length >= cap) break;
+    if (hidden.has(c.term)) continue;
+    if (bigrams.has(c.term))
+      for (const part of c.term.split(' ')) if ((counts.get(part)?.tf ?? 0) <= c.tf) hidden.add(part);
+    out.push(c.term);
+  }
+  return out;
+}
+
 describe('keywords', () => {
+  it('agrees with the full sort on any text and any count (property)', () => {
+    fc.assert(
+      fc.property(anyText, fc.integer({ min: -1, max: 30 }), (text, n) => {
+        expect(keywords(text, n)).toEqual(keywordsByFullSort(text, n));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('puts a word before the phrase it starts when both score the same from the same place', () => {
+    // "abc" 3 times (score 3) and "abc def" twice (score 2 × 1.5 = 3), both first at position 1.
+    expect(keywords('abc def abc def abc', 3)).toEqual(['abc', 'abc def', 'def abc']);
+    expect(keywords('xyz abc def abc def abc', 4)).toEqual(keywordsByFullSort('xyz abc def abc def abc', 4));
+  });
+
+  it('counts non-ASCII words, and leaves out short ones and numbers in any script', () => {
+    const text = 'Café naïve café ΣΑΣ σας 東京 東京 ٣٤٥ ٣٤٥ x² x² über über über';
+    expect(keywords(text, 5)).toEqual(['über', 'café', 'σας', 'naïve']);
+    expect(keywords(text, 5)).toEqual(keywordsByFullSort(text, 5));
+  });
+
+  it('gives the same keywords for a large source as the full sort', () => {
+    const words = 'configure server cache retry timeout cluster token session gateway proxy'.split(' ');
+    const text = Array.from({ length: 20_000 }, (_, i) => words[(i * 7 + (i >> 3)) % words.length]).join(' ');
+    expect(keywords(text, 8)).toEqual(keywordsByFullSort(text, 8));
+  });
+
   it('ranks frequent content terms and boosts repeated phrases', () => {
     const text =
       'Vector search uses embeddings. Vector search is fast. Embeddings are stored as blobs. ' +

@@ -1,15 +1,21 @@
 import { randomUUID } from 'node:crypto';
+import type { Embedder } from '@lore/kit';
 import {
   cosineTopK,
   type Database,
   excerpt,
   float32FromBuffer,
   float32ToBuffer,
+  ftsPhrase,
   type Logger,
   notFound,
   type Outbox,
+  type RankedRow,
+  rankSplitTerms,
   reciprocalRankFusion,
   splitDocument,
+  splitTermsByFrequency,
+  type TermSplit,
   type Transaction,
   keywords as topicKeywords,
 } from '@lore/kit';
@@ -21,10 +27,9 @@ import {
 } from '@lore/schema';
 import { and, asc, eq, type SQL, sql } from 'drizzle-orm';
 import * as tables from '../tables.js';
-import type { Embedder } from './embeddings.js';
 import type { ExtractedDocument } from './ingest.js';
-import { type CorpusStats, scorePassage } from './relevance.js';
-import { type AnalyzedQuery, analyzeQuery, ftsPhrase, indexTerms, stems } from './search-terms.js';
+import { type CorpusStats, scoreStemCounts } from './relevance.js';
+import { type AnalyzedQuery, analyzeQuery, indexTerms, stemCounter } from './search-terms.js';
 
 const { sources, chunks } = tables;
 type Db = Database<typeof tables>;
@@ -33,7 +38,8 @@ type Db = Database<typeof tables>;
 export const SOURCE_KEYWORDS = 8;
 /** Candidates BM25 hands to rescoring (and the vector scan returns), at least. */
 const MIN_CANDIDATES = 50;
-const INSERT_BATCH = 200;
+// Rows per multi-row INSERT: 400 × 8 columns stays well under SQLite's bound-parameter limit.
+const INSERT_BATCH = 400;
 const VECTOR_CACHE_AGENTS = 64;
 
 export interface AddedSource {
@@ -80,12 +86,76 @@ export const agentToken = (agentId: string) => `a${agentId.toLowerCase().replace
 const passageText = (headingPath: string[], text: string) =>
   headingPath.length ? `${headingPath.join(' / ')}\n${text}` : text;
 
+/**
+ * How a query's stems are split for BM25 candidates (see `splitTermsByFrequency`). The candidates
+ * are 50 deep, too deep for the bound that spares the second ranking to hold often, so when no
+ * stem is rare only the rarest stands in: two made the slowest searches twice as slow.
+ */
+const TERM_SPLIT = { fallbackTerms: 1 };
+/** Agents whose search statistics stay cached. */
+const STATS_CACHE_AGENTS = 64;
+/** Stems whose document frequency an agent's cache holds, at most (then it starts over). */
+const STATS_CACHE_STEMS = 20_000;
+
+/** What a search is confined to: an agent's chunks, or one source's; their ids are all in lo..hi. */
+interface Scope {
+  agentId: string;
+  sourceId?: string;
+  chunks: number;
+  lo: number;
+  hi: number;
+}
+
+/** An agent's BM25 statistics (`df`: the stems met so far), valid for one revision of its chunks. */
+interface AgentStats extends CorpusStats {
+  rev: string;
+  lo: number;
+  hi: number;
+  df: Map<string, number>;
+  /** At least the rows of the whole FTS table (all agents'), whose IDF FTS5's bm25 uses. */
+  tableRows: number;
+}
+
+/**
+ * One row summing an agent's chunks up: count (n), tokens (t), sources (k) and id range. It is a
+ * revision of them because chunk ids only grow: adding or removing a source changes k, and
+ * replacing one gives its new chunks ids above all others (or, when it has none, lowers n).
+ * Also the highest chunk id of all (top): at least as many as the chunks of all agents.
+ */
+const agentSummary = (agentId: string) => sql`
+  select coalesce(sum(chunks), 0) as n, coalesce(sum(tokens), 0) as t, count(*) as k,
+         (select min(id) from chunks where agent_id = ${agentId}) as lo,
+         (select max(id) from chunks where agent_id = ${agentId}) as hi,
+         (select max(id) from chunks) as top
+  from sources where agent_id = ${agentId}`;
+
+const revision = (row: Record<string, number | null> | undefined) =>
+  ['n', 't', 'k', 'lo', 'hi'].map((c) => row?.[c] ?? '').join(':');
+
+/**
+ * Columns d0, d1… counting the agent's chunks that hold each stem: by rowid range when every id
+ * in the agent's range is its own (cheap), else by the agent's FTS token.
+ */
+function stemCounts(stats: AgentStats, token: string, stemList: string[]): SQL {
+  const contiguous = stats.chunks > 0 && stats.chunks === stats.hi - stats.lo + 1;
+  return sql.join(
+    stemList.map((s, i) =>
+      contiguous
+        ? sql`(select count(*) from chunks_fts where chunks_fts match ${ftsPhrase(s)}
+            and rowid between ${stats.lo} and ${stats.hi}) as ${sql.raw(`d${i}`)}`
+        : sql`(select count(*) from chunks_fts where chunks_fts match ${`agent:${ftsPhrase(token)} AND ${ftsPhrase(s)}`}) as ${sql.raw(`d${i}`)}`,
+    ),
+    sql`, `,
+  );
+}
+
 /** Every agent's knowledge sources: chunks, a BM25 index, optional vectors. */
 export class KnowledgeBase {
   private readonly vectorCache = new Map<
     string,
     { rev: string; items: Array<{ id: string; vector: Float32Array }> }
   >();
+  private readonly statsCache = new Map<string, AgentStats>();
 
   constructor(
     private readonly db: Db,
@@ -123,6 +193,7 @@ export class KnowledgeBase {
     }
     const token = agentToken(agent.id);
     const terms = pieces.map((p) => indexTerms(passageText(p.headingPath, p.text)));
+    const lengths = terms.map(termCount);
     const t = this.now();
     const replaced = await this.outbox.transaction(async (tx, emit) => {
       const [existing] = await tx
@@ -132,7 +203,7 @@ export class KnowledgeBase {
         .limit(1);
       const fields = {
         handle: agent.handle,
-        tokens: terms.reduce((n, x) => n + (x ? x.split(' ').length : 0), 0),
+        tokens: lengths.reduce((n, x) => n + x, 0),
         format: doc.format,
         characters: doc.text.length,
         pages: doc.pages,
@@ -151,28 +222,32 @@ export class KnowledgeBase {
           .insert(sources)
           .values({ id: sourceId, agentId: agent.id, name: doc.name, createdAt: t, ...fields });
       }
+      // The ids AUTOINCREMENT would hand out, so the FTS rows can go in without a RETURNING.
+      const [top] = await tx.all<{ id: number }>(
+        sql`select max(coalesce((select seq from sqlite_sequence where name = 'chunks'), 0), coalesce((select max(id) from chunks), 0)) as id`,
+      );
+      const firstId = Number(top?.id ?? 0) + 1;
       for (let i = 0; i < pieces.length; i += INSERT_BATCH) {
-        const batch = pieces.slice(i, i + INSERT_BATCH);
-        const ids = await tx
-          .insert(chunks)
-          .values(
-            batch.map((p, j) => ({
-              sourceId,
-              agentId: agent.id,
-              position: p.index,
-              headingPath: p.headingPath,
-              text: p.text,
-              length: terms[i + j] ? terms[i + j]!.split(' ').length : 0,
-              embedding: vectors?.[i + j] ? float32ToBuffer(vectors[i + j]!) : null,
-            })),
-          )
-          .returning({ id: chunks.id });
-        await tx.run(
-          sql`insert into chunks_fts(rowid, agent, terms) values ${sql.join(
-            ids.map((r, j) => sql`(${r.id}, ${token}, ${terms[i + j]})`),
-            sql`, `,
-          )}`,
-        );
+        const end = Math.min(i + INSERT_BATCH, pieces.length);
+        const chunkRows: Value[][] = [];
+        const ftsRows: Value[][] = [];
+        for (let j = i; j < end; j++) {
+          const p = pieces[j]!;
+          const vector = vectors?.[j];
+          chunkRows.push([
+            firstId + j,
+            sourceId,
+            agent.id,
+            p.index,
+            JSON.stringify(p.headingPath),
+            p.text,
+            lengths[j]!,
+            vector ? float32ToBuffer(vector) : null,
+          ]);
+          ftsRows.push([firstId + j, token, terms[j]!]);
+        }
+        await insertRows(tx, 'chunks', CHUNK_COLUMNS, chunkRows);
+        await insertRows(tx, 'chunks_fts', ['rowid', 'agent', 'terms'], ftsRows);
       }
       emit(KnowledgeSourceAdded, {
         agentId: agent.id,
@@ -252,41 +327,20 @@ export class KnowledgeBase {
     if (!q.match) return { query: q, strategy, passages: [] };
     const k = Math.max(MIN_CANDIDATES, opts.limit * 5);
     const token = agentToken(agentId);
-    const expr = `agent:${ftsPhrase(token)} AND (${q.match})`;
-    const sourceFilter = opts.source !== undefined ? sql`and s.name = ${opts.source}` : sql``;
-    // With a source filter the FTS limit would cut that source's rows: let SQL filter first.
-    const ftsLimit = opts.source !== undefined ? 100_000 : k;
-    // CROSS JOIN keeps the FTS result as the outer loop: chunks are looked up by id, never scanned by agent.
-    const [lexical, stats, vectorHits] = await Promise.all([
-      this.db.all<CandidateRow>(sql`
-        select c.id, s.name as source, c.position, c.heading_path, c.text
-        from (select rowid as id, bm25(chunks_fts, 0.0, 1.0) as r from chunks_fts where chunks_fts match ${expr} order by r limit ${ftsLimit}) f
-        cross join chunks c on c.id = f.id
-        cross join sources s on s.id = c.source_id
-        where +c.agent_id = ${agentId} ${sourceFilter}
-        order by f.r
-        limit ${k}`),
-      this.corpusStats(agentId, token, q),
-      this.nearest(agentId, text, k, opts.signal),
-    ]);
+    const nearest = this.nearest(agentId, text, k, opts.signal);
+    const stats = await this.corpusStats(agentId, token, q.stems);
+    const lexical = await this.lexical(agentId, token, q, stats, k, opts.source);
+    const vectorHits = await nearest;
 
     const byId = new Map<number, CandidateRow>(lexical.map((r) => [r.id, r]));
     const missing = vectorHits.map((h) => Number(h.id)).filter((id) => !byId.has(id));
-    if (missing.length) {
-      const rows = await this.db.all<CandidateRow>(sql`
-        select c.id, s.name as source, c.position, c.heading_path, c.text
-        from chunks c join sources s on s.id = c.source_id
-        where +c.agent_id = ${agentId} ${sourceFilter} and c.id in (${sql.join(
-          missing.map((id) => sql`${id}`),
-          sql`, `,
-        )})`);
-      for (const r of rows) byId.set(r.id, r);
-    }
+    for (const r of await this.candidates(agentId, missing, opts.source)) byId.set(r.id, r);
 
     const scored = new Map<number, FoundPassage>();
+    const count = stemCounter(q.stems);
     for (const r of byId.values()) {
       const headingPath = JSON.parse(r.heading_path) as string[];
-      const s = scorePassage(q, stems(passageText(headingPath, r.text)), stats);
+      const s = scoreStemCounts(q, count(passageText(headingPath, r.text)), stats);
       scored.set(r.id, {
         id: String(r.id),
         source: r.source,
@@ -333,18 +387,162 @@ export class KnowledgeBase {
     };
   }
 
-  private async corpusStats(agentId: string, token: string, q: AnalyzedQuery): Promise<CorpusStats> {
-    const agent = `agent:${ftsPhrase(token)}`;
-    const dfCols = q.stems.map(
-      (s, i) =>
-        sql`(select count(*) from chunks_fts where chunks_fts match ${`${agent} AND ${ftsPhrase(s)}`}) as ${sql.raw(`d${i}`)}`,
+  /**
+   * The best `k` BM25 candidates among the agent's chunks (or one source's): the chunks holding
+   * one of the query's rarer stems, ranked by all of them (see `splitTermsByFrequency`, with
+   * the agent's own document frequencies).
+   */
+  private async lexical(
+    agentId: string,
+    token: string,
+    q: AnalyzedQuery,
+    stats: AgentStats,
+    k: number,
+    source: string | undefined,
+  ): Promise<CandidateRow[]> {
+    const split = splitTermsByFrequency(q.stems, (s) => stats.df.get(s) ?? 0, stats.chunks, {
+      ...TERM_SPLIT,
+      tableRows: stats.tableRows,
+    });
+    if (!split) return [];
+    const scope =
+      source === undefined
+        ? { agentId, chunks: stats.chunks, lo: stats.lo, hi: stats.hi }
+        : await this.sourceScope(agentId, source);
+    if (!scope?.chunks) return [];
+    const span = scope.hi - scope.lo + 1;
+    const ranked =
+      (scope.chunks === span ? await this.rankScope(scope, split, k, 'range') : null) ??
+      (scope.chunks * 2 >= span ? await this.rankScope(scope, split, k, 'dense') : null) ??
+      (await this.rankScope(scope, split, k, 'token', token))!;
+    return this.candidates(
+      agentId,
+      ranked.map((r) => r.id),
+      source,
     );
+  }
+
+  /**
+   * The best `k` chunks of a scope for each expression of the split, merged. How the FTS query
+   * is confined to the scope:
+   * - 'range': every id in lo..hi is the scope's, so the rowid range alone confines it. The
+   *   agent's FTS token is left out: bm25 counts the rows of every phrase of an expression on
+   *   every query, and the token is in every one of the agent's rows.
+   * - 'dense': at least half of lo..hi is the scope's; the best 2k of the range are ranked and
+   *   the scope's kept. null when that leaves fewer than `k` of a ranking that was cut.
+   * - 'token': the agent's token confines it (and a join to the source, when there is one).
+   */
+  private async rankScope(
+    scope: Scope,
+    split: TermSplit,
+    k: number,
+    plan: 'range' | 'dense' | 'token',
+    token?: string,
+  ): Promise<RankedRow[] | null> {
+    const depth = plan === 'dense' ? 2 * k : k;
+    const bm25 = sql`bm25(chunks_fts, 0.0, 1.0)`;
+    const rank = async (expr: string): Promise<RankedRow[] | null> => {
+      if (plan === 'token')
+        return this.db.all<RankedRow>(
+          scope.sourceId === undefined
+            ? sql`select rowid as id, ${bm25} as rank from chunks_fts
+                where chunks_fts match ${expr} order by rank, rowid limit ${k}`
+            : sql`select c.id, ${bm25} as rank from chunks_fts cross join chunks c on c.id = chunks_fts.rowid
+                where chunks_fts match ${expr} and c.source_id = ${scope.sourceId}
+                order by rank, c.id limit ${k}`,
+        );
+      const inRange = sql`select rowid as id, ${bm25} as rank from chunks_fts
+        where chunks_fts match ${expr} and rowid between ${scope.lo} and ${scope.hi}
+        order by rank, rowid limit ${depth}`;
+      if (plan === 'range') return this.db.all<RankedRow>(inRange);
+      const rows = await this.db.all<RankedRow & { mine: number }>(sql`
+        select f.id, f.rank, (c.agent_id = ${scope.agentId} ${
+          scope.sourceId === undefined ? sql`` : sql`and c.source_id = ${scope.sourceId}`
+        }) as mine
+        from (${inRange}) f cross join chunks c on c.id = f.id
+        order by f.rank, f.id`);
+      const mine = rows.filter((r) => r.mine);
+      return rows.length === depth && mine.length < k ? null : mine.slice(0, k);
+    };
+    return rankSplitTerms(split, k, rank, plan === 'token' ? `agent:${ftsPhrase(token!)}` : undefined);
+  }
+
+  /** One of the agent's sources as a search scope; null when it has none of that name. */
+  private async sourceScope(agentId: string, name: string): Promise<Scope | null> {
+    const [row] = await this.db.all<{ id: string; n: number; lo: number | null; hi: number | null }>(sql`
+      select s.id, s.chunks as n,
+             (select min(id) from chunks where source_id = s.id) as lo,
+             (select max(id) from chunks where source_id = s.id) as hi
+      from sources s where s.agent_id = ${agentId} and s.name = ${name}`);
+    if (!row) return null;
+    return {
+      agentId,
+      sourceId: row.id,
+      chunks: Number(row.n),
+      lo: Number(row.lo ?? 0),
+      hi: Number(row.hi ?? 0),
+    };
+  }
+
+  /** The agent's chunks of these ids (of that source, when given), in the ids' order. */
+  private async candidates(
+    agentId: string,
+    ids: number[],
+    source: string | undefined,
+  ): Promise<CandidateRow[]> {
+    if (!ids.length) return [];
+    const rows = await this.db.all<CandidateRow>(sql`
+      select c.id, s.name as source, c.position, c.heading_path, c.text
+      from chunks c cross join sources s on s.id = c.source_id
+      where c.id in (${sql.join(
+        ids.map((id) => sql`${id}`),
+        sql`, `,
+      )}) and +c.agent_id = ${agentId} ${source === undefined ? sql`` : sql`and s.name = ${source}`}`);
+    const byId = new Map(rows.map((r) => [Number(r.id), r]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
+  }
+
+  /**
+   * The agent's statistics for BM25: chunk count, mean length, and how many of its chunks hold
+   * each query stem. Cached per agent while its revision (`agentSummary`) holds, so a search
+   * only counts the stems it has not met yet.
+   */
+  private async corpusStats(agentId: string, token: string, queryStems: string[]): Promise<AgentStats> {
+    const cached = this.statsCache.get(agentId);
+    if (cached && cached.df.size > STATS_CACHE_STEMS) cached.df.clear();
+    const missing = cached ? queryStems.filter((s) => !cached.df.has(s)) : [];
     const [row] = await this.db.all<Record<string, number | null>>(sql`
-      select (select coalesce(sum(chunks), 0) from sources where agent_id = ${agentId}) as n,
-             (select 1.0 * sum(tokens) / max(sum(chunks), 1) from sources where agent_id = ${agentId}) as avg,
-             ${sql.join(dfCols, sql`, `)}`);
-    const df = new Map<string, number>(q.stems.map((s, i) => [s, Number(row?.[`d${i}`] ?? 0)]));
-    return { chunks: Number(row?.n ?? 0), avgLength: Number(row?.avg ?? 0), df };
+      select a.* ${cached && missing.length ? sql`, ${stemCounts(cached, token, missing)}` : sql``}
+      from (${agentSummary(agentId)}) a`);
+    const rev = revision(row);
+    let stats: AgentStats;
+    if (cached?.rev === rev) {
+      for (const [i, s] of missing.entries()) cached.df.set(s, Number(row?.[`d${i}`] ?? 0));
+      stats = cached;
+    } else {
+      const n = Number(row?.n ?? 0);
+      stats = {
+        rev,
+        chunks: n,
+        avgLength: Number(row?.t ?? 0) / Math.max(n, 1),
+        lo: Number(row?.lo ?? 0),
+        hi: Number(row?.hi ?? 0),
+        df: new Map(),
+        tableRows: 0,
+      };
+      if (n > 0 && queryStems.length) {
+        const [counts] = await this.db.all<Record<string, number | null>>(
+          sql`select ${stemCounts(stats, token, queryStems)}`,
+        );
+        for (const [i, s] of queryStems.entries()) stats.df.set(s, Number(counts?.[`d${i}`] ?? 0));
+      }
+    }
+    stats.tableRows = Number(row?.top ?? 0);
+    this.statsCache.delete(agentId);
+    this.statsCache.set(agentId, stats);
+    while (this.statsCache.size > STATS_CACHE_AGENTS)
+      this.statsCache.delete(this.statsCache.keys().next().value!);
+    return stats;
   }
 
   /** The agent's chunks nearest to the query by cosine, when embeddings are configured. */
@@ -367,12 +565,10 @@ export class KnowledgeBase {
     }
   }
 
-  /** The agent's vectors, cached until its chunks change (chunk ids only grow, so count:max is a revision). */
+  /** The agent's vectors, cached until its chunks change (see `agentSummary`). */
   private async vectors(agentId: string): Promise<Array<{ id: string; vector: Float32Array }>> {
-    const [rev] = await this.db.all<{ n: number; m: number | null }>(
-      sql`select count(*) as n, max(id) as m from chunks where agent_id = ${agentId}`,
-    );
-    const key = `${rev?.n ?? 0}:${rev?.m ?? 0}`;
+    const [row] = await this.db.all<Record<string, number | null>>(agentSummary(agentId));
+    const key = revision(row);
     const cached = this.vectorCache.get(agentId);
     if (cached?.rev === key) {
       this.vectorCache.delete(agentId);
@@ -389,6 +585,59 @@ export class KnowledgeBase {
       this.vectorCache.delete(this.vectorCache.keys().next().value!);
     return items;
   }
+}
+
+/** Terms in an FTS column value (`indexTerms` joins them with single spaces). */
+function termCount(terms: string): number {
+  if (!terms) return 0;
+  let n = 1;
+  for (let i = 0; i < terms.length; i++) if (terms.charCodeAt(i) === 0x20) n++;
+  return n;
+}
+
+const CHUNK_COLUMNS = [
+  'id',
+  'source_id',
+  'agent_id',
+  'position',
+  'heading_path',
+  'text',
+  'length',
+  'embedding',
+];
+
+type Value = string | number | null | Buffer;
+interface RawTransaction {
+  execute(stmt: { sql: string; args: Value[] }): Promise<unknown>;
+}
+
+/**
+ * A multi-row INSERT. drizzle's libsql transaction keeps the client's own transaction at
+ * `session.tx`; going through it skips drizzle's per-parameter query building (about 15 µs a
+ * row, as much as the FTS indexing of the row). Without it (another driver), the same SQL goes
+ * through drizzle.
+ */
+async function insertRows(tx: Transaction, table: string, columns: string[], rows: Value[][]): Promise<void> {
+  if (!rows.length) return;
+  const raw = (tx as unknown as { session?: { tx?: RawTransaction } }).session?.tx;
+  const head = `insert into ${table} (${columns.join(', ')}) values `;
+  if (raw && typeof raw.execute === 'function') {
+    const one = `(${columns.map(() => '?').join(', ')})`;
+    await raw.execute({ sql: `${head}${rows.map(() => one).join(', ')}`, args: rows.flat() });
+    return;
+  }
+  await tx.run(
+    sql`${sql.raw(head)}${sql.join(
+      rows.map(
+        (r) =>
+          sql`(${sql.join(
+            r.map((v) => sql`${v}`),
+            sql`, `,
+          )})`,
+      ),
+      sql`, `,
+    )}`,
+  );
 }
 
 async function deleteChunks(tx: Transaction, where: SQL): Promise<void> {

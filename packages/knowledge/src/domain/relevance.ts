@@ -1,4 +1,4 @@
-import type { AnalyzedQuery } from './search-terms.js';
+import type { AnalyzedQuery, StemCounts } from './search-terms.js';
 
 export const BM25_K1 = 1.2;
 export const BM25_B = 0.75;
@@ -56,7 +56,13 @@ export function scorePassage(q: AnalyzedQuery, tokens: readonly string[], stats:
   const tf = new Map<string, number>();
   const wanted = new Set(q.stems);
   for (const t of tokens) if (wanted.has(t)) tf.set(t, (tf.get(t) ?? 0) + 1);
-  const dl = tokens.length;
+  return scoreStemCounts(q, { length: tokens.length, tf }, stats);
+}
+
+/** `scorePassage` from a passage's token count and the counts of the query's stems in it. */
+export function scoreStemCounts(q: AnalyzedQuery, counts: StemCounts, stats: CorpusStats): PassageScore {
+  const { tf } = counts;
+  const dl = counts.length;
   const norm = BM25_K1 * (1 - BM25_B + (BM25_B * dl) / Math.max(1, stats.avgLength));
   let score = 0;
   let floorScore = 0;

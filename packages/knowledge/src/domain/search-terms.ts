@@ -71,6 +71,32 @@ export function stems(text: string): string[] {
   return tokenize(text).map(stem);
 }
 
+/** A passage's length in tokens and the counts of some stems in it. */
+export interface StemCounts {
+  length: number;
+  tf: ReadonlyMap<string, number>;
+}
+
+/**
+ * Counts `wanted` stems in texts as `stems(text)` would find them, with the token count. Only
+ * tokens that can stem to a wanted stem are stemmed (stemming keeps an ASCII token's first
+ * letter): stemming every token of every candidate was most of the time rescoring took.
+ */
+export function stemCounter(wanted: readonly string[]): (text: string) => StemCounts {
+  const want = new Set(wanted);
+  const initials = new Set(wanted.map((s) => s[0]));
+  return (text) => {
+    const tokens = tokenize(text);
+    const tf = new Map<string, number>();
+    for (const t of tokens) {
+      if (t.charCodeAt(0) < 128 && !initials.has(t[0])) continue;
+      const s = stem(t);
+      if (want.has(s)) tf.set(s, (tf.get(s) ?? 0) + 1);
+    }
+    return { length: tokens.length, tf };
+  };
+}
+
 /** What goes into an FTS5 column: the stems, space-separated. */
 export const indexTerms = (text: string) => stems(text).join(' ');
 
@@ -113,6 +139,3 @@ export function analyzeQuery(text: string, maxTerms = MAX_QUERY_TERMS): Analyzed
   const match = out.length ? ftsMatchQuery(out.join(' '), maxTerms) : null;
   return { terms, stems: out, weights: out.map((s) => (GENERIC_STEMS.has(s) ? GENERIC_WEIGHT : 1)), match };
 }
-
-/** Quote one term for an FTS5 expression (the same quoting ftsMatchQuery applies). */
-export const ftsPhrase = (term: string) => `"${term.replaceAll('"', '""')}"`;

@@ -52,10 +52,10 @@ export class Delivery {
       recipientHandle: string;
     },
   ): Promise<boolean> {
+    // Every node hears every answer; only the asker's node keeps it, so only it pays for the checks.
+    if (!(await this.d.network.hostedHere(m.askerHandle, m.askerId))) return false;
     const check = await this.d.network.check(event, { handle: m.recipientHandle, id: m.recipientId });
     if (!check.ok) return false;
-    // Every node hears every answer; only the asker's node keeps it.
-    if (!(await this.d.network.hostedHere(m.askerHandle, m.askerId))) return false;
     if (!(await this.d.questions.wasSent(m.questionId, m.askerId, m.recipientId))) {
       this.d.network.drop(
         event,

@@ -1,9 +1,17 @@
 import type { NodeLocalBus, TextGenerator } from '@lore/kit';
+import { limiter } from '@lore/kit';
 import { KnowledgeRetrieveReply, KnowledgeRpc } from '@lore/schema';
 import type { Draft } from './received.js';
 
 /** Passages asked of the recipient's knowledge for one draft. */
 export const RETRIEVE_LIMIT = 8;
+
+/**
+ * Drafts a language model writes at once: a model server answers a few requests at a time, and
+ * a request that waits past the generator's timeout falls back to an extractive draft, so a
+ * broadcast's recipients queue here instead. Extractive drafts are not limited.
+ */
+export const MODEL_DRAFTS_IN_FLIGHT = 4;
 
 /**
  * Drafts a recipient's answer from the recipient's own knowledge only: the passages the
@@ -12,6 +20,8 @@ export const RETRIEVE_LIMIT = 8;
  * silent rather than inventing.
  */
 export class Drafter {
+  private readonly modelTurn = limiter(MODEL_DRAFTS_IN_FLIGHT);
+
   constructor(
     private readonly bus: NodeLocalBus,
     private readonly textgen: TextGenerator,
@@ -27,11 +37,13 @@ export class Drafter {
     );
     const relevant = reply.passages.filter((p) => p.relevant);
     if (relevant.length === 0) return null;
-    const result = await this.textgen.generate({
-      task: 'answer',
-      question,
-      passages: relevant.map((p) => ({ id: p.id, source: p.source, text: p.text, score: p.score })),
-    });
+    const generate = () =>
+      this.textgen.generate({
+        task: 'answer',
+        question,
+        passages: relevant.map((p) => ({ id: p.id, source: p.source, text: p.text, score: p.score })),
+      });
+    const result = await (this.textgen.hasEndpoint ? this.modelTurn(generate) : generate());
     if (result.citations.length === 0) return null;
     return {
       text: result.text,

@@ -1,12 +1,12 @@
 import type { Database, Logger, NodeLocalBus, Outbox } from '@lore/kit';
-import { handleOnce } from '@lore/kit';
+import { GroupCommit, inbox, settleInPool } from '@lore/kit';
 import type { EventEnvelope } from '@lore/schema';
 import { ApprovalsRpc, EvaluateQueryReply, QuestionAsked } from '@lore/schema';
 import type { z } from 'zod';
 import type * as tables from '../tables.js';
 import type { Drafter } from './drafting.js';
 import type { Network } from './network.js';
-import type { Decision, ReceivedRepository, ReceivedRow } from './received.js';
+import type { Decision, Draft, ReceivedRepository, ReceivedRow } from './received.js';
 
 type Asked = z.output<typeof QuestionAsked.payload>;
 
@@ -22,11 +22,35 @@ export interface IntakeDeps {
 }
 
 /**
+ * Recipients a node works on at once. Each waits on round trips over NATS (its retrieval, its
+ * evaluation), so with fewer in flight a node sits idle between replies; drafts written by a
+ * language model have a tighter limit of their own (MODEL_DRAFTS_IN_FLIGHT).
+ */
+export const RECIPIENTS_IN_FLIGHT = 64;
+
+/** One recipient's copy of a question, ready to be recorded. */
+interface Receipt {
+  event: EventEnvelope;
+  q: Asked;
+  recipient: { id: string; handle: string };
+  draft: Draft | null;
+}
+
+/**
  * What a node does with a question it hears about: for each recipient it hosts, draft from
  * that recipient's knowledge, record the query, then let the recipient's conditions decide.
- * Safe to run again on the same event: each step checks what is already done.
+ * Recipients are handled several at a time, and the writes of those that finish together
+ * share a transaction. Safe to run again on the same event: each step checks what is already
+ * done, and a recipient's copy is recorded once (its inbox row and the copy's key).
  */
 export class Intake {
+  private readonly recording = new GroupCommit<Receipt, ReceivedRow | undefined>((batch) =>
+    this.record(batch),
+  );
+  private readonly deciding = new GroupCommit<{ row: ReceivedRow; decision: Decision }, ReceivedRow | null>(
+    (batch) => this.d.received.applyAutomatic(batch),
+  );
+
   constructor(
     private readonly d: IntakeDeps,
     readonly consumer: string,
@@ -40,39 +64,86 @@ export class Intake {
     if (!check.ok) return;
     // A question past its expiry (a replay after a long outage) is not worth drafting.
     if (Date.parse(q.expiresAt) < this.d.now()) return;
-    for (const r of q.recipients) {
-      if (r.id === q.asker.id) continue;
-      if (!(await this.d.network.hostedHere(r.handle, r.id))) continue;
-      await this.forRecipient(event, q, { id: r.id, handle: r.handle });
+    // The event says which node hosts each recipient: the others are that node's business.
+    const candidates = q.recipients.filter((r) => r.id !== q.asker.id && r.node === this.d.network.nodeId);
+    if (!candidates.length) return;
+    const copies = await this.d.received.copiesOf(q.questionId);
+    const failed = await settleInPool(candidates, RECIPIENTS_IN_FLIGHT, async (r) => {
+      // The directory has the last word on who is hosted here.
+      if (!(await this.d.network.hostedHere(r.handle, r.id))) return;
+      await this.forRecipient(event, q, { id: r.id, handle: r.handle }, copies.get(r.id));
+    });
+    if (failed.length) {
+      const first = failed[0]!;
+      // The event goes back to the bus: the recipients handled already are skipped next time.
+      throw new Error(
+        `${failed.length} of ${candidates.length} recipients of ${q.questionId} not handled (first @${first.item.handle}: ${errorMessage(first.err)})`,
+      );
     }
   }
 
-  private async forRecipient(event: EventEnvelope, q: Asked, recipient: { id: string; handle: string }) {
-    let row = await this.d.received.get(q.questionId, recipient.id);
+  private async forRecipient(
+    event: EventEnvelope,
+    q: Asked,
+    recipient: { id: string; handle: string },
+    copy: ReceivedRow | undefined,
+  ) {
+    let row = copy;
     if (!row) {
       const draft = await this.d.drafter.draft(recipient.id, q.question);
-      await handleOnce(this.d.db, `${this.consumer}#${recipient.id}`, event, async (tx) => {
-        await this.d.received.receive(
-          tx,
-          {
-            id: q.questionId,
-            recipient,
-            asker: { id: q.asker.id, handle: q.asker.handle, node: q.asker.node, profile: q.asker.profile },
-            question: q.question,
-            askedAt: Date.parse(q.askedAt),
-          },
-          draft,
-        );
-      });
-      this.d.outbox.wake();
-      row = await this.d.received.get(q.questionId, recipient.id);
+      row = await this.recording.add({ event, q, recipient, draft });
     }
-    if (row && row.status === 'pending' && row.evaluatedAt === null && row.draftText)
-      await this.evaluate(row);
+    if (row && row.status === 'pending' && row.evaluatedAt === null && row.draftText) {
+      const decision = await this.evaluate(row);
+      await this.deciding.add({ row, decision });
+    }
   }
 
-  /** Ask the recipient's approvals what its conditions say, and apply it. */
-  private async evaluate(row: ReceivedRow): Promise<void> {
+  /** Record a batch of copies in one transaction, each once: its inbox row says it was. */
+  private async record(batch: Receipt[]): Promise<Array<ReceivedRow | undefined>> {
+    const inboxKey = (b: Receipt) => `${this.consumer}#${b.recipient.id}`;
+    const created = await this.d.db.transaction(async (tx) => {
+      const inserted = await tx
+        .insert(inbox)
+        .values(batch.map((b) => ({ consumer: inboxKey(b), eventId: b.event.id, handledAt: this.d.now() })))
+        .onConflictDoNothing()
+        .returning({ consumer: inbox.consumer, eventId: inbox.eventId });
+      const fresh = new Set(inserted.map((f) => `${f.consumer} ${f.eventId}`));
+      // Taken off the set as it is used: a copy queued twice in one batch is recorded once.
+      const todo = batch.filter((b) => fresh.delete(`${inboxKey(b)} ${b.event.id}`));
+      return this.d.received.receive(
+        tx,
+        todo.map((b) => ({
+          q: {
+            id: b.q.questionId,
+            recipient: b.recipient,
+            asker: {
+              id: b.q.asker.id,
+              handle: b.q.asker.handle,
+              node: b.q.asker.node,
+              profile: b.q.asker.profile,
+            },
+            question: b.q.question,
+            askedAt: Date.parse(b.q.askedAt),
+          },
+          draft: b.draft,
+        })),
+      );
+    });
+    this.d.outbox.wake();
+    const byRecipient = new Map(created.map((r) => [`${r.id} ${r.recipientId}`, r]));
+    // A copy recorded earlier (a redelivery, another replica) is read back as it is now.
+    return Promise.all(
+      batch.map(
+        (b) =>
+          byRecipient.get(`${b.q.questionId} ${b.recipient.id}`) ??
+          this.d.received.get(b.q.questionId, b.recipient.id),
+      ),
+    );
+  }
+
+  /** What the recipient's approvals say about a drafted query. */
+  private async evaluate(row: ReceivedRow): Promise<Decision> {
     let decision: Decision;
     try {
       const reply = EvaluateQueryReply.parse(
@@ -111,7 +182,8 @@ export class Intake {
         reason: 'Auto-approval was unavailable; waiting for a manual decision.',
       };
     }
-    const applied = await this.d.received.applyAutomatic(row, decision);
-    if (applied) this.d.outbox.wake();
+    return decision;
   }
 }
+
+const errorMessage = (err: unknown) => (err instanceof Error ? err.message : String(err));

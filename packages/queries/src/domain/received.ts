@@ -60,79 +60,100 @@ export class ReceivedRepository {
     });
   }
 
+  /** This node's copies of a question, by recipient. */
+  async copiesOf(id: string): Promise<Map<string, ReceivedRow>> {
+    const rows = await this.db.select().from(receivedQueries).where(eq(receivedQueries.id, id));
+    return new Map(rows.map((r) => [r.recipientId, r]));
+  }
+
   /**
-   * Record a query received here, inside a transaction the caller holds (with its inbox row).
-   * Without a draft the query is settled as `no-knowledge` and the asker is told so.
+   * Record queries received here, inside a transaction the caller holds (with their inbox rows),
+   * and return the rows this call created (a copy already recorded is left as it is). Without a
+   * draft a query is settled as `no-knowledge` and the asker is told so.
    */
-  async receive(tx: Transaction, q: IncomingQuery, draft: Draft | null): Promise<void> {
+  async receive(tx: Transaction, incoming: Array<{ q: IncomingQuery; draft: Draft | null }>) {
+    if (!incoming.length) return [];
     const t = this.now();
     const inserted = await tx
       .insert(receivedQueries)
-      .values({
-        id: q.id,
-        recipientId: q.recipient.id,
-        recipientHandle: q.recipient.handle,
-        askerId: q.asker.id,
-        askerHandle: q.asker.handle,
-        askerNode: q.asker.node,
-        askerProfile: q.asker.profile,
-        question: q.question,
-        askedAt: q.askedAt,
-        receivedAt: t,
-        status: draft ? 'pending' : 'no-knowledge',
-        draftText: draft?.text ?? null,
-        citations: draft?.citations ?? [],
-        strategy: draft?.strategy ?? null,
-        decisionReason: draft
-          ? 'Drafted; waiting for your auto-approval conditions.'
-          : 'No relevant knowledge: nothing was drafted and the asker was told.',
-        decidedBy: draft ? 'none' : 'no-knowledge',
-        decidedAt: draft ? null : t,
-      })
-      .onConflictDoNothing()
-      .returning({ id: receivedQueries.id });
-    if (inserted.length && !draft) {
-      await this.outbox.insert(tx, [
-        this.outbox.envelope(AnswerWithheld, {
-          questionId: q.id,
-          askerId: q.asker.id,
-          askerHandle: q.asker.handle,
+      .values(
+        incoming.map(({ q, draft }) => ({
+          id: q.id,
           recipientId: q.recipient.id,
           recipientHandle: q.recipient.handle,
-          reason: 'no-knowledge',
-          at: new Date(t).toISOString(),
-        }),
-      ]);
-    }
+          askerId: q.asker.id,
+          askerHandle: q.asker.handle,
+          askerNode: q.asker.node,
+          askerProfile: q.asker.profile,
+          question: q.question,
+          askedAt: q.askedAt,
+          receivedAt: t,
+          status: draft ? 'pending' : 'no-knowledge',
+          draftText: draft?.text ?? null,
+          citations: draft?.citations ?? [],
+          strategy: draft?.strategy ?? null,
+          decisionReason: draft
+            ? 'Drafted; waiting for your auto-approval conditions.'
+            : 'No relevant knowledge: nothing was drafted and the asker was told.',
+          decidedBy: draft ? 'none' : 'no-knowledge',
+          decidedAt: draft ? null : t,
+        })),
+      )
+      .onConflictDoNothing()
+      .returning();
+    const withheld = inserted.filter((r) => r.status === 'no-knowledge');
+    if (withheld.length)
+      await this.outbox.insert(
+        tx,
+        withheld.map((r) =>
+          this.outbox.envelope(AnswerWithheld, {
+            questionId: r.id,
+            askerId: r.askerId,
+            askerHandle: r.askerHandle,
+            recipientId: r.recipientId,
+            recipientHandle: r.recipientHandle,
+            reason: 'no-knowledge',
+            at: new Date(t).toISOString(),
+          }),
+        ),
+      );
+    return inserted;
   }
 
-  /** Apply what the conditions said, once: only a pending query that was not evaluated yet. */
-  async applyAutomatic(row: ReceivedRow, d: Decision): Promise<ReceivedRow | null> {
+  /**
+   * Apply what the conditions said, once per query: only a pending query that was not evaluated
+   * yet. Several decisions share one transaction; returns the rows that changed, in order.
+   */
+  async applyAutomatic(decisions: Array<{ row: ReceivedRow; decision: Decision }>) {
     return this.outbox.transaction(async (tx, emit) => {
       const t = this.now();
-      const settled = d.outcome !== 'pending';
-      const [updated] = await tx
-        .update(receivedQueries)
-        .set({
-          status: d.outcome,
-          evaluatedAt: t,
-          decisionReason: d.reason,
-          decidedBy: d.decidedBy,
-          decisionCondition: d.condition,
-          decidedAt: settled ? t : null,
-          revision: d.outcome === 'accepted' ? 1 : row.revision,
-        })
-        .where(
-          and(
-            eq(receivedQueries.id, row.id),
-            eq(receivedQueries.recipientId, row.recipientId),
-            eq(receivedQueries.status, 'pending'),
-            isNull(receivedQueries.evaluatedAt),
-          ),
-        )
-        .returning();
-      if (updated) this.announce(emit, updated);
-      return updated ?? null;
+      const out: Array<ReceivedRow | null> = [];
+      for (const { row, decision: d } of decisions) {
+        const settled = d.outcome !== 'pending';
+        const [updated] = await tx
+          .update(receivedQueries)
+          .set({
+            status: d.outcome,
+            evaluatedAt: t,
+            decisionReason: d.reason,
+            decidedBy: d.decidedBy,
+            decisionCondition: d.condition,
+            decidedAt: settled ? t : null,
+            revision: d.outcome === 'accepted' ? 1 : row.revision,
+          })
+          .where(
+            and(
+              eq(receivedQueries.id, row.id),
+              eq(receivedQueries.recipientId, row.recipientId),
+              eq(receivedQueries.status, 'pending'),
+              isNull(receivedQueries.evaluatedAt),
+            ),
+          )
+          .returning();
+        if (updated) this.announce(emit, updated);
+        out.push(updated ?? null);
+      }
+      return out;
     });
   }
 

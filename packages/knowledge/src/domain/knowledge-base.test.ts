@@ -1,0 +1,184 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Embedder } from '@lore/kit';
+import {
+  createLogger,
+  type Database,
+  float32FromBuffer,
+  keywords,
+  MemoryBus,
+  Outbox,
+  openDatabase,
+  splitDocument,
+} from '@lore/kit';
+import type { EventEnvelope, VerifiedAgent } from '@lore/schema';
+import { KnowledgeSourceAdded } from '@lore/schema';
+import { sql } from 'drizzle-orm';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import * as tables from '../tables.js';
+import type { ExtractedDocument } from './ingest.js';
+import { agentToken, KnowledgeBase, SOURCE_KEYWORDS } from './knowledge-base.js';
+import { indexTerms, stem } from './search-terms.js';
+
+const MIGRATIONS = fileURLToPath(new URL('../../migrations', import.meta.url));
+const log = createLogger({ name: 'test', level: 'silent' });
+const ada: VerifiedAgent = { id: 'agent-ada', handle: 'ada', node: 'n1' };
+
+const markdown = (topic: string, sections: number) =>
+  Array.from(
+    { length: sections },
+    (_, i) =>
+      `## ${topic} part ${i}\n\nThe ${topic} service keeps its ${topic} cache warm; ` +
+      `section ${i} explains ${topic} retries, timeouts and the naïve café fallback.`,
+  ).join('\n\n');
+
+const doc = (name: string, text: string): ExtractedDocument => ({
+  name,
+  format: 'markdown',
+  text,
+  pages: null,
+});
+
+interface ChunkRow {
+  id: number;
+  source_id: string;
+  agent_id: string;
+  position: number;
+  heading_path: string;
+  text: string;
+  term_count: number;
+  embedding: ArrayBuffer | null;
+}
+
+describe('KnowledgeBase ingest', () => {
+  let dir: string;
+  let db: Database<typeof tables>;
+  let bus: MemoryBus;
+  let events: EventEnvelope[];
+
+  const open = (embedder: Embedder | null = null) =>
+    new KnowledgeBase(db, new Outbox(db, bus, { node: 'n1', service: 'knowledge' }, log), embedder, log);
+  const chunkRows = (where = sql`1`) =>
+    // `length` is aliased: a libSQL row is array-like, its own `length` counts the columns.
+    db.all<ChunkRow>(
+      sql`select id, source_id, agent_id, position, heading_path, text, length as term_count, embedding
+          from chunks where ${where} order by id`,
+    );
+  /** The ids of Ada's chunks whose indexed stems hold the word's stem. */
+  const ftsIds = (word: string) =>
+    db
+      .all<{ id: number }>(
+        sql`select rowid as id from chunks_fts where chunks_fts match ${`agent:"${agentToken(ada.id)}" AND terms:"${stem(word)}"`} order by rowid`,
+      )
+      .then((rows) => rows.map((r) => Number(r.id)));
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'lore-kb-'));
+    db = await openDatabase({
+      url: `file:${join(dir, 'k.db')}`,
+      schema: tables,
+      migrationsFolder: MIGRATIONS,
+    });
+    bus = new MemoryBus();
+    events = [];
+  });
+
+  afterEach(async () => {
+    db.$client.close();
+    await bus.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('writes every chunk with its position, heading path, text and term count, and indexes its stems', async () => {
+    const text = markdown('gateway', 3);
+    const added = await open().add(ada, doc('gateway.md', text));
+    const pieces = await splitDocument(text, { format: 'markdown' });
+    const rows = await chunkRows();
+    expect(added.chunks).toBe(pieces.length);
+    expect(rows).toHaveLength(pieces.length);
+    rows.forEach((r, i) => {
+      const p = pieces[i]!;
+      const terms = indexTerms(`${p.headingPath.join(' / ')}\n${p.text}`);
+      expect(r).toMatchObject({
+        agent_id: ada.id,
+        position: p.index,
+        heading_path: JSON.stringify(p.headingPath),
+        text: p.text,
+        term_count: terms.split(' ').length,
+        embedding: null,
+      });
+      if (i > 0) expect(r.id).toBe(rows[i - 1]!.id + 1);
+    });
+    const [source] = await db.all<{ tokens: number; keywords: string }>(
+      sql`select tokens, keywords from sources where name = 'gateway.md'`,
+    );
+    expect(source?.tokens).toBe(rows.reduce((n, r) => n + r.term_count, 0));
+    expect(JSON.parse(source!.keywords)).toEqual(keywords(text, SOURCE_KEYWORDS));
+    expect(await ftsIds('gateway')).toEqual(rows.map((r) => r.id));
+    expect(await ftsIds('café')).toEqual(rows.map((r) => r.id));
+    expect(await ftsIds('scheduler')).toEqual([]);
+  });
+
+  it('publishes KnowledgeSourceAdded with the keywords of the whole text', async () => {
+    const outbox = new Outbox(db, bus, { node: 'n1', service: 'knowledge' }, log);
+    await bus.listen(KnowledgeSourceAdded.subject, (e) => {
+      events.push(e);
+    });
+    const text = markdown('scheduler', 4);
+    await new KnowledgeBase(db, outbox, null, log).add(ada, doc('scheduler.md', text));
+    await outbox.flush();
+    expect(events).toHaveLength(1);
+    expect(events[0]!.payload).toEqual({
+      agentId: ada.id,
+      handle: ada.handle,
+      source: 'scheduler.md',
+      keywords: keywords(text, SOURCE_KEYWORDS),
+      chunks: 4,
+    });
+  });
+
+  it('never reuses a chunk id, after a removal or a replacement', async () => {
+    const kb = open();
+    await kb.add(ada, doc('a.md', markdown('alpha', 2)));
+    await kb.add(ada, doc('b.md', markdown('beta', 3)));
+    const beforeRemoval = Math.max(...(await chunkRows()).map((r) => r.id));
+    await kb.remove(ada, 'b.md');
+    await kb.add(ada, doc('c.md', markdown('gamma', 2)));
+    const gamma = await chunkRows(sql`text like '%gamma%'`);
+    expect(Math.min(...gamma.map((r) => r.id))).toBe(beforeRemoval + 1);
+    expect(await ftsIds('beta')).toEqual([]);
+
+    const highest = Math.max(...(await chunkRows()).map((r) => r.id));
+    const replaced = await kb.add(ada, doc('a.md', markdown('delta', 2)));
+    expect(replaced.replaced).toBe(true);
+    const delta = await chunkRows(sql`text like '%delta%'`);
+    expect(delta.map((r) => r.id)).toEqual([highest + 1, highest + 2]);
+    expect(await chunkRows(sql`text like '%alpha%'`)).toEqual([]);
+    expect(await ftsIds('alpha')).toEqual([]);
+    expect(await ftsIds('delta')).toEqual(delta.map((r) => r.id));
+  });
+
+  it('stores one vector per chunk when embeddings are configured', async () => {
+    const embedder: Embedder = {
+      embed: async (texts) => texts.map((_, i) => new Float32Array([i, 0.5, -1])),
+    } as Embedder;
+    const added = await open(embedder).add(ada, doc('v.md', markdown('vector', 3)));
+    expect(added.vectors).toBe(3);
+    const rows = await chunkRows();
+    expect(rows.map((r) => [...float32FromBuffer(Buffer.from(r.embedding!))])).toEqual([
+      [0, 0.5, -1],
+      [1, 0.5, -1],
+      [2, 0.5, -1],
+    ]);
+  });
+
+  it('ingests more chunks than one INSERT statement holds', async () => {
+    const added = await open().add(ada, doc('big.md', markdown('bulk', 450)));
+    expect(added.chunks).toBe(450);
+    const rows = await chunkRows();
+    expect(rows.map((r) => r.position)).toEqual(Array.from({ length: 450 }, (_, i) => i));
+    expect(await ftsIds('bulk')).toHaveLength(450);
+  });
+});
