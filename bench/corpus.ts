@@ -9,17 +9,7 @@
  * Same seed, same corpus: every run measures the same text.
  */
 
-/** mulberry32: a small, fast, seeded PRNG. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom as rng } from '@lore/kit/testing';
 
 // The most frequent English words (roughly in frequency order), stop words included.
 const COMMON = (

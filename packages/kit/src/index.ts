@@ -21,8 +21,15 @@ export { nodeLocalBus, nodeSubject } from './bus/local.js';
 export { GroupCommit, limiter, settleInPool } from './concurrency.js';
 export type { LoreConfig, ServiceName } from './config.js';
 export { ConfigError, databaseFor, LoreConfigSchema, loadConfig, SERVICE_NAMES } from './config.js';
-export type { Database, OpenDatabaseOptions, Transaction } from './db/index.js';
-export { inbox, migrationsFolder, openDatabase, outbox, statementCacheStats } from './db/index.js';
+export type { Database, OpenDatabaseOptions, RowValue, Transaction } from './db/index.js';
+export {
+  inbox,
+  insertRows,
+  migrationsFolder,
+  openDatabase,
+  outbox,
+  statementCacheStats,
+} from './db/index.js';
 export type { Embedder, EmbedderOptions } from './embeddings.js';
 export { createEmbedder, embedderFromConfig } from './embeddings.js';
 export {

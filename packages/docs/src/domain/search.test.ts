@@ -7,24 +7,12 @@ import {
   openDatabase,
   type TermSplit,
 } from '@lore/kit';
-import { tempDir, testConfig } from '@lore/kit/testing';
+import { seededRandom as rng, tempDir, testConfig } from '@lore/kit/testing';
 import { type SQL, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tables from '../tables.js';
 import { DocsSearch } from './search.js';
 import { BM25_WEIGHTS, DocsStore, type DocumentWrite } from './store.js';
-
-/** A seeded PRNG (mulberry32), so the corpus is the same every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // Letters only (the porter tokenizer would split "w12"), ending in x (which porter leaves alone).
 const WORDS = Array.from(

@@ -3,6 +3,7 @@ import {
   float32FromBuffer,
   float32ToBuffer,
   ftsPhrase,
+  insertRows,
   type RankedRow,
   rankSplitTerms,
   type TermSplit,
@@ -328,45 +329,6 @@ function toHit(r: Row): ChunkHit {
     uri: String(r.uri),
     score: -Number(r.rank),
   };
-}
-
-type Value = string | number | null | Buffer;
-interface RawTransaction {
-  execute(stmt: { sql: string; args: Value[] }): Promise<unknown>;
-}
-
-/**
- * A multi-row INSERT. drizzle's libsql transaction keeps the client's own transaction at
- * `session.tx`; going through it skips drizzle's per-parameter query building (about 15 µs a
- * row, a tenth of the ingest budget). Without it (another driver), the same SQL goes through drizzle.
- */
-async function insertRows(
-  tx: Transaction,
-  table: string,
-  columns: string[],
-  rows: Value[][],
-  suffix = '',
-): Promise<void> {
-  if (!rows.length) return;
-  const raw = (tx as unknown as { session?: { tx?: RawTransaction } }).session?.tx;
-  const head = `insert into ${table} (${columns.join(', ')}) values `;
-  if (raw && typeof raw.execute === 'function') {
-    const one = `(${columns.map(() => '?').join(', ')})`;
-    await raw.execute({ sql: `${head}${rows.map(() => one).join(', ')} ${suffix}`, args: rows.flat() });
-    return;
-  }
-  await tx.run(
-    sql`${sql.raw(head)}${sql.join(
-      rows.map(
-        (r) =>
-          sql`(${sql.join(
-            r.map((v) => sql`${v}`),
-            sql`, `,
-          )})`,
-      ),
-      sql`, `,
-    )} ${sql.raw(suffix)}`,
-  );
 }
 
 function inList(values: Array<string | number>): SQL {

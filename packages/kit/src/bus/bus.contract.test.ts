@@ -2,6 +2,7 @@ import type { EventEnvelope } from '@lore/schema';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { NATS_URL, reachable } from '../testing/nats.js';
 import { MemoryBus } from './memory.js';
 import { NatsBus } from './nats.js';
 import {
@@ -13,7 +14,6 @@ import {
   type Subscription,
 } from './types.js';
 
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const natsUp = await reachable(NATS_URL);
 if (!natsUp && !process.env.CI) {
   console.warn(`NatsBus contract tests skipped: no NATS at ${NATS_URL} (start one or set NATS_URL)`);
@@ -325,13 +325,3 @@ async function until(cond: () => boolean, timeoutMs = 5000): Promise<void> {
 
 /** Give a wrong extra delivery the chance to show up before asserting there was none. */
 const settle = () => new Promise((r) => setTimeout(r, 300));
-
-async function reachable(url: string): Promise<boolean> {
-  try {
-    const nc = await connect({ servers: url, timeout: 1000, reconnect: false });
-    await nc.close();
-    return true;
-  } catch {
-    return false;
-  }
-}

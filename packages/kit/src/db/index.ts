@@ -152,5 +152,6 @@ async function kitMigrations(): Promise<string> {
 /** A package's migrations folder, from its `import.meta.url` (works from src/ and dist/). */
 export const migrationsFolder = (moduleUrl: string) => fileURLToPath(new URL('../migrations', moduleUrl));
 
+export { insertRows, type RowValue } from './insert-rows.js';
 export { inbox, outbox } from './kit-tables.js';
 export { statementCacheStats } from './statement-cache.js';

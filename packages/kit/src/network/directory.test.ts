@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NATS_URL, reachable } from '../testing/nats.js';
 import { NatsDirectory } from './directory.js';
 
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const natsUp = await reachable(NATS_URL);
 if (!natsUp && !process.env.CI) {
   console.warn(`NatsDirectory tests skipped: no NATS at ${NATS_URL} (start one or set NATS_URL)`);
@@ -96,13 +96,3 @@ describe.skipIf(!natsUp && !process.env.CI)('NatsDirectory', () => {
     }
   });
 });
-
-async function reachable(url: string): Promise<boolean> {
-  try {
-    const nc = await connect({ servers: url, timeout: 1000, reconnect: false });
-    await nc.close();
-    return true;
-  } catch {
-    return false;
-  }
-}

@@ -1,5 +1,6 @@
 import { createClient } from '@libsql/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seededRandom as rng } from '../testing/index.js';
 import {
   ftsPhrase,
   ftsSplitExpressions,
@@ -102,18 +103,6 @@ describe('mergeSplitRankings', () => {
     expect(mergeSplitRankings([rareOnly], 0)).toEqual([]);
   });
 });
-
-/** A seeded PRNG (mulberry32), so the generated table is the same every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('rankSplitTerms on an FTS5 table', () => {
   const db = createClient({ url: ':memory:' });

@@ -7,10 +7,12 @@ import {
   float32FromBuffer,
   float32ToBuffer,
   ftsPhrase,
+  insertRows,
   type Logger,
   notFound,
   type Outbox,
   type RankedRow,
+  type RowValue,
   rankSplitTerms,
   reciprocalRankFusion,
   splitDocument,
@@ -229,8 +231,8 @@ export class KnowledgeBase {
       const firstId = Number(top?.id ?? 0) + 1;
       for (let i = 0; i < pieces.length; i += INSERT_BATCH) {
         const end = Math.min(i + INSERT_BATCH, pieces.length);
-        const chunkRows: Value[][] = [];
-        const ftsRows: Value[][] = [];
+        const chunkRows: RowValue[][] = [];
+        const ftsRows: RowValue[][] = [];
         for (let j = i; j < end; j++) {
           const p = pieces[j]!;
           const vector = vectors?.[j];
@@ -605,40 +607,6 @@ const CHUNK_COLUMNS = [
   'length',
   'embedding',
 ];
-
-type Value = string | number | null | Buffer;
-interface RawTransaction {
-  execute(stmt: { sql: string; args: Value[] }): Promise<unknown>;
-}
-
-/**
- * A multi-row INSERT. drizzle's libsql transaction keeps the client's own transaction at
- * `session.tx`; going through it skips drizzle's per-parameter query building (about 15 µs a
- * row, as much as the FTS indexing of the row). Without it (another driver), the same SQL goes
- * through drizzle.
- */
-async function insertRows(tx: Transaction, table: string, columns: string[], rows: Value[][]): Promise<void> {
-  if (!rows.length) return;
-  const raw = (tx as unknown as { session?: { tx?: RawTransaction } }).session?.tx;
-  const head = `insert into ${table} (${columns.join(', ')}) values `;
-  if (raw && typeof raw.execute === 'function') {
-    const one = `(${columns.map(() => '?').join(', ')})`;
-    await raw.execute({ sql: `${head}${rows.map(() => one).join(', ')}`, args: rows.flat() });
-    return;
-  }
-  await tx.run(
-    sql`${sql.raw(head)}${sql.join(
-      rows.map(
-        (r) =>
-          sql`(${sql.join(
-            r.map((v) => sql`${v}`),
-            sql`, `,
-          )})`,
-      ),
-      sql`, `,
-    )}`,
-  );
-}
 
 async function deleteChunks(tx: Transaction, where: SQL): Promise<void> {
   await tx.run(sql`delete from chunks_fts where rowid in (select id from chunks where ${where})`);
