@@ -5,7 +5,7 @@
  * come from protocol and search). Knobs, all optional: BENCH_SECONDS (autocannon duration),
  * BENCH_SEARCH_CHUNKS, BENCH_SEARCH_QUESTIONS, BENCH_INGEST_CHUNKS, BENCH_BROADCAST_PER_NODE,
  * BENCH_KEEP (keep the suites' databases), BENCH_TRACE and BENCH_CPU_PROF (where the time
- * goes), BENCH_WHATIF (experiments, see services.ts). BENCHMARKS.md has the latest figures.
+ * goes). BENCHMARKS.md has the latest figures.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';

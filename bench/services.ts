@@ -1,14 +1,10 @@
 /** Helpers for suites that host Lore services in the bench process (in-process bus and fetch). */
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import {
   createLogger,
   type EventBus,
-  type HandleRecord,
   type LoreConfig,
   loadConfig,
   MemoryBus,
-  type NetworkDirectory,
   type ServiceDeps,
 } from '@lore/kit';
 import { appFetch, type Client, connectClient, ok } from '@lore/kit/testing';
@@ -84,54 +80,4 @@ export async function until(check: () => Promise<boolean>, timeoutMs: number, ev
     if (Date.now() > end) throw new Error(`not done within ${timeoutMs} ms`);
     await sleep(everyMs);
   }
-}
-
-/**
- * Experiments, not Lore's behaviour: BENCH_WHATIF is a comma-separated list of fixes to try
- * from the outside, to measure what a suggested service fix would gain before anyone makes it.
- *
- * - `sync`: every SQLite connection libSQL opens gets `PRAGMA synchronous = NORMAL` before its
- *   first statement. The kit sets it once, on one connection of @libsql/client's pool; the
- *   connections the pool opens later keep SQLite's default FULL, so write transactions that
- *   land on them fsync the WAL at every commit (bench/profile/sqlite-synchronous.ts shows it).
- * - `directory`: handle look-ups answered from a local map once seen (as a KV watch would keep
- *   one) instead of a JetStream KV get each.
- */
-export function whatIf(name: 'sync' | 'directory'): boolean {
-  return (process.env.BENCH_WHATIF ?? '').split(',').includes(name);
-}
-
-/** The `sync` experiment: patches libsql's Database.prototype.prepare in this process. */
-export function synchronousNormalEverywhere(): void {
-  const kit = createRequire(fileURLToPath(import.meta.resolve('@lore/kit')));
-  const client = createRequire(kit.resolve('@libsql/client'));
-  const Database = client('libsql') as { prototype: Record<string, unknown> };
-  const prepare = Database.prototype.prepare as (
-    this: { inTransaction: boolean },
-    sql: string,
-  ) => { run(): unknown };
-  if ((prepare as { patched?: boolean }).patched) return;
-  const done = new WeakSet<object>();
-  const patched = function (this: { inTransaction: boolean }, sql: string) {
-    if (!done.has(this)) {
-      done.add(this);
-      if (!this.inTransaction) prepare.call(this, 'PRAGMA synchronous = NORMAL').run();
-    }
-    return prepare.call(this, sql);
-  };
-  (patched as { patched?: boolean }).patched = true;
-  Database.prototype.prepare = patched;
-}
-
-/** The `directory` experiment: handle look-ups from a local map once seen. */
-export function cacheLookups(directory: NetworkDirectory): void {
-  const original = directory.lookupHandle.bind(directory);
-  const seen = new Map<string, HandleRecord>();
-  directory.lookupHandle = async (handle) => {
-    const hit = seen.get(handle);
-    if (hit) return hit;
-    const r = await original(handle);
-    if (r) seen.set(handle, r);
-    return r;
-  };
 }

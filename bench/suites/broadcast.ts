@@ -14,16 +14,7 @@ import { KnowledgeRpc } from '@lore/schema';
 import { Corpus } from '../corpus.js';
 import { type Proc, ROOT, type Row, row, start, timeIt } from '../lib.js';
 import { startCpuProfile } from '../profile/cpu.js';
-import {
-  type Agent,
-  BENCH_ENV,
-  benchConfig,
-  cacheLookups,
-  registerAgent,
-  sleep,
-  synchronousNormalEverywhere,
-  whatIf,
-} from '../services.js';
+import { type Agent, BENCH_ENV, benchConfig, registerAgent, sleep } from '../services.js';
 import { Spans } from '../trace.js';
 
 /** Agents registered on each of the two nodes (BENCH_BROADCAST_PER_NODE to change). */
@@ -112,9 +103,6 @@ export async function broadcastSuite(opts: { seconds: number; dataDir: string })
       spans.wrap(directory, 'listHandles', 'directory.listHandles');
       spans.wrap(directory, 'nodeKeys', 'directory.nodeKeys');
     }
-    // BENCH_WHATIF=sync,directory: experiments on both nodes (see services.ts), not Lore's behaviour.
-    if (whatIf('directory')) cacheLookups(directory);
-    if (whatIf('sync')) synchronousNormalEverywhere();
     // The whole catalog, as `lore start` runs it (docs does not ingest Lore's own READMEs here).
     a = await startAllInOne(configA, { bus, directory, log: createLogger({ name: 'lore', level: 'error' }) });
     closers.push(async () => {
@@ -284,8 +272,7 @@ export async function broadcastSuite(opts: { seconds: number; dataDir: string })
     if (spans) process.stderr.write(spans.report(`node A spans during the ${peers.length}-agent ask:`));
 
     const n = peers.length;
-    const experiments = process.env.BENCH_WHATIF ? ` [what-if: ${process.env.BENCH_WHATIF}]` : '';
-    const label = `cqAskQuestion to ${n} agents on 2 nodes (extractive)${experiments}`;
+    const label = `cqAskQuestion to ${n} agents on 2 nodes (extractive)`;
     const complete = all.decided >= n ? '' : ` — only ${all.decided}/${n} decided in 120 s`;
     rows.push(
       row({

@@ -2,19 +2,15 @@
  * One Lore node for the broadcast benchmark, in its own process: the all-in-one catalog
  * (startAllInOne, as `lore start` runs it) served over HTTP. Configured by the environment
  * (LORE_DATA_DIR, LORE_NODE_ID, NATS_URL, LORE_PORT). Prints `Lore is running at <url>/mcp`.
- * BENCH_WHATIF=sync,directory applies the experiments of ../services.ts;
  * SIGUSR1/SIGUSR2 start and write a CPU profile (into BENCH_CPU_PROF).
  */
 import { startAllInOne } from '@lore/aggregator';
 import { createBus, createDirectory, loadConfig, serveHttp } from '@lore/kit';
 import { startCpuProfile } from '../profile/cpu.js';
-import { cacheLookups, synchronousNormalEverywhere, whatIf } from '../services.js';
 
 const config = loadConfig(process.env);
 const bus = await createBus({ natsUrl: config.NATS_URL, name: `lore-${config.LORE_NODE_ID}` });
 const directory = await createDirectory(bus);
-if (whatIf('directory')) cacheLookups(directory);
-if (whatIf('sync')) synchronousNormalEverywhere();
 const lore = await startAllInOne(config, { bus, directory });
 const http = await serveHttp(lore.app, config);
 process.stderr.write(`Lore is running at ${http.url}/mcp (node ${lore.nodeId})\n`);
