@@ -69,10 +69,10 @@ describe('retries', () => {
     const agg = new Aggregator([u], { log, retry: { attempts: 3, deadlineMs: 5000, baseDelayMs: 5 } });
     const r = (await agg.callTool('send_it', {}, info())) as {
       isError?: boolean;
-      structuredContent?: { error: { code: number } };
+      _meta?: { 'lore/error': { code: number } };
     };
     expect(r.isError).toBe(true);
-    expect(r.structuredContent?.error.code).toBe(503);
+    expect(r._meta?.['lore/error'].code).toBe(503);
     expect(u.calls).toBe(1);
   });
 
@@ -108,10 +108,10 @@ describe('a hung read-only tool', () => {
     const t0 = Date.now();
     const r = (await agg.callTool('read_it', {}, info())) as {
       isError?: boolean;
-      structuredContent?: { error: { code: number } };
+      _meta?: { 'lore/error': { code: number } };
     };
     const ms = Date.now() - t0;
-    expect(r.structuredContent?.error.code).toBe(503);
+    expect(r._meta?.['lore/error'].code).toBe(503);
     // Two attempts: 500 ms, then the ~90 ms left of the deadline, not another 500 ms.
     expect(calls).toBe(2);
     expect(ms).toBeGreaterThanOrEqual(550);

@@ -1,6 +1,6 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { McpBackend } from '@lore/kit';
+import { type McpBackend, toolErrorOf } from '@lore/kit';
 
 export interface OwnerInfo {
   handle: string;
@@ -44,17 +44,16 @@ export async function ensureOwner(
       progress: async () => {},
     },
   );
-  const sc = result.structuredContent as
-    | { apiKey?: string; error?: { code: number; message: string } }
-    | undefined;
-  if (sc?.error?.code === 409) {
+  const sc = result.structuredContent as { apiKey?: string } | undefined;
+  const error = toolErrorOf(result);
+  if (error?.code === 409) {
     const own = nodeId ? `owner_${nodeId.replace(/[^a-z0-9]/g, '_')}`.slice(0, 30) : undefined;
     if (own && own !== handle) return ensureOwner(backend, dataDir, own);
     // Another replica of this node created it: its key lives in that replica's data directory.
     return null;
   }
   if (result.isError || !sc?.apiKey)
-    throw new Error(`could not create the owner agent: ${sc?.error?.message ?? 'unknown error'}`);
+    throw new Error(`could not create the owner agent: ${error?.message ?? 'unknown error'}`);
   writeFileSync(file, `${sc.apiKey}\n`, { mode: 0o600 });
   chmodSync(file, 0o600);
   writeFileSync(join(dataDir, 'owner.handle'), `${handle}\n`);

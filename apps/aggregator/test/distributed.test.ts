@@ -153,7 +153,7 @@ describe('aggregator in distributed mode, upstreams as separate processes', () =
     expect(performance.now() - t0).toBeLessThan(1000);
     expect(r.isError).toBe(true);
     expect(
-      (r.structuredContent as { error: { code: number; data: { retryAfterSeconds: number } } }).error,
+      (r._meta as { 'lore/error': { code: number; data: { retryAfterSeconds: number } } })['lore/error'],
     ).toMatchObject({
       code: 503,
       data: { retryAfterSeconds: expect.any(Number) },

@@ -74,7 +74,15 @@ export { RATE_LIMITS, RateLimiter } from './rate-limit.js';
 export type { HttpServerHandle } from './serve.js';
 export { serveHttp, serveOverStdio } from './serve.js';
 export type { HttpAppOptions, LoreService, ServiceDeps, ServiceOptions } from './service.js';
-export { createHttpApp, createService, describeTool, errorResult, jsonSchema } from './service.js';
+export {
+  createHttpApp,
+  createService,
+  describeTool,
+  ERROR_META_KEY,
+  errorResult,
+  jsonSchema,
+  toolErrorOf,
+} from './service.js';
 export type { LegacySessionOptions } from './sessions.js';
 export { LegacySessions } from './sessions.js';
 export type { StandaloneOptions } from './standalone.js';

@@ -36,6 +36,11 @@ export interface CallInfo {
   meta?: Record<string, unknown>;
   /** What the calling client declared it can do (sampling, elicitation…), in either era. */
   clientCapabilities?: Record<string, unknown>;
+  /**
+   * Tells this client something the server logged about its call (`notifications/message`),
+   * filtered by the level it chose with `logging/setLevel`; a no-op when it chose none.
+   */
+  notify?(level: 'info' | 'warning' | 'error', data: unknown): Promise<void>;
 }
 
 /** What an MCP endpoint serves: a service's own tools, or the aggregator's union. */
@@ -99,6 +104,9 @@ export function createMcpFactory(backend: McpBackend): McpServerFactory {
     const server = new Server(backend.info, {
       capabilities: {
         tools: { listChanged: true },
+        // Deprecated in 2026-07-28 but still what 2025-11-25 clients (and the Inspector) use to
+        // see a server's warnings about their calls.
+        logging: {},
         ...(prompts ? { prompts: { listChanged: true } } : {}),
         ...(resources ? { resources: { listChanged: true } } : {}),
       },
@@ -120,6 +128,7 @@ export function createMcpFactory(backend: McpBackend): McpServerFactory {
         signal: ctx.mcpReq.signal,
         sampling: samplingPort(server, ctx),
         progress: progressReporter(ctx),
+        notify: (level, data) => ctx.mcpReq.log(level, data, backend.info.name).catch(() => {}),
         ...(extra.ip ? { ip: extra.ip } : {}),
         ...(extra.traceparent ? { traceparent: extra.traceparent } : {}),
         ...(ctx.mcpReq.inputResponses ? { inputResponses: ctx.mcpReq.inputResponses } : {}),

@@ -56,10 +56,10 @@ export function serveOverStdio(
   apiKey: string | undefined,
   onError: (e: Error) => void = () => {},
 ) {
-  const withKey: McpBackend = {
-    ...backend,
-    callTool: (name, args, call) =>
-      backend.callTool(name, args, { ...call, token: call.token ?? apiKey ?? null }),
-  };
+  // The backend may be a class instance (the aggregator): its methods live on the prototype, which
+  // a spread would drop, so the wrapper inherits from it instead and replaces callTool only.
+  const withKey: McpBackend = Object.create(backend);
+  withKey.callTool = (name, args, call) =>
+    backend.callTool(name, args, { ...call, token: call.token ?? apiKey ?? null });
   return serveStdio(createMcpFactory(withKey), { onerror: onError });
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { ToolErrorBody } from '@lore/schema';
 import type { CallToolResult, InputRequiredResult, Tool } from '@modelcontextprotocol/server';
 import { createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
 import { Hono } from 'hono';
@@ -207,12 +208,29 @@ export function describeTool(t: AnyTool): Tool {
   };
 }
 
+/** Where a failed call's machine-readable error travels: the result's `_meta`. */
+export const ERROR_META_KEY = 'lore/error';
+
+/**
+ * A failed call: the text a model reads, and `{code, message, data}` in `_meta`. Never
+ * `structuredContent`: stock clients (SDK v1, the Inspector) check it against the tool's
+ * output schema even when `isError` is set, and throw instead of showing the message.
+ */
 export function errorResult(err: ToolError): CallToolResult {
   return {
     content: [{ type: 'text', text: `Error ${err.code}: ${err.message}` }],
-    structuredContent: { error: err.toBody() },
     isError: true,
+    _meta: { [ERROR_META_KEY]: err.toBody() },
   };
+}
+
+/** The `{code, message, data}` of a failed call's result, from `_meta` (undefined when it succeeded). */
+export function toolErrorOf(result: {
+  isError?: boolean;
+  _meta?: Record<string, unknown>;
+}): ToolErrorBody | undefined {
+  if (!result.isError) return undefined;
+  return result._meta?.[ERROR_META_KEY] as ToolErrorBody | undefined;
 }
 
 function toolBackend<P>(opts: ServiceOptions<P>, rt: Runtime): McpBackend {
@@ -256,14 +274,15 @@ function toolBackend<P>(opts: ServiceOptions<P>, rt: Runtime): McpBackend {
         throw info.token
           ? unauthenticated('Invalid API key. Check the key, or get a new one with agent_register.')
           : unauthenticated();
+      // Input is checked before it counts against a limit: malformed calls must not lock an agent out.
+      const parsed = tool.input.safeParse(args);
+      if (!parsed.success) throw fromZodError(parsed.error, args);
       const wait = rt.limiter?.take(caller?.id ?? `ip:${info.ip ?? 'local'}`, tool.rateClass) ?? 0;
       if (wait)
         throw rateLimited(
           wait,
           `Rate limit for ${tool.rateClass} calls reached (${RATE_LIMITS[tool.rateClass as 'read']}/min); retry in ${wait} s.`,
         );
-      const parsed = tool.input.safeParse(args);
-      if (!parsed.success) throw fromZodError(parsed.error, args);
       const ctx = makeContext<P>({
         caller,
         ports: opts.ports,
@@ -291,6 +310,12 @@ function toolBackend<P>(opts: ServiceOptions<P>, rt: Runtime): McpBackend {
       const te = toToolError(err);
       code = te.code;
       if (te.code >= 500) rt.log.error({ err, tool: name, requestId: info.requestId }, 'tool failed');
+      // The client hears the server's own warning about its call, when it asked for log messages.
+      await info.notify?.(te.code >= 500 ? 'error' : 'warning', {
+        tool: name,
+        requestId: info.requestId,
+        ...te.toBody(),
+      });
       return errorResult(te);
     } finally {
       done(code);

@@ -29,5 +29,8 @@ export const ToolErrorSchema = z.object({
 });
 export type ToolErrorBody = z.infer<typeof ToolErrorSchema>;
 
-/** `structuredContent` of a failed tool call. */
-export const ToolErrorResultSchema = z.object({ error: ToolErrorSchema });
+/**
+ * The `_meta` of a failed tool call: the error under `lore/error`. A failed call carries no
+ * `structuredContent`, which clients would check against the tool's output schema.
+ */
+export const ToolErrorResultSchema = z.object({ 'lore/error': ToolErrorSchema });

@@ -137,7 +137,7 @@ describe('fuzzing every tool through the aggregator', () => {
     }
     if (typeof o.code !== 'number')
       return {
-        failure: `${where}: an error result without structuredContent.error.code: ${serialized.slice(0, 200)}`,
+        failure: `${where}: an error result without _meta['lore/error'].code: ${serialized.slice(0, 200)}`,
       };
     if (typeof o.message !== 'string' || !o.message)
       return { failure: `${where}: an error without a message` };
@@ -321,12 +321,12 @@ describe('fuzzing every tool through the aggregator', () => {
         expect(r.status).toBe(200);
         return (
           (await r.json()) as {
-            result: { isError?: boolean; structuredContent: { error: Record<string, unknown> } };
+            result: { isError?: boolean; _meta: { 'lore/error': Record<string, unknown> } };
           }
         ).result;
       };
       // Control: an over-long query in a small body is a 400 on `query`.
-      expect((await post(request('x'.repeat(2000)))).structuredContent.error).toMatchObject({
+      expect((await post(request('x'.repeat(2000))))._meta['lore/error']).toMatchObject({
         code: 400,
         data: { field: 'query' },
       });
@@ -335,7 +335,7 @@ describe('fuzzing every tool through the aggregator', () => {
       expect(Buffer.byteLength(body)).toBe(limit - 1);
       const r = await post(body);
       expect(r.isError).toBe(true);
-      expect(r.structuredContent.error).toMatchObject({ code: 400, data: { field: 'query' } });
+      expect(r._meta['lore/error']).toMatchObject({ code: 400, data: { field: 'query' } });
     });
 
     it('answers malformed JSON-RPC with JSON-RPC errors, never a 5xx', async () => {

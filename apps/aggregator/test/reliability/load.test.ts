@@ -190,8 +190,9 @@ describe('load: 50 concurrent clients for 30 s over real HTTP, rate limits on', 
               const ms = performance.now() - t0;
               const o = outcomeOf(raw as never);
               if (o.code === 429) {
-                const retry = (raw.structuredContent as { error: { data: { retryAfterSeconds: number } } })
-                  .error.data.retryAfterSeconds;
+                const retry = (raw._meta as { 'lore/error': { data: { retryAfterSeconds: number } } })[
+                  'lore/error'
+                ].data.retryAfterSeconds;
                 until[i]![op.cls] = Date.now() + retry * 1000;
               }
               if (!measure && (o.ok || o.code === 429)) continue;

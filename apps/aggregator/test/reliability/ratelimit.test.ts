@@ -37,7 +37,7 @@ describe('rate limits under concurrency (limits on, through the aggregator)', ()
     ).toEqual([]);
     const limited = outcomes.filter((o) => o.code === 429);
     for (const o of limited) {
-      const retry = (o.raw.structuredContent as { error: { data: { retryAfterSeconds: unknown } } }).error
+      const retry = (o.raw._meta as { 'lore/error': { data: { retryAfterSeconds: unknown } } })['lore/error']
         .data.retryAfterSeconds;
       expect(Number.isInteger(retry)).toBe(true);
       expect(retry as number).toBeGreaterThanOrEqual(1);

@@ -82,7 +82,7 @@ export function outcomeOf(raw: CallToolResult): Outcome {
     .filter((c): c is { type: 'text'; text: string } => c.type === 'text')
     .map((c) => c.text)
     .join('\n');
-  const error = (raw.structuredContent as { error?: Record<string, unknown> } | undefined)?.error;
+  const error = raw._meta?.['lore/error'] as Record<string, unknown> | undefined;
   const data = error?.data as Record<string, unknown> | undefined;
   return {
     ok: !raw.isError,

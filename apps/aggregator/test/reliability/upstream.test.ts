@@ -209,7 +209,7 @@ describe('aggregator in distributed mode with failing upstreams', () => {
       expect(r.o.ok).toBe(false);
       expect(r.o.code).toBe(503);
       expect(
-        (r.o.raw.structuredContent as { error: { data: { retryAfterSeconds: number } } }).error.data
+        (r.o.raw._meta as { 'lore/error': { data: { retryAfterSeconds: number } } })['lore/error'].data
           .retryAfterSeconds,
       ).toBeGreaterThan(0);
       expect(r.ms).toBeGreaterThanOrEqual(HUNG_TIMEOUT_MS - 50);

@@ -106,7 +106,7 @@ export async function call<T = Record<string, unknown>>(
     .join('\n');
   const sc = (raw.structuredContent ?? {}) as Record<string, unknown>;
   const outcome: ToolCallOutcome<T> = { text, data: sc as T, isError: !!raw.isError, raw };
-  if (raw.isError) outcome.error = sc.error as ToolCallOutcome['error'];
+  if (raw.isError) outcome.error = raw._meta?.['lore/error'] as ToolCallOutcome['error'];
   return outcome;
 }
 
