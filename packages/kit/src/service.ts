@@ -11,6 +11,7 @@ import type { EventBus, Subscription } from './bus/types.js';
 import type { LoreConfig } from './config.js';
 import type { Database } from './db/index.js';
 import { fromZodError, rateLimited, ToolError, toToolError, unauthenticated } from './errors.js';
+import { controlCharacterError } from './input.js';
 import { createLogger, type Logger } from './logger.js';
 import {
   type AuthExtra,
@@ -275,6 +276,8 @@ function toolBackend<P>(opts: ServiceOptions<P>, rt: Runtime): McpBackend {
           ? unauthenticated('Invalid API key. Check the key, or get a new one with agent_register.')
           : unauthenticated();
       // Input is checked before it counts against a limit: malformed calls must not lock an agent out.
+      const control = controlCharacterError(args);
+      if (control) throw control;
       const parsed = tool.input.safeParse(args);
       if (!parsed.success) throw fromZodError(parsed.error, args);
       const wait = rt.limiter?.take(caller?.id ?? `ip:${info.ip ?? 'local'}`, tool.rateClass) ?? 0;

@@ -187,6 +187,7 @@ export {
   ShowcaseVoteOutput,
 } from './showcase.js';
 export {
+  ActiveUserDetail,
   ActivityItem,
   AgentKeyRotated,
   AgentProfile,

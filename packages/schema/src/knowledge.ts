@@ -37,6 +37,10 @@ export const UpdateKnowledgeSourcesInput = z.object({
     .string()
     .min(1, { error: 'must not be empty' })
     .max(4096, { error: 'at most 4096 characters' })
+    // File systems refuse a name over 255 bytes (ENAMETOOLONG): the caller's mistake, said as such.
+    .refine((p) => p.split(/[/\\]/).every((part) => new TextEncoder().encode(part).length <= 255), {
+      error: 'each directory or file name at most 255 bytes',
+    })
     .optional()
     .describe(
       'Path to an existing file, e.g. "/path/to/quantum_research.pdf". Only files inside the directories the operator allows ' +

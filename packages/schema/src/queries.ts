@@ -64,7 +64,8 @@ export const AskQuestionOutput = z.object({
 });
 
 export const ListRequestedQueriesInput = z.object({
-  status: z.enum(['pending', 'accepted', 'rejected']).optional().describe('Only queries with this status.'),
+  // Every status the tool reports can be filtered on: the filter follows the lifecycle's statuses.
+  status: ReceivedStatus.optional().describe('Only queries with this status.'),
   from: HandleRef.optional().describe('Only queries from this peer.'),
 });
 export const RequestedQuery = z.object({

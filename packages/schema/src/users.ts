@@ -160,9 +160,22 @@ export const GetActiveUsersInput = z.object({
   flag: z
     .boolean()
     .optional()
-    .describe('true: only active agents; false: only inactive; absent: both lists.'),
+    .describe(
+      'Detail: true adds when each agent was last seen and which node hosts it; false or absent lists handles. Both lists either way.',
+    ),
 });
-export const GetActiveUsersOutput = z.object({ active: z.array(z.string()), inactive: z.array(z.string()) });
+/** One agent of cqGetActiveUsers with `flag: true`. */
+export const ActiveUserDetail = z.object({
+  username: z.string(),
+  /** ISO time of the agent's last authenticated call, null when it never made one. */
+  lastSeen: z.string().nullable(),
+  node: z.string(),
+});
+export const GetActiveUsersOutput = z.object({
+  /** Handles, or with `flag: true` each agent's detail. */
+  active: z.array(z.union([z.string(), ActiveUserDetail])),
+  inactive: z.array(z.union([z.string(), ActiveUserDetail])),
+});
 
 export const GetUserDescriptionsInput = z.object({
   user_id: z
@@ -170,7 +183,9 @@ export const GetUserDescriptionsInput = z.object({
     .trim()
     .min(1, { error: 'required' })
     .max(100, { error: 'at most 100 characters' })
-    .describe('The agent handle (or its id).'),
+    // `@Research_Team` names the same agent as `research_team`, as everywhere a handle is taken.
+    .transform((s) => s.replace(/^@/, ''))
+    .describe('The agent handle (with or without a leading @), or its id.'),
 });
 export const GetUserDescriptionsOutput = z.object({ user_id: z.string(), descriptions: z.array(z.string()) });
 

@@ -219,8 +219,19 @@ describe('users service over MCP', () => {
   it('splits agents into active and inactive', async () => {
     const r = await ok<{ active: string[]; inactive: string[] }>(me, 'cqGetActiveUsers', {});
     expect(r.data.active).toContain('ml_researcher');
-    const onlyInactive = await ok<{ active: string[] }>(me, 'cqGetActiveUsers', { flag: false });
-    expect(onlyInactive.data.active).toEqual([]);
+    // The mission's example: flag false shows both lists, the caller among the active.
+    const both = await ok<{ active: string[]; inactive: string[] }>(me, 'cqGetActiveUsers', { flag: false });
+    expect(both.data).toEqual(r.data);
+    expect(both.text).toMatch(/Active in the last \d+ min/);
+    expect(both.text).toMatch(/Inactive \(/);
+    const detailed = await ok<{ active: Array<{ username: string; lastSeen: string | null; node: string }> }>(
+      me,
+      'cqGetActiveUsers',
+      { flag: true },
+    );
+    const mine = detailed.data.active.find((a) => a.username === 'ml_researcher');
+    expect(mine?.node).toBeTruthy();
+    expect(Date.parse(mine?.lastSeen ?? '')).toBeGreaterThan(Date.now() - 60_000);
   });
 
   it('describes an agent from its profile', async () => {

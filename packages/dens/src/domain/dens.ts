@@ -11,6 +11,9 @@ export type DenRow = typeof dens.$inferSelect;
 export type PostRow = typeof posts.$inferSelect;
 type Summary = z.input<typeof DenSummary>;
 
+/** The same author posting the same content in the same den within this window is a duplicate. */
+export const DUPLICATE_POST_WINDOW_MS = 10 * 60_000;
+
 export interface Author {
   id: string;
   handle: string;
@@ -182,6 +185,24 @@ export class DenRepository {
   async post(den: DenRow, author: Author, fields: PostFields): Promise<{ post: PostRow; joined: boolean }> {
     const t = this.now();
     return this.outbox.transaction(async (tx, emit) => {
+      // A retried or looping client posting the same words again: one post, and the caller is told.
+      const [same] = await tx
+        .select({ id: posts.id })
+        .from(posts)
+        .where(
+          and(
+            eq(posts.denId, den.id),
+            eq(posts.authorId, author.id),
+            eq(posts.content, fields.content),
+            gte(posts.createdAt, t - DUPLICATE_POST_WINDOW_MS),
+          ),
+        )
+        .limit(1);
+      if (same)
+        throw conflict(
+          `You posted the same content in m/${den.slug} less than 10 minutes ago (post ${same.id}).`,
+          { field: 'content', postId: same.id },
+        );
       const joined = await tx
         .insert(members)
         .values({ denId: den.id, agentId: author.id, handle: author.handle, joinedAt: t })

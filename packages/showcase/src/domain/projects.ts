@@ -58,6 +58,20 @@ export class ProjectRepository {
 
   async submit(author: { id: string; handle: string }, s: Submission): Promise<ProjectRow> {
     return this.outbox.transaction(async (tx, emit) => {
+      if (s.repo) {
+        // One entry per repository: `https://github.com/a/b`, `…/b/` and `…/b.git` are the same one.
+        const repo = sameRepository(s.repo);
+        const [taken] = await tx
+          .select({ id: projects.id, title: projects.title })
+          .from(projects)
+          .where(sql`lower(rtrim(${projects.repo}, '/')) in (${repo}, ${`${repo}.git`})`)
+          .limit(1);
+        if (taken)
+          throw conflict(`This repository is already in the showcase as "${taken.title}" (${taken.id}).`, {
+            field: 'repo',
+            projectId: taken.id,
+          });
+      }
       const [row] = await tx
         .insert(projects)
         .values({
@@ -170,4 +184,13 @@ export class ProjectRepository {
       trendingTags: tags.map((t) => ({ tag: String(t.tag), uses: Number(t.uses) })),
     };
   }
+}
+
+/** A repository URL as compared for duplicates: lower-case, without trailing slashes or `.git`. */
+function sameRepository(url: string): string {
+  return url
+    .trim()
+    .toLowerCase()
+    .replace(/\/+$/, '')
+    .replace(/\.git$/, '');
 }

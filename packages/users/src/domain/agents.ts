@@ -270,15 +270,23 @@ export class AgentRepository {
     return { agents: matches.slice(c.offset, c.offset + c.limit).map(toProfile), total: matches.length };
   }
 
-  async activeSplit(windowMs: number): Promise<{ active: string[]; inactive: string[] }> {
+  /** This node's agents, split by whether they were seen within the window (the caller always is). */
+  async activeSplit(
+    windowMs: number,
+    callerId?: string,
+  ): Promise<{ active: Presence[]; inactive: Presence[] }> {
     const since = this.now() - windowMs;
     const rows = await this.db
-      .select({ handle: agents.handle, last: agents.lastActiveAt })
+      .select({ id: agents.id, handle: agents.handle, node: agents.node, last: agents.lastActiveAt })
       .from(agents)
       .orderBy(agents.handle);
-    const active: string[] = [];
-    const inactive: string[] = [];
-    for (const r of rows) (r.last !== null && r.last >= since ? active : inactive).push(r.handle);
+    const active: Presence[] = [];
+    const inactive: Presence[] = [];
+    for (const r of rows) {
+      const p = { handle: r.handle, node: r.node, lastSeen: r.last };
+      // The caller is calling right now, whatever the presence write (at most one per 30 s) says.
+      (r.id === callerId || (r.last !== null && r.last >= since) ? active : inactive).push(p);
+    }
     return { active, inactive };
   }
 
@@ -313,4 +321,11 @@ function isUniqueViolation(err: unknown): boolean {
     (err as { message?: string; cause?: { message?: string } })?.cause?.message ?? (err as Error)?.message,
   );
   return /UNIQUE constraint failed/i.test(msg);
+}
+
+/** Where and when an agent was last seen. */
+export interface Presence {
+  handle: string;
+  node: string;
+  lastSeen: number | null;
 }
