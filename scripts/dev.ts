@@ -2,7 +2,8 @@
  * `pnpm dev`: the Kubernetes topology on one machine. Every service runs as its own process
  * on its own port with its own database under ./data/dev/<service>, all on the local NATS,
  * sharing one node identity; the aggregator runs in distributed mode in front of them
- * (LORE_SERVICES) at http://127.0.0.1:7400/mcp. Logs are prefixed and coloured per process.
+ * (LORE_SERVICES) at http://127.0.0.1:7400/mcp (LORE_PORT moves the aggregator, and the
+ * services with it: base+1 … base+8). Logs are prefixed and coloured per process.
  * Ctrl-C stops everything.
  *
  *   pnpm dev                     # every service + the aggregator
@@ -10,8 +11,8 @@
  *   pnpm dev --watch             # restart a process when its sources change (tsx watch)
  *   pnpm dev --no-aggregator     # services only
  *
- * NATS_URL (default nats://127.0.0.1:4222), LORE_NODE_ID (default `dev`) and LORE_LOG_LEVEL
- * are taken from the environment; every other LORE_* variable is passed through as is.
+ * NATS_URL (default nats://127.0.0.1:4222), LORE_NODE_ID (default `dev`), LORE_PORT (default
+ * 7400) and LORE_LOG_LEVEL are taken from the environment; every other LORE_* variable is passed through as is.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
@@ -19,25 +20,32 @@ import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import type { LoreConfig } from '../packages/kit/src/config.js';
 import { loadNodeIdentity } from '../packages/kit/src/node.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** Each service's port when it runs alone (its main.ts default), and the aggregator's. */
-export const DEV_PORTS = {
-  aggregator: 7400,
-  users: 7401,
-  queries: 7402,
-  approvals: 7403,
-  knowledge: 7404,
-  dens: 7405,
-  dms: 7406,
-  showcase: 7407,
-  docs: 7408,
+/** Each process's offset from the base port (LORE_PORT, 7400 by default): the aggregator on the base. */
+const OFFSETS = {
+  aggregator: 0,
+  users: 1,
+  queries: 2,
+  approvals: 3,
+  knowledge: 4,
+  dens: 5,
+  dms: 6,
+  showcase: 7,
+  docs: 8,
 } as const;
-type Name = keyof typeof DEV_PORTS;
-const SERVICES: Name[] = (Object.keys(DEV_PORTS) as Name[]).filter((n) => n !== 'aggregator');
+type Name = keyof typeof OFFSETS;
+const SERVICES: Name[] = (Object.keys(OFFSETS) as Name[]).filter((n) => n !== 'aggregator');
+
+/** The ports for a base port: the aggregator on it, each service on the next ones (7401…7408 by default). */
+export function devPorts(base = 7400): Record<Name, number> {
+  return Object.fromEntries(Object.entries(OFFSETS).map(([n, o]) => [n, base + o])) as Record<Name, number>;
+}
+export const DEV_PORTS = devPorts();
 
 const color = process.stdout.isTTY && !process.env.NO_COLOR;
 const paint = (code: number, s: string) => (color ? `\x1b[${code}m${s}\x1b[0m` : s);
@@ -101,9 +109,18 @@ interface Proc {
 }
 
 async function main(argv: string[]) {
-  const watch = argv.includes('--watch');
-  const withAggregator = !argv.includes('--no-aggregator');
-  const asked = argv.filter((a) => !a.startsWith('--'));
+  const { values, positionals: asked } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: { watch: { type: 'boolean' }, 'no-aggregator': { type: 'boolean' } },
+  });
+  const watch = !!values.watch;
+  const withAggregator = !values['no-aggregator'];
+  const base = process.env.LORE_PORT ? Number(process.env.LORE_PORT) : 7400;
+  if (!Number.isInteger(base) || base < 1 || base > 65_535 - 8)
+    throw new Error(`LORE_PORT must be a port number (1-65527) for pnpm dev, got '${process.env.LORE_PORT}'`);
+  const ports = devPorts(base);
   for (const a of asked) {
     if (!SERVICES.includes(a as Name)) throw new Error(`unknown service ${a} (have: ${SERVICES.join(', ')})`);
   }
@@ -150,7 +167,7 @@ async function main(argv: string[]) {
         LORE_NODE_ID: nodeId,
         LORE_LOG_LEVEL: level,
         LORE_DATA_DIR: dataDir,
-        LORE_PORT: String(DEV_PORTS[name]),
+        LORE_PORT: String(ports[name]),
         ...env,
       },
     });
@@ -206,23 +223,23 @@ async function main(argv: string[]) {
 
   process.stdout.write(
     `dev: node ${node.id}, NATS ${natsUrl}, data under ${dataRoot}\n` +
-      `dev: starting ${present.map((s) => `${s}:${DEV_PORTS[s]}`).join(' ')}\n`,
+      `dev: starting ${present.map((s) => `${s}:${ports[s]}`).join(' ')}\n`,
   );
   for (const s of present) start(s, join('packages', s, 'src', 'main.ts'), [], {});
   const up = await Promise.all(
     procs.map(async (p) => ({
       name: p.name,
-      ok: await healthy(DEV_PORTS[p.name], 90_000, () => p.child.exitCode === null),
+      ok: await healthy(ports[p.name], 90_000, () => p.child.exitCode === null),
     })),
   );
   for (const u of up.filter((x) => !x.ok))
     process.stderr.write(`dev: ${u.name} is not healthy; the aggregator will retry it\n`);
   if (!withAggregator || stopping) return;
-  const services = present.map((s) => `${s}=http://127.0.0.1:${DEV_PORTS[s]}/mcp`).join(',');
+  const services = present.map((s) => `${s}=http://127.0.0.1:${ports[s]}/mcp`).join(',');
   start('aggregator', join('apps', 'aggregator', 'src', 'main.ts'), ['start'], { LORE_SERVICES: services });
-  if (await healthy(DEV_PORTS.aggregator, 90_000, () => procs.at(-1)?.child.exitCode === null))
+  if (await healthy(ports.aggregator, 90_000, () => procs.at(-1)?.child.exitCode === null))
     process.stdout.write(
-      `dev: Lore is up at http://127.0.0.1:${DEV_PORTS.aggregator}/mcp (Ctrl-C stops everything)\n`,
+      `dev: Lore is up at http://127.0.0.1:${ports.aggregator}/mcp (Ctrl-C stops everything)\n`,
     );
 }
 

@@ -45,6 +45,9 @@ interface Route {
  * One catalog over many upstreams: the union of their tools (renamed only where names clash
  * or are invalid), kept in step with their health, with calls forwarded through the MCP client.
  */
+/** Told of each finished tool call: its exposed name, who called, and the result. */
+export type ResultListener = (name: string, call: CallInfo, result: CallToolResult) => void;
+
 export class Aggregator implements McpBackend {
   readonly info = { name: 'lore', version: '0.1.0', title: 'Lore' };
   readonly instructions =
@@ -61,6 +64,7 @@ export class Aggregator implements McpBackend {
   private promptRoutes = new Map<string, { upstream: Upstream; original: string }>();
   private resourceRoutes = new Map<string, Upstream>();
   private readonly listeners = new Set<() => void>();
+  private readonly resultListeners = new Set<ResultListener>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private stopped = false;
   private readonly retry: { attempts: number; deadlineMs: number; baseDelayMs: number };
@@ -218,7 +222,24 @@ export class Aggregator implements McpBackend {
     return this.resources;
   }
 
+  /** Hear every finished call (the `lore` command keeps the owner's rotated key this way). */
+  onResult(listener: ResultListener): () => void {
+    this.resultListeners.add(listener);
+    return () => this.resultListeners.delete(listener);
+  }
+
   async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    call: CallInfo,
+  ): Promise<CallToolResult | InputRequiredResult> {
+    const result = await this.route(name, args, call);
+    if (this.resultListeners.size && !('inputRequests' in result))
+      for (const l of this.resultListeners) l(name, call, result as CallToolResult);
+    return result;
+  }
+
+  private async route(
     name: string,
     args: Record<string, unknown>,
     call: CallInfo,

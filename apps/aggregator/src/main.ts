@@ -1,18 +1,34 @@
 #!/usr/bin/env node
-import { join } from 'node:path';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { runDocsCli } from '@lore/docs';
-import { ConfigError, loadConfig, serveHttp, serveOverStdio, startTelemetry } from '@lore/kit';
+import {
+  ConfigError,
+  type LoreConfig,
+  loadConfig,
+  PortInUseError,
+  parsePort,
+  serveHttp,
+  serveOverStdio,
+  startTelemetry,
+  UsageError,
+} from '@lore/kit';
 import { runKnowledgeCli } from '@lore/knowledge';
 import { startAllInOne } from './all-in-one.js';
 import { startDistributed } from './distributed.js';
-import { clientConfigs, ensureOwner } from './owner.js';
+import { clientConfigs, ensureOwner, keepOwnerKey, stdioLauncher } from './owner.js';
 
-const USAGE = `Usage: lore <command>
+const USAGE = `Usage: lore <command> [options]
 
 Commands:
-  start            run every Lore service in this process and serve them at one MCP endpoint
-  start --stdio    the same catalog over stdin/stdout (the key comes from LORE_API_KEY or the owner key)
-  help             this text
+  start                  run every Lore service in this process and serve them at one MCP endpoint
+  start --stdio          the same catalog over stdin/stdout (key: LORE_API_KEY, else the owner key)
+  start --port N         listen on port N instead of LORE_PORT (default 7400)
+  docs ingest <inputs>   ingest files, folders, URLs or sitemaps into the documentation corpus
+  articles load <dir>    load a folder of Markdown files into the community articles
+  help                   this text
+
+\`lore docs --help\` and \`lore articles --help\` describe their options.
 `;
 
 async function main(argv: string[]) {
@@ -21,54 +37,89 @@ async function main(argv: string[]) {
     process.stdout.write(USAGE);
     return;
   }
-  if (command === 'docs') {
-    process.exitCode = await runDocsCli(rest, {
-      config: loadConfig(process.env),
-      stdout: process.stdout,
-      stderr: process.stderr,
-      isTTY: !!process.stderr.isTTY,
-    });
+  if (command === 'docs' || command === 'articles') {
+    const config = loadConfig(process.env);
+    config.LORE_DATA_DIR = resolve(config.LORE_DATA_DIR);
+    // `pnpm lore …` runs in the checkout; the paths the user typed are relative to where they typed them.
+    if (process.env.INIT_CWD) process.chdir(process.env.INIT_CWD);
+    process.exitCode = await (command === 'docs' ? docs(rest, config) : articles(rest, config));
     return;
   }
-  if (command === 'articles') {
-    process.exitCode = await runKnowledgeCli(rest, {
-      config: loadConfig(process.env),
-      stdout: process.stdout,
-      stderr: process.stderr,
-    });
+  if (command !== 'start') throw new UsageError(`Unknown command: ${command}`);
+  await start(rest);
+}
+
+function docs(argv: string[], config: LoreConfig) {
+  return runDocsCli(argv, {
+    config,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    isTTY: !!process.stderr.isTTY,
+  });
+}
+
+function articles(argv: string[], config: LoreConfig) {
+  return runKnowledgeCli(argv, { config, stdout: process.stdout, stderr: process.stderr });
+}
+
+async function start(argv: string[]) {
+  let values: { stdio?: boolean; port?: string; help?: boolean };
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      options: {
+        stdio: { type: 'boolean' },
+        port: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  if (values.help) {
+    process.stdout.write(USAGE);
     return;
   }
-  if (command !== 'start') {
-    process.stderr.write(`Unknown command: ${command}\n\n${USAGE}`);
-    process.exitCode = 2;
-    return;
-  }
+  const port = values.port === undefined ? undefined : parsePort(values.port, '--port');
   const config = loadConfig(process.env);
   const distributed = !!(config.LORE_SERVICES || config.LORE_SERVICES_FILE);
   const stopTelemetry = await startTelemetry(config.OTEL_EXPORTER_OTLP_ENDPOINT, 'lore-aggregator');
   const lore = distributed ? await startDistributed(config) : await startAllInOne(config);
+  const dataDir = resolve(config.LORE_DATA_DIR);
   const owner = await ensureOwner(
     lore.aggregator,
-    config.LORE_DATA_DIR,
+    dataDir,
     'owner',
     'nodeId' in lore ? (lore.nodeId as string) : undefined,
   );
-  const keyFile = join(config.LORE_DATA_DIR, 'owner.key');
+  const keyFile = resolve(dataDir, 'owner.key');
+  // A rotated owner key is written back to owner.key, so the next start prints the live one.
+  const ownerKey = owner ? keepOwnerKey(lore.aggregator, dataDir, owner) : undefined;
   let close: () => Promise<void>;
-  if (rest.includes('--stdio')) {
-    const handle = serveOverStdio(lore.aggregator, config.LORE_API_KEY ?? owner?.key, (e) =>
-      lore.log.warn({ err: e.message }, 'stdio'),
-    );
+  if (values.stdio) {
+    const key = config.LORE_API_KEY ?? (ownerKey ? () => ownerKey.current() : undefined);
+    const handle = serveOverStdio(lore.aggregator, key, (e) => lore.log.warn({ err: e.message }, 'stdio'));
     lore.log.info({ agent: owner?.handle ?? null }, 'serving the Lore catalog over stdio');
     close = async () => {
       await handle.close();
       await lore.close();
     };
   } else {
-    const http = await serveHttp(lore.app, config);
+    let http: Awaited<ReturnType<typeof serveHttp>>;
+    try {
+      http = await serveHttp(lore.app, config, port ?? config.LORE_PORT);
+    } catch (err) {
+      await lore.close();
+      throw err;
+    }
     const endpoint = `${http.url}/mcp`;
     const key = owner?.key ?? '<your API key>';
-    const configs = clientConfigs(endpoint, key, keyFile);
+    const configs = clientConfigs(endpoint, key, {
+      keyFile,
+      dataDir,
+      launcher: stdioLauncher(import.meta.url),
+    });
     process.stderr.write(
       [
         '',
@@ -86,7 +137,7 @@ async function main(argv: string[]) {
         'MCP client configuration (HTTP):',
         JSON.stringify(configs.http, null, 2),
         '',
-        'MCP client configuration (stdio):',
+        'MCP client configuration (stdio; it reads the owner key from the data directory):',
         JSON.stringify(configs.stdio, null, 2),
         '',
         `Try it: npx @modelcontextprotocol/inspector@0.15.0 --cli ${endpoint} --transport http --method tools/list`,
@@ -99,6 +150,7 @@ async function main(argv: string[]) {
     };
   }
   const stop = () => {
+    ownerKey?.stop();
     close()
       .then(() => stopTelemetry?.())
       .then(
@@ -111,7 +163,12 @@ async function main(argv: string[]) {
 }
 
 main(process.argv.slice(2)).catch((err) => {
-  if (err instanceof ConfigError) process.stderr.write(`${err.message}\n`);
+  if (err instanceof UsageError) {
+    process.stderr.write(`lore: ${err.message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  if (err instanceof ConfigError || err instanceof PortInUseError)
+    process.stderr.write(`lore: ${err.message}\n`);
   else process.stderr.write(`lore: ${(err as Error).stack ?? err}\n`);
   process.exit(1);
 });

@@ -1,6 +1,8 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { type McpBackend, toolErrorOf } from '@lore/kit';
+import type { Aggregator } from './aggregator.js';
 
 export interface OwnerInfo {
   handle: string;
@@ -60,8 +62,32 @@ export async function ensureOwner(
   return { handle, key: sc.apiKey, created: true };
 }
 
+/** How a client starts this `lore` over stdio: absolute paths, so it works pasted anywhere. */
+export interface StdioLauncher {
+  command: string;
+  args: string[];
+}
+
+/**
+ * The command that runs this very `lore`: the built binary when installed, or the checkout's
+ * TypeScript entry through its own tsx when run from a checkout (where `npx lore` finds nothing).
+ */
+export function stdioLauncher(entryUrl: string): StdioLauncher {
+  const entry = fileURLToPath(entryUrl);
+  if (!entry.endsWith('.ts')) return { command: process.execPath, args: [entry, 'start', '--stdio'] };
+  const tsx = fileURLToPath(import.meta.resolve('tsx/esm'));
+  return {
+    command: process.execPath,
+    args: ['--conditions=development', '--import', tsx, entry, 'start', '--stdio'],
+  };
+}
+
 /** What to paste into an MCP client. */
-export function clientConfigs(endpoint: string, key: string, keyFile: string) {
+export function clientConfigs(
+  endpoint: string,
+  key: string,
+  stdio: { keyFile: string; dataDir: string; launcher: StdioLauncher; natsUrl?: string },
+) {
   return {
     http: {
       mcpServers: { lore: { type: 'http', url: endpoint, headers: { Authorization: `Bearer ${key}` } } },
@@ -69,11 +95,29 @@ export function clientConfigs(endpoint: string, key: string, keyFile: string) {
     stdio: {
       mcpServers: {
         lore: {
-          command: 'npx',
-          args: ['lore', 'start', '--stdio'],
-          env: { LORE_API_KEY: `<contents of ${keyFile}>` },
+          command: stdio.launcher.command,
+          args: stdio.launcher.args,
+          // The owner key is read from LORE_DATA_DIR/owner.key; set LORE_API_KEY to act as another agent.
+          env: { LORE_DATA_DIR: stdio.dataDir, ...(stdio.natsUrl ? { NATS_URL: stdio.natsUrl } : {}) },
         },
       },
     },
   };
+}
+
+/**
+ * Follows the owner's key: when the owner rotates it (agent_rotate_key through this endpoint),
+ * `owner.key` gets the new one, so the next start prints a live key and stdio keeps working.
+ */
+export function keepOwnerKey(agg: Aggregator, dataDir: string, owner: OwnerInfo) {
+  let key = owner.key;
+  const file = join(dataDir, 'owner.key');
+  const stop = agg.onResult((name, call, result) => {
+    if (name !== 'agent_rotate_key' || result.isError || call.token !== key) return;
+    const next = (result.structuredContent as { apiKey?: string } | undefined)?.apiKey;
+    if (!next) return;
+    key = next;
+    writeFileSync(file, `${next}\n`, { mode: 0o600 });
+  });
+  return { current: () => key, stop };
 }

@@ -72,7 +72,7 @@ export type { Emit } from './outbox.js';
 export { handleOnce, Outbox } from './outbox.js';
 export { RATE_LIMITS, RateLimiter } from './rate-limit.js';
 export type { HttpServerHandle } from './serve.js';
-export { serveHttp, serveOverStdio } from './serve.js';
+export { PortInUseError, parsePort, serveHttp, serveOverStdio, UsageError } from './serve.js';
 export type { HttpAppOptions, LoreService, ServiceDeps, ServiceOptions } from './service.js';
 export {
   createHttpApp,

@@ -46,20 +46,57 @@ export async function serveHttp(
           }),
       });
     });
-    server.once('error', reject);
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      reject(err.code === 'EADDRINUSE' ? new PortInUseError(port, config.LORE_HOST) : err),
+    );
   });
 }
 
-/** Serves the same catalog over stdio; the key comes from the environment (`LORE_API_KEY`). */
+/** The port is taken: one line that says which and what to do, instead of a stack. */
+export class PortInUseError extends Error {
+  constructor(
+    readonly port: number,
+    host: string,
+  ) {
+    super(
+      `Port ${port} on ${host} is already in use: stop what is listening there, or pick a free port with LORE_PORT (e.g. LORE_PORT=${port + 10}).`,
+    );
+    this.name = 'PortInUseError';
+  }
+}
+
+/** A port given on the command line or in the environment: a whole number 0-65535, or an error naming it. */
+export function parsePort(value: string, name: string): number {
+  const port = /^\d+$/.test(value.trim()) ? Number(value) : Number.NaN;
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new UsageError(`${name} must be a port number (0-65535), got '${value}'.`);
+  return port;
+}
+
+/** A command-line mistake: printed as one line, exit code 2. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+/**
+ * Serves the same catalog over stdio, calling as the agent whose key is given: a key, or a
+ * function that returns the current one (the owner's key may be rotated while serving).
+ */
 export function serveOverStdio(
   backend: McpBackend,
-  apiKey: string | undefined,
+  apiKey: string | (() => string | undefined) | undefined,
   onError: (e: Error) => void = () => {},
 ) {
   // The backend may be a class instance (the aggregator): its methods live on the prototype, which
   // a spread would drop, so the wrapper inherits from it instead and replaces callTool only.
   const withKey: McpBackend = Object.create(backend);
   withKey.callTool = (name, args, call) =>
-    backend.callTool(name, args, { ...call, token: call.token ?? apiKey ?? null });
+    backend.callTool(name, args, {
+      ...call,
+      token: call.token ?? (typeof apiKey === 'function' ? apiKey() : apiKey) ?? null,
+    });
   return serveStdio(createMcpFactory(withKey), { onerror: onError });
 }

@@ -1,9 +1,10 @@
+import { parseArgs } from 'node:util';
 import { createBus } from './bus/index.js';
 import { loadConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { createDirectory } from './network/index.js';
 import { loadNodeIdentity } from './node.js';
-import { serveHttp, serveOverStdio } from './serve.js';
+import { parsePort, serveHttp, serveOverStdio } from './serve.js';
 import type { LoreService, ServiceDeps } from './service.js';
 import { startTelemetry } from './telemetry.js';
 
@@ -22,6 +23,11 @@ export async function runStandalone(
   create: (deps: ServiceDeps) => Promise<LoreService>,
   opts: StandaloneOptions,
 ): Promise<{ close(): Promise<void>; url?: string }> {
+  const { values: args } = parseArgs({
+    args: opts.argv,
+    strict: true,
+    options: { stdio: { type: 'boolean' }, port: { type: 'string' } },
+  });
   const config = loadConfig(opts.env);
   const log = createLogger({ name: `lore-${name}`, level: config.LORE_LOG_LEVEL });
   const node = loadNodeIdentity(config);
@@ -36,7 +42,7 @@ export async function runStandalone(
   await directory.registerNode(node.id, node.publicKey);
   const service = await create({ config, bus, nodeId: node.id, node, directory, log });
   await service.start();
-  const stdio = opts.argv.includes('--stdio');
+  const stdio = !!args.stdio;
   if (stdio) {
     const handle = serveOverStdio(service.backend, config.LORE_API_KEY, (e) =>
       log.warn({ err: e.message }, 'stdio'),
@@ -51,10 +57,9 @@ export async function runStandalone(
       },
     };
   }
-  const portArg = opts.argv.indexOf('--port');
   const port =
-    portArg >= 0
-      ? Number(opts.argv[portArg + 1])
+    args.port !== undefined
+      ? parsePort(args.port, '--port')
       : opts.env.LORE_PORT
         ? config.LORE_PORT
         : (opts.defaultPort ?? config.LORE_PORT);

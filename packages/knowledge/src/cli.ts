@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import {
   createLogger,
   databaseFor,
@@ -38,36 +39,36 @@ Options:
   --category C      category for files whose front matter has none
 `;
 
-function option(args: string[], name: string): string | undefined | null {
-  const i = args.indexOf(name);
-  if (i < 0) return undefined;
-  const v = args[i + 1];
-  args.splice(i, 2);
-  return v === undefined || v.startsWith('--') ? null : v;
-}
-
 /**
  * The knowledge service's operator commands, run against its database directly (the running
- * service relays the events they leave in the outbox). Resolves to the process exit code.
+ * service relays the events they leave in the outbox). Takes `articles load …` or `load …`
+ * (what `lore articles` hands on). Resolves to the process exit code: 0 done, 1 failed, 2 usage.
  */
 export async function runKnowledgeCli(argv: string[], io: KnowledgeCliIo): Promise<number> {
-  const args = [...argv];
-  if (args[0] !== 'articles' || args[1] !== 'load' || args.includes('--help') || args.includes('-h')) {
-    (args.includes('--help') || args.includes('-h') ? io.stdout : io.stderr).write(KNOWLEDGE_CLI_USAGE);
-    return args.includes('--help') || args.includes('-h') ? 0 : 2;
+  const args = argv[0] === 'articles' ? argv.slice(1) : argv;
+  const [command, ...rest] = args;
+  if (!command || command === 'help' || command === '--help' || command === '-h') {
+    (command ? io.stdout : io.stderr).write(KNOWLEDGE_CLI_USAGE);
+    return command ? 0 : 2;
   }
-  const rest = args.slice(2);
-  const author = option(rest, '--author');
-  const category = option(rest, '--category');
-  if (author === null || category === null) {
-    io.stderr.write(`--author and --category need a value.\n\n${KNOWLEDGE_CLI_USAGE}`);
+  if (command !== 'load') {
+    io.stderr.write(`Unknown articles command: ${command}\n\n${KNOWLEDGE_CLI_USAGE}`);
     return 2;
   }
-  const unknown = rest.find((a) => a.startsWith('--'));
-  if (unknown || rest.length !== 1) {
-    io.stderr.write(
-      `${unknown ? `Unknown option ${unknown}` : 'Give exactly one folder'}.\n\n${KNOWLEDGE_CLI_USAGE}`,
-    );
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(rest);
+  } catch (err) {
+    io.stderr.write(`${(err as Error).message}\n\n${KNOWLEDGE_CLI_USAGE}`);
+    return 2;
+  }
+  if (parsed.values.help) {
+    io.stdout.write(KNOWLEDGE_CLI_USAGE);
+    return 0;
+  }
+  const { author, category } = parsed.values;
+  if (parsed.positionals.length !== 1) {
+    io.stderr.write(`Give exactly one folder (got ${parsed.positionals.length}).\n\n${KNOWLEDGE_CLI_USAGE}`);
     return 2;
   }
   const handle = (author ?? LORE_AUTHOR).replace(/^@/, '').toLowerCase();
@@ -75,7 +76,7 @@ export async function runKnowledgeCli(argv: string[], io: KnowledgeCliIo): Promi
     io.stderr.write(`--author must be a handle (3-30 characters, a-z 0-9 _), got '${author}'.\n`);
     return 2;
   }
-  const folder = resolve(rest[0]!);
+  const folder = resolve(parsed.positionals[0]!);
   let files: string[];
   try {
     files = await markdownFiles(folder);
@@ -123,4 +124,17 @@ export async function runKnowledgeCli(argv: string[], io: KnowledgeCliIo): Promi
     `Loaded ${files.length} file${files.length === 1 ? '' : 's'} from ${folder}: ${counts.created} created, ${counts.updated} updated, ${counts.unchanged} unchanged, ${counts.failed} failed.\n`,
   );
   return counts.failed ? 1 : 0;
+}
+
+function parse(args: string[]) {
+  return parseArgs({
+    args,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      author: { type: 'string' },
+      category: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
 }
