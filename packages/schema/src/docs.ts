@@ -11,6 +11,15 @@ export const AnswerQueryInput = z
       .min(1, { error: 'a question of 1 to 1000 characters' })
       .max(1000, { error: 'a question of 1 to 1000 characters' })
       .describe('A conceptual question in natural language, e.g. "How does Hono match routes?"'),
+    corpus: z
+      .string()
+      .trim()
+      .min(1, { error: 'a corpus name of 1 to 100 characters' })
+      .max(100, { error: 'a corpus name of 1 to 100 characters' })
+      .optional()
+      .describe(
+        'Only this corpus (the data_source given at ingest, e.g. "mydocs"; "lore" is Lore\'s own documentation). Without it, answers come from the operator’s corpora once there are any, else from Lore’s own.',
+      ),
   })
   .strict();
 
@@ -54,6 +63,15 @@ export const SearchDocumentsInput = z
       .describe(
         'Optional AIP-160 filter on data_source, uri (=, !=) and update_time (=, !=, <, <=, >, >=, RFC 3339), combined with AND, OR, NOT and parentheses; OR binds tighter than AND. ' +
           'E.g. data_source = "hono.dev" AND update_time > "2025-01-01T00:00:00Z".',
+      ),
+    corpus: z
+      .string()
+      .trim()
+      .min(1, { error: 'a corpus name of 1 to 100 characters' })
+      .max(100, { error: 'a corpus name of 1 to 100 characters' })
+      .optional()
+      .describe(
+        'Only this corpus (the data_source given at ingest, e.g. "mydocs"; "lore" is Lore\'s own documentation). Combined with `filter` when both are given.',
       ),
   })
   .strict();

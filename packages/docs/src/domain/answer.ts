@@ -1,4 +1,5 @@
 import type { GenerateResult, Passage, SamplingPort, TextGenerator } from '@lore/kit';
+import type { SQL } from 'drizzle-orm';
 import type { DocsSearch } from './search.js';
 import type { ChunkHit } from './store.js';
 
@@ -43,11 +44,11 @@ export function passagesFor(hits: ChunkHit[]): Passage[] {
 export async function answerFromDocs(
   ports: { search: DocsSearch; textgen: TextGenerator },
   question: string,
-  opts: { sampling?: SamplingPort | undefined; signal?: AbortSignal },
+  opts: { sampling?: SamplingPort | undefined; signal?: AbortSignal; filter?: SQL | null },
 ): Promise<DocsAnswer> {
   const page = await ports.search.search({
     query: question,
-    filter: null,
+    filter: opts.filter ?? null,
     offset: 0,
     limit: ANSWER_PASSAGES * 2,
     ...(opts.signal ? { signal: opts.signal } : {}),

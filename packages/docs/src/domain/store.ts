@@ -301,6 +301,14 @@ export class DocsStore {
     return out;
   }
 
+  /** The corpora (data sources) that hold documents. */
+  async corpora(): Promise<string[]> {
+    const rows = await this.db.all<{ source: string }>(
+      sql`select distinct data_source as source from documents`,
+    );
+    return rows.map((r) => r.source);
+  }
+
   async counts(): Promise<{ documents: number; chunks: number; dataSources: Record<string, number> }> {
     const chunks = await this.db.all<{ n: number }>(sql`select count(*) as n from chunks`);
     const bySource = await this.db.all<{ source: string; n: number }>(

@@ -1,6 +1,7 @@
 import { ToolError } from '@lore/kit';
 import { AnswerQueryInput, AnswerQueryOutput } from '@lore/schema';
 import { answerFromDocs } from '../domain/answer.js';
+import { answerScope } from '../domain/corpus.js';
 import { tool } from '../ports.js';
 
 export const answerQuery = tool({
@@ -10,7 +11,8 @@ export const answerQuery = tool({
     'Use this to get a grounded, synthesized conceptual answer to a general question about the documentation corpus ' +
     '(how something works, which approach to take). The answer cites the documents it used; their names are in ' +
     '`references` (pass them to get_documents). For exact code samples, CLI flags, specific error messages or full guides, ' +
-    'use search_documents and then get_documents instead. Limited quota per agent (by default 10 per minute, 50 per day).',
+    "use search_documents and then get_documents instead. `corpus` picks one corpus; without it the operator's own corpora " +
+    'answer once there are any (Lore\'s own documentation is corpus "lore"). Limited quota per agent (by default 10 per minute, 50 per day).',
   input: AnswerQueryInput,
   output: AnswerQueryOutput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -34,7 +36,11 @@ export const answerQuery = tool({
       );
     }
     try {
-      const answer = await answerFromDocs(ports, input.query, { sampling: ctx.sampling, signal: ctx.signal });
+      const answer = await answerFromDocs(ports, input.query, {
+        sampling: ctx.sampling,
+        signal: ctx.signal,
+        filter: await answerScope(ports.store, input.corpus),
+      });
       ports.calls.record('answer_query');
       const how =
         answer.strategy === 'extractive'

@@ -1,5 +1,6 @@
 import { excerpt, queryTerms } from '@lore/kit';
 import { SearchDocumentsInput, SearchDocumentsOutput } from '@lore/schema';
+import { both, corpusSql } from '../domain/corpus.js';
 import { compileFilter } from '../domain/filter.js';
 import { decodePageToken, encodePageToken } from '../domain/paging.js';
 import { tool } from '../ports.js';
@@ -12,15 +13,16 @@ export const searchDocuments = tool({
     'configuration keys, specific error messages. Each result has `parent`, the document name to pass to get_documents ' +
     'for the whole page. Results are paginated: pass `nextPageToken` back as `pageToken` with the same query and filter. ' +
     'Optional `filter` (AIP-160): data_source / uri with = or !=, update_time with =, !=, <, <=, >, >= (RFC 3339), ' +
-    'combined with AND, OR, NOT and parentheses, e.g. data_source = "hono.dev" OR data_source = "lore".',
+    'combined with AND, OR, NOT and parentheses, e.g. data_source = "hono.dev" OR data_source = "lore". ' +
+    'Optional `corpus`: only that corpus (the data_source given at ingest).',
   input: SearchDocumentsInput,
   output: SearchDocumentsOutput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   rateClass: 'read',
   async handler(input, { ports, signal }) {
     ports.calls.record('search_documents');
-    const filter = compileFilter(input.filter);
-    const offset = decodePageToken(input.pageToken, input.query, input.filter);
+    const filter = both(compileFilter(input.filter), input.corpus ? corpusSql(input.corpus) : null);
+    const offset = decodePageToken(input.pageToken, input.query, pageKey(input));
     const page = await ports.search.search({
       query: input.query,
       filter,
@@ -36,7 +38,7 @@ export const searchDocuments = tool({
       document: { name: h.document, title: h.title, uri: h.uri },
     }));
     const nextPageToken = page.more
-      ? encodePageToken(offset + results.length, input.query, input.filter)
+      ? encodePageToken(offset + results.length, input.query, pageKey(input))
       : '';
     const terms = queryTerms(input.query, 16);
     const lines = results.map(
@@ -54,3 +56,8 @@ export const searchDocuments = tool({
     return { text, data: { results, nextPageToken } };
   },
 });
+
+/** A page token holds to the query and everything that narrows it. */
+function pageKey(input: { filter?: string | undefined; corpus?: string | undefined }): string | undefined {
+  return input.corpus ? `${input.filter ?? ''}\u0000corpus=${input.corpus}` : input.filter;
+}
