@@ -162,7 +162,8 @@ describe.skipIf(!natsUp)('two nodes on one NATS network', () => {
       for (const c of names ?? []) if (c.includes(run)) await js(`$JS.API.CONSUMER.DELETE.${STREAM}.${c}`);
       for (const seq of forgedSeqs) await js(`$JS.API.STREAM.MSG.DELETE.${STREAM}`, { seq, no_erase: true });
       for (const handle of Object.keys(agentIds))
-        await js('$JS.API.STREAM.PURGE.KV_lore_handles', { filter: `$KV.lore_handles.${handle}` });
+        for (const bucket of ['lore_handles', 'lore_agents'])
+          await js(`$JS.API.STREAM.PURGE.KV_${bucket}`, { filter: `$KV.${bucket}.${handle}` });
       for (const id of Object.values(ids))
         await js('$JS.API.STREAM.PURGE.KV_lore_nodes', { filter: `$KV.lore_nodes.${id}` });
       await nats.close();
@@ -185,6 +186,37 @@ describe.skipIf(!natsUp)('two nodes on one NATS network', () => {
     });
     expect(unknown.error?.code).toBe(404);
     expect(unknown.error?.data?.peers).toEqual([h('nobody')]);
+  });
+
+  it('discovers across nodes: A’s discovery tools include B’s agents, marked with their node', async () => {
+    // Registered on B just now: A must see it within 5 s, from the directory shared over JetStream KV.
+    const t0 = Date.now();
+    await register(nodeB, 'dana', {
+      bio: 'Cryogenics engineer for superconducting qubits.',
+      skills: [{ name: 'cryogenics', level: 'expert' }],
+      interests: ['quantum computing'],
+    });
+    const activeOnA = async () =>
+      (
+        await ok<{ active: Array<{ username: string; node: string }> }>(alice, 'cqGetActiveUsers', {
+          flag: true,
+        })
+      ).data.active;
+    await until(activeOnA, (list) => list.some((a) => a.username === h('dana') && a.node === ids.b), 5_000);
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    expect((await activeOnA()).find((a) => a.username === h('bob'))?.node).toBe(ids.b);
+
+    const described = await ok<{ descriptions: string[] }>(alice, 'cqGetUserDescriptions', {
+      user_id: `@${h('dana')}`,
+    });
+    expect(described.data.descriptions).toContain(`Hosted on node ${ids.b}`);
+    expect(described.data.descriptions[0]).toMatch(/Cryogenics engineer/);
+
+    const found = await ok<{ agents: Array<{ username: string; node?: string }> }>(alice, 'discover_agents', {
+      topic: 'cryogenics',
+      limit: 20,
+    });
+    expect(found.data.agents.find((a) => a.username === h('dana'))?.node).toBe(ids.b);
   });
 
   it('runs the mission scenario across nodes: alice on A asks bob on B (and carol on A)', async () => {

@@ -58,7 +58,13 @@ export {
   DEFAULT_MAX_REPEAT_RUN,
   longestRepeatRun,
 } from './moderation/index.js';
-export type { HandleRecord, NetworkDirectory, SignedEnvelope, VerifyOutcome } from './network/index.js';
+export type {
+  AgentCard,
+  HandleRecord,
+  NetworkDirectory,
+  SignedEnvelope,
+  VerifyOutcome,
+} from './network/index.js';
 export {
   createDirectory,
   EnvelopeSigner,

@@ -38,6 +38,10 @@ export const DiscoveredAgent = z.object({
   interests: z.array(z.string()),
   recent: ActivityItem.nullable(),
   lastActiveAt: z.string().nullable(),
+  node: z
+    .string()
+    .optional()
+    .describe('The node that hosts the agent (agents of every node are discovered).'),
 });
 
 export const DiscoverAgentsOutput = z.object({

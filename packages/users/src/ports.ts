@@ -12,6 +12,8 @@ export interface UsersPorts {
   activity: ActivityLog;
   stats: StatsGatherer;
   activeWindowMs: number;
+  /** This node: agents hosted elsewhere are marked with theirs. */
+  nodeId: string;
   now: () => number;
 }
 

@@ -69,7 +69,7 @@ export async function createUsersService(
   const agents = new AgentRepository(db, outbox, deps.nodeId, now, deps.directory);
   const activity = new ActivityLog(db);
   const connections = new ConnectionRepository(db, outbox, now);
-  const directory = new Directory(db, activity);
+  const directory = new Directory(db, activity, () => agents.remoteCards());
   const stats = new StatsGatherer(
     nodeLocalBus(deps.bus, deps.nodeId),
     opts.statsServices ?? SERVICE_NAMES,
@@ -83,6 +83,7 @@ export async function createUsersService(
     activity,
     stats,
     activeWindowMs: deps.config.LORE_ACTIVE_WINDOW_MINUTES * 60_000,
+    nodeId: deps.nodeId,
     now,
   };
   const service: LoreService = createService({

@@ -9,6 +9,23 @@ export interface HandleRecord {
 }
 
 /**
+ * What every node may know of an agent hosted elsewhere: its public profile and presence, so
+ * that discovery spans the network. Only what the agent itself published, never private data.
+ */
+export interface AgentCard {
+  agentId: string;
+  handle: string;
+  node: string;
+  displayName: string;
+  bio: string;
+  skills: Array<{ name: string; level: string }>;
+  interests: string[];
+  /** Epoch ms of the agent's last authenticated call, null when it never made one. */
+  lastSeen: number | null;
+  createdAt: number;
+}
+
+/**
  * Who is where on the network: which node hosts each handle (a handle is claimed once across
  * every node), and each node's public signing key.
  */
@@ -24,6 +41,11 @@ export interface NetworkDirectory {
   registerNode(nodeId: string, publicKeyPem: string): Promise<void>;
   /** Every public key the node's processes sign with. */
   nodeKeys(nodeId: string, options?: { fresh?: boolean }): Promise<string[]>;
+  /** Publish (or replace) an agent's card for the whole network. */
+  putAgentCard(card: AgentCard): Promise<void>;
+  removeAgentCard(handle: string): Promise<void>;
+  /** Every agent card on the network. */
+  agentCards(): Promise<AgentCard[]>;
   close(): Promise<void>;
 }
 
@@ -55,11 +77,22 @@ export class MemoryDirectory implements NetworkDirectory {
   async nodeKeys(nodeId: string): Promise<string[]> {
     return [...(this.nodes.get(nodeId) ?? [])];
   }
+  private readonly cards = new Map<string, AgentCard>();
+  async putAgentCard(card: AgentCard): Promise<void> {
+    this.cards.set(card.handle, { ...card });
+  }
+  async removeAgentCard(handle: string): Promise<void> {
+    this.cards.delete(handle);
+  }
+  async agentCards(): Promise<AgentCard[]> {
+    return [...this.cards.values()].map((c) => ({ ...c }));
+  }
   async close(): Promise<void> {}
 }
 
 const HANDLES_BUCKET = 'lore_handles';
 const NODES_BUCKET = 'lore_nodes';
+const AGENTS_BUCKET = 'lore_agents';
 
 /** A handle's last state seen on the bucket: its record, or null once released. */
 interface Replicated {
@@ -92,13 +125,15 @@ export class NatsDirectory implements NetworkDirectory {
     private readonly nc: NatsConnection,
     private readonly handles: KV,
     private readonly nodes: KV,
+    private readonly agents: KV,
   ) {}
 
   static async open(nc: NatsConnection, prefix = ''): Promise<NatsDirectory> {
     const kvm = new Kvm(nc);
     const handles = await kvm.create(`${prefix}${HANDLES_BUCKET}`, { history: 1 });
     const nodes = await kvm.create(`${prefix}${NODES_BUCKET}`, { history: 1 });
-    const directory = new NatsDirectory(nc, handles, nodes);
+    const agents = await kvm.create(`${prefix}${AGENTS_BUCKET}`, { history: 1 });
+    const directory = new NatsDirectory(nc, handles, nodes, agents);
     // Not awaited: until the replica has synced, look-ups read the bucket as before.
     void directory.follow();
     return directory;
@@ -169,6 +204,33 @@ export class NatsDirectory implements NetworkDirectory {
     }
     this.keyCache.set(nodeId, { keys, at: Date.now() });
     return keys;
+  }
+
+  async putAgentCard(card: AgentCard): Promise<void> {
+    await this.agents.put(card.handle, JSON.stringify(card));
+  }
+
+  async removeAgentCard(handle: string): Promise<void> {
+    await this.agents.delete(handle);
+  }
+
+  /** Read from the bucket on each call: a change on any node shows at once, with no replica to lag. */
+  async agentCards(): Promise<AgentCard[]> {
+    const names: string[] = [];
+    for await (const k of await this.agents.keys()) names.push(k);
+    const out: AgentCard[] = [];
+    for (let i = 0; i < names.length; i += 64) {
+      const entries = await Promise.all(names.slice(i, i + 64).map((k) => this.agents.get(k)));
+      for (const e of entries) {
+        if (e?.operation !== 'PUT') continue;
+        try {
+          out.push(e.json<AgentCard>());
+        } catch {
+          // A card that is not JSON is nobody's: skip it.
+        }
+      }
+    }
+    return out;
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,7 @@
 import type { EventBus } from '../bus/types.js';
 import { MemoryDirectory, NatsDirectory, type NetworkDirectory } from './directory.js';
 
-export type { HandleRecord, NetworkDirectory } from './directory.js';
+export type { AgentCard, HandleRecord, NetworkDirectory } from './directory.js';
 export { MemoryDirectory, NatsDirectory } from './directory.js';
 export type { SignedEnvelope, VerifyOutcome } from './signing.js';
 export { EnvelopeSigner, verifyEnvelope } from './signing.js';

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  type AgentCard,
   conflict,
   type Database,
   generateApiKey,
@@ -96,7 +97,37 @@ export class AgentRepository {
         throw conflict(`Username '${input.username}' is already taken.`, { field: 'username' });
       throw err;
     }
+    await this.publishCard(row);
     return { profile: toProfile(row), apiKey };
+  }
+
+  /**
+   * Put this node's agent on the network's card index (JetStream KV on NATS), so that other
+   * nodes' discovery finds it. Best effort: the agent's own call never fails for it, and the
+   * next change or start publishes the card again.
+   */
+  async publishCard(row: Row): Promise<void> {
+    if (!this.directory || row.node !== this.nodeId) return;
+    await this.directory
+      .putAgentCard({
+        agentId: row.id,
+        handle: row.handle,
+        node: row.node,
+        displayName: row.displayName,
+        bio: row.bio,
+        skills: row.skills,
+        interests: row.interests,
+        lastSeen: row.lastActiveAt,
+        createdAt: row.createdAt,
+      })
+      .catch(() => {});
+  }
+
+  /** Agents hosted on other nodes of the network, from their cards. */
+  async remoteCards(): Promise<AgentCard[]> {
+    if (!this.directory) return [];
+    const cards = await this.directory.agentCards().catch(() => [] as AgentCard[]);
+    return cards.filter((c) => c.node !== this.nodeId);
   }
 
   async byHandle(handle: string): Promise<Row | undefined> {
@@ -115,7 +146,7 @@ export class AgentRepository {
     agentId: string,
     patch: AgentUpdateInput,
   ): Promise<{ profile: AgentProfile; changed: string[] }> {
-    return this.outbox.transaction(async (tx, emit) => {
+    const result = await this.outbox.transaction(async (tx, emit) => {
       const [current] = await tx.select().from(agents).where(eq(agents.id, agentId)).limit(1);
       if (!current) throw new Error(`agent ${agentId} vanished`);
       const next: Partial<Row> = {};
@@ -135,8 +166,10 @@ export class AgentRepository {
         await tx.update(agents).set(next).where(eq(agents.id, agentId));
         emit(AgentUpdated, { agentId, handle: current.handle, changed });
       }
-      return { profile: toProfile({ ...current, ...next }), changed };
+      return { profile: toProfile({ ...current, ...next }), changed, row: { ...current, ...next } };
     });
+    if (result.changed.length) await this.publishCard(result.row);
+    return { profile: result.profile, changed: result.changed };
   }
 
   /** Replaces every live key of the agent with a new one; the old ones stop working at once. */
@@ -183,6 +216,9 @@ export class AgentRepository {
         .set({ lastActiveAt: at })
         .where(and(eq(agents.id, agentId), or(isNull(agents.lastActiveAt), lt(agents.lastActiveAt, at))));
     });
+    // Presence is shared with the other nodes (at most once per 30 s per agent, as the write).
+    const row = await this.byId(agentId);
+    if (row) await this.publishCard(row);
   }
 
   async resolve(handles: string[]): Promise<{ agents: VerifiedAgent[]; missing: string[] }> {
@@ -213,6 +249,8 @@ export class AgentRepository {
       .from(agents)
       .where(eq(agents.node, this.nodeId));
     for (const a of local) await this.directory.claimHandle(a.handle, { agentId: a.id, node: this.nodeId });
+    for (const row of await this.db.select().from(agents).where(eq(agents.node, this.nodeId)))
+      await this.publishCard(row);
     const ids = new Set(local.map((a) => a.id));
     for (const claim of await this.directory.listHandles())
       if (claim.node === this.nodeId && !ids.has(claim.agentId))
@@ -270,7 +308,7 @@ export class AgentRepository {
     return { agents: matches.slice(c.offset, c.offset + c.limit).map(toProfile), total: matches.length };
   }
 
-  /** This node's agents, split by whether they were seen within the window (the caller always is). */
+  /** The network's agents (this node's and other nodes' cards), split by whether they were seen within the window (the caller always is). */
   async activeSplit(
     windowMs: number,
     callerId?: string,
@@ -282,7 +320,11 @@ export class AgentRepository {
       .orderBy(agents.handle);
     const active: Presence[] = [];
     const inactive: Presence[] = [];
-    for (const r of rows) {
+    const local = new Set(rows.map((r) => r.handle));
+    const remote = (await this.remoteCards())
+      .filter((c) => !local.has(c.handle))
+      .map((c) => ({ id: c.agentId, handle: c.handle, node: c.node, last: c.lastSeen }));
+    for (const r of [...rows, ...remote].sort((a, b) => (a.handle < b.handle ? -1 : 1))) {
       const p = { handle: r.handle, node: r.node, lastSeen: r.last };
       // The caller is calling right now, whatever the presence write (at most one per 30 s) says.
       (r.id === callerId || (r.last !== null && r.last >= since) ? active : inactive).push(p);

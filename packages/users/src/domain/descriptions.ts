@@ -1,3 +1,4 @@
+import type { AgentCard } from '@lore/kit';
 import type { AgentProfile } from '@lore/schema';
 
 /**
@@ -5,7 +6,7 @@ import type { AgentProfile } from '@lore/schema';
  * declares, then what its knowledge sources are about, then how long it has been here.
  */
 export function describeAgent(
-  p: AgentProfile,
+  p: Pick<AgentProfile, 'bio' | 'displayName' | 'skills' | 'interests' | 'joinedAt'>,
   topics: Array<{ source: string; keywords: string[] }>,
 ): string[] {
   const out: string[] = [];
@@ -28,4 +29,17 @@ export function describeAgent(
   if (keywords.length) out.push(`Knowledge sources cover ${keywords.join(', ')}`);
   out.push(`Active member since ${p.joinedAt.slice(0, 4)}`);
   return out;
+}
+
+/** The profile fields a description reads, from another node's card of its agent. */
+export function cardProfile(
+  card: AgentCard,
+): Pick<AgentProfile, 'bio' | 'displayName' | 'skills' | 'interests' | 'joinedAt'> {
+  return {
+    bio: card.bio,
+    displayName: card.displayName,
+    skills: card.skills as AgentProfile['skills'],
+    interests: card.interests,
+    joinedAt: new Date(card.createdAt).toISOString(),
+  };
 }

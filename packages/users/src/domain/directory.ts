@@ -1,4 +1,4 @@
-import { type Database, timeAgo } from '@lore/kit';
+import { type AgentCard, type Database, timeAgo } from '@lore/kit';
 import type { ExpertiseLevel, Skill } from '@lore/schema';
 import { sql } from 'drizzle-orm';
 import * as tables from '../tables.js';
@@ -16,6 +16,7 @@ const columns = {
   skills: agents.skills,
   interests: agents.interests,
   lastActiveAt: agents.lastActiveAt,
+  node: agents.node,
 };
 export type DirectoryRow = { [K in keyof typeof columns]: (typeof agents.$inferSelect)[K] };
 type Row = DirectoryRow;
@@ -30,11 +31,29 @@ export class Directory {
   constructor(
     private readonly db: Database<typeof tables>,
     private readonly activity: ActivityLog,
+    /** Agents of the other nodes of the network (their cards), so discovery spans the network. */
+    private readonly remote: () => Promise<AgentCard[]> = async () => [],
   ) {}
 
   private async rows(): Promise<Row[]> {
     // A node's agents fit in memory; JSON skill lists are easier matched here than in SQL.
-    return this.db.select(columns).from(agents).orderBy(agents.handle);
+    const local = await this.db.select(columns).from(agents).orderBy(agents.handle);
+    const have = new Set(local.map((r) => r.handle));
+    const remote = (await this.remote())
+      .filter((c) => !have.has(c.handle))
+      .map(
+        (c): Row => ({
+          id: c.agentId,
+          handle: c.handle,
+          displayName: c.displayName,
+          bio: c.bio,
+          skills: c.skills as Row['skills'],
+          interests: c.interests,
+          lastActiveAt: c.lastSeen,
+          node: c.node,
+        }),
+      );
+    return remote.length ? [...local, ...remote].sort((a, b) => (a.handle < b.handle ? -1 : 1)) : local;
   }
 
   async discover(callerId: string, goal: Parameters<typeof rank>[2], topic: string | undefined) {

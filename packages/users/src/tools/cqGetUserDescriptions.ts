@@ -1,7 +1,7 @@
 import { notFound } from '@lore/kit';
 import { GetUserDescriptionsInput, GetUserDescriptionsOutput } from '@lore/schema';
 import { toProfile } from '../domain/agents.js';
-import { describeAgent } from '../domain/descriptions.js';
+import { cardProfile, describeAgent } from '../domain/descriptions.js';
 import { tool } from '../ports.js';
 
 export const cqGetUserDescriptions = tool({
@@ -16,8 +16,16 @@ export const cqGetUserDescriptions = tool({
   rateClass: 'read',
   async handler({ user_id }, { ports }) {
     const row = await ports.agents.byHandleOrId(user_id);
-    if (!row) throw notFound(`No agent named ${user_id}.`, { field: 'user_id' });
-    const descriptions = describeAgent(toProfile(row), await ports.agents.topics(row.id));
-    return { text: JSON.stringify(descriptions), data: { user_id: row.handle, descriptions } };
+    if (row) {
+      const descriptions = describeAgent(toProfile(row), await ports.agents.topics(row.id));
+      return { text: JSON.stringify(descriptions), data: { user_id: row.handle, descriptions } };
+    }
+    // An agent of another node: described from the card its node published.
+    const want = user_id.toLowerCase();
+    const card = (await ports.agents.remoteCards()).find((c) => c.handle === want || c.agentId === user_id);
+    if (!card) throw notFound(`No agent named ${user_id}.`, { field: 'user_id' });
+    const descriptions = describeAgent(cardProfile(card), []);
+    descriptions.push(`Hosted on node ${card.node}`);
+    return { text: JSON.stringify(descriptions), data: { user_id: card.handle, descriptions } };
   },
 });

@@ -25,7 +25,7 @@ export const discoverAgents = tool({
     const lines = shown.map((m, i) => {
       const r = recent(m.candidate.id);
       return [
-        `${i + 1}. @${m.candidate.handle} (${m.score}% match)`,
+        `${i + 1}. @${m.candidate.handle} (${m.score}% match${rowOf(m).node === ports.nodeId ? '' : `, node ${rowOf(m).node}`})`,
         `   Why: ${m.why.slice(0, 3).join('; ')}`,
         `   Recent: ${r?.text ?? 'no recent activity'}`,
       ].join('\n');
@@ -56,6 +56,7 @@ export const discoverAgents = tool({
             interests: m.candidate.interests,
             recent: recent(m.candidate.id)?.item ?? null,
             lastActiveAt: row.lastActiveAt ? new Date(row.lastActiveAt).toISOString() : null,
+            node: row.node,
           };
         }),
       },
