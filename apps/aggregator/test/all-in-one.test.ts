@@ -158,9 +158,7 @@ describe('`lore start` as a process', () => {
       await expect
         .poll(() => /Lore is running at (\S+)/.test(out), { timeout: 60_000, interval: 100 })
         .toBe(true);
-      await expect
-        .poll(() => out.includes('configuration (stdio'), { timeout: 5000 })
-        .toBe(true);
+      await expect.poll(() => out.includes('configuration (stdio'), { timeout: 5000 }).toBe(true);
       const endpoint = /Lore is running at (\S+)/.exec(out)![1]!;
       const key = readFileSync(join(dir.path, 'owner.key'), 'utf8').trim();
       expect(out).toContain(key);
