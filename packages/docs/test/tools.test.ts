@@ -112,7 +112,10 @@ describe('docs tools through an MCP client', () => {
     const answer = tools.find((t) => t.name === 'answer_query')!;
     expect(answer.description).toMatch(/grounded, synthesized conceptual answer/);
     expect(answer.description).toMatch(/search_documents and then get_documents/);
-    expect(Object.keys((answer.inputSchema as { properties: object }).properties)).toEqual(['query', 'corpus']);
+    expect(Object.keys((answer.inputSchema as { properties: object }).properties)).toEqual([
+      'query',
+      'corpus',
+    ]);
     const search = tools.find((t) => t.name === 'search_documents')!;
     expect(Object.keys((search.inputSchema as { properties: object }).properties).sort()).toEqual([
       'corpus',
