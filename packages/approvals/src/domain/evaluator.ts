@@ -9,7 +9,7 @@ import type {
 import { type ConditionRow, sentenceKey } from './conditions.js';
 import { holdFor } from './gate.js';
 import { describe, type Interpretation, interpret, type Tri } from './interpret.js';
-import { evaluate, type Facts } from './judge.js';
+import { evaluate, type Facts, judgeSenders, sourcesOutside } from './judge.js';
 
 export interface Check {
   condition: string;
@@ -159,20 +159,7 @@ export class Evaluator {
     req: EvaluateQueryRequest,
     ctx: EvaluationContext,
   ): Promise<Check[]> {
-    const connected = conditions.some((c) => c.interpretation.senders.connections)
-      ? await ctx.connected()
-      : null;
-    const facts: Facts = {
-      askerId: req.asker.id,
-      askerHandle: req.asker.handle,
-      profile: req.asker.profile,
-      question: req.question,
-      sources: [...new Set(req.draft.sources)],
-      excerpts: req.draft.excerpts,
-      draft: req.draft.text,
-      sourceTopics: (ctx.sources ?? []).map((s) => ({ name: s.name, words: [...s.keywords, s.summary] })),
-      connected,
-    };
+    const facts = await factsFor(conditions, req, ctx);
     return conditions.map((c) => {
       const r = evaluate(c.interpretation, facts);
       return {
@@ -194,18 +181,16 @@ export class Evaluator {
     const asker = p
       ? `@${req.asker.handle} (${p.displayName}). Self-described (unverified) bio: ${p.bio || '—'}. Skills: ${p.skills.join(', ') || '—'}. Interests: ${p.interests.join(', ') || '—'}.`
       : `@${req.asker.handle} (profile unavailable)`;
-    const connected = conditions.some((c) =>
-      /\b(connection|connections|connected|partners?)\b/i.test(c.sentence),
-    )
-      ? await ctx.connected()
-      : null;
+    const facts = await factsFor(conditions, req, ctx);
     const relation =
-      connected === null ? '' : ` ${connected ? 'Is' : 'Is not'} one of the owner's connections (verified).`;
+      facts.connected == null
+        ? ''
+        : ` ${facts.connected ? 'Is' : 'Is not'} one of the owner's connections (verified).`;
     const passages = req.draft.sources.map((source, i) => {
-      const facts = ctx.sources?.find((s) => s.name === source);
+      const known = ctx.sources?.find((s) => s.name === source);
       return {
         source,
-        topics: facts ? [...facts.keywords, ...(facts.summary ? [facts.summary] : [])] : [],
+        topics: known ? [...known.keywords, ...(known.summary ? [known.summary] : [])] : [],
         text: req.draft.excerpts[i] ?? '',
       };
     });
@@ -235,11 +220,38 @@ export class Evaluator {
           return unknown('the model’s verdict names another condition');
         if (v.matches && v.effect !== effect)
           return unknown(`the model answered ${v.effect} for a condition worded as ${effect}`);
+        // Backstops the model cannot talk its way past: what the interpreter can establish —
+        // a deny's topic present in the query, the senders an allow names, the topics whose
+        // sources it covers — stands whatever the verdict says.
+        const i = c.interpretation;
+        if (effect === 'deny' && !v.matches) {
+          const r = evaluate({ ...i, undecidable: [] }, facts);
+          if (r.result === 'match' && i.topics.length)
+            return {
+              condition: c.sentence,
+              effect,
+              result: 'match',
+              reason: `${r.reason} (read without the model)`,
+            };
+        }
+        if (effect === 'allow' && v.matches) {
+          const senders = judgeSenders(i, facts);
+          if (senders?.result === 'no-match')
+            return {
+              condition: c.sentence,
+              effect,
+              result: 'no-match',
+              reason: `${senders.reason} (whatever the model said)`,
+            };
+        }
+        const outside =
+          v.matches && effect === 'allow' && i.topics.length ? sourcesOutside(i.topics, facts) : [];
         return {
           condition: c.sentence,
           effect,
           result: v.matches ? 'match' : 'no-match',
           reason: `the model judged: ${v.reason}`,
+          ...(outside.length ? { outside } : {}),
         };
       }),
     );
@@ -249,3 +261,25 @@ export class Evaluator {
 /** What the log keeps of a check: `outside` is the evaluator's working note. */
 const strip = (checks: Check[]) =>
   checks.map(({ condition, effect, result, reason }) => ({ condition, effect, result, reason }));
+
+/** What the interpreter judges a query by; connections are asked only when a condition needs them. */
+async function factsFor(
+  conditions: ConditionRow[],
+  req: EvaluateQueryRequest,
+  ctx: EvaluationContext,
+): Promise<Facts> {
+  const connected = conditions.some((c) => c.interpretation.senders.connections)
+    ? await ctx.connected()
+    : null;
+  return {
+    askerId: req.asker.id,
+    askerHandle: req.asker.handle,
+    profile: req.asker.profile,
+    question: req.question,
+    sources: [...new Set(req.draft.sources)],
+    excerpts: req.draft.excerpts,
+    draft: req.draft.text,
+    sourceTopics: (ctx.sources ?? []).map((s) => ({ name: s.name, words: [...s.keywords, s.summary] })),
+    connected,
+  };
+}

@@ -45,7 +45,7 @@ export function found(m: Matcher, have: Set<string>): string[] | null {
 }
 
 /** Whether the asker is one of the condition's senders (null: the condition names none). */
-function judgeSenders(i: Interpretation, f: Facts): { result: Tri; reason: string } | null {
+export function judgeSenders(i: Interpretation, f: Facts): { result: Tri; reason: string } | null {
   const asker = f.askerHandle.toLowerCase();
   const { handles, traits } = i.senders;
   const agents = i.senders.agents ?? [];
@@ -130,12 +130,7 @@ function judgeTopics(i: Interpretation, f: Facts): Judgement | null {
       result: 'no-match',
       reason: `the question asks ${misses.map((m) => JSON.stringify(m)).join(' and ') || 'nothing'}, which is not about ${topics}`,
     };
-  const outside = f.sources.filter((name) => {
-    const facts = f.sourceTopics?.find((s) => s.name === name);
-    if (!facts) return true;
-    const have = stems([facts.name.replace(/[._-]+/g, ' '), ...facts.words]);
-    return ![...used].some((t) => found(t, have));
-  });
+  const outside = sourcesOutside([...used], f);
   return {
     result: 'match',
     reason: `the question asks about ${[...new Set(hits)].join(', ')} (${[...used].map(topicName).join(', ')})`,
@@ -162,4 +157,14 @@ export function evaluate(i: Interpretation, f: Facts): Judgement {
     reason: parts.map((p) => p.reason).join('; ') || 'it covers every query',
     ...(outside.length ? { outside } : {}),
   };
+}
+
+/** The cited sources none of `topics` covers (by the source's name, keywords and summary). */
+export function sourcesOutside(topics: Matcher[], f: Pick<Facts, 'sources' | 'sourceTopics'>): string[] {
+  return f.sources.filter((name) => {
+    const facts = f.sourceTopics?.find((s) => s.name === name);
+    if (!facts) return true;
+    const have = stems([facts.name.replace(/[._-]+/g, ' '), ...facts.words]);
+    return !topics.some((t) => found(t, have));
+  });
 }

@@ -28,7 +28,7 @@ const looksLikeSecretValue = (v: string) =>
 const ACCESS_CODE = new RegExp(
   [
     // door code 4711, PIN: 0000, keypad combination 12-34-56, alarm code is #2580
-    '(?:\\b(?:door|gate|entry|entrance|access|alarm|keypad|lock|locker|safe|building|lab|garage|office|vault|security)\\s*(?:code|pin|combination|number)s?|\\bpin(?:\\s*(?:code|number))?|\\bpasscodes?|\\bdigicode|\\bcombination|t(?:ü|ue)rcode|zugangscode|code\\s+(?:de\\s+la\\s+porte|d\\W?acc(?:è|e)s|porte)|c(?:ó|o)digo\\s+(?:de\\s+)?(?:la\\s+)?(?:puerta|acceso|entrada)|codice\\s+(?:della\\s+)?porta)',
+    '(?:\\b(?:door|gate|entry|entrance|access|alarm|keypad|lock|locker|safe|building|lab|garage|office|vault|security)\\s*(?:code|pin|combination)s?|\\bpin(?:\\s*(?:code|number))?|\\bpasscodes?|\\bdigicode|\\bcombination|t(?:ü|ue)rcode|zugangscode|code\\s+(?:de\\s+la\\s+porte|d\\W?acc(?:è|e)s|porte)|c(?:ó|o)digo\\s+(?:de\\s+)?(?:la\\s+)?(?:puerta|acceso|entrada)|codice\\s+(?:della\\s+)?porta)',
     '[^\\n\\d]{0,30}?',
     '[#*]?\\d(?:[\\s-]?\\d){2,9}[#*]?',
   ].join(''),
