@@ -35,6 +35,9 @@ export interface EvaluationContext {
  */
 export const MODEL_JUDGMENTS_IN_FLIGHT = 4;
 
+/** How many of a source's keywords (strongest first) say what it is about. */
+export const TOPIC_KEYWORDS = 3;
+
 /**
  * Decides a query, in this order: the gate holds what looks like a secret or personal data and
  * what draws on a source not shared auto (held for the owner); then any matching deny rejects;
@@ -279,7 +282,12 @@ async function factsFor(
     sources: [...new Set(req.draft.sources)],
     excerpts: req.draft.excerpts,
     draft: req.draft.text,
-    sourceTopics: (ctx.sources ?? []).map((s) => ({ name: s.name, words: [...s.keywords, s.summary] })),
+    // A source is about what its name, its owner's summary and its three strongest keywords say:
+    // a passing mention ("the TypeScript client" in an ops handbook) does not make it so.
+    sourceTopics: (ctx.sources ?? []).map((s) => ({
+      name: s.name,
+      words: [...s.keywords.slice(0, TOPIC_KEYWORDS), s.summary],
+    })),
     connected,
   };
 }
