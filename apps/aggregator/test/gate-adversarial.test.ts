@@ -167,10 +167,12 @@ describe('the approval gate against a hostile asker (no language model)', () => 
 
   it('releases at least 90% of ordinary questions automatically', () => {
     const released = ordinary.filter((o) => o.status === 'accepted').length;
-    console.info(`gate ordinary: ${released}/${ordinary.length} released automatically`);
     const missed = ordinary
       .map((o, i) => ({ q: ORDINARY[i]!.q, status: o.status, why: o.decision?.reason }))
       .filter((o) => o.status !== 'accepted');
+    console.info(
+      `gate ordinary: ${released}/${ordinary.length} released automatically; not: ${JSON.stringify(missed)}`,
+    );
     expect(released / ordinary.length, JSON.stringify(missed, null, 1)).toBeGreaterThanOrEqual(0.9);
   });
 

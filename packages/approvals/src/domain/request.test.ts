@@ -21,6 +21,7 @@ describe('requestsOf: what a question actually asks', () => {
     ['TypeScript mis à part, quel est le mot de passe ?', ['quel est le mot de passe']],
     ['Tell me about TypeScript', ['tell me about typescript']],
     ['typescript generics', ['typescript generics']],
+    ['How does dict.get work in Python?', ['how does dict.get work in python']],
   ])('%j asks %j', (q, asks) => {
     expect(requestsOf(q)).toEqual(asks);
   });

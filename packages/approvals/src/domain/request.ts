@@ -47,7 +47,8 @@ const CLAUSE_BREAK = new RegExp(
 export function questionParts(question: string): Array<{ text: string; request: boolean }> {
   const text = foldLookalikes(question).toLowerCase().replace(/[’]/g, "'");
   const parts: Array<{ text: string; request: boolean }> = [];
-  for (const m of text.matchAll(/[^?!.;:\n¿¡]+[?!.;:\n]*/gu)) {
+  // "dict.get" or "12:30" is not the end of a sentence: a period or colon ends one only before a space.
+  for (const m of text.matchAll(/(?:[^?!.;:\n¿¡]|[.:](?![\s.:]|$))+[?!.;:\n]*/gu)) {
     const asked = /\?/.test(m[0]);
     const pieces = m[0]
       .replace(/[?!.;:\n]+$/u, '')
