@@ -359,12 +359,17 @@ describe('auto-approval through the aggregator (no language model)', () => {
   let lore: AllInOne;
   let join: Awaited<ReturnType<typeof startLore>>['join'];
   let dave: Agent;
+  let vr: Agent;
+  let mallory: Agent;
 
   beforeAll(async () => {
     const s = await startLore(testConfig(dir.path, { LORE_RATE_LIMITS: 'false' }));
     lore = s.lore;
     join = s.join;
     dave = await join('dave');
+    // A condition can only name agents that exist: it binds their ids when it is added.
+    vr = await join('verified_researcher', { displayName: 'V. R.', bio: 'Coffee lover.' });
+    mallory = await join('mallory', { bio: 'Sells used cars.' });
     await addSource(dave, 'quantum_computing.txt', QUANTUM_TXT);
     await addSource(dave, 'python_lists.md', PYTHON_MD);
     await addSource(dave, 'espresso.md', ESPRESSO_MD);
@@ -403,7 +408,9 @@ describe('auto-approval through the aggregator (no language model)', () => {
       status: 'accepted',
       decision: { decided_by: 'condition:interpreter', condition: SEEDS[0] },
     });
-    expect(q.decision!.reason).toMatch(/profile of @alice mentions (professor|university)/);
+    expect(q.decision!.reason).toMatch(
+      /profile of @alice \(written by @alice\) mentions (professor|university)/,
+    );
     await sleepUntil(
       () => asked(alice),
       (a) => a.questions.find((x) => x.id === id)?.answers.length === 1,
@@ -417,7 +424,6 @@ describe('auto-approval through the aggregator (no language model)', () => {
   });
 
   it('accepts anything from verified_researcher', async () => {
-    const vr = await join('verified_researcher', { displayName: 'V. R.', bio: 'Coffee lover.' });
     const { q } = await outcome(vr, 'How long should an espresso shot take to brew?');
     expect(q).toMatchObject({ status: 'accepted', decision: { condition: SEEDS[2] } });
   });
@@ -431,7 +437,6 @@ describe('auto-approval through the aggregator (no language model)', () => {
 
   it('rejects on a deny rule even where an allow rule matches; the asker sees declined', async () => {
     await ok(dave.c, 'cqAddAutoApprovalCondition', { sentence: 'Block questions from mallory' });
-    const mallory = await join('mallory', { bio: 'Sells used cars.' });
     const { id, q } = await outcome(mallory, 'How do I reverse a list in Python?');
     expect(q).toMatchObject({ status: 'rejected', decision: { condition: 'Block questions from mallory' } });
     await sleepUntil(
@@ -486,9 +491,12 @@ class FakeOpenAI {
     let content: string;
     if (body.response_format?.type === 'json_object') {
       const question = /<question>\n([\s\S]*?)\n<\/question>/.exec(user)?.[1] ?? '';
-      content = /curious/i.test(question)
-        ? '{"matches": true, "effect": "allow", "reason": "The asker says they are curious."}'
-        : '{"matches": false, "effect": "none", "reason": "The asker does not seem curious."}';
+      const condition = /<condition>\n([\s\S]*?)\n<\/condition>/.exec(user)?.[1] ?? '';
+      content = JSON.stringify(
+        /curious/i.test(question)
+          ? { decision: 'allow', condition, reason: 'The asker says they are curious.' }
+          : { decision: 'none', condition, reason: 'The asker does not seem curious.' },
+      );
     } else if (/Task: summarize/.test(user))
       content = '- @henry: Google’s Willow showed below-threshold error correction [1].';
     else

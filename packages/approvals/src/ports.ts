@@ -10,8 +10,10 @@ export interface ApprovalsPorts {
   evaluator: Evaluator;
   /** Reaches the queries service of this node, which holds the queries being decided. */
   bus: NodeLocalBus;
-  /** Which words of a sentence are handles of agents on the network. */
-  handlesIn(sentence: string): Promise<Set<string>>;
+  /** Which words of a sentence are handles of agents on the network, with their agents' ids. */
+  handlesIn(sentence: string): Promise<Map<string, string>>;
+  /** Every handle on the network, to name the closest to one that does not exist. */
+  allHandles(): Promise<string[]>;
 }
 
 export const tool = toolsFor<ApprovalsPorts>();

@@ -33,7 +33,12 @@ export const approvalsTools = [
 
 /** The approvals service: each agent's auto-approval conditions, manual decisions, and the decision log. */
 export async function createApprovalsService(deps: ServiceDeps): Promise<LoreService> {
-  const { db, outbox } = await openServiceStore(deps, 'approvals', tables, migrationsFolder(import.meta.url));
+  const { db, outbox, log } = await openServiceStore(
+    deps,
+    'approvals',
+    tables,
+    migrationsFolder(import.meta.url),
+  );
   const now = Date.now;
   const bus = nodeLocalBus(deps.bus, deps.nodeId);
   const textgen =
@@ -53,14 +58,17 @@ export async function createApprovalsService(deps: ServiceDeps): Promise<LoreSer
     evaluator,
     bus,
     async handlesIn(sentence) {
-      if (!directory) return new Set();
+      if (!directory) return new Map();
       const candidates = [...new Set(sentence.toLowerCase().match(/[a-z0-9_]+/g) ?? [])]
         .filter((w) => HANDLE_PATTERN.test(w))
         .slice(0, 60);
       const held = await Promise.all(
-        candidates.map(async (w) => ((await directory.lookupHandle(w)) ? w : null)),
+        candidates.map(async (w) => [w, (await directory.lookupHandle(w))?.agentId] as const),
       );
-      return new Set(held.filter((w): w is string => w !== null));
+      return new Map(held.filter((e): e is readonly [string, string] => e[1] !== undefined));
+    },
+    async allHandles() {
+      return directory ? (await directory.listHandles()).map((h) => h.handle) : [];
     },
   };
   const service: LoreService = createService({
@@ -76,7 +84,7 @@ export async function createApprovalsService(deps: ServiceDeps): Promise<LoreSer
     db,
     outbox,
     handlers: [
-      evaluateRpc(conditions, decisions, evaluator),
+      evaluateRpc(conditions, decisions, evaluator, bus, log),
       statsHandler(conditions, decisions, () => service.metrics.totalCalls()),
     ],
   });

@@ -51,12 +51,20 @@ export { createLogger } from './logger.js';
 export type { AuthExtra, CallInfo, McpBackend } from './mcp.js';
 export { createMcpFactory, InputRequiredSignal, SAMPLING_KEY, unknownTool } from './mcp.js';
 export { mergedMetrics, ServiceMetrics } from './metrics.js';
-export type { UntrustedTextOptions, UntrustedTextVerdict } from './moderation/index.js';
+export type {
+  SensitiveFinding,
+  SensitiveKind,
+  UntrustedTextOptions,
+  UntrustedTextVerdict,
+} from './moderation/index.js';
 export {
   checkUntrustedText,
   DEFAULT_MAX_LINKS,
   DEFAULT_MAX_REPEAT_RUN,
+  describeFindings,
+  foldLookalikes,
   longestRepeatRun,
+  scanSensitive,
 } from './moderation/index.js';
 export type {
   AgentCard,

@@ -10,7 +10,9 @@ import { ArticleRepository } from './domain/articles.js';
 import { KnowledgeBase } from './domain/knowledge-base.js';
 import { parseRoots } from './domain/paths.js';
 import { seedArticles, shippedArticlesFolder } from './domain/seed.js';
+import { SourceSharing } from './domain/sharing.js';
 import { retrieveHandler } from './handlers/retrieve.js';
+import { sourceFactsHandler } from './handlers/source-facts.js';
 import { statsHandler } from './handlers/stats.js';
 import type { KnowledgePorts } from './ports.js';
 import * as tables from './tables.js';
@@ -20,6 +22,7 @@ import { articleSearch } from './tools/article_search.js';
 import { listKnowledgeSources } from './tools/listKnowledgeSources.js';
 import { removeKnowledgeSource } from './tools/removeKnowledgeSource.js';
 import { searchKnowledge } from './tools/searchKnowledge.js';
+import { setKnowledgeSourceSharing } from './tools/setKnowledgeSourceSharing.js';
 import { updateKnowledgeSources } from './tools/updateKnowledgeSources.js';
 
 export const KNOWLEDGE_VERSION = '0.1.0';
@@ -27,6 +30,7 @@ export const KNOWLEDGE_VERSION = '0.1.0';
 export const knowledgeTools = [
   updateKnowledgeSources,
   listKnowledgeSources,
+  setKnowledgeSourceSharing,
   removeKnowledgeSource,
   searchKnowledge,
   articleSearch,
@@ -54,21 +58,28 @@ export async function createKnowledgeService(
   );
   const knowledge = new KnowledgeBase(db, outbox, embedderFromConfig(deps.config, opts.fetch), log);
   const articles = new ArticleRepository(db, outbox);
-  const ports: KnowledgePorts = { knowledge, articles, roots: parseRoots(deps.config.LORE_KNOWLEDGE_ROOTS) };
+  const sharing = new SourceSharing(db, outbox);
+  const ports: KnowledgePorts = {
+    knowledge,
+    articles,
+    sharing,
+    roots: parseRoots(deps.config.LORE_KNOWLEDGE_ROOTS),
+  };
   const service: LoreService = createService({
     name: 'knowledge',
     version: KNOWLEDGE_VERSION,
     title: 'Lore knowledge',
     instructions:
-      'Your knowledge sources (updateKnowledgeSources, listKnowledgeSources, removeKnowledgeSource, searchKnowledge) are what your node ' +
-      "answers peers' questions from. Community articles: article_search, article_get, article_publish.",
+      'Your knowledge sources (updateKnowledgeSources, listKnowledgeSources, setKnowledgeSourceSharing, removeKnowledgeSource, searchKnowledge) ' +
+      "are what your node answers peers' questions from; each is shared auto, manual or private. Community articles: article_search, article_get, article_publish.",
     tools: knowledgeTools,
     ports,
     deps,
     db,
     outbox,
     handlers: [
-      retrieveHandler(knowledge),
+      retrieveHandler(knowledge, sharing),
+      sourceFactsHandler(sharing),
       statsHandler(knowledge, articles, () => service.metrics.totalCalls()),
     ],
     async onStart() {

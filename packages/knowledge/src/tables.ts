@@ -1,4 +1,4 @@
-import type { ArticleCategory, KnowledgeFormat } from '@lore/schema';
+import type { ArticleCategory, KnowledgeFormat, KnowledgeSharing } from '@lore/schema';
 import { blob, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 /** One knowledge source of one agent: a file it added, by name. */
@@ -16,6 +16,10 @@ export const sources = sqliteTable(
     /** Tokens across the source's chunks: with `chunks`, the agent's mean chunk length for BM25. */
     tokens: integer('tokens').notNull().default(0),
     keywords: text('keywords', { mode: 'json' }).$type<string[]>().notNull(),
+    /** auto | manual | private: how answers for peers may use it (see KnowledgeSharing). */
+    sharing: text('sharing').$type<KnowledgeSharing>().notNull().default('auto'),
+    /** The owner's one-line summary, the only words of a source peers may see in a description. */
+    summary: text('summary').notNull().default(''),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },

@@ -105,6 +105,7 @@ describe('knowledge sources over MCP', () => {
         'listKnowledgeSources',
         'removeKnowledgeSource',
         'searchKnowledge',
+        'setKnowledgeSourceSharing',
         'updateKnowledgeSources',
       ].sort(),
     );
@@ -157,6 +158,8 @@ describe('knowledge sources over MCP', () => {
       source: 'quantum_computing.txt',
       keywords: r.data.keywords,
       chunks: r.data.chunks,
+      sharing: 'auto',
+      summary: '',
     });
   });
 

@@ -94,9 +94,19 @@ export const ConditionCheck = z.object({
   result: z.enum(['match', 'no-match', 'unknown']),
   reason: z.string(),
 });
+/**
+ * `held`: the gate keeps the answer for the owner whatever the conditions say (it looks like a
+ * secret or personal data, it draws on a `manual` source, or a source falls outside what the
+ * matching condition covers); the query waits like a pending one, with `reason` shown to the
+ * owner. `pending`: no condition decided it.
+ */
 export const EvaluateQueryReply = z.object({
-  outcome: z.enum(['accepted', 'rejected', 'pending']),
-  decidedBy: z.string().describe('condition:interpreter, condition:model, or none'),
+  outcome: z.enum(['accepted', 'rejected', 'pending', 'held']),
+  decidedBy: z
+    .string()
+    .describe(
+      'condition:interpreter, condition:model, gate:sensitive, gate:manual-source, gate:scope, or none',
+    ),
   condition: z.string().nullable(),
   reason: z.string(),
   checks: z.array(ConditionCheck),

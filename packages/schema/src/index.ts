@@ -116,8 +116,10 @@ export {
   ArticleSearchResult,
   ArticleTag,
   KNOWLEDGE_FORMATS,
+  KNOWLEDGE_SHARING,
   KnowledgeFormat,
   KnowledgePassage,
+  KnowledgeSharing,
   KnowledgeSourceSummary,
   ListKnowledgeSourcesInput,
   ListKnowledgeSourcesOutput,
@@ -126,6 +128,8 @@ export {
   RemoveKnowledgeSourceOutput,
   SearchKnowledgeInput,
   SearchKnowledgeOutput,
+  SetKnowledgeSourceSharingInput,
+  SetKnowledgeSourceSharingOutput,
   UpdateKnowledgeSourcesInput,
   UpdateKnowledgeSourcesOutput,
 } from './knowledge.js';
@@ -136,11 +140,21 @@ export {
   KnowledgeSourceAdded,
   KnowledgeSourceRemoved,
   RetrievedPassage,
+  SourceFacts,
+  SourceFactsReply,
+  SourceFactsRequest,
   StatsReply,
   StatsRequest,
   statsSubject,
 } from './knowledge-events.js';
-export { AgentTraits, AgentTraitsReply, AgentTraitsRequest, UsersProfileRpc } from './profile-rpc.js';
+export {
+  AgentsConnectedReply,
+  AgentsConnectedRequest,
+  AgentTraits,
+  AgentTraitsReply,
+  AgentTraitsRequest,
+  UsersProfileRpc,
+} from './profile-rpc.js';
 export {
   AnswerCitation,
   AnswerShared,

@@ -10,6 +10,10 @@ export const KnowledgeSourceAdded = defineEvent(
     source: z.string(),
     keywords: z.array(z.string()),
     chunks: z.number().int(),
+    /** Sent again when the owner changes it; absent from older producers (then auto). */
+    sharing: z.enum(['auto', 'manual', 'private']).default('auto'),
+    /** The owner's one-line summary, "" when none. */
+    summary: z.string().default(''),
   }),
 );
 
@@ -31,6 +35,8 @@ export const RetrievedPassage = z.object({
   headingPath: z.array(z.string()),
   score: z.number().describe('Higher is more relevant; comparable within one answer only.'),
   relevant: z.boolean().describe('Above the relevance threshold: safe to draft an answer from.'),
+  /** The source's sharing (private sources are never returned); absent from older producers. */
+  sharing: z.enum(['auto', 'manual']).default('auto'),
 });
 export const KnowledgeRetrieveReply = z.object({ passages: z.array(RetrievedPassage) });
 
@@ -38,6 +44,24 @@ export const KnowledgeRetrieveReply = z.object({ passages: z.array(RetrievedPass
 export const StatsRequest = z.object({ since: z.string().describe('ISO start of "today"') });
 export const StatsReply = z.object({ service: z.string(), figures: z.record(z.string(), z.unknown()) });
 
-export const KnowledgeRpc = { retrieve: 'rpc.knowledge.retrieve' } as const;
+/**
+ * Asked by the approvals service before it decides: what the sources a draft cites are — their
+ * sharing and their topics (the source's name and keywords). A name the agent no longer has
+ * comes back as `missing`.
+ */
+export const SourceFactsRequest = z.object({ agentId: z.string(), sources: z.array(z.string()).max(50) });
+export const SourceFacts = z.object({
+  name: z.string(),
+  sharing: z.enum(['auto', 'manual', 'private', 'missing']),
+  keywords: z.array(z.string()),
+  summary: z.string(),
+});
+export type SourceFacts = z.infer<typeof SourceFacts>;
+export const SourceFactsReply = z.object({ sources: z.array(SourceFacts) });
+
+export const KnowledgeRpc = {
+  retrieve: 'rpc.knowledge.retrieve',
+  sourceFacts: 'rpc.knowledge.source_facts',
+} as const;
 /** `rpc.<service>.stats` for each service. */
 export const statsSubject = (service: string) => `rpc.${service}.stats`;

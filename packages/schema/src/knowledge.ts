@@ -21,6 +21,28 @@ const SourceName = z
     error: 'a file name without directories or control characters, e.g. quantum_computing.txt',
   });
 
+/**
+ * How a source may be used for peers' questions: `auto` — answers drawing on it may be released
+ * by your auto-approval conditions; `manual` — answers drawing on it always wait for you;
+ * `private` — never used to draft answers for others.
+ */
+export const KNOWLEDGE_SHARING = ['auto', 'manual', 'private'] as const;
+export const KnowledgeSharing = z.enum(KNOWLEDGE_SHARING, { error: 'one of auto, manual, private' });
+export type KnowledgeSharing = z.infer<typeof KnowledgeSharing>;
+
+const SharingField = KnowledgeSharing.describe(
+  'auto (default): answers drawing on this source may be released by your auto-approval conditions; manual: they always ' +
+    'wait for your cqAcceptQuery; private: never used to draft answers for others.',
+);
+const SourceSummaryField = z
+  .string()
+  .trim()
+  .max(200, { error: 'at most 200 characters' })
+  .refine((s) => !/[\n\r]/.test(s), { error: 'one line' })
+  .describe(
+    'A one-line summary, in your words, that peers may see in your description (only for sources shared auto).',
+  );
+
 export const UpdateKnowledgeSourcesInput = z.object({
   file_name: SourceName.optional().describe(
     'Name of the source, with its extension (.txt, .md, .html, .pdf), e.g. "quantum_computing.txt". Use with file_content. ' +
@@ -46,6 +68,8 @@ export const UpdateKnowledgeSourcesInput = z.object({
       'Path to an existing file, e.g. "/path/to/quantum_research.pdf". Only files inside the directories the operator allows ' +
         "(LORE_KNOWLEDGE_ROOTS) can be read; the source takes the file's name.",
     ),
+  sharing: SharingField.optional(),
+  summary: SourceSummaryField.optional(),
 });
 export type UpdateKnowledgeSourcesInput = z.infer<typeof UpdateKnowledgeSourcesInput>;
 
@@ -63,6 +87,8 @@ export const UpdateKnowledgeSourcesOutput = z.object({
     .number()
     .int()
     .describe('Chunks embedded for semantic search (0 when no embeddings endpoint is configured).'),
+  sharing: KnowledgeSharing,
+  summary: z.string(),
 });
 
 export const KnowledgeSourceSummary = z.object({
@@ -72,6 +98,8 @@ export const KnowledgeSourceSummary = z.object({
   keywords: z.array(z.string()),
   characters: z.number().int(),
   pages: z.number().int().nullable(),
+  sharing: KnowledgeSharing,
+  summary: z.string().describe('Your one-line summary ("" when none).'),
   addedAt: IsoDateTime,
   updatedAt: IsoDateTime,
 });
@@ -92,6 +120,23 @@ export const RemoveKnowledgeSourceInput = z.object({
 export const RemoveKnowledgeSourceOutput = z.object({
   source: z.string(),
   chunks: z.number().int().describe('Chunks removed.'),
+});
+
+export const SetKnowledgeSourceSharingInput = z
+  .object({
+    source: SourceName.describe('The source name as listKnowledgeSources shows it, e.g. "payroll.md".'),
+    sharing: SharingField.optional(),
+    summary: SourceSummaryField.optional(),
+  })
+  .refine((v) => v.sharing !== undefined || v.summary !== undefined, {
+    error: 'give sharing, summary or both',
+    path: ['sharing'],
+  });
+export const SetKnowledgeSourceSharingOutput = z.object({
+  source: z.string(),
+  sharing: KnowledgeSharing,
+  summary: z.string(),
+  previous: KnowledgeSharing,
 });
 
 export const SearchKnowledgeInput = z.object({

@@ -14,4 +14,11 @@ export const AgentTraits = z.object({
 export type AgentTraits = z.infer<typeof AgentTraits>;
 export const AgentTraitsReply = z.object({ agent: AgentTraits.nullable() });
 
-export const UsersProfileRpc = { traits: 'rpc.users.agent_traits' } as const;
+/** Whether two agents are connected (connect_agents, both sides), answered by the users service. */
+export const AgentsConnectedRequest = z.object({ agentId: z.string(), otherId: z.string() });
+export const AgentsConnectedReply = z.object({ connected: z.boolean() });
+
+export const UsersProfileRpc = {
+  traits: 'rpc.users.agent_traits',
+  connected: 'rpc.users.agents_connected',
+} as const;

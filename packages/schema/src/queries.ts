@@ -87,7 +87,11 @@ export const RequestedQuery = z.object({
   decision: z
     .object({
       reason: z.string(),
-      decided_by: z.string().describe('manual:@handle, condition (auto), or none (waiting).'),
+      decided_by: z
+        .string()
+        .describe(
+          'manual:@handle, condition:interpreter or condition:model (auto), gate:sensitive, gate:manual-source or gate:scope (held for you: see reason), or none (waiting).',
+        ),
       condition: z.string().nullable(),
       at: z.string().nullable(),
     })

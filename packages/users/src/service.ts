@@ -100,7 +100,7 @@ export async function createUsersService(
     outbox,
     handlers: [
       ...rpcHandlers(agents),
-      ...profileRpcHandlers(agents),
+      ...profileRpcHandlers(agents, connections),
       statsHandler(directory, connections, () => service.metrics.totalCalls()),
       onPostCreated(activity),
       onDmSent(activity),

@@ -50,13 +50,17 @@ export const activity = sqliteTable(
   (t) => [index('activity_agent_at').on(t.agentId, t.at)],
 );
 
-/** Topics of an agent's knowledge sources, for cqGetUserDescriptions. */
+/** An agent's knowledge sources as the knowledge service announced them: for descriptions and discovery. */
 export const sourceTopics = sqliteTable(
   'source_topics',
   {
     agentId: text('agent_id').notNull(),
     source: text('source').notNull(),
     keywords: text('keywords', { mode: 'json' }).$type<string[]>().notNull(),
+    /** auto | manual | private: only sources shared auto are shown to others, by name and summary. */
+    sharing: text('sharing').notNull().default('auto'),
+    /** The owner's one-line summary of the source. */
+    summary: text('summary').notNull().default(''),
     updatedAt: integer('updated_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.agentId, t.source] })],

@@ -443,23 +443,54 @@ describe('users community tools', () => {
       store.db.$client.close();
     });
 
-    it('describes an agent by its knowledge sources, and forgets a removed one', async () => {
+    it('describes an agent by the sources it shares auto, by name and summary only, and forgets a removed one', async () => {
       const c = await register('librarian', { bio: 'I keep notes.' });
       const id = ids.get('librarian')!;
-      await env.deps.bus.publish(
-        envelope(KnowledgeSourceAdded, {
-          agentId: id,
-          handle: 'librarian',
-          source: 'notes/rust.md',
-          keywords: ['rust', 'borrow checker'],
-          chunks: 4,
-        }),
-      );
+      const publish = (source: string, keywords: string[], sharing: string, summary = '') =>
+        env.deps.bus.publish(
+          envelope(KnowledgeSourceAdded, {
+            agentId: id,
+            handle: 'librarian',
+            source,
+            keywords,
+            chunks: 4,
+            sharing,
+            summary,
+          }),
+        );
+      await publish('notes/rust.md', ['rust', 'borrow checker'], 'auto', 'Rust ownership notes');
+      await publish('salaries.md', ['jensen', 'earns', 'euros', 'okafor'], 'manual');
+      await publish('diary.md', ['mallory', 'layoffs'], 'private');
       const d = await ok<{ descriptions: string[] }>(c, 'cqGetUserDescriptions', { user_id: 'librarian' });
-      expect(d.data.descriptions).toContain('Knowledge sources cover rust, borrow checker');
-      // Discovery sees knowledge too.
-      const found = await ok<{ agents: Discovered[] }>(as('me_agent'), 'discover_agents', { topic: 'rust' });
+      expect(d.data.descriptions).toContain('Shares knowledge from notes/rust.md (Rust ownership notes)');
+      const all = JSON.stringify(d);
+      for (const word of [
+        'borrow',
+        'jensen',
+        'earns',
+        'euros',
+        'okafor',
+        'salaries',
+        'mallory',
+        'layoffs',
+        'diary',
+      ])
+        expect(all).not.toContain(word);
+      // Discovery sees the public facts too: the name and the summary, not extracted keywords.
+      const found = await ok<{ agents: Discovered[] }>(as('me_agent'), 'discover_agents', {
+        topic: 'rust ownership',
+      });
       expect(found.data.agents.map((a) => a.username)).toEqual(['librarian']);
+      const hidden = await ok<{ agents: Discovered[] }>(as('me_agent'), 'discover_agents', {
+        topic: 'layoffs',
+      });
+      expect(hidden.data.agents.map((a) => a.username)).not.toContain('librarian');
+      const borrow = await ok<{ agents: Discovered[] }>(as('me_agent'), 'discover_agents', {
+        topic: 'jensen',
+      });
+      expect(borrow.data.agents.map((a) => a.username)).not.toContain('librarian');
+      const profile = await ok(as('me_agent'), 'agent_profile', { username: 'librarian' });
+      expect(JSON.stringify(profile)).not.toMatch(/jensen|okafor|layoffs|salaries/);
       await env.deps.bus.publish(
         envelope(KnowledgeSourceRemoved, { agentId: id, handle: 'librarian', source: 'notes/rust.md' }),
       );

@@ -85,7 +85,12 @@ describe('authorization matrix over the whole catalog', () => {
     const rotated = await ok<{ apiKey: string }>(dave.client, 'agent_rotate_key', {});
     keys.push(alice.key, bob.key, carol.key, dave.key, rotated.data.apiKey);
 
-    await ok(alice.client, 'updateKnowledgeSources', { file_name: SOURCE_NAME, file_content: LEDGER });
+    // Shared manual: only the names of sources shared auto are public (cqGetUserDescriptions).
+    await ok(alice.client, 'updateKnowledgeSources', {
+      file_name: SOURCE_NAME,
+      file_content: LEDGER,
+      sharing: 'manual',
+    });
     await ok(alice.client, 'updateKnowledgeSources', {
       file_name: 'scratch.md',
       file_content: 'Scratch notes about vault paint colours.',
@@ -292,6 +297,15 @@ describe('authorization matrix over the whole catalog', () => {
       tool: 'listKnowledgeSources',
       owner: { args: () => ({}), expect: 'ok', check: aliceSees(SOURCE_NAME) },
       other: { args: () => ({}), expect: 'ok' },
+    },
+    {
+      tool: 'setKnowledgeSourceSharing',
+      owner: { args: () => ({ source: SOURCE_NAME, summary: 'Ledger notes' }), expect: 'ok' },
+      other: {
+        args: () => ({ source: SOURCE_NAME, sharing: 'auto' }),
+        expect: [403, 404],
+        check: aliceSourceIntact,
+      },
     },
     {
       tool: 'removeKnowledgeSource',

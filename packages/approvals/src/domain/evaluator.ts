@@ -1,14 +1,31 @@
 import type { TextGenerator } from '@lore/kit';
 import { limiter, UNAVAILABLE_VERDICT, UNPARSABLE_VERDICT } from '@lore/kit';
-import type { ConditionUnderstanding, EvaluateQueryReply, EvaluateQueryRequest } from '@lore/schema';
-import type { ConditionRow } from './conditions.js';
-import { describe, evaluate, type Facts, type Interpretation, interpret, type Tri } from './interpret.js';
+import type {
+  ConditionUnderstanding,
+  EvaluateQueryReply,
+  EvaluateQueryRequest,
+  SourceFacts,
+} from '@lore/schema';
+import { type ConditionRow, sentenceKey } from './conditions.js';
+import { holdFor } from './gate.js';
+import { describe, type Interpretation, interpret, type Tri } from './interpret.js';
+import { evaluate, type Facts, judgeSenders, sourcesOutside } from './judge.js';
 
 export interface Check {
   condition: string;
   effect: 'allow' | 'deny';
   result: Tri;
   reason: string;
+  /** Cited sources a matching topic rule does not cover. */
+  outside?: string[];
+}
+
+/** What the evaluator learns around a query: the cited sources' facts, and the asker's relation. */
+export interface EvaluationContext {
+  /** The cited sources' sharing and topics; null when the knowledge service could not say. */
+  sources: SourceFacts[] | null;
+  /** Whether the asker is one of the recipient's connections; null when it cannot be checked. */
+  connected: () => Promise<boolean | null>;
 }
 
 /**
@@ -18,12 +35,17 @@ export interface Check {
  */
 export const MODEL_JUDGMENTS_IN_FLIGHT = 4;
 
+/** How many of a source's keywords (strongest first) say what it is about. */
+export const TOPIC_KEYWORDS = 3;
+
 /**
- * Decides a query from its recipient's conditions: any matching deny rejects; otherwise any
- * matching allow accepts, unless a deny might apply but cannot be decided; otherwise the
+ * Decides a query, in this order: the gate holds what looks like a secret or personal data and
+ * what draws on a source not shared auto (held for the owner); then any matching deny rejects;
+ * then a matching allow accepts — unless a deny might apply but cannot be decided, or a cited
+ * source falls outside every matching allow's topics (held, with that reason); otherwise the
  * query waits for its recipient. With a language model endpoint each condition is judged by
- * the model (temperature 0, strict JSON, the query as quoted data); without one the built-in
- * interpreter decides what it can, and what it cannot leaves the query pending.
+ * the model (temperature 0, strict JSON, the query and its passages as quoted data); without one
+ * the built-in interpreter decides what it can, and what it cannot leaves the query pending.
  */
 export class Evaluator {
   private readonly modelTurn = limiter(MODEL_JUDGMENTS_IN_FLIGHT);
@@ -65,7 +87,19 @@ export class Evaluator {
     };
   }
 
-  async evaluate(conditions: ConditionRow[], req: EvaluateQueryRequest): Promise<EvaluateQueryReply> {
+  async evaluate(
+    conditions: ConditionRow[],
+    req: EvaluateQueryRequest,
+    ctx: EvaluationContext = { sources: null, connected: async () => null },
+  ): Promise<EvaluateQueryReply> {
+    const judge = this.judge;
+    // The gate's own checks come first: the model is never asked about what they hold.
+    const hold = await holdFor(req, ctx.sources);
+    if (hold) {
+      const checks =
+        judge === 'interpreter' && conditions.length ? await this.byInterpreter(conditions, req, ctx) : [];
+      return { outcome: 'held', decidedBy: hold.decidedBy, condition: null, reason: hold.reason, checks };
+    }
     if (!conditions.length)
       return {
         outcome: 'pending',
@@ -74,9 +108,10 @@ export class Evaluator {
         reason: 'No auto-approval conditions: waiting for a manual decision.',
         checks: [],
       };
-    const judge = this.judge;
     const checks =
-      judge === 'model' ? await this.byModel(conditions, req) : this.byInterpreter(conditions, req);
+      judge === 'model'
+        ? await this.byModel(conditions, req, ctx)
+        : await this.byInterpreter(conditions, req, ctx);
     const decidedBy = `condition:${judge}`;
     const deny = checks.find((c) => c.effect === 'deny' && c.result === 'match');
     if (deny)
@@ -85,18 +120,32 @@ export class Evaluator {
         decidedBy,
         condition: deny.condition,
         reason: `Rejected by "${deny.condition}": ${deny.reason}.`,
-        checks,
+        checks: strip(checks),
       };
-    const allow = checks.find((c) => c.effect === 'allow' && c.result === 'match');
+    const allows = checks.filter((c) => c.effect === 'allow' && c.result === 'match');
     const doubtfulDeny = checks.find((c) => c.effect === 'deny' && c.result === 'unknown');
-    if (allow && !doubtfulDeny)
+    if (allows.length && !doubtfulDeny) {
+      // Every cited source must be covered by some matching allow: a topic rule covers only
+      // the sources about its topic, a rule on senders alone covers them all.
+      const cited = [...new Set(req.draft.sources)];
+      const uncovered = cited.filter((name) => allows.every((a) => a.outside?.includes(name)));
+      const allow = allows.find((a) => !a.outside?.length) ?? allows[0]!;
+      if (uncovered.length)
+        return {
+          outcome: 'held',
+          decidedBy: 'gate:scope',
+          condition: allow.condition,
+          reason: `Held for you: "${allow.condition}" covers the question, but the draft draws on ${uncovered.join(', ')}, which ${uncovered.length === 1 ? 'is' : 'are'} not about what it allows. Accept it with cqAcceptQuery if it may go.`,
+          checks: strip(checks),
+        };
       return {
         outcome: 'accepted',
         decidedBy,
         condition: allow.condition,
         reason: `Accepted by "${allow.condition}": ${allow.reason}.`,
-        checks,
+        checks: strip(checks),
       };
+    }
     const reason = doubtfulDeny
       ? `Pending: "${doubtfulDeny.condition}" might reject it but ${doubtfulDeny.reason}.`
       : checks.some((c) => c.result === 'unknown')
@@ -105,28 +154,49 @@ export class Evaluator {
             .map((c) => `"${c.condition}": ${c.reason}`)
             .join('; ')}).`
         : 'Pending: none of your conditions matches; waiting for a manual decision.';
-    return { outcome: 'pending', decidedBy: 'none', condition: null, reason, checks };
+    return { outcome: 'pending', decidedBy: 'none', condition: null, reason, checks: strip(checks) };
   }
 
-  private byInterpreter(conditions: ConditionRow[], req: EvaluateQueryRequest): Check[] {
-    const facts: Facts = {
-      askerHandle: req.asker.handle,
-      profile: req.asker.profile,
-      question: req.question,
-      sources: req.draft.sources,
-      excerpts: req.draft.excerpts,
-    };
+  private async byInterpreter(
+    conditions: ConditionRow[],
+    req: EvaluateQueryRequest,
+    ctx: EvaluationContext,
+  ): Promise<Check[]> {
+    const facts = await factsFor(conditions, req, ctx);
     return conditions.map((c) => {
       const r = evaluate(c.interpretation, facts);
-      return { condition: c.sentence, effect: c.interpretation.effect, result: r.result, reason: r.reason };
+      return {
+        condition: c.sentence,
+        effect: c.interpretation.effect,
+        result: r.result,
+        reason: r.reason,
+        ...(r.outside ? { outside: r.outside } : {}),
+      };
     });
   }
 
-  private async byModel(conditions: ConditionRow[], req: EvaluateQueryRequest): Promise<Check[]> {
+  private async byModel(
+    conditions: ConditionRow[],
+    req: EvaluateQueryRequest,
+    ctx: EvaluationContext,
+  ): Promise<Check[]> {
     const p = req.asker.profile;
     const asker = p
-      ? `@${req.asker.handle} (${p.displayName}). Bio: ${p.bio || '—'}. Skills: ${p.skills.join(', ') || '—'}. Interests: ${p.interests.join(', ') || '—'}.`
+      ? `@${req.asker.handle} (${p.displayName}). Self-described (unverified) bio: ${p.bio || '—'}. Skills: ${p.skills.join(', ') || '—'}. Interests: ${p.interests.join(', ') || '—'}.`
       : `@${req.asker.handle} (profile unavailable)`;
+    const facts = await factsFor(conditions, req, ctx);
+    const relation =
+      facts.connected == null
+        ? ''
+        : ` ${facts.connected ? 'Is' : 'Is not'} one of the owner's connections (verified).`;
+    const passages = req.draft.sources.map((source, i) => {
+      const known = ctx.sources?.find((s) => s.name === source);
+      return {
+        source,
+        topics: known ? [...known.keywords, ...(known.summary ? [known.summary] : [])] : [],
+        text: req.draft.excerpts[i] ?? '',
+      };
+    });
     return Promise.all(
       conditions.map(async (c): Promise<Check> => {
         // The rule's direction comes from its wording; the model only says whether it applies.
@@ -135,24 +205,89 @@ export class Evaluator {
           this.textgen.judge({
             condition: c.sentence,
             question: req.question,
-            asker,
+            asker: `${asker}${relation}`,
             draft: req.draft.text,
+            passages,
           }),
         );
-        if (!v || v.reason === UNAVAILABLE_VERDICT.reason || v.reason === UNPARSABLE_VERDICT.reason)
-          return {
-            condition: c.sentence,
-            effect,
-            result: 'unknown',
-            reason: v ? v.reason : 'no language model available',
-          };
+        const unknown = (reason: string): Check => ({
+          condition: c.sentence,
+          effect,
+          result: 'unknown',
+          reason,
+        });
+        if (!v) return unknown('no language model available');
+        if (v.reason === UNAVAILABLE_VERDICT.reason || v.reason === UNPARSABLE_VERDICT.reason)
+          return unknown(v.reason);
+        if (sentenceKey(v.condition) !== sentenceKey(c.sentence))
+          return unknown('the model’s verdict names another condition');
+        if (v.matches && v.effect !== effect)
+          return unknown(`the model answered ${v.effect} for a condition worded as ${effect}`);
+        // Backstops the model cannot talk its way past: what the interpreter can establish —
+        // a deny's topic present in the query, the senders an allow names, the topics whose
+        // sources it covers — stands whatever the verdict says.
+        const i = c.interpretation;
+        if (effect === 'deny' && !v.matches) {
+          const r = evaluate({ ...i, undecidable: [] }, facts);
+          if (r.result === 'match' && i.topics.length)
+            return {
+              condition: c.sentence,
+              effect,
+              result: 'match',
+              reason: `${r.reason} (read without the model)`,
+            };
+        }
+        if (effect === 'allow' && v.matches) {
+          const senders = judgeSenders(i, facts);
+          if (senders?.result === 'no-match')
+            return {
+              condition: c.sentence,
+              effect,
+              result: 'no-match',
+              reason: `${senders.reason} (whatever the model said)`,
+            };
+        }
+        const outside =
+          v.matches && effect === 'allow' && i.topics.length ? sourcesOutside(i.topics, facts) : [];
         return {
           condition: c.sentence,
           effect,
           result: v.matches ? 'match' : 'no-match',
           reason: `the model judged: ${v.reason}`,
+          ...(outside.length ? { outside } : {}),
         };
       }),
     );
   }
+}
+
+/** What the log keeps of a check: `outside` is the evaluator's working note. */
+const strip = (checks: Check[]) =>
+  checks.map(({ condition, effect, result, reason }) => ({ condition, effect, result, reason }));
+
+/** What the interpreter judges a query by; connections are asked only when a condition needs them. */
+async function factsFor(
+  conditions: ConditionRow[],
+  req: EvaluateQueryRequest,
+  ctx: EvaluationContext,
+): Promise<Facts> {
+  const connected = conditions.some((c) => c.interpretation.senders.connections)
+    ? await ctx.connected()
+    : null;
+  return {
+    askerId: req.asker.id,
+    askerHandle: req.asker.handle,
+    profile: req.asker.profile,
+    question: req.question,
+    sources: [...new Set(req.draft.sources)],
+    excerpts: req.draft.excerpts,
+    draft: req.draft.text,
+    // A source is about what its name, its owner's summary and its three strongest keywords say:
+    // a passing mention ("the TypeScript client" in an ops handbook) does not make it so.
+    sourceTopics: (ctx.sources ?? []).map((s) => ({
+      name: s.name,
+      words: [...s.keywords.slice(0, TOPIC_KEYWORDS), s.summary],
+    })),
+    connected,
+  };
 }

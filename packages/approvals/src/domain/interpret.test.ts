@@ -1,27 +1,5 @@
 import { expect, describe as group, it } from 'vitest';
-import { describe, evaluate, type Facts, interpret } from './interpret.js';
-
-const professor = {
-  displayName: 'Alice Smith',
-  bio: 'Professor of physics at a university.',
-  skills: ['quantum optics'],
-  interests: ['qubits'],
-};
-const hobbyist = {
-  displayName: 'Mallory',
-  bio: 'I like cars and cooking.',
-  skills: ['welding'],
-  interests: ['racing'],
-};
-
-const facts = (over: Partial<Facts> = {}): Facts => ({
-  askerHandle: 'alice',
-  profile: professor,
-  question: 'What are the latest developments in quantum computing?',
-  sources: ['quantum_computing.txt'],
-  excerpts: ['Error-corrected logical qubits were demonstrated in 2024.'],
-  ...over,
-});
+import { describe, interpret } from './interpret.js';
 
 group('interpret', () => {
   it('reads the three seed conditions', () => {
@@ -94,42 +72,5 @@ group('interpret', () => {
     });
     const d = describe(interpret('Allow questions from alice if they seem urgent'));
     expect(d).toMatchObject({ senders: '@alice', topics: 'any topic', undecidable: ['if they seem urgent'] });
-  });
-});
-
-group('evaluate', () => {
-  it('matches topics against the question, sources and excerpts, and traits against the profile', () => {
-    const science = interpret('Allow questions about scientific topics from academic users');
-    const r = evaluate(science, facts());
-    expect(r.result).toBe('match');
-    expect(r.reason).toMatch(/profile of @alice mentions (professor|university)/);
-    expect(r.reason).toMatch(/about quantum/);
-    expect(evaluate(science, facts({ askerHandle: 'mallory', profile: hobbyist })).result).toBe('no-match');
-    expect(evaluate(science, facts({ profile: null })).result).toBe('unknown');
-    expect(
-      evaluate(science, facts({ question: 'Where is the best pizza?', sources: [], excerpts: [] })).result,
-    ).toBe('no-match');
-    // The draft's sources count: a vague question answered from a quantum document is about quantum.
-    expect(
-      evaluate(
-        interpret('Allow questions about quantum computing'),
-        facts({ question: 'Anything new?', excerpts: [] }),
-      ).result,
-    ).toBe('match');
-  });
-
-  it('matches senders by handle and the programming category', () => {
-    const prog = interpret('Accept queries related to programming from any user');
-    expect(evaluate(prog, facts({ question: 'How do I reverse a list in Python?' })).result).toBe('match');
-    expect(evaluate(prog, facts({ sources: [], excerpts: [] })).result).toBe('no-match');
-    const vr = interpret('Approve all questions from verified_researcher');
-    expect(evaluate(vr, facts({ askerHandle: 'verified_researcher' })).result).toBe('match');
-    expect(evaluate(vr, facts()).result).toBe('no-match');
-  });
-
-  it('is unknown, not a guess, for undecidable parts unless another part fails', () => {
-    const c = interpret('Allow questions from alice when I am online');
-    expect(evaluate(c, facts()).result).toBe('unknown');
-    expect(evaluate(c, facts({ askerHandle: 'bob' })).result).toBe('no-match');
   });
 });

@@ -1,4 +1,3 @@
-import { tokenize } from '@lore/kit';
 import { HANDLE_PATTERN } from '@lore/schema';
 import { type Category, TOPIC_CATEGORIES, TRAIT_CATEGORIES } from './lexicon.js';
 
@@ -13,23 +12,25 @@ export interface Matcher {
 
 export interface Interpretation {
   effect: 'allow' | 'deny';
-  senders: { handles: string[]; traits: Matcher[] };
+  senders: {
+    handles: string[];
+    /**
+     * The agents the handles named when the condition was added: a condition binds ids, so an
+     * agent registering a named handle later (or taking it over) is not the one it meant.
+     * Conditions kept from before binding have none, and never match by handle.
+     */
+    agents?: Array<{ handle: string; id: string }>;
+    /** Traits the asker's own profile must show: what askers say about themselves. */
+    traits: Matcher[];
+    /** "from my connections": agents connected to the owner with connect_agents (both sides). */
+    connections?: boolean;
+  };
   topics: Matcher[];
   /** Parts the interpreter cannot decide (they keep matching queries pending). */
   undecidable: string[];
 }
 
 export type Tri = 'match' | 'no-match' | 'unknown';
-
-/** What a condition is judged against. */
-export interface Facts {
-  askerHandle: string;
-  profile: { displayName: string; bio: string; skills: string[]; interests: string[] } | null;
-  question: string;
-  /** The draft's source names and cited excerpts. */
-  sources: string[];
-  excerpts: string[];
-}
 
 /**
  * Reject/deny/block make a deny rule (and, because an allow reading of them would share what
@@ -263,6 +264,8 @@ const PRONOUNS = new Set([
   'her',
 ]);
 const CONNECTORS = new Set([',', 'and', 'or', '&', '/', 'plus']);
+/** "from my connections", "from agents I am connected to", "from my partners". */
+const CONNECTION_WORDS = new Set(['connection', 'connections', 'connected', 'partner', 'partners']);
 const STOP = new Set([
   'the',
   'a',
@@ -426,6 +429,10 @@ function readSenders(ws: string[], out: Interpretation, isHandle: (h: string) =>
       generic = true;
     }
     if (!item.length) continue;
+    if (raw.some((w) => CONNECTION_WORDS.has(w))) {
+      out.senders.connections = true;
+      continue;
+    }
     if (raw.some((w) => PRONOUNS.has(w))) {
       out.undecidable.push(`from ${raw.join(' ')}`);
       continue;
@@ -447,85 +454,16 @@ function readSenders(ws: string[], out: Interpretation, isHandle: (h: string) =>
   }
 }
 
-/** The words of a text, stemmed, for matching. */
-export function stems(texts: string[]): Set<string> {
-  const s = new Set<string>();
-  for (const t of texts) for (const tok of tokenize(t)) s.add(stem(tok));
-  return s;
-}
-
-/** The first alternative of each group found in `have`, or null when a group is missing. */
-function found(m: Matcher, have: Set<string>): string[] | null {
-  const hits: string[] = [];
-  for (const g of m.groups) {
-    const hit = g.find((alt) => tokenize(alt).every((t) => have.has(stem(t))));
-    if (!hit) return null;
-    hits.push(hit);
-  }
-  return hits;
-}
-
-/** Judge one interpreted condition against a query: match, no-match, or unknown. */
-export function evaluate(i: Interpretation, f: Facts): { result: Tri; reason: string } {
-  const parts: Array<{ result: Tri; reason: string }> = [];
-  const asker = f.askerHandle.toLowerCase();
-  const { handles, traits } = i.senders;
-  if (handles.length || traits.length) {
-    if (handles.includes(asker)) parts.push({ result: 'match', reason: `the asker is @${asker}` });
-    else if (traits.length && !f.profile)
-      parts.push({
-        result: 'unknown',
-        reason: `the profile of @${asker} is unavailable, so ${traits.map((t) => t.label).join(', ')} cannot be checked`,
-      });
-    else if (traits.length && f.profile) {
-      const p = f.profile;
-      const have = stems([p.displayName, p.bio, ...p.skills, ...p.interests]);
-      const hit = traits.map((t) => ({ t, words: found(t, have) })).find((x) => x.words);
-      if (hit)
-        parts.push({ result: 'match', reason: `the profile of @${asker} mentions ${hit.words!.join(', ')}` });
-      else
-        parts.push({
-          result: 'no-match',
-          reason: `@${asker} is not ${[...handles.map((h) => `@${h}`), ...traits.map((t) => t.label)].join(' or ')}`,
-        });
-    } else
-      parts.push({
-        result: 'no-match',
-        reason: `@${asker} is not ${handles.map((h) => `@${h}`).join(' or ')}`,
-      });
-  }
-  if (i.topics.length) {
-    const have = stems([f.question, ...f.sources, ...f.excerpts]);
-    const hit = i.topics.map((t) => ({ t, words: found(t, have) })).find((x) => x.words);
-    if (hit)
-      parts.push({
-        result: 'match',
-        reason: `the question is about ${hit.words!.join(' ')} (${hit.t.label.split(' (')[0]})`,
-      });
-    else
-      parts.push({
-        result: 'no-match',
-        reason: `the question is not about ${i.topics.map((t) => t.label.split(' (')[0]).join(' or ')}`,
-      });
-  }
-  for (const u of i.undecidable)
-    parts.push({ result: 'unknown', reason: `"${u}" cannot be decided without a language model` });
-  const miss = parts.find((p) => p.result === 'no-match');
-  if (miss) return miss;
-  const unknown = parts.filter((p) => p.result === 'unknown');
-  if (unknown.length) return { result: 'unknown', reason: unknown.map((p) => p.reason).join('; ') };
-  return { result: 'match', reason: parts.map((p) => p.reason).join('; ') || 'it covers every query' };
-}
-
 /** How the interpreter reads a condition, in words, for the owner to check at add time. */
 export function describe(i: Interpretation) {
-  const senders =
-    i.senders.handles.length || i.senders.traits.length
-      ? [
-          ...i.senders.handles.map((h) => `@${h}`),
-          ...i.senders.traits.map((t) => `users whose profile mentions ${t.label}`),
-        ].join(' or ')
-      : 'any user';
+  const who = [
+    ...i.senders.handles.map((h) => `@${h}`),
+    ...(i.senders.connections ? ['your connections (connect_agents, both sides)'] : []),
+    ...i.senders.traits.map(
+      (t) => `users whose profile mentions ${t.label} (relies on what askers say about themselves)`,
+    ),
+  ];
+  const senders = who.length ? who.join(' or ') : 'any user';
   const topics = i.topics.length ? i.topics.map((t) => t.label).join(' or ') : 'any topic';
   return { effect: i.effect, senders, topics, undecidable: i.undecidable };
 }

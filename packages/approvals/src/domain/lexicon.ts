@@ -45,6 +45,18 @@ const SCIENCE: Category = {
     'thermodynamics',
     'protein',
     'vaccine',
+    'entanglement',
+    'black hole',
+    'gravity',
+    'gravitational',
+    'atom',
+    'atomic',
+    'electron',
+    'photon',
+    'entropy',
+    'radiation',
+    'galaxy',
+    'spacetime',
   ],
 };
 

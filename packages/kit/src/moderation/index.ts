@@ -1,3 +1,5 @@
+export { describeFindings, foldLookalikes, type SensitiveFinding, scanSensitive } from './secrets.js';
+export { entropy, SENSITIVE_RULES, type SensitiveKind, type SensitiveRule } from './sensitive-rules.js';
 export {
   checkUntrustedText,
   DEFAULT_MAX_LINKS,

@@ -174,7 +174,8 @@ describe('endpoint strategy', () => {
   it('judges with a json_object response format and parses the verdict', async () => {
     server.reply = () => ({
       status: 200,
-      content: '{"matches": true, "effect": "deny", "reason": "Asker is outside the team."}',
+      content:
+        '{"decision": "deny", "condition": "Deny questions about salaries from anyone outside @acme.", "reason": "Asker is outside the team."}',
     });
     const gen = createTextGenerator({ baseUrl: server.baseUrl, model: 'judge-model' });
     const v = await gen.judge({
@@ -183,7 +184,12 @@ describe('endpoint strategy', () => {
       asker: '@mallory',
       draft: 'Alice earns a lot.',
     });
-    expect(v).toEqual({ matches: true, effect: 'deny', reason: 'Asker is outside the team.' });
+    expect(v).toEqual({
+      matches: true,
+      effect: 'deny',
+      reason: 'Asker is outside the team.',
+      condition: 'Deny questions about salaries from anyone outside @acme.',
+    });
     const { body } = server.requests[0]!;
     expect(body.temperature).toBe(0);
     expect(body.response_format).toEqual({ type: 'json_object' });
@@ -204,6 +210,7 @@ describe('endpoint strategy', () => {
       matches: false,
       effect: 'none',
       reason: 'model verdict unparsable',
+      condition: '',
     });
   });
 
@@ -211,12 +218,13 @@ describe('endpoint strategy', () => {
     server.reply = (b) =>
       b.response_format
         ? { status: 400 }
-        : { status: 200, content: '```json\n{"matches": true, "effect": "allow", "reason": "ok"}\n```' };
+        : { status: 200, content: '```json\n{"decision": "allow", "condition": "c", "reason": "ok"}\n```' };
     const gen = createTextGenerator({ baseUrl: server.baseUrl });
     expect(await gen.judge({ condition: 'c', question: 'q', asker: '@a' })).toEqual({
       matches: true,
       effect: 'allow',
       reason: 'ok',
+      condition: 'c',
     });
     expect(server.requests).toHaveLength(2);
   });
@@ -292,13 +300,21 @@ describe('sampling strategy', () => {
   });
 
   it('judges through sampling, and returns null without any model', async () => {
-    const { port, calls } = fakePort(() => 'Verdict: {"matches": false, "effect": "deny", "reason": "n/a"}');
+    const { port, calls } = fakePort(
+      () => 'Verdict: {"decision": "none", "condition": "c", "reason": "n/a"}',
+    );
     const gen = createTextGenerator({});
     expect(await gen.judge({ condition: 'c', question: 'q', asker: '@a' }, { sampling: port })).toEqual({
       matches: false,
       effect: 'none',
       reason: 'n/a',
+      condition: 'c',
     });
+    // The old shape, or a verdict with extra fields, is not a verdict.
+    const old = fakePort(() => '{"matches": true, "effect": "allow", "reason": "ok"}').port;
+    expect((await gen.judge({ condition: 'c', question: 'q', asker: '@a' }, { sampling: old }))?.reason).toBe(
+      'model verdict unparsable',
+    );
     expect(calls[0]!.temperature).toBe(0);
     expect(await gen.judge({ condition: 'c', question: 'q', asker: '@a' })).toBeNull();
     const failing: SamplingPort = { createMessage: () => Promise.reject(new Error('nope')) };
@@ -306,6 +322,7 @@ describe('sampling strategy', () => {
       matches: false,
       effect: 'none',
       reason: 'model verdict unavailable',
+      condition: '',
     });
   });
 
@@ -322,16 +339,21 @@ describe('prompt helpers', () => {
   });
 
   it('parses verdicts strictly', () => {
-    expect(parseVerdict('{"matches": "yes", "effect": "deny", "reason": "x"}').reason).toBe(
+    expect(parseVerdict('{"decision": "yes", "condition": "c", "reason": "x"}').reason).toBe(
       'model verdict unparsable',
     );
-    expect(parseVerdict('{"matches": true, "effect": "maybe", "reason": "x"}').reason).toBe(
+    expect(parseVerdict('{"decision": "allow", "reason": "x"}').reason).toBe('model verdict unparsable');
+    expect(parseVerdict('{"decision": "allow", "condition": "c", "reason": ""}').reason).toBe(
       'model verdict unparsable',
     );
-    expect(parseVerdict('{"matches": true, "effect": "allow", "reason": " fine ", "extra": 1}')).toEqual({
+    expect(parseVerdict('{"decision": "allow", "condition": "c", "reason": "x", "extra": 1}').reason).toBe(
+      'model verdict unparsable',
+    );
+    expect(parseVerdict('{"decision": "deny", "condition": " c ", "reason": " fine "}')).toEqual({
       matches: true,
-      effect: 'allow',
+      effect: 'deny',
       reason: 'fine',
+      condition: 'c',
     });
     expect(parseVerdict('{not json}').reason).toBe('model verdict unparsable');
   });

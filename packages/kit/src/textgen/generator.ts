@@ -30,22 +30,24 @@ export const UNPARSABLE_VERDICT: JudgeVerdict = {
   matches: false,
   effect: 'none',
   reason: 'model verdict unparsable',
+  condition: '',
 };
 export const UNAVAILABLE_VERDICT: JudgeVerdict = {
   matches: false,
   effect: 'none',
   reason: 'model verdict unavailable',
+  condition: '',
 };
 
-const verdictSchema = z.object({
-  matches: z.boolean(),
-  effect: z.enum(['allow', 'deny', 'none']),
-  reason: z.string(),
+const verdictSchema = z.strictObject({
+  decision: z.enum(['allow', 'deny', 'none']),
+  condition: z.string(),
+  reason: z.string().min(1),
 });
 
 /**
- * Parses a model's verdict: the JSON object (code fences and surrounding prose tolerated),
- * validated strictly. `effect` is forced to `'none'` when the condition does not match.
+ * Parses a model's verdict: one JSON object (code fences and surrounding prose tolerated) with
+ * exactly `decision`, `condition` and `reason`; anything else is unparsable.
  */
 export function parseVerdict(raw: string): JudgeVerdict {
   const start = raw.indexOf('{');
@@ -59,8 +61,13 @@ export function parseVerdict(raw: string): JudgeVerdict {
   }
   const parsed = verdictSchema.safeParse(json);
   if (!parsed.success) return { ...UNPARSABLE_VERDICT };
-  const { matches, effect, reason } = parsed.data;
-  return { matches, effect: matches ? effect : 'none', reason: reason.trim().slice(0, 500) };
+  const { decision, condition, reason } = parsed.data;
+  return {
+    matches: decision !== 'none',
+    effect: decision,
+    reason: reason.trim().slice(0, 500),
+    condition: condition.trim().slice(0, 500),
+  };
 }
 
 function describe(err: unknown): string {

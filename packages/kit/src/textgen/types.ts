@@ -57,12 +57,21 @@ export interface JudgeRequest {
   asker: string;
   /** The answer about to be shared, when the condition is about content. */
   draft?: string;
+  /** The passages the draft cites, with what their source is about. */
+  passages?: Array<{ source: string; topics: string[]; text: string }>;
 }
 
+/**
+ * The model's strict JSON verdict `{decision, condition, reason}`: `decision` is what the
+ * condition says to do with this request (`none` when it does not apply), `condition` the
+ * condition it judged, repeated, so a verdict about another condition can be told apart.
+ */
 export interface JudgeVerdict {
   matches: boolean;
   effect: 'allow' | 'deny' | 'none';
   reason: string;
+  /** The condition the model says it judged ("" for verdicts the generator made up itself). */
+  condition: string;
 }
 
 export interface TextGenerator {

@@ -136,6 +136,8 @@ describe('KnowledgeBase ingest', () => {
       source: 'scheduler.md',
       keywords: keywords(text, SOURCE_KEYWORDS),
       chunks: 4,
+      sharing: 'auto',
+      summary: '',
     });
   });
 

@@ -22,6 +22,7 @@ import {
   keywords as topicKeywords,
 } from '@lore/kit';
 import {
+  type KnowledgeSharing,
   KnowledgeSourceAdded,
   KnowledgeSourceRemoved,
   type KnowledgeSourceSummary,
@@ -53,6 +54,8 @@ export interface AddedSource {
   pages: number | null;
   replaced: boolean;
   vectors: number;
+  sharing: KnowledgeSharing;
+  summary: string;
   /** Why the source has no vectors although an embeddings endpoint is configured. */
   embeddingError?: string;
 }
@@ -172,7 +175,12 @@ export class KnowledgeBase {
   }
 
   /** Adds a source, or replaces the caller's source of the same name; publishes KnowledgeSourceAdded. */
-  async add(agent: VerifiedAgent, doc: ExtractedDocument, signal?: AbortSignal): Promise<AddedSource> {
+  async add(
+    agent: VerifiedAgent,
+    doc: ExtractedDocument,
+    signal?: AbortSignal,
+    share: { sharing?: KnowledgeSharing; summary?: string } = {},
+  ): Promise<AddedSource> {
     const pieces = await splitDocument(doc.text, {
       format: doc.format === 'markdown' || doc.format === 'html' ? 'markdown' : 'text',
     });
@@ -197,13 +205,18 @@ export class KnowledgeBase {
     const terms = pieces.map((p) => indexTerms(passageText(p.headingPath, p.text)));
     const lengths = terms.map(termCount);
     const t = this.now();
-    const replaced = await this.outbox.transaction(async (tx, emit) => {
+    const out = await this.outbox.transaction(async (tx, emit) => {
       const [existing] = await tx
-        .select({ id: sources.id })
+        .select({ id: sources.id, sharing: sources.sharing, summary: sources.summary })
         .from(sources)
         .where(and(eq(sources.agentId, agent.id), eq(sources.name, doc.name)))
         .limit(1);
+      // Replacing a source keeps its sharing unless told otherwise: a private file re-added must not turn auto.
+      const sharing = share.sharing ?? existing?.sharing ?? 'auto';
+      const summary = share.summary ?? existing?.summary ?? '';
       const fields = {
+        sharing,
+        summary,
         handle: agent.handle,
         tokens: lengths.reduce((n, x) => n + x, 0),
         format: doc.format,
@@ -255,10 +268,13 @@ export class KnowledgeBase {
         agentId: agent.id,
         handle: agent.handle,
         source: doc.name,
-        keywords: kw,
+        // Words extracted from a source that is not shared auto never leave this service.
+        keywords: sharing === 'auto' ? kw : [],
         chunks: pieces.length,
+        sharing,
+        summary,
       });
-      return existing !== undefined;
+      return { replaced: existing !== undefined, sharing, summary };
     });
     this.vectorCache.delete(agent.id);
     return {
@@ -268,8 +284,10 @@ export class KnowledgeBase {
       keywords: kw,
       characters: doc.text.length,
       pages: doc.pages,
-      replaced,
+      replaced: out.replaced,
       vectors: vectors ? pieces.length : 0,
+      sharing: out.sharing,
+      summary: out.summary,
       ...(embeddingError ? { embeddingError } : {}),
     };
   }
@@ -287,6 +305,8 @@ export class KnowledgeBase {
       keywords: r.keywords,
       characters: r.characters,
       pages: r.pages,
+      sharing: r.sharing,
+      summary: r.summary,
       addedAt: new Date(r.createdAt).toISOString(),
       updatedAt: new Date(r.updatedAt).toISOString(),
     }));

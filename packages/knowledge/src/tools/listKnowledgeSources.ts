@@ -5,7 +5,8 @@ export const listKnowledgeSources = tool({
   name: 'listKnowledgeSources',
   title: 'List your knowledge sources',
   description:
-    'Lists the knowledge sources you added with updateKnowledgeSources: name, format, chunks, topic keywords, when added and last updated. ' +
+    'Lists the knowledge sources you added with updateKnowledgeSources: name, format, chunks, topic keywords, sharing (auto, manual, ' +
+    'private; change it with setKnowledgeSourceSharing), your one-line summary, when added and last updated. ' +
     'Only your own sources.',
   input: ListKnowledgeSourcesInput,
   output: ListKnowledgeSourcesOutput,
@@ -19,7 +20,7 @@ export const listKnowledgeSources = tool({
           `You have ${sources.length} knowledge source${sources.length === 1 ? '' : 's'} (${chunks} chunks):`,
           ...sources.map(
             (s, i) =>
-              `${i + 1}. ${s.name} — ${s.format}, ${s.chunks} chunk${s.chunks === 1 ? '' : 's'}, updated ${s.updatedAt}\n   Topics: ${s.keywords.join(', ') || '—'}`,
+              `${i + 1}. ${s.name} — ${s.format}, ${s.chunks} chunk${s.chunks === 1 ? '' : 's'}, shared ${s.sharing}, updated ${s.updatedAt}\n   Topics: ${s.keywords.join(', ') || '—'}${s.summary ? `\n   Summary: ${s.summary}` : ''}`,
           ),
         ].join('\n')
       : 'You have no knowledge sources yet. Add one with updateKnowledgeSources (file_name + file_content, or file_path).';

@@ -17,12 +17,16 @@ export const updateKnowledgeSources = tool({
   rateClass: 'write',
   async handler(input, { agent, ports, signal }) {
     const doc = await extractDocument(input, ports.roots);
-    const r = await ports.knowledge.add(agent, doc, signal);
+    const r = await ports.knowledge.add(agent, doc, signal, {
+      sharing: input.sharing,
+      summary: input.summary,
+    });
     const { embeddingError: _, ...data } = r;
     const lines = [
       `RAG resource '${r.source}' added successfully and vector database refreshed.`,
       `${r.replaced ? 'Replaced the previous version: ' : ''}${r.chunks} chunk${r.chunks === 1 ? '' : 's'} indexed from ${r.characters.toLocaleString('en-US')} characters of ${r.format}${r.pages !== null ? ` (${r.pages} page${r.pages === 1 ? '' : 's'})` : ''}.`,
       `Topics: ${r.keywords.join(', ') || '—'}`,
+      `Sharing: ${r.sharing}${r.sharing === 'auto' ? '' : r.sharing === 'manual' ? ' (answers drawing on it wait for you)' : ' (never used for answers to others)'}.`,
     ];
     if (r.embeddingError)
       lines.push(

@@ -164,7 +164,9 @@ export class Intake {
         ),
       );
       decision = {
-        outcome: reply.outcome,
+        // Held by the gate (a secret, a manual source, a source outside the condition): it waits
+        // for the recipient like any pending query, the reason saying why.
+        outcome: reply.outcome === 'held' ? 'pending' : reply.outcome,
         decidedBy: reply.decidedBy,
         condition: reply.condition,
         reason: reply.reason,

@@ -45,17 +45,17 @@ export class ActivityLog {
   async setTopics(
     consumer: string,
     event: EventEnvelope,
-    t: { agentId: string; source: string; keywords: string[] },
+    t: { agentId: string; source: string; keywords: string[]; sharing: string; summary: string },
   ) {
     const at = Date.parse(event.occurredAt) || Date.now();
+    // Words extracted from a source that is not shared auto are never kept here.
+    const keywords = t.sharing === 'auto' ? t.keywords : [];
+    const fields = { keywords, sharing: t.sharing, summary: t.summary, updatedAt: at };
     return handleOnce(this.db, consumer, event, async (tx) => {
       await tx
         .insert(sourceTopics)
-        .values({ agentId: t.agentId, source: t.source, keywords: t.keywords, updatedAt: at })
-        .onConflictDoUpdate({
-          target: [sourceTopics.agentId, sourceTopics.source],
-          set: { keywords: t.keywords, updatedAt: at },
-        });
+        .values({ agentId: t.agentId, source: t.source, ...fields })
+        .onConflictDoUpdate({ target: [sourceTopics.agentId, sourceTopics.source], set: fields });
     });
   }
 
@@ -87,11 +87,21 @@ export class ActivityLog {
     return out;
   }
 
-  /** Every agent's source keywords, for discovery. */
+  /**
+   * Every agent's public knowledge words, for discovery: the names and the owner's summaries of
+   * sources shared auto — never words extracted from a source.
+   */
   async allTopics(): Promise<Map<string, string[]>> {
-    const rows = await this.db.select().from(sourceTopics);
+    const rows = await this.db.select().from(sourceTopics).where(eq(sourceTopics.sharing, 'auto'));
     const out = new Map<string, string[]>();
-    for (const r of rows) out.set(r.agentId, [...(out.get(r.agentId) ?? []), ...r.keywords]);
+    for (const r of rows)
+      out.set(r.agentId, [...(out.get(r.agentId) ?? []), ...publicWords(r.source, r.summary)]);
     return out;
   }
+}
+
+/** "typescript_notes.md" and "My notes on generics" → the words a peer may see. */
+export function publicWords(source: string, summary: string): string[] {
+  const name = source.replace(/\.[a-z0-9]{1,5}$/i, '').replace(/[._-]+/g, ' ');
+  return [name, summary].filter((w) => w.trim().length > 0);
 }

@@ -349,11 +349,12 @@ export class AgentRepository {
     return Number(r[0]?.n ?? 0);
   }
 
-  async topics(agentId: string) {
+  /** The agent's sources shared auto: the only ones others may hear about. */
+  async publicSources(agentId: string) {
     return this.db
-      .select()
+      .select({ source: sourceTopics.source, summary: sourceTopics.summary })
       .from(sourceTopics)
-      .where(eq(sourceTopics.agentId, agentId))
+      .where(and(eq(sourceTopics.agentId, agentId), eq(sourceTopics.sharing, 'auto')))
       .orderBy(desc(sourceTopics.updatedAt));
   }
 }

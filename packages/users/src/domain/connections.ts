@@ -91,6 +91,17 @@ export class ConnectionRepository {
     });
   }
 
+  /** Whether two agents are connected (both asked: connect_agents from each side). */
+  async areConnected(x: string, y: string): Promise<boolean> {
+    const [a, b] = pair(x, y);
+    const [row] = await this.db
+      .select({ a: connections.a })
+      .from(connections)
+      .where(and(eq(connections.a, a), eq(connections.b, b)))
+      .limit(1);
+    return row !== undefined;
+  }
+
   /** Handles of the agent's connections, oldest first. */
   async connectedHandles(agentId: string): Promise<string[]> {
     const rows = await this.db

@@ -3,11 +3,12 @@ import type { AgentProfile } from '@lore/schema';
 
 /**
  * What can be said about an agent in a sentence each: its own words first, then what it
- * declares, then what its knowledge sources are about, then how long it has been here.
+ * declares, then the names and its own one-line summaries of the sources it shares auto, then
+ * how long it has been here. Never words extracted from its sources: those can be private.
  */
 export function describeAgent(
   p: Pick<AgentProfile, 'bio' | 'displayName' | 'skills' | 'interests' | 'joinedAt'>,
-  topics: Array<{ source: string; keywords: string[] }>,
+  sources: Array<{ source: string; summary: string }>,
 ): string[] {
   const out: string[] = [];
   const bio = p.bio.trim();
@@ -25,8 +26,8 @@ export function describeAgent(
   if (experts.length) out.push(`Expert in ${experts.join(', ')}`);
   if (others.length) out.push(`Skilled in ${others.join(', ')}`);
   if (p.interests.length) out.push(`Interested in ${p.interests.join(', ')}`);
-  const keywords = [...new Set(topics.flatMap((t) => t.keywords))].slice(0, 12);
-  if (keywords.length) out.push(`Knowledge sources cover ${keywords.join(', ')}`);
+  const shared = sources.slice(0, 12).map((s) => (s.summary ? `${s.source} (${s.summary})` : s.source));
+  if (shared.length) out.push(`Shares knowledge from ${shared.join(', ')}`);
   out.push(`Active member since ${p.joinedAt.slice(0, 4)}`);
   return out;
 }

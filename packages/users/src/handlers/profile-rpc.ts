@@ -1,9 +1,16 @@
 import type { EventBus } from '@lore/kit';
-import { AgentTraitsRequest, UsersProfileRpc } from '@lore/schema';
+import { AgentsConnectedRequest, AgentTraitsRequest, UsersProfileRpc } from '@lore/schema';
 import type { AgentRepository } from '../domain/agents.js';
+import type { ConnectionRepository } from '../domain/connections.js';
 
 /** An agent's public traits, for services that judge by who is asking (approval conditions). */
-export const profileRpcHandlers = (agents: AgentRepository) => [
+export const profileRpcHandlers = (agents: AgentRepository, connections: ConnectionRepository) => [
+  // Approval conditions "from my connections": a relation both agents confirmed, not a self-description.
+  (bus: EventBus) =>
+    bus.reply(UsersProfileRpc.connected, async (payload) => {
+      const { agentId, otherId } = AgentsConnectedRequest.parse(payload);
+      return { connected: await connections.areConnected(agentId, otherId) };
+    }),
   (bus: EventBus) =>
     bus.reply(UsersProfileRpc.traits, async (payload) => {
       const row = await agents.byId(AgentTraitsRequest.parse(payload).agentId);

@@ -4,11 +4,11 @@ import type { ActivityLog } from '../domain/activity.js';
 
 const consumer = 'users-source-topics-added';
 
-/** A knowledge source's keywords become part of what describes its owner (cqGetUserDescriptions, discovery). */
+/** A knowledge source shared auto is named (with its owner's summary) in its owner's description and discovery. */
 export const onSourceAdded = (log: ActivityLog) => (bus: EventBus) =>
   bus.subscribe({ consumer, subjects: [KnowledgeSourceAdded.subject] }, async (event) => {
     const p = KnowledgeSourceAdded.payload.safeParse(event.payload);
     if (!p.success) return;
-    const { agentId, source, keywords } = p.data;
-    await log.setTopics(consumer, event, { agentId, source, keywords });
+    const { agentId, source, keywords, sharing, summary } = p.data;
+    await log.setTopics(consumer, event, { agentId, source, keywords, sharing, summary });
   });

@@ -17,7 +17,7 @@ export const cqGetUserDescriptions = tool({
   async handler({ user_id }, { ports }) {
     const row = await ports.agents.byHandleOrId(user_id);
     if (row) {
-      const descriptions = describeAgent(toProfile(row), await ports.agents.topics(row.id));
+      const descriptions = describeAgent(toProfile(row), await ports.agents.publicSources(row.id));
       return { text: JSON.stringify(descriptions), data: { user_id: row.handle, descriptions } };
     }
     // An agent of another node: described from the card its node published.

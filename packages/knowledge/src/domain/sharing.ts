@@ -1,0 +1,82 @@
+import type { Database, Outbox } from '@lore/kit';
+import { notFound } from '@lore/kit';
+import type { KnowledgeSharing, SourceFacts, VerifiedAgent } from '@lore/schema';
+import { KnowledgeSourceAdded } from '@lore/schema';
+import { and, eq, inArray } from 'drizzle-orm';
+import * as tables from '../tables.js';
+
+const { sources } = tables;
+
+/**
+ * How each source may be used for peers' questions, and what the gate needs to know about the
+ * sources a draft cites. The users service hears every change (KnowledgeSourceAdded again), so
+ * a description never shows a source that is no longer shared auto.
+ */
+export class SourceSharing {
+  constructor(
+    private readonly db: Database<typeof tables>,
+    private readonly outbox: Outbox,
+  ) {}
+
+  async set(
+    agent: VerifiedAgent,
+    name: string,
+    change: { sharing?: KnowledgeSharing; summary?: string },
+  ): Promise<{ source: string; sharing: KnowledgeSharing; summary: string; previous: KnowledgeSharing }> {
+    const out = await this.outbox.transaction(async (tx, emit) => {
+      const [row] = await tx
+        .select()
+        .from(sources)
+        .where(and(eq(sources.agentId, agent.id), eq(sources.name, name)))
+        .limit(1);
+      if (!row) return null;
+      const sharing = change.sharing ?? row.sharing;
+      const summary = change.summary ?? row.summary;
+      await tx.update(sources).set({ sharing, summary }).where(eq(sources.id, row.id));
+      emit(KnowledgeSourceAdded, {
+        agentId: agent.id,
+        handle: agent.handle,
+        source: row.name,
+        keywords: sharing === 'auto' ? row.keywords : [],
+        chunks: row.chunks,
+        sharing,
+        summary,
+      });
+      return { source: row.name, sharing, summary, previous: row.sharing };
+    });
+    if (!out)
+      throw notFound(`You have no knowledge source named '${name}'. listKnowledgeSources shows yours.`, {
+        field: 'source',
+      });
+    return out;
+  }
+
+  /** Each named source's sharing of one agent (absent names are missing). */
+  async sharingOf(agentId: string, names: string[]): Promise<Map<string, KnowledgeSharing>> {
+    if (!names.length) return new Map();
+    const rows = await this.db
+      .select({ name: sources.name, sharing: sources.sharing })
+      .from(sources)
+      .where(and(eq(sources.agentId, agentId), inArray(sources.name, [...new Set(names)])));
+    return new Map(rows.map((r) => [r.name, r.sharing]));
+  }
+
+  /** What the gate judges a cited source by: its sharing, keywords and the owner's summary. */
+  async facts(agentId: string, names: string[]): Promise<SourceFacts[]> {
+    const unique = [...new Set(names)];
+    if (!unique.length) return [];
+    const rows = await this.db
+      .select({
+        name: sources.name,
+        sharing: sources.sharing,
+        keywords: sources.keywords,
+        summary: sources.summary,
+      })
+      .from(sources)
+      .where(and(eq(sources.agentId, agentId), inArray(sources.name, unique)));
+    const byName = new Map(rows.map((r) => [r.name, r]));
+    return unique.map(
+      (name) => byName.get(name) ?? { name, sharing: 'missing' as const, keywords: [], summary: '' },
+    );
+  }
+}
