@@ -161,6 +161,7 @@ export {
   PeerStatus,
   QUERY_ID_PATTERN,
   QueriesRpc,
+  QueryDecided,
   QueryId,
   QuestionAsked,
   RECEIVED_STATUSES,
