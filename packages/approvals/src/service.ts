@@ -12,6 +12,7 @@ import { ConditionRepository } from './domain/conditions.js';
 import { DecisionRepository } from './domain/decisions.js';
 import { Evaluator } from './domain/evaluator.js';
 import { evaluateRpc } from './handlers/evaluate-rpc.js';
+import { onQueryDecided } from './handlers/query-decided.js';
 import { statsHandler } from './handlers/stats.js';
 import type { ApprovalsPorts } from './ports.js';
 import * as tables from './tables.js';
@@ -33,7 +34,12 @@ export const approvalsTools = [
 
 /** The approvals service: each agent's auto-approval conditions, manual decisions, and the decision log. */
 export async function createApprovalsService(deps: ServiceDeps): Promise<LoreService> {
-  const { db, outbox } = await openServiceStore(deps, 'approvals', tables, migrationsFolder(import.meta.url));
+  const { db, outbox, log } = await openServiceStore(
+    deps,
+    'approvals',
+    tables,
+    migrationsFolder(import.meta.url),
+  );
   const now = Date.now;
   const bus = nodeLocalBus(deps.bus, deps.nodeId);
   const textgen =
@@ -44,7 +50,7 @@ export async function createApprovalsService(deps: ServiceDeps): Promise<LoreSer
       apiKey: deps.config.LORE_LLM_API_KEY,
     });
   const conditions = new ConditionRepository(db, now);
-  const decisions = new DecisionRepository(db, now);
+  const decisions = new DecisionRepository(db);
   const evaluator = new Evaluator(textgen);
   const directory = deps.directory;
   const ports: ApprovalsPorts = {
@@ -76,7 +82,8 @@ export async function createApprovalsService(deps: ServiceDeps): Promise<LoreSer
     db,
     outbox,
     handlers: [
-      evaluateRpc(conditions, decisions, evaluator),
+      evaluateRpc(conditions, evaluator),
+      onQueryDecided(db, decisions, deps.nodeId, log),
       statsHandler(conditions, decisions, () => service.metrics.totalCalls()),
     ],
   });
