@@ -293,7 +293,7 @@ export const QueryDecided = defineEvent(
 
 // ---- request/reply (answered by the queries service of the recipient's node) -----------------
 
-/** Approvals settle a pending query: only its recipient's, only from pending. */
+/** The recipient accepts or rejects its copy (through approvals): only while it waits for its owner, once. */
 export const DecideQueryRequest = z.object({
   queryId: z.string(),
   recipientId: z.string(),

@@ -3,7 +3,7 @@
  * processes on a private nats-server, behind the aggregator) the knowledge and approvals services
  * are killed for 60 s while questions keep being asked. Every question must end answered or
  * visibly marked for each peer (undeliverable with its reason, or no-knowledge): none stays
- * `sent`, none vanishes. The retry window is 15 s here (waits of at most 2 s) so that questions
+ * `sent`, none vanishes. The retry window is 45 s here (waits of at most 2 s) so that questions
  * asked early in the outage are given up and those asked late are answered once the services
  * return.
  */
@@ -15,7 +15,7 @@ import { sleep, waitFor } from './support.js';
 
 const OUTAGE_MS = 60_000;
 const ASK_EVERY_MS = 5_000;
-const RETRY_MINUTES = '0.25';
+const RETRY_MINUTES = '0.75';
 const DOC = {
   file_name: 'quantum_computing.txt',
   file_content:
@@ -126,10 +126,13 @@ describe('no question is lost while knowledge and approvals are down for 60 s', 
     await procs.knowledge!.kill('SIGKILL');
     await procs.approvals!.kill('SIGKILL');
     const t0 = Date.now();
+    const firstDuring = ids.length;
     while (Date.now() - t0 < OUTAGE_MS) {
       await ask();
       await sleep(ASK_EVERY_MS);
     }
+    const during = ids.slice(firstDuring);
+    const restartAt = Date.now();
     await Promise.all([start('knowledge'), start('approvals')]);
     const backAt = Date.now();
     await ask(); // and one right after they are back
@@ -144,26 +147,29 @@ describe('no question is lost while knowledge and approvals are down for 60 s', 
     const settledMs = Date.now() - backAt;
     const peers = final.flatMap((q) => q.peers.map((p) => ({ q: q.id, ...p })));
     const by = (s: string) => peers.filter((p) => p.status === s);
+    console.info(
+      [
+        `no question lost (knowledge and approvals killed for 60 s, back ${Math.round((backAt - restartAt) / 1000)} s after their restart began; retry window 45 s):`,
+        `  questions asked ${ids.length} (${during.length} during the outage; ${peers.length} question-peer pairs)`,
+        `  answered after the outage although asked during it: ${by('answered').filter((p) => during.includes(p.q)).length} pairs`,
+        `  answered ${by('answered').length}, undeliverable ${by('undeliverable').length}, no-knowledge ${by('no-knowledge').length}, declined ${by('declined').length}`,
+        `  vanished ${ids.filter((id) => !final.some((q) => q.id === id)).length}; everything settled ${settledMs} ms after the services were back`,
+      ].join('\n'),
+    );
     const vanished = ids.filter((id) => !final.some((q) => q.id === id));
     expect(vanished).toEqual([]);
     expect(peers.filter((p) => !FINAL.has(p.status))).toEqual([]);
     for (const p of by('undeliverable')) expect(p.reason, `${p.q} @${p.peer}`).toMatch(/could not run/);
     // Both ends of the window are exercised: some given up during the outage, some answered after it.
     expect(by('undeliverable').length).toBeGreaterThan(0);
-    expect(by('answered').length).toBeGreaterThan(2);
+    const answeredDuring = by('answered').filter((p) => during.includes(p.q));
+    expect(answeredDuring.length, 'questions asked during the outage and answered after it').toBeGreaterThan(
+      0,
+    );
     expect(by('no-knowledge').every((p) => p.peer === 'dave')).toBe(true);
     // The asker reads the reason in the summary too.
     const marked = by('undeliverable')[0]!;
     const summary = await ok(alice, 'cqSummarizeAnswers', { related_question: marked.q });
     expect(summary.text).toMatch(/undeliverable \((Drafting|Evaluation) could not run/);
-
-    console.info(
-      [
-        'no question lost (knowledge and approvals killed for 60 s, retry window 15 s):',
-        `  questions asked ${ids.length} (${peers.length} question-peer pairs)`,
-        `  answered ${by('answered').length}, undeliverable ${by('undeliverable').length}, no-knowledge ${by('no-knowledge').length}, declined ${by('declined').length}`,
-        `  vanished 0; everything settled ${settledMs} ms after the services were back`,
-      ].join('\n'),
-    );
   }, 300_000);
 });
