@@ -1,5 +1,6 @@
 ALTER TABLE `answers` ADD `written_by_owner` integer DEFAULT false NOT NULL;--> statement-breakpoint
 ALTER TABLE `question_peers` ADD `reason` text;--> statement-breakpoint
+ALTER TABLE `received_queries` ADD `source_citations` text DEFAULT '[]' NOT NULL;--> statement-breakpoint
 ALTER TABLE `received_queries` ADD `written_by_owner` integer DEFAULT false NOT NULL;--> statement-breakpoint
 ALTER TABLE `received_queries` ADD `attempts` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
 ALTER TABLE `received_queries` ADD `next_attempt_at` integer;--> statement-breakpoint

@@ -71,6 +71,11 @@ export const receivedQueries = sqliteTable(
     citations: text('citations', { mode: 'json' }).$type<AnswerCitation[]>().notNull(),
     strategy: text('strategy'),
     edited: integer('edited', { mode: 'boolean' }).notNull().default(false),
+    /** The citations of the draft as it was written: what an edit may still draw on. */
+    sourceCitations: text('source_citations', { mode: 'json' })
+      .$type<AnswerCitation[]>()
+      .notNull()
+      .default([]),
     /** Edited so that it draws on none of the draft's sources: the owner's own words. */
     writtenByOwner: integer('written_by_owner', { mode: 'boolean' }).notNull().default(false),
     /** Revisions sent to the asker (0 until accepted). */

@@ -218,6 +218,9 @@ describe('received query lifecycle', () => {
       () => statusOf(quoted),
       (s) => s === 'pending',
     );
+    // A first edit in the owner's own words, then one quoting the draft again: it cites it again.
+    await ok(bob.q, 'cqUpdateEditAnswer', { query_id: quoted, new_answer: 'Let me think about it.' });
+    expect((await requested(bob.q))[quoted]!.draft).toMatchObject({ citations: [] });
     const keep = await ok<{ citations: unknown[]; written_by_owner: boolean }>(bob.q, 'cqUpdateEditAnswer', {
       query_id: quoted,
       new_answer: 'In short: error-corrected logical qubits are the news.',

@@ -41,7 +41,8 @@ export interface DecisionNote {
 
 export interface QueryState {
   status: ReceivedStatus | 'new';
-  draft: (Draft & { edited: boolean; writtenByOwner: boolean }) | null;
+  /** `sources`: the citations of the draft as written, which later edits are checked against. */
+  draft: (Draft & { edited: boolean; writtenByOwner: boolean; sources: AnswerCitation[] }) | null;
   /** Revisions sent to the asker (0 until accepted). */
   revision: number;
   decision: DecisionNote;
@@ -207,7 +208,7 @@ export function evolve(s: QueryState, e: Event): QueryState {
         ...s,
         ...settled,
         status: 'drafted',
-        draft: { ...e.draft, edited: false, writtenByOwner: false },
+        draft: { ...e.draft, edited: false, writtenByOwner: false, sources: e.draft.citations },
         decision: { ...s.decision, reason: 'Drafted; waiting for your auto-approval conditions.' },
         nextAttemptAt: e.at + STEP_LEASE_MS,
       };
@@ -276,6 +277,7 @@ export function evolve(s: QueryState, e: Event): QueryState {
           strategy: own ? 'manual' : (s.draft?.strategy ?? 'manual'),
           edited: true,
           writtenByOwner: own,
+          sources: s.draft?.sources ?? [],
         },
         revision: e.resent ? s.revision + 1 : s.revision,
         evaluatedAt: fromNothing ? e.at : s.evaluatedAt,

@@ -16,6 +16,8 @@ export function stateOf(r: ReceivedRow): QueryState {
           strategy: (r.strategy ?? 'manual') as 'endpoint' | 'sampling' | 'extractive' | 'manual',
           edited: r.edited,
           writtenByOwner: r.writtenByOwner,
+          // Copies drafted before the draft's own citations were kept: its current ones.
+          sources: r.sourceCitations.length || r.edited ? r.sourceCitations : r.citations,
         }
       : null,
     revision: r.revision,
@@ -42,6 +44,7 @@ export function columnsOf(s: QueryState) {
     strategy: s.draft?.strategy ?? null,
     edited: s.draft?.edited ?? false,
     writtenByOwner: s.draft?.writtenByOwner ?? false,
+    sourceCitations: s.draft?.sources ?? [],
     revision: s.revision,
     decisionReason: s.decision.reason,
     decidedBy: s.decision.decidedBy,

@@ -213,7 +213,8 @@ export class ReceivedRepository {
     const row = await this.applyOwn(id, recipientId, 'edit', {
       type: 'edit',
       text,
-      citations: citationsDrawnOn(text, before.citations),
+      // Checked against the draft as written, so a second edit may cite again what a first dropped.
+      citations: citationsDrawnOn(text, stateOf(before).draft?.sources ?? []),
       by: `@${editor}`,
       at: this.now(),
     });
