@@ -72,12 +72,10 @@ export async function createQueriesService(deps: ServiceDeps): Promise<LoreServi
   const intake = new Intake(
     {
       db,
-      outbox,
       received,
       drafter: new Drafter(bus, textgen),
       evaluation: new Evaluation(bus),
       network,
-      bus,
       retry: {
         windowMs: deps.config.LORE_DELIVERY_RETRY_MINUTES * 60_000,
         maxBackoffMs: deps.config.LORE_DELIVERY_RETRY_MAX_BACKOFF_SECONDS * 1000,

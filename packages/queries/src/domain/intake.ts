@@ -1,4 +1,4 @@
-import type { Database, Logger, NodeLocalBus, Outbox } from '@lore/kit';
+import type { Database, Logger } from '@lore/kit';
 import { GroupCommit, inbox, settleInPool } from '@lore/kit';
 import type { EventEnvelope } from '@lore/schema';
 import { QuestionAsked } from '@lore/schema';
@@ -14,12 +14,10 @@ type Asked = z.output<typeof QuestionAsked.payload>;
 
 export interface IntakeDeps {
   db: Database<typeof tables>;
-  outbox: Outbox;
   received: ReceivedRepository;
   drafter: Drafter;
   evaluation: Evaluation;
   network: Network;
-  bus: NodeLocalBus;
   retry: RetryPolicy;
   now: () => number;
   log: Logger;
