@@ -114,7 +114,11 @@ export const RequestedQuery = z.object({
   decision: z
     .object({
       reason: z.string(),
-      decided_by: z.string().describe('manual:@handle, condition (auto), or none (waiting).'),
+      decided_by: z
+        .string()
+        .describe(
+          'manual:@handle, condition:… (auto), none (waiting), no-knowledge, or system (undeliverable).',
+        ),
       condition: z.string().nullable(),
       at: z.string().nullable(),
     })
