@@ -12,6 +12,7 @@ import { ConditionRepository } from './domain/conditions.js';
 import { DecisionRepository } from './domain/decisions.js';
 import { Evaluator } from './domain/evaluator.js';
 import { evaluateRpc } from './handlers/evaluate-rpc.js';
+import { onQueryDecided } from './handlers/query-decided.js';
 import { statsHandler } from './handlers/stats.js';
 import type { ApprovalsPorts } from './ports.js';
 import * as tables from './tables.js';
@@ -49,7 +50,7 @@ export async function createApprovalsService(deps: ServiceDeps): Promise<LoreSer
       apiKey: deps.config.LORE_LLM_API_KEY,
     });
   const conditions = new ConditionRepository(db, now);
-  const decisions = new DecisionRepository(db, now);
+  const decisions = new DecisionRepository(db);
   const evaluator = new Evaluator(textgen);
   const directory = deps.directory;
   const ports: ApprovalsPorts = {
@@ -84,7 +85,8 @@ export async function createApprovalsService(deps: ServiceDeps): Promise<LoreSer
     db,
     outbox,
     handlers: [
-      evaluateRpc(conditions, decisions, evaluator, bus, log),
+      evaluateRpc(conditions, evaluator, bus, log),
+      onQueryDecided(db, decisions, deps.nodeId, log),
       statsHandler(conditions, decisions, () => service.metrics.totalCalls()),
     ],
   });

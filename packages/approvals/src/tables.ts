@@ -21,18 +21,23 @@ export const conditions = sqliteTable(
   ],
 );
 
-/** Every decision on a query, automatic or manual: who or what decided, by which condition, why. */
+/**
+ * Every decision on a query, automatic or manual, as the queries service announced it
+ * (`lore.queries.query.decided`, one row per event): who or what decided, by which condition, why.
+ */
 export const decisions = sqliteTable(
   'decisions',
   {
     id: text('id').primaryKey(),
+    /** The `query.decided` event this row records (null: logged before decisions were events). */
+    eventId: text('event_id'),
     queryId: text('query_id').notNull(),
     recipientId: text('recipient_id').notNull(),
     recipientHandle: text('recipient_handle').notNull(),
     askerHandle: text('asker_handle').notNull(),
-    /** auto (conditions consulted) | manual (the recipient decided) */
+    /** auto (conditions consulted) | manual (the recipient decided or edited) | system (undeliverable) */
     kind: text('kind').notNull(),
-    /** accepted | rejected | pending */
+    /** accepted | rejected | pending | held | edited | undeliverable */
     outcome: text('outcome').notNull(),
     decidedBy: text('decided_by').notNull(),
     condition: text('condition'),
@@ -43,7 +48,8 @@ export const decisions = sqliteTable(
     at: integer('at').notNull(),
   },
   (t) => [
-    uniqueIndex('decisions_query_kind').on(t.queryId, t.recipientId, t.kind),
+    uniqueIndex('decisions_event').on(t.eventId),
+    index('decisions_query').on(t.queryId, t.recipientId, t.at),
     index('decisions_recipient').on(t.recipientId, t.at),
   ],
 );

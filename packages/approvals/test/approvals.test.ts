@@ -1,19 +1,31 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type LoreService, loadNodeIdentity, MemoryDirectory, type ServiceDeps } from '@lore/kit';
+import {
+  databaseFor,
+  type LoreService,
+  loadNodeIdentity,
+  MemoryDirectory,
+  openDatabase,
+  type ServiceDeps,
+} from '@lore/kit';
 import { appFetch, call, connectClient, ok, testDeps } from '@lore/kit/testing';
 import {
   ApprovalsRpc,
   DecideQueryRequest,
   type EvaluateQueryReply,
+  type EventEnvelope,
   QueriesRpc,
+  QueryDecided,
   statsSubject,
 } from '@lore/schema';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { createUsersService } from '../../users/src/index.js';
 import { MODEL_JUDGMENTS_IN_FLIGHT } from '../src/domain/evaluator.js';
 import { createApprovalsService } from '../src/index.js';
+import * as tables from '../src/tables.js';
 
 const SEEDS = [
   'Allow questions about scientific topics from academic users',
@@ -120,11 +132,49 @@ async function startNode(env: Record<string, string> = {}) {
       question,
       draft: { text, sources, excerpts: sources.map(() => text) },
     })) as EvaluateQueryReply;
+  /** What the queries service of a node announces after a decision (the log is written from it). */
+  const decided = (
+    d: Partial<z.input<typeof QueryDecided.payload>> & {
+      queryId: string;
+      recipient: { id: string; handle: string };
+    },
+    node = deps.nodeId,
+  ): EventEnvelope => ({
+    id: randomUUID(),
+    subject: QueryDecided.subject,
+    occurredAt: new Date().toISOString(),
+    producer: { node, service: 'queries' },
+    payload: QueryDecided.payload.parse({
+      recipientId: d.recipient.id,
+      recipientHandle: d.recipient.handle,
+      askerId: 'id-alice',
+      askerHandle: 'alice',
+      kind: 'auto',
+      outcome: 'pending',
+      decidedBy: 'none',
+      condition: null,
+      reason: 'Pending: none of your conditions matches; waiting for a manual decision.',
+      checks: [],
+      at: new Date().toISOString(),
+      ...d,
+      recipient: undefined,
+    }),
+  });
   return {
     deps,
     approvals,
     join,
     evaluate,
+    decided,
+    /** The decision log of a recipient, read from the service's own database. */
+    async log(recipientId: string) {
+      const db = await openDatabase({ ...databaseFor(deps.config, 'approvals'), schema: tables });
+      try {
+        return await db.select().from(tables.decisions).where(eq(tables.decisions.recipientId, recipientId));
+      } finally {
+        db.$client.close();
+      }
+    },
     stats: async () =>
       (
         (await deps.bus.request(statsSubject('approvals'), { since: new Date(0).toISOString() })) as {
@@ -385,13 +435,65 @@ describe('approvals without a language model', () => {
     } finally {
       await sub.close();
     }
+    // Approvals writes nothing itself: the log follows the queries service's decided events,
+    // each recorded once however often it is delivered, and only those of this node.
+    const before = await n.stats();
+    expect(before).toMatchObject({ manualAccepted: 0, manualRejected: 0, decisions: 0 });
+    const accepted = n.decided({
+      queryId: 'qry-pending00001',
+      recipient: bob,
+      kind: 'manual',
+      outcome: 'accepted',
+      decidedBy: 'manual:@bob',
+      reason: 'Accepted by @bob.',
+    });
+    const rejected = n.decided({
+      queryId: 'qry-pending00002',
+      recipient: bob,
+      kind: 'manual',
+      outcome: 'rejected',
+      decidedBy: 'manual:@bob',
+      reason: 'Rejected by @bob: not now',
+    });
+    const auto = n.decided({
+      queryId: 'qry-pending00003',
+      recipient: bob,
+      kind: 'auto',
+      outcome: 'rejected',
+      decidedBy: 'condition:interpreter',
+      condition: 'Block all questions from mallory',
+      reason: 'Rejected by "Block all questions from mallory": the asker is @mallory.',
+      checks: [
+        {
+          condition: 'Block all questions from mallory',
+          effect: 'deny',
+          result: 'match',
+          reason: 'the asker is @mallory',
+        },
+      ],
+    });
+    const elsewhere = n.decided(
+      { queryId: 'qry-pending00004', recipient: bob, kind: 'manual', outcome: 'accepted' },
+      'another-node',
+    );
+    for (const e of [accepted, rejected, auto, accepted, elsewhere]) await n.deps.bus.publish(e);
+    await expect.poll(async () => (await n.stats()).decisions, { timeout: 5000 }).toBe(3);
     expect(await n.stats()).toMatchObject({
       manualAccepted: 1,
       manualRejected: 1,
       autoRejected: 1,
       conditions: 4,
     });
-    expect((await n.stats()).autoAccepted).toBeGreaterThanOrEqual(4);
+    const log = await n.log(bob.id);
+    const deny = log.find((d) => d.queryId === 'qry-pending00003')!;
+    expect(deny).toMatchObject({
+      kind: 'auto',
+      condition: 'Block all questions from mallory',
+      reason: expect.stringContaining('the asker is @mallory'),
+    });
+    expect(deny.checks).toHaveLength(1);
+    expect(log.filter((d) => d.queryId === 'qry-pending00001')).toHaveLength(1);
+    expect(log.some((d) => d.queryId === 'qry-pending00004')).toBe(false);
   });
 
   it('answers 503 when the queries service is not there', async () => {
@@ -505,7 +607,7 @@ describe('many evaluations at once (a broadcast)', () => {
   });
   afterAll(() => n.stop());
 
-  it('logs one decision per query, however many arrive together, and a re-run replaces it', async () => {
+  it('judges many queries at once without writing the log itself (decisions arrive as events)', async () => {
     const dan = await n.join('dan');
     const alice = await n.join('alice');
     await ok(dan.a, 'cqAddAutoApprovalCondition', { sentence: 'Accept all questions from @alice' });
@@ -517,8 +619,8 @@ describe('many evaluations at once (a broadcast)', () => {
     ]);
     expect(replies.filter((r) => r.outcome === 'accepted')).toHaveLength(60);
     expect(replies.filter((r) => r.outcome === 'pending')).toHaveLength(40);
-    expect(await n.stats()).toMatchObject({ autoAccepted: 60, leftPending: 40 });
-    // The same query evaluated again (a redelivered question): still one decision for it.
+    expect(await n.stats()).toMatchObject({ autoAccepted: 0, leftPending: 0 });
+    // The same query evaluated again: the same verdict, and still nothing logged by the judgement.
     const again = await n.deps.bus.request(ApprovalsRpc.evaluate, {
       queryId: 'qry-test00000001',
       recipient: { id: dan.id, handle: dan.handle },
@@ -527,6 +629,29 @@ describe('many evaluations at once (a broadcast)', () => {
       draft: { text: 'A drafted answer.', sources: [], excerpts: [] },
     });
     expect(again).toMatchObject({ outcome: 'accepted' });
+    // Their decisions, announced together, are logged once each.
+    const events = replies.map((r, i) =>
+      n.decided({
+        queryId: `qry-test${String(i + 1).padStart(8, '0')}`,
+        recipient: i < 60 ? dan : erin,
+        kind: 'auto',
+        outcome: r.outcome,
+        decidedBy: r.decidedBy,
+        condition: r.condition,
+        reason: r.reason,
+        checks: r.checks,
+      }),
+    );
+    await Promise.all([...events, ...events.slice(0, 10)].map((e) => n.deps.bus.publish(e)));
+    await expect
+      .poll(
+        async () => {
+          const s = await n.stats();
+          return (s.autoAccepted ?? 0) + (s.leftPending ?? 0);
+        },
+        { timeout: 10_000 },
+      )
+      .toBe(100);
     expect(await n.stats()).toMatchObject({ autoAccepted: 60, leftPending: 40 });
   });
 });

@@ -58,6 +58,10 @@ export const LoreConfigSchema = z.object({
   LORE_HEALTH_INTERVAL_MS: int(5000),
   LORE_KNOWLEDGE_ROOTS: z.string().optional(),
   LORE_QUERY_TTL_HOURS: int(72),
+  /** How long a received query's drafting or evaluation is retried before it is marked undeliverable. */
+  LORE_DELIVERY_RETRY_MINUTES: z.coerce.number().positive().default(15),
+  /** The longest wait between two retries (the wait doubles from one second up to this). */
+  LORE_DELIVERY_RETRY_MAX_BACKOFF_SECONDS: z.coerce.number().positive().default(60),
   LORE_ANSWER_QUOTA_PER_MINUTE: int(10),
   LORE_ANSWER_QUOTA_PER_DAY: int(50),
   LORE_SEED_DENS: bool.default(true),

@@ -10,10 +10,12 @@ import {
 import { AgentTraitsReply, UsersProfileRpc } from '@lore/schema';
 import { Delivery } from './domain/delivery.js';
 import { Drafter } from './domain/drafting.js';
+import { Evaluation } from './domain/evaluation.js';
 import { Intake } from './domain/intake.js';
 import { type DropReason, Network } from './domain/network.js';
 import { QuestionRepository } from './domain/questions.js';
 import { ReceivedRepository } from './domain/received.js';
+import { Retrier } from './domain/retrier.js';
 import { onAnswerShared } from './handlers/answer-shared.js';
 import { onAnswerWithheld } from './handlers/answer-withheld.js';
 import { decideRpc } from './handlers/decide-rpc.js';
@@ -68,9 +70,22 @@ export async function createQueriesService(deps: ServiceDeps): Promise<LoreServi
   const questions = new QuestionRepository(db, outbox);
   const received = new ReceivedRepository(db, outbox, now);
   const intake = new Intake(
-    { db, outbox, received, drafter: new Drafter(bus, textgen), network, bus, now, log },
+    {
+      db,
+      received,
+      drafter: new Drafter(bus, textgen),
+      evaluation: new Evaluation(bus),
+      network,
+      retry: {
+        windowMs: deps.config.LORE_DELIVERY_RETRY_MINUTES * 60_000,
+        maxBackoffMs: deps.config.LORE_DELIVERY_RETRY_MAX_BACKOFF_SECONDS * 1000,
+      },
+      now,
+      log,
+    },
     `queries-drafter-${deps.nodeId}`,
   );
+  const retrier = new Retrier(received, intake, now, log);
   const delivery = new Delivery({ db, outbox, questions, network, now });
   const ports: QueriesPorts = {
     questions,
@@ -115,9 +130,13 @@ export async function createQueriesService(deps: ServiceDeps): Promise<LoreServi
       onQuestionAsked(intake),
       onAnswerShared(delivery, deps.nodeId),
       onAnswerWithheld(delivery, deps.nodeId),
-      decideRpc(received),
+      decideRpc(received, now),
       statsHandler(questions, received, () => service?.metrics.totalCalls() ?? Promise.resolve(0)),
     ],
+    async onStart() {
+      const running = retrier.start();
+      return () => running.close();
+    },
   });
   return service;
 }

@@ -24,8 +24,10 @@ export const questionPeers = sqliteTable(
     peerId: text('peer_id').notNull(),
     peerHandle: text('peer_handle').notNull(),
     peerNode: text('peer_node').notNull(),
-    /** sent | answered | declined | no-knowledge (expired is derived from the question's expiry). */
+    /** sent | answered | declined | no-knowledge | undeliverable (expired is derived from the question's expiry). */
     status: text('status').notNull(),
+    /** Why the peer is undeliverable, as its node said. */
+    reason: text('reason'),
     updatedAt: integer('updated_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.questionId, t.peerId] })],
@@ -44,6 +46,7 @@ export const answers = sqliteTable(
     revision: integer('revision').notNull(),
     receivedAt: integer('received_at').notNull(),
     eventId: text('event_id').notNull(),
+    writtenByOwner: integer('written_by_owner', { mode: 'boolean' }).notNull().default(false),
   },
   (t) => [primaryKey({ columns: [t.questionId, t.peerId] })],
 );
@@ -62,12 +65,19 @@ export const receivedQueries = sqliteTable(
     question: text('question').notNull(),
     askedAt: integer('asked_at').notNull(),
     receivedAt: integer('received_at').notNull(),
-    /** pending | accepted | rejected | no-knowledge */
+    /** A lifecycle status (domain/lifecycle.ts): drafting, drafted, pending, held, accepted, rejected, no-knowledge, undeliverable. */
     status: text('status').notNull(),
     draftText: text('draft_text'),
     citations: text('citations', { mode: 'json' }).$type<AnswerCitation[]>().notNull(),
     strategy: text('strategy'),
     edited: integer('edited', { mode: 'boolean' }).notNull().default(false),
+    /** The citations of the draft as it was written: what an edit may still draw on. */
+    sourceCitations: text('source_citations', { mode: 'json' })
+      .$type<AnswerCitation[]>()
+      .notNull()
+      .default([]),
+    /** Edited so that it draws on none of the draft's sources: the owner's own words. */
+    writtenByOwner: integer('written_by_owner', { mode: 'boolean' }).notNull().default(false),
     /** Revisions sent to the asker (0 until accepted). */
     revision: integer('revision').notNull().default(0),
     decisionReason: text('decision_reason').notNull(),
@@ -76,9 +86,17 @@ export const receivedQueries = sqliteTable(
     decidedAt: integer('decided_at'),
     /** When the recipient's conditions were consulted (null: not yet). */
     evaluatedAt: integer('evaluated_at'),
+    /** A step (drafting, evaluation) that could not run: attempts so far, the next, the deadline. */
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: integer('next_attempt_at'),
+    retryUntil: integer('retry_until'),
+    lastError: text('last_error'),
+    /** Bumped by every change of state: a change computed from an older state is not written. */
+    version: integer('version').notNull().default(0),
   },
   (t) => [
     primaryKey({ columns: [t.id, t.recipientId] }),
     index('received_recipient_status').on(t.recipientId, t.status, t.receivedAt),
+    index('received_due').on(t.nextAttemptAt),
   ],
 );

@@ -175,6 +175,7 @@ export {
   PeerStatus,
   QUERY_ID_PATTERN,
   QueriesRpc,
+  QueryDecided,
   QueryId,
   QuestionAsked,
   RECEIVED_STATUSES,

@@ -15,13 +15,34 @@ const QuestionText = z
   .min(3, { error: 'between 3 and 2,000 characters' })
   .max(2000, { error: 'between 3 and 2,000 characters' });
 
-/** A recipient's view of a query. */
-export const RECEIVED_STATUSES = ['pending', 'accepted', 'rejected', 'no-knowledge'] as const;
+/**
+ * A recipient's view of a query: `drafting` (its draft could not be written yet and is being
+ * retried), `drafted` (drafted, its evaluation could not run yet and is being retried), `pending` (waiting for the owner), `held` (waiting for the owner, held back
+ * by a check, with its reason), `accepted`, `rejected`, `no-knowledge` (nothing relevant to
+ * draft from), `undeliverable` (drafting or evaluation could not run within the retry window).
+ */
+export const RECEIVED_STATUSES = [
+  'pending',
+  'accepted',
+  'rejected',
+  'no-knowledge',
+  'drafting',
+  'drafted',
+  'held',
+  'undeliverable',
+] as const;
 export const ReceivedStatus = z.enum(RECEIVED_STATUSES);
 export type ReceivedStatus = z.infer<typeof ReceivedStatus>;
 
 /** The asker's view of one peer. */
-export const PEER_STATUSES = ['sent', 'answered', 'declined', 'no-knowledge', 'expired'] as const;
+export const PEER_STATUSES = [
+  'sent',
+  'answered',
+  'declined',
+  'no-knowledge',
+  'expired',
+  'undeliverable',
+] as const;
 export const PeerStatus = z.enum(PEER_STATUSES);
 export type PeerStatus = z.infer<typeof PeerStatus>;
 
@@ -81,6 +102,10 @@ export const RequestedQuery = z.object({
       citations: z.array(AnswerCitation),
       strategy: GenerationStrategyName,
       edited: z.boolean(),
+      written_by_owner: z
+        .boolean()
+        .optional()
+        .describe('Edited so that it draws on none of the cited sources: the owner’s own words.'),
     })
     .nullable()
     .describe('The answer drafted from your knowledge (what is sent when the query is accepted).'),
@@ -90,7 +115,7 @@ export const RequestedQuery = z.object({
       decided_by: z
         .string()
         .describe(
-          'manual:@handle, condition:interpreter or condition:model (auto), gate:sensitive, gate:manual-source or gate:scope (held for you: see reason), or none (waiting).',
+          'manual:@handle, condition:interpreter or condition:model (auto), gate:sensitive, gate:manual-source or gate:scope (held for you: see reason), none (waiting), no-knowledge, or system (undeliverable).',
         ),
       condition: z.string().nullable(),
       at: z.string().nullable(),
@@ -119,8 +144,14 @@ export const ReceivedAnswer = z.object({
   strategy: GenerationStrategyName,
   revision: z.number().int(),
   received_at: z.string(),
+  written_by_owner: z.boolean().optional().describe('The peer wrote it in its own words: it cites nothing.'),
 });
-export const PeerState = z.object({ peer: z.string(), status: PeerStatus, updated_at: z.string() });
+export const PeerState = z.object({
+  peer: z.string(),
+  status: PeerStatus,
+  updated_at: z.string(),
+  reason: z.string().optional().describe('Why the peer is undeliverable.'),
+});
 export const SummarizeAnswersOutput = z.object({
   query_id: z.string(),
   question: z.string(),
@@ -148,6 +179,11 @@ export const UpdateEditAnswerOutput = z.object({
   status: ReceivedStatus,
   revision: z.number().int(),
   sent_to_asker: z.boolean(),
+  citations: z
+    .array(AnswerCitation)
+    .optional()
+    .describe('The draft’s citations the new answer still draws on (none: written by the owner).'),
+  written_by_owner: z.boolean().optional(),
 });
 
 export const ListAskedQuestionsInput = z.object({
@@ -203,10 +239,15 @@ export const AnswerShared = defineEvent(
     strategy: GenerationStrategyName,
     revision: z.number().int().min(1),
     sharedAt: z.string(),
+    /** An edit that draws on none of the draft's sources: the owner's own words, citing nothing. */
+    writtenByOwner: z.boolean().optional(),
   }),
 );
 
-/** A recipient will not answer: it declined, or it has no relevant knowledge. */
+/**
+ * A recipient will not answer: it declined, it has no relevant knowledge, or its node could not
+ * draft or evaluate the query within the retry window (`undeliverable`, with `detail`).
+ */
 export const AnswerWithheld = defineEvent(
   'lore.queries.answer.withheld',
   z.object({
@@ -215,14 +256,46 @@ export const AnswerWithheld = defineEvent(
     askerHandle: z.string(),
     recipientId: z.string(),
     recipientHandle: z.string(),
-    reason: z.enum(['declined', 'no-knowledge']),
+    reason: z.enum(['declined', 'no-knowledge', 'undeliverable']),
+    detail: z.string().optional(),
+    at: z.string(),
+  }),
+);
+
+/**
+ * A step of a received query's lifecycle that the decision log keeps: the automatic evaluation
+ * (`auto`: accepted, rejected, left pending or held, with the deciding condition, the reason and
+ * every condition's result), the owner's own decision or edit (`manual`), or the node giving up
+ * (`system`: undeliverable). Read by the approvals service of the recipient's node.
+ */
+export const QueryDecided = defineEvent(
+  'lore.queries.query.decided',
+  z.object({
+    queryId: z.string(),
+    recipientId: z.string(),
+    recipientHandle: z.string(),
+    askerId: z.string(),
+    askerHandle: z.string(),
+    kind: z.enum(['auto', 'manual', 'system']),
+    outcome: z.enum(['accepted', 'rejected', 'pending', 'held', 'edited', 'undeliverable']),
+    decidedBy: z.string(),
+    condition: z.string().nullable(),
+    reason: z.string(),
+    checks: z.array(
+      z.object({
+        condition: z.string(),
+        effect: z.enum(['allow', 'deny']),
+        result: z.enum(['match', 'no-match', 'unknown']),
+        reason: z.string(),
+      }),
+    ),
     at: z.string(),
   }),
 );
 
 // ---- request/reply (answered by the queries service of the recipient's node) -----------------
 
-/** Approvals settle a pending query: only its recipient's, only from pending. */
+/** The recipient accepts or rejects its copy (through approvals): only while it waits for its owner, once. */
 export const DecideQueryRequest = z.object({
   queryId: z.string(),
   recipientId: z.string(),

@@ -2,7 +2,8 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 /**
- * The slow fault tests (`pnpm test:faults`): crash safety with kill -9 of processes and NATS, and
+ * The slow fault tests (`pnpm test:faults`): crash safety with kill -9 of processes and NATS, no
+ * question lost while knowledge and approvals are down for 60 s, and
  * 30 s of load. Kept out of `pnpm test` (see apps/aggregator/vitest.config.ts); run one file at a
  * time so that the load test measures a quiet process, with --expose-gc for its memory figures.
  */
@@ -12,7 +13,7 @@ export default defineConfig({
   test: {
     name: 'faults',
     root: repo,
-    include: ['apps/aggregator/test/reliability/{crash,load}.test.ts'],
+    include: ['apps/aggregator/test/reliability/{crash,load,outage}.test.ts'],
     fileParallelism: false,
     execArgv: ['--expose-gc'],
     testTimeout: 300_000,

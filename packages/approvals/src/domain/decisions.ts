@@ -1,50 +1,53 @@
 import { randomUUID } from 'node:crypto';
-import type { Database } from '@lore/kit';
-import { GroupCommit } from '@lore/kit';
-import { and, count, eq, gte, ne, sql } from 'drizzle-orm';
+import type { Database, Transaction } from '@lore/kit';
+import type { QueryDecided } from '@lore/schema';
+import { and, asc, count, eq, gte, inArray } from 'drizzle-orm';
+import type { z } from 'zod';
 import * as tables from '../tables.js';
 
 const { decisions } = tables;
 export type DecisionRow = typeof decisions.$inferSelect;
-export type NewDecision = Omit<DecisionRow, 'id' | 'at'>;
+type Decided = z.output<typeof QueryDecided.payload>;
 
-/** The decision log: one automatic evaluation and at most one manual decision per query. */
+/** Outcomes that settle a query (the others leave it waiting, or record an edit). */
+const SETTLED = ['accepted', 'rejected'];
+
+/**
+ * The decision log, written from the queries service's `lore.queries.query.decided` events: the
+ * automatic evaluation of each query (with the deciding condition, the reason and every
+ * condition's result), the owner's accepts, rejects and edits, and queries given up on.
+ */
 export class DecisionRepository {
-  private readonly writes = new GroupCommit<DecisionRow, void>(async (rows) => {
-    await this.db.transaction(async (tx) => {
-      await tx
-        .insert(decisions)
-        .values(rows)
-        .onConflictDoUpdate({
-          target: [decisions.queryId, decisions.recipientId, decisions.kind],
-          set: {
-            outcome: sql`excluded.outcome`,
-            decidedBy: sql`excluded.decided_by`,
-            condition: sql`excluded.condition`,
-            reason: sql`excluded.reason`,
-            checks: sql`excluded.checks`,
-            at: sql`excluded.at`,
-          },
-        });
-    });
-    return rows.map(() => undefined);
-  });
+  constructor(private readonly db: Database<typeof tables>) {}
 
-  constructor(
-    private readonly db: Database<typeof tables>,
-    private readonly now: () => number,
-  ) {}
-
-  /**
-   * Record (or, for a re-run evaluation of the same query, replace) a decision. Decisions
-   * recorded at the same time share one transaction: a broadcast brings hundreds at once.
-   */
-  async record(d: NewDecision): Promise<void> {
-    await this.writes.add({ ...d, id: randomUUID(), at: this.now() });
+  /** Record one decision, inside the transaction that marks its event handled. */
+  async record(tx: Transaction, d: Decided, eventId: string): Promise<void> {
+    await tx
+      .insert(decisions)
+      .values({
+        id: randomUUID(),
+        eventId,
+        queryId: d.queryId,
+        recipientId: d.recipientId,
+        recipientHandle: d.recipientHandle,
+        askerHandle: d.askerHandle,
+        kind: d.kind,
+        outcome: d.outcome,
+        decidedBy: d.decidedBy,
+        condition: d.condition,
+        reason: d.reason,
+        checks: d.checks,
+        at: Date.parse(d.at),
+      })
+      .onConflictDoNothing();
   }
 
   async forRecipient(recipientId: string): Promise<DecisionRow[]> {
-    return this.db.select().from(decisions).where(eq(decisions.recipientId, recipientId));
+    return this.db
+      .select()
+      .from(decisions)
+      .where(eq(decisions.recipientId, recipientId))
+      .orderBy(asc(decisions.at));
   }
 
   async stats(since: number): Promise<Record<string, number>> {
@@ -57,16 +60,19 @@ export class DecisionRepository {
     const [today] = await this.db
       .select({ n: count() })
       .from(decisions)
-      .where(and(ne(decisions.outcome, 'pending'), gte(decisions.at, since)));
-    const settled = rows.filter((r) => r.outcome !== 'pending').reduce((s, r) => s + Number(r.n), 0);
+      .where(and(inArray(decisions.outcome, SETTLED), gte(decisions.at, since)));
+    const settled = rows.filter((r) => SETTLED.includes(r.outcome)).reduce((s, r) => s + Number(r.n), 0);
     return {
       decisions: settled,
       decisionsToday: Number(today?.n ?? 0),
       autoAccepted: n('auto', 'accepted'),
       autoRejected: n('auto', 'rejected'),
       leftPending: n('auto', 'pending'),
+      autoHeld: n('auto', 'held'),
       manualAccepted: n('manual', 'accepted'),
       manualRejected: n('manual', 'rejected'),
+      manualEdits: n('manual', 'edited'),
+      undeliverable: n('system', 'undeliverable'),
     };
   }
 }

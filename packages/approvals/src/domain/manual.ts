@@ -3,8 +3,9 @@ import { DecideQueryReply, QueriesRpc } from '@lore/schema';
 import type { ApprovalsPorts } from '../ports.js';
 
 /**
- * A recipient's own decision. The queries service holds the query and enforces the rules
- * (the recipient's copy only, pending only, once); the decision is logged here after it holds.
+ * A recipient's own decision. The queries service holds the query and its lifecycle, which
+ * enforces the rules (the recipient's copy only, only while it waits for its owner, once); the
+ * decision log records it from the `query.decided` event that follows.
  */
 export async function decideManually(
   ports: ApprovalsPorts,
@@ -13,25 +14,18 @@ export async function decideManually(
   outcome: 'accepted' | 'rejected',
   reason: string,
 ) {
-  const decidedBy = `manual:@${agent.handle}`;
-  const reply = DecideQueryReply.parse(
+  return DecideQueryReply.parse(
     await ports.bus.request(
       QueriesRpc.decide,
-      { queryId, recipientId: agent.id, outcome, decidedBy, condition: null, reason },
+      {
+        queryId,
+        recipientId: agent.id,
+        outcome,
+        decidedBy: `manual:@${agent.handle}`,
+        condition: null,
+        reason,
+      },
       { timeoutMs: 10_000 },
     ),
   );
-  await ports.decisions.record({
-    queryId,
-    recipientId: agent.id,
-    recipientHandle: agent.handle,
-    askerHandle: reply.askerHandle,
-    kind: 'manual',
-    outcome,
-    decidedBy,
-    condition: null,
-    reason,
-    checks: [],
-  });
-  return reply;
 }

@@ -9,7 +9,6 @@ import {
   UsersProfileRpc,
 } from '@lore/schema';
 import type { ConditionRepository } from '../domain/conditions.js';
-import type { DecisionRepository } from '../domain/decisions.js';
 import type { EvaluationContext, Evaluator } from '../domain/evaluator.js';
 
 /**
@@ -56,31 +55,16 @@ async function contextFor(
   };
 }
 
-/** The queries service asks what a recipient's conditions say about a drafted query; the answer is logged. */
+/**
+ * The queries service asks what a recipient's conditions say about a drafted query. Only a
+ * judgement: the queries service decides with it, and the decision comes back to the log as a
+ * `lore.queries.query.decided` event.
+ */
 export const evaluateRpc =
-  (
-    conditions: ConditionRepository,
-    decisions: DecisionRepository,
-    evaluator: Evaluator,
-    local: NodeLocalBus,
-    log: Logger,
-  ) =>
+  (conditions: ConditionRepository, evaluator: Evaluator, local: NodeLocalBus, log: Logger) =>
   (bus: EventBus) =>
     bus.reply(ApprovalsRpc.evaluate, async (payload) => {
       const req = EvaluateQueryRequest.parse(payload);
       const [rows, ctx] = await Promise.all([conditions.list(req.recipient.id), contextFor(req, local, log)]);
-      const verdict = await evaluator.evaluate(rows, req, ctx);
-      await decisions.record({
-        queryId: req.queryId,
-        recipientId: req.recipient.id,
-        recipientHandle: req.recipient.handle,
-        askerHandle: req.asker.handle,
-        kind: 'auto',
-        outcome: verdict.outcome,
-        decidedBy: verdict.decidedBy,
-        condition: verdict.condition,
-        reason: verdict.reason,
-        checks: verdict.checks,
-      });
-      return verdict;
+      return evaluator.evaluate(rows, req, ctx);
     });

@@ -38,7 +38,7 @@ export class Delivery {
     const w = parsed.data;
     if (!(await this.admissible(event, w))) return;
     await handleOnce(this.d.db, consumer, event, async (tx) => {
-      await this.d.questions.markWithheld(tx, w.questionId, w.recipientId, w.reason, this.d.now());
+      await this.d.questions.markWithheld(tx, w.questionId, w.recipientId, w.reason, this.d.now(), w.detail);
     });
   }
 

@@ -1,22 +1,24 @@
-import type { Database, Logger, NodeLocalBus, Outbox } from '@lore/kit';
+import type { Database, Logger } from '@lore/kit';
 import { GroupCommit, inbox, settleInPool } from '@lore/kit';
 import type { EventEnvelope } from '@lore/schema';
-import { ApprovalsRpc, EvaluateQueryReply, QuestionAsked } from '@lore/schema';
+import { QuestionAsked } from '@lore/schema';
 import type { z } from 'zod';
 import type * as tables from '../tables.js';
 import type { Drafter } from './drafting.js';
+import type { Evaluation } from './evaluation.js';
+import type { Command, RetryPolicy } from './lifecycle.js';
 import type { Network } from './network.js';
-import type { Decision, Draft, ReceivedRepository, ReceivedRow } from './received.js';
+import type { ReceivedRepository, ReceivedRow, Step, StepResult } from './received.js';
 
 type Asked = z.output<typeof QuestionAsked.payload>;
 
 export interface IntakeDeps {
   db: Database<typeof tables>;
-  outbox: Outbox;
   received: ReceivedRepository;
   drafter: Drafter;
+  evaluation: Evaluation;
   network: Network;
-  bus: NodeLocalBus;
+  retry: RetryPolicy;
   now: () => number;
   log: Logger;
 }
@@ -33,23 +35,23 @@ interface Receipt {
   event: EventEnvelope;
   q: Asked;
   recipient: { id: string; handle: string };
-  draft: Draft | null;
 }
 
 /**
- * What a node does with a question it hears about: for each recipient it hosts, draft from
- * that recipient's knowledge, record the query, then let the recipient's conditions decide.
- * Recipients are handled several at a time, and the writes of those that finish together
- * share a transaction. Safe to run again on the same event: each step checks what is already
- * done, and a recipient's copy is recorded once (its inbox row and the copy's key).
+ * What a node does with a question it hears about: for each recipient it hosts, record the
+ * query, draft from that recipient's knowledge, then let the recipient's conditions decide
+ * (the lifecycle's steps). A step that cannot run (the knowledge or approvals service away, the
+ * bus down) is not the event's failure: the copy is kept with a retry time and `advance` runs
+ * it again later (the Retrier), until the retry window ends and it is marked undeliverable.
+ * Recipients are handled several at a time, and the writes of those that finish together share
+ * a transaction. Safe to run again on the same event: a recipient's copy is recorded once (its
+ * inbox row and the copy's key) and each step applies only to the state it expects.
  */
 export class Intake {
   private readonly recording = new GroupCommit<Receipt, ReceivedRow | undefined>((batch) =>
     this.record(batch),
   );
-  private readonly deciding = new GroupCommit<{ row: ReceivedRow; decision: Decision }, ReceivedRow | null>(
-    (batch) => this.d.received.applyAutomatic(batch),
-  );
+  private readonly stepping = new GroupCommit<Step, StepResult>((batch) => this.d.received.apply(batch));
 
   constructor(
     private readonly d: IntakeDeps,
@@ -88,14 +90,52 @@ export class Intake {
     recipient: { id: string; handle: string },
     copy: ReceivedRow | undefined,
   ) {
-    let row = copy;
-    if (!row) {
-      const draft = await this.d.drafter.draft(recipient.id, q.question);
-      row = await this.recording.add({ event, q, recipient, draft });
+    const row = copy ?? (await this.recording.add({ event, q, recipient }));
+    if (row) await this.advance(row);
+  }
+
+  /**
+   * Run a copy's pending steps: draft it, then evaluate it. A step that fails is recorded as a
+   * failed attempt (retried later with backoff, or given up at the end of the window); it does
+   * not throw.
+   */
+  async advance(start: ReceivedRow): Promise<ReceivedRow> {
+    let row = start;
+    for (;;) {
+      let command: Command;
+      if (row.status === 'drafting') {
+        command = await this.attempt('draft', row, async (at) => ({
+          type: 'draft',
+          draft: await this.d.drafter.draft(row.recipientId, row.question),
+          at,
+        }));
+      } else if (row.status === 'drafted' && row.evaluatedAt === null) {
+        command = await this.attempt('evaluate', row, async (at) => ({
+          type: 'evaluate',
+          verdict: await this.d.evaluation.evaluate(row),
+          at,
+        }));
+      } else return row;
+      const r = await this.stepping.add({ id: row.id, recipientId: row.recipientId, command });
+      if (!r || 'refused' in r || !r.changed || command.type === 'fail') return r?.row ?? row;
+      row = r.row;
     }
-    if (row && row.status === 'pending' && row.evaluatedAt === null && row.draftText) {
-      const decision = await this.evaluate(row);
-      await this.deciding.add({ row, decision });
+  }
+
+  private async attempt(
+    step: 'draft' | 'evaluate',
+    row: ReceivedRow,
+    run: (at: number) => Promise<Command>,
+  ): Promise<Command> {
+    try {
+      return await run(this.d.now());
+    } catch (err) {
+      const error = errorMessage(err);
+      this.d.log.warn(
+        { err: error, queryId: row.id, step, attempts: row.attempts + 1 },
+        'query step failed; retrying later',
+      );
+      return { type: 'fail', step, error, policy: this.d.retry, at: this.d.now() };
     }
   }
 
@@ -114,23 +154,19 @@ export class Intake {
       return this.d.received.receive(
         tx,
         todo.map((b) => ({
-          q: {
-            id: b.q.questionId,
-            recipient: b.recipient,
-            asker: {
-              id: b.q.asker.id,
-              handle: b.q.asker.handle,
-              node: b.q.asker.node,
-              profile: b.q.asker.profile,
-            },
-            question: b.q.question,
-            askedAt: Date.parse(b.q.askedAt),
+          id: b.q.questionId,
+          recipient: b.recipient,
+          asker: {
+            id: b.q.asker.id,
+            handle: b.q.asker.handle,
+            node: b.q.asker.node,
+            profile: b.q.asker.profile,
           },
-          draft: b.draft,
+          question: b.q.question,
+          askedAt: Date.parse(b.q.askedAt),
         })),
       );
     });
-    this.d.outbox.wake();
     const byRecipient = new Map(created.map((r) => [`${r.id} ${r.recipientId}`, r]));
     // A copy recorded earlier (a redelivery, another replica) is read back as it is now.
     return Promise.all(
@@ -140,51 +176,6 @@ export class Intake {
           this.d.received.get(b.q.questionId, b.recipient.id),
       ),
     );
-  }
-
-  /** What the recipient's approvals say about a drafted query. */
-  private async evaluate(row: ReceivedRow): Promise<Decision> {
-    let decision: Decision;
-    try {
-      const reply = EvaluateQueryReply.parse(
-        await this.d.bus.request(
-          ApprovalsRpc.evaluate,
-          {
-            queryId: row.id,
-            recipient: { id: row.recipientId, handle: row.recipientHandle },
-            asker: { id: row.askerId, handle: row.askerHandle, profile: row.askerProfile ?? null },
-            question: row.question,
-            draft: {
-              text: row.draftText ?? '',
-              sources: [...new Set(row.citations.map((c) => c.source))],
-              excerpts: row.citations.map((c) => c.excerpt),
-            },
-          },
-          { timeoutMs: 60_000 },
-        ),
-      );
-      decision = {
-        // Held by the gate (a secret, a manual source, a source outside the condition): it waits
-        // for the recipient like any pending query, the reason saying why.
-        outcome: reply.outcome === 'held' ? 'pending' : reply.outcome,
-        decidedBy: reply.decidedBy,
-        condition: reply.condition,
-        reason: reply.reason,
-      };
-    } catch (err) {
-      // Without an answer from approvals nothing is released: the query waits for its recipient.
-      this.d.log.warn(
-        { err: (err as Error).message, queryId: row.id },
-        'auto-approval unavailable; query stays pending',
-      );
-      decision = {
-        outcome: 'pending',
-        decidedBy: 'none',
-        condition: null,
-        reason: 'Auto-approval was unavailable; waiting for a manual decision.',
-      };
-    }
-    return decision;
   }
 }
 

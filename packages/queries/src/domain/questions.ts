@@ -23,6 +23,8 @@ export interface PeerView {
   peer: string;
   status: PeerStatus;
   updatedAt: number;
+  /** Why the peer is undeliverable. */
+  reason: string | null;
 }
 
 export interface NewQuestion {
@@ -145,6 +147,7 @@ export class QuestionRepository {
       peer: r.peerHandle,
       status: r.status === 'sent' && now > question.expiresAt ? 'expired' : (r.status as PeerStatus),
       updatedAt: r.status === 'sent' && now > question.expiresAt ? question.expiresAt : r.updatedAt,
+      reason: r.status === 'undeliverable' ? r.reason : null,
     }));
   }
 
@@ -201,6 +204,7 @@ export class QuestionRepository {
       revision: a.revision,
       receivedAt: at,
       eventId,
+      writtenByOwner: a.writtenByOwner ?? false,
     };
     if (held)
       await tx
@@ -210,22 +214,26 @@ export class QuestionRepository {
     else await tx.insert(answers).values(row);
     await tx
       .update(questionPeers)
-      .set({ status: 'answered', updatedAt: at })
+      .set({ status: 'answered', updatedAt: at, reason: null })
       .where(and(eq(questionPeers.questionId, a.questionId), eq(questionPeers.peerId, a.recipientId)));
     return true;
   }
 
-  /** A peer declined or had nothing: recorded unless an answer already arrived. */
+  /**
+   * A peer declined, had nothing, or its node could not draft or evaluate the question in time
+   * (undeliverable, with the reason): recorded unless an answer already arrived.
+   */
   async markWithheld(
     tx: Transaction,
     questionId: string,
     peerId: string,
-    status: 'declined' | 'no-knowledge',
+    status: 'declined' | 'no-knowledge' | 'undeliverable',
     at: number,
+    reason?: string,
   ): Promise<void> {
     await tx
       .update(questionPeers)
-      .set({ status, updatedAt: at })
+      .set({ status, updatedAt: at, reason: reason ?? null })
       .where(
         and(
           eq(questionPeers.questionId, questionId),

@@ -1,18 +1,16 @@
-import type { Database, Emit, Outbox, Transaction } from '@lore/kit';
+import type { Database, Outbox, Transaction } from '@lore/kit';
 import { conflict, forbidden, notFound } from '@lore/kit';
-import type { AnswerCitation, AskerProfile, ReceivedStatus } from '@lore/schema';
-import { AnswerShared, AnswerWithheld } from '@lore/schema';
-import { and, count, desc, eq, gte, isNull, ne } from 'drizzle-orm';
+import type { AskerProfile, ReceivedStatus } from '@lore/schema';
+import { and, asc, count, desc, eq, gte, inArray, lte, ne } from 'drizzle-orm';
 import * as tables from '../tables.js';
+import { citationsDrawnOn } from './citing.js';
+import { type Command, initialState, Refused, run } from './lifecycle.js';
+import { announce, columnsOf, type ReceivedRow, stateOf } from './received-state.js';
 
 const { receivedQueries } = tables;
-export type ReceivedRow = typeof receivedQueries.$inferSelect;
 
-export interface Draft {
-  text: string;
-  citations: AnswerCitation[];
-  strategy: 'endpoint' | 'sampling' | 'extractive';
-}
+export type { Draft } from './lifecycle.js';
+export type { ReceivedRow } from './received-state.js';
 
 export interface IncomingQuery {
   id: string;
@@ -22,12 +20,18 @@ export interface IncomingQuery {
   askedAt: number;
 }
 
-export interface Decision {
-  outcome: 'accepted' | 'rejected' | 'pending';
-  decidedBy: string;
-  condition: string | null;
-  reason: string;
+/** A lifecycle command for one recipient's copy of a query. */
+export interface Step {
+  id: string;
+  recipientId: string;
+  command: Command;
 }
+
+/** What a step did: the copy as it is now (changed or not), or why the command was refused. */
+export type StepResult =
+  | { row: ReceivedRow; changed: boolean }
+  | { refused: Refused; row: ReceivedRow }
+  | null;
 
 /** The recipient's side: queries addressed to agents hosted here, their drafts and decisions. */
 export class ReceivedRepository {
@@ -68,16 +72,17 @@ export class ReceivedRepository {
 
   /**
    * Record queries received here, inside a transaction the caller holds (with their inbox rows),
-   * and return the rows this call created (a copy already recorded is left as it is). Without a
-   * draft a query is settled as `no-knowledge` and the asker is told so.
+   * and return the rows this call created (a copy already recorded is left as it is). A copy
+   * starts `drafting`; its draft and evaluation are lifecycle steps (`apply`).
    */
-  async receive(tx: Transaction, incoming: Array<{ q: IncomingQuery; draft: Draft | null }>) {
+  async receive(tx: Transaction, incoming: IncomingQuery[]) {
     if (!incoming.length) return [];
     const t = this.now();
-    const inserted = await tx
+    const state = run({ type: 'receive', at: t }, initialState).state;
+    return tx
       .insert(receivedQueries)
       .values(
-        incoming.map(({ q, draft }) => ({
+        incoming.map((q) => ({
           id: q.id,
           recipientId: q.recipient.id,
           recipientHandle: q.recipient.handle,
@@ -88,115 +93,115 @@ export class ReceivedRepository {
           question: q.question,
           askedAt: q.askedAt,
           receivedAt: t,
-          status: draft ? 'pending' : 'no-knowledge',
-          draftText: draft?.text ?? null,
-          citations: draft?.citations ?? [],
-          strategy: draft?.strategy ?? null,
-          decisionReason: draft
-            ? 'Drafted; waiting for your auto-approval conditions.'
-            : 'No relevant knowledge: nothing was drafted and the asker was told.',
-          decidedBy: draft ? 'none' : 'no-knowledge',
-          decidedAt: draft ? null : t,
+          ...columnsOf(state),
         })),
       )
       .onConflictDoNothing()
       .returning();
-    const withheld = inserted.filter((r) => r.status === 'no-knowledge');
-    if (withheld.length)
-      await this.outbox.insert(
-        tx,
-        withheld.map((r) =>
-          this.outbox.envelope(AnswerWithheld, {
-            questionId: r.id,
-            askerId: r.askerId,
-            askerHandle: r.askerHandle,
-            recipientId: r.recipientId,
-            recipientHandle: r.recipientHandle,
-            reason: 'no-knowledge',
-            at: new Date(t).toISOString(),
-          }),
-        ),
-      );
-    return inserted;
   }
 
   /**
-   * Apply what the conditions said, once per query: only a pending query that was not evaluated
-   * yet. Several decisions share one transaction; returns the rows that changed, in order.
+   * Run lifecycle commands, several in one transaction: each copy is read, decided, folded and
+   * written back only if nobody changed it meanwhile (its version), with the events its new
+   * state causes. Returns, in order, what each step did.
    */
-  async applyAutomatic(decisions: Array<{ row: ReceivedRow; decision: Decision }>) {
+  async apply(steps: Step[]): Promise<StepResult[]> {
     return this.outbox.transaction(async (tx, emit) => {
-      const t = this.now();
-      const out: Array<ReceivedRow | null> = [];
-      for (const { row, decision: d } of decisions) {
-        const settled = d.outcome !== 'pending';
+      const out: StepResult[] = [];
+      for (const step of steps) {
+        const [row] = await tx
+          .select()
+          .from(receivedQueries)
+          .where(and(eq(receivedQueries.id, step.id), eq(receivedQueries.recipientId, step.recipientId)));
+        if (!row) {
+          out.push(null);
+          continue;
+        }
+        let result: ReturnType<typeof run>;
+        try {
+          result = run(step.command, stateOf(row));
+        } catch (err) {
+          if (err instanceof Refused) {
+            out.push({ refused: err, row });
+            continue;
+          }
+          throw err;
+        }
+        if (!result.events.length) {
+          out.push({ row, changed: false });
+          continue;
+        }
         const [updated] = await tx
           .update(receivedQueries)
-          .set({
-            status: d.outcome,
-            evaluatedAt: t,
-            decisionReason: d.reason,
-            decidedBy: d.decidedBy,
-            decisionCondition: d.condition,
-            decidedAt: settled ? t : null,
-            revision: d.outcome === 'accepted' ? 1 : row.revision,
-          })
+          .set({ ...columnsOf(result.state), version: row.version + 1 })
           .where(
             and(
               eq(receivedQueries.id, row.id),
               eq(receivedQueries.recipientId, row.recipientId),
-              eq(receivedQueries.status, 'pending'),
-              isNull(receivedQueries.evaluatedAt),
+              eq(receivedQueries.version, row.version),
             ),
           )
           .returning();
-        if (updated) this.announce(emit, updated);
-        out.push(updated ?? null);
+        if (!updated) {
+          out.push({ row, changed: false });
+          continue;
+        }
+        for (const e of result.events) announce(emit, updated, e);
+        out.push({ row: updated, changed: true });
       }
       return out;
     });
   }
 
-  /** A manual accept or reject: only the recipient's copy, only from pending, only once. */
-  async decide(
-    id: string,
-    recipientId: string,
-    d: { outcome: 'accepted' | 'rejected'; decidedBy: string; condition: string | null; reason: string },
-  ): Promise<ReceivedRow> {
-    const row = await this.mine(id, recipientId, d.outcome === 'accepted' ? 'accept' : 'reject');
-    this.assertPending(row, d.outcome === 'accepted' ? 'accepted' : 'rejected');
-    return this.outbox.transaction(async (tx, emit) => {
-      const t = this.now();
-      const [updated] = await tx
-        .update(receivedQueries)
-        .set({
-          status: d.outcome,
-          decisionReason: d.reason,
-          decidedBy: d.decidedBy,
-          decisionCondition: d.condition,
-          decidedAt: t,
-          evaluatedAt: row.evaluatedAt ?? t,
-          revision: d.outcome === 'accepted' ? row.revision + 1 : row.revision,
-        })
-        .where(
-          and(
-            eq(receivedQueries.id, id),
-            eq(receivedQueries.recipientId, recipientId),
-            eq(receivedQueries.status, 'pending'),
-          ),
-        )
-        .returning();
-      // Another decision got there first (the two ran at the same time).
-      if (!updated) throw conflict(`Query '${id}' was already decided.`, { field: 'id' });
-      this.announce(emit, updated);
-      return updated;
-    });
+  /** One command from the recipient (accept, reject, edit): refused commands become tool errors. */
+  async applyOwn(id: string, recipientId: string, verb: string, command: Command): Promise<ReceivedRow> {
+    await this.mine(id, recipientId, verb);
+    const [r] = await this.apply([{ id, recipientId, command }]);
+    if (!r) throw notFound(`No query '${id}' addressed to you.`, { field: 'id' });
+    if ('refused' in r)
+      throw conflict(`Query '${id}' ${r.refused.message}.`, { field: 'id', status: r.refused.status });
+    if (!r.changed)
+      throw conflict(`Query '${id}' changed meanwhile; list it again and retry.`, { field: 'id' });
+    return r.row;
+  }
+
+  /** Copies whose step is due (a retry, or a step nobody finished), oldest first. */
+  async due(now: number, limit: number): Promise<ReceivedRow[]> {
+    return this.db
+      .select()
+      .from(receivedQueries)
+      .where(
+        and(
+          inArray(receivedQueries.status, ['drafting', 'drafted']),
+          lte(receivedQueries.nextAttemptAt, now),
+        ),
+      )
+      .orderBy(asc(receivedQueries.nextAttemptAt))
+      .limit(limit);
+  }
+
+  /** Take a due copy for one attempt: false when another replica took it first. */
+  async claim(row: ReceivedRow, until: number): Promise<boolean> {
+    if (row.nextAttemptAt === null) return false;
+    const taken = await this.db
+      .update(receivedQueries)
+      .set({ nextAttemptAt: until })
+      .where(
+        and(
+          eq(receivedQueries.id, row.id),
+          eq(receivedQueries.recipientId, row.recipientId),
+          eq(receivedQueries.nextAttemptAt, row.nextAttemptAt),
+        ),
+      )
+      .returning({ id: receivedQueries.id });
+    return taken.length > 0;
   }
 
   /**
-   * The recipient rewrites the answer. Pending: the draft changes (and is what an accept sends).
-   * No knowledge: the recipient's own answer becomes a pending draft. Accepted: the revision
-   * goes to the asker at once. Rejected: refused.
+   * The recipient rewrites the answer. It keeps the citations of the draft's sources it still
+   * draws on (none: written by the owner). Pending or held: the draft changes (and is what an
+   * accept sends). No knowledge: the recipient's own answer becomes a pending draft. Accepted:
+   * the revision goes to the asker at once. Rejected: refused.
    */
   async edit(
     id: string,
@@ -204,44 +209,16 @@ export class ReceivedRepository {
     text: string,
     editor: string,
   ): Promise<{ row: ReceivedRow; sent: boolean }> {
-    const row = await this.mine(id, recipientId, 'edit');
-    if (row.status === 'rejected')
-      throw conflict(`Query '${id}' was rejected; its answer can no longer be edited.`, {
-        field: 'query_id',
-      });
-    return this.outbox.transaction(async (tx, emit) => {
-      const t = this.now();
-      const accepted = row.status === 'accepted';
-      const [updated] = await tx
-        .update(receivedQueries)
-        .set({
-          draftText: text,
-          edited: true,
-          strategy: row.strategy ?? 'manual',
-          ...(row.status === 'no-knowledge'
-            ? {
-                status: 'pending',
-                decisionReason: `Answer written by @${editor}; waiting for a manual decision.`,
-                decidedBy: 'none',
-                decidedAt: null,
-                evaluatedAt: t,
-              }
-            : {}),
-          ...(accepted ? { revision: row.revision + 1 } : {}),
-        })
-        .where(
-          and(
-            eq(receivedQueries.id, id),
-            eq(receivedQueries.recipientId, recipientId),
-            eq(receivedQueries.status, row.status),
-            eq(receivedQueries.revision, row.revision),
-          ),
-        )
-        .returning();
-      if (!updated) throw conflict(`Query '${id}' changed while you edited it; list it again and retry.`);
-      if (accepted) this.announce(emit, updated);
-      return { row: updated, sent: accepted };
+    const before = await this.mine(id, recipientId, 'edit');
+    const row = await this.applyOwn(id, recipientId, 'edit', {
+      type: 'edit',
+      text,
+      // Checked against the draft as written, so a second edit may cite again what a first dropped.
+      citations: citationsDrawnOn(text, stateOf(before).draft?.sources ?? []),
+      by: `@${editor}`,
+      at: this.now(),
     });
+    return { row, sent: row.revision > before.revision };
   }
 
   async list(
@@ -275,44 +252,9 @@ export class ReceivedRepository {
       queriesAccepted: by.accepted ?? 0,
       queriesRejected: by.rejected ?? 0,
       queriesNoKnowledge: by['no-knowledge'] ?? 0,
+      queriesHeld: by.held ?? 0,
+      queriesInProgress: (by.drafting ?? 0) + (by.drafted ?? 0),
+      queriesUndeliverable: by.undeliverable ?? 0,
     };
-  }
-
-  private assertPending(row: ReceivedRow, verb: 'accepted' | 'rejected') {
-    if (row.status === 'pending') return;
-    if (row.status === 'no-knowledge')
-      throw conflict(
-        `Query '${row.id}' has no answer to send (no relevant knowledge). Write one with cqUpdateEditAnswer, then it can be ${verb}.`,
-        { field: 'id', status: row.status },
-      );
-    throw conflict(`Query '${row.id}' is already ${row.status}; only pending queries can be ${verb}.`, {
-      field: 'id',
-      status: row.status,
-    });
-  }
-
-  /** What the asker's node hears about a settled query. */
-  private announce(emit: Emit, row: ReceivedRow) {
-    const base = {
-      questionId: row.id,
-      askerId: row.askerId,
-      askerHandle: row.askerHandle,
-      recipientId: row.recipientId,
-      recipientHandle: row.recipientHandle,
-    };
-    if (row.status === 'accepted' && row.draftText) {
-      emit(AnswerShared, {
-        ...base,
-        text: row.draftText,
-        citations: row.citations,
-        strategy: row.edited
-          ? 'manual'
-          : ((row.strategy ?? 'manual') as 'endpoint' | 'sampling' | 'extractive' | 'manual'),
-        revision: Math.max(1, row.revision),
-        sharedAt: new Date(this.now()).toISOString(),
-      });
-    } else if (row.status === 'rejected') {
-      emit(AnswerWithheld, { ...base, reason: 'declined', at: new Date(this.now()).toISOString() });
-    }
   }
 }

@@ -1,4 +1,4 @@
-import type { PeerStatus } from '@lore/schema';
+import type { PeerStatus, ReceivedStatus } from '@lore/schema';
 import type { AnswerRow, PeerView } from './questions.js';
 import type { ReceivedRow } from './received.js';
 
@@ -11,7 +11,7 @@ export function requestedQueryView(r: ReceivedRow) {
     from: r.askerHandle,
     question: r.question,
     untrusted: true as const,
-    status: r.status as 'pending' | 'accepted' | 'rejected' | 'no-knowledge',
+    status: r.status as ReceivedStatus,
     timestamp: iso(r.receivedAt),
     draft: r.draftText
       ? {
@@ -19,6 +19,7 @@ export function requestedQueryView(r: ReceivedRow) {
           citations: r.citations,
           strategy: (r.strategy ?? 'manual') as 'endpoint' | 'sampling' | 'extractive' | 'manual',
           edited: r.edited,
+          ...(r.writtenByOwner ? { written_by_owner: true } : {}),
         }
       : null,
     decision: {
@@ -39,20 +40,26 @@ export function answerView(a: AnswerRow) {
     strategy: a.strategy as 'endpoint' | 'sampling' | 'extractive' | 'manual',
     revision: a.revision,
     received_at: iso(a.receivedAt),
+    ...(a.writtenByOwner ? { written_by_owner: true } : {}),
   };
 }
 
 export function peerView(p: PeerView) {
-  return { peer: p.peer, status: p.status, updated_at: iso(p.updatedAt) };
+  return {
+    peer: p.peer,
+    status: p.status,
+    updated_at: iso(p.updatedAt),
+    ...(p.reason ? { reason: p.reason } : {}),
+  };
 }
 
 /** Peers that may still answer. */
 export const stillPending = (peers: Array<{ status: PeerStatus }>) =>
   peers.filter((p) => p.status === 'sent').length;
 
-/** One line per peer: `@bob answered, @carol no-knowledge`. */
+/** One line per peer: `@bob answered, @carol no-knowledge, @dave undeliverable (why)`. */
 export function peerLine(peers: PeerView[]): string {
-  return peers.map((p) => `@${p.peer} ${p.status}`).join(', ') || '—';
+  return peers.map((p) => `@${p.peer} ${p.status}${p.reason ? ` (${p.reason})` : ''}`).join(', ') || '—';
 }
 
 /** Quoted, single-line, bounded: text from another agent shown inside a listing. */

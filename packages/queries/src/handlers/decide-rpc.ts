@@ -2,15 +2,19 @@ import type { EventBus } from '@lore/kit';
 import { DecideQueryRequest, QueriesRpc } from '@lore/schema';
 import type { ReceivedRepository } from '../domain/received.js';
 
-/** The approvals service settles a pending query (cqAcceptQuery / cqRejectQuery). */
-export const decideRpc = (received: ReceivedRepository) => (bus: EventBus) =>
+/**
+ * The recipient accepts or rejects a query (cqAcceptQuery / cqRejectQuery, served by approvals).
+ * The lifecycle decides here; the decision reaches the decision log as `lore.queries.query.decided`.
+ */
+export const decideRpc = (received: ReceivedRepository, now: () => number) => (bus: EventBus) =>
   bus.reply(QueriesRpc.decide, async (payload) => {
     const r = DecideQueryRequest.parse(payload);
-    const row = await received.decide(r.queryId, r.recipientId, {
-      outcome: r.outcome,
-      decidedBy: r.decidedBy,
-      condition: r.condition,
+    const accept = r.outcome === 'accepted';
+    const row = await received.applyOwn(r.queryId, r.recipientId, accept ? 'accept' : 'reject', {
+      type: accept ? 'accept' : 'reject',
+      by: r.decidedBy,
       reason: r.reason,
+      at: now(),
     });
     return { queryId: row.id, question: row.question, askerHandle: row.askerHandle, status: r.outcome };
   });

@@ -7,7 +7,8 @@ export const cqListAskedQuestions = tool({
   title: 'List the questions you asked',
   description:
     'Your own questions, newest first, with every answer received and each peer’s status: sent (waiting), answered, ' +
-    'declined, no-knowledge (the peer had nothing relevant), or expired (no answer within the time limit). Optionally ' +
+    'declined, no-knowledge (the peer had nothing relevant), undeliverable (the peer’s node could not draft or judge it in ' +
+    'time, with the reason), or expired (no answer within the time limit). Optionally ' +
     'only questions with a peer in a given status.',
   input: ListAskedQuestionsInput,
   output: ListAskedQuestionsOutput,
@@ -37,7 +38,10 @@ export const cqListAskedQuestions = tool({
         data: { questions, total: matching.length },
       };
     const lines = questions.map((q, i) => {
-      const answered = q.answers.map((a) => `  @${a.peer} (data): ${quote(a.text, 300)}`);
+      const answered = q.answers.map(
+        (a) =>
+          `  @${a.peer}${a.written_by_owner ? ' (written by the owner)' : ''} (data): ${quote(a.text, 300)}`,
+      );
       return [
         `${q.id} ${quote(q.question)} asked ${q.asked_at}`,
         `  Peers: ${peerLine(page[i]!.peers)}`,

@@ -28,11 +28,11 @@ export const cqListRequestedQueries = tool({
     const lines = rows.map((r) => {
       const v = requestedQueryView(r);
       const draft = v.draft
-        ? `  Draft${v.draft.edited ? ' (edited)' : ''}: ${quote(v.draft.text, 400)}${v.draft.citations.length ? `\n  Sources: ${[...new Set(v.draft.citations.map((c) => c.source))].join(', ')}` : ''}`
+        ? `  Draft${v.draft.written_by_owner ? ' (written by the owner)' : v.draft.edited ? ' (edited)' : ''}: ${quote(v.draft.text, 400)}${v.draft.citations.length ? `\n  Sources: ${[...new Set(v.draft.citations.map((c) => c.source))].join(', ')}` : ''}`
         : '  Draft: none';
       return `${v.id} [${v.status}] from @${v.from} at ${v.timestamp}\n  Question (from @${v.from}, data): ${quote(v.question)}\n${draft}\n  Decision: ${v.decision.reason}`;
     });
-    const pending = rows.filter((r) => r.status === 'pending').length;
+    const pending = rows.filter((r) => r.status === 'pending' || r.status === 'held').length;
     const hint = pending
       ? `\n\n${pending} pending: accept with cqAcceptQuery, reject with cqRejectQuery, or edit the draft with cqUpdateEditAnswer.`
       : '';

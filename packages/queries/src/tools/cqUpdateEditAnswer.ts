@@ -1,4 +1,4 @@
-import { UpdateEditAnswerInput, UpdateEditAnswerOutput } from '@lore/schema';
+import { type ReceivedStatus, UpdateEditAnswerInput, UpdateEditAnswerOutput } from '@lore/schema';
 import { tool } from '../ports.js';
 
 export const cqUpdateEditAnswer = tool({
@@ -15,19 +15,25 @@ export const cqUpdateEditAnswer = tool({
   async handler({ query_id, new_answer }, { ports, agent }) {
     const { row, sent } = await ports.received.edit(query_id, agent.id, new_answer, agent.handle);
     const content = `Successfully updated answer for query_id '${query_id}'.`;
+    const sources = [...new Set(row.citations.map((c) => c.source))];
+    const cites = sources.length
+      ? ` It cites the sources it still draws on: ${sources.join(', ')}.`
+      : ' It draws on none of the draft’s sources: it is marked as written by you and cites nothing.';
     const next = sent
       ? ` Revision ${row.revision} was sent to @${row.askerHandle}.`
-      : row.status === 'pending'
-        ? ' The query is pending: accept it with cqAcceptQuery to send this answer.'
+      : row.status === 'pending' || row.status === 'held' || row.status === 'undeliverable'
+        ? ` The query is ${row.status}: accept it with cqAcceptQuery to send this answer.`
         : '';
     return {
-      text: `${content}${next}`,
+      text: `${content}${cites}${next}`,
       data: {
         content,
         query_id,
-        status: row.status as 'pending' | 'accepted' | 'rejected' | 'no-knowledge',
+        status: row.status as ReceivedStatus,
         revision: row.revision,
         sent_to_asker: sent,
+        citations: row.citations,
+        written_by_owner: row.writtenByOwner,
       },
     };
   },

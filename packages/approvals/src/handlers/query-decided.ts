@@ -1,0 +1,27 @@
+import type { EventBus } from '@lore/kit';
+import { type Database, handleOnce, type Logger } from '@lore/kit';
+import { QueryDecided } from '@lore/schema';
+import type { DecisionRepository } from '../domain/decisions.js';
+import type * as tables from '../tables.js';
+
+/**
+ * The decision log follows the queries service of this node: each `query.decided` event is
+ * recorded once (its inbox row). Decisions about agents hosted on other nodes are theirs to log.
+ */
+export const onQueryDecided =
+  (db: Database<typeof tables>, decisions: DecisionRepository, nodeId: string, log: Logger) =>
+  (bus: EventBus) => {
+    const consumer = `approvals-decisions-${nodeId}`;
+    return bus.subscribe({ consumer, subjects: [QueryDecided.subject] }, async (event) => {
+      if (event.producer.node !== nodeId || event.producer.service !== 'queries') return;
+      const parsed = QueryDecided.payload.safeParse(event.payload);
+      if (!parsed.success) {
+        log.warn(
+          { eventId: event.id, err: parsed.error.issues[0]?.message },
+          'unreadable query.decided dropped',
+        );
+        return;
+      }
+      await handleOnce(db, consumer, event, (tx) => decisions.record(tx, parsed.data, event.id));
+    });
+  };

@@ -1,0 +1,145 @@
+import type { Emit } from '@lore/kit';
+import { AnswerShared, AnswerWithheld, QueryDecided, type ReceivedStatus } from '@lore/schema';
+import type * as tables from '../tables.js';
+import type { Event, QueryState } from './lifecycle.js';
+
+export type ReceivedRow = typeof tables.receivedQueries.$inferSelect;
+
+/** A stored copy as the lifecycle sees it. */
+export function stateOf(r: ReceivedRow): QueryState {
+  return {
+    status: r.status as ReceivedStatus,
+    draft: r.draftText
+      ? {
+          text: r.draftText,
+          citations: r.citations,
+          strategy: (r.strategy ?? 'manual') as 'endpoint' | 'sampling' | 'extractive' | 'manual',
+          edited: r.edited,
+          writtenByOwner: r.writtenByOwner,
+          // Copies drafted before the draft's own citations were kept: its current ones.
+          sources: r.sourceCitations.length || r.edited ? r.sourceCitations : r.citations,
+        }
+      : null,
+    revision: r.revision,
+    decision: {
+      reason: r.decisionReason,
+      decidedBy: r.decidedBy,
+      condition: r.decisionCondition,
+      at: r.decidedAt,
+    },
+    evaluatedAt: r.evaluatedAt,
+    attempts: r.attempts,
+    nextAttemptAt: r.nextAttemptAt,
+    retryUntil: r.retryUntil,
+    lastError: r.lastError,
+  };
+}
+
+/** The columns a lifecycle state is stored in. */
+export function columnsOf(s: QueryState) {
+  return {
+    status: s.status === 'new' ? 'drafting' : s.status,
+    draftText: s.draft?.text ?? null,
+    citations: s.draft?.citations ?? [],
+    strategy: s.draft?.strategy ?? null,
+    edited: s.draft?.edited ?? false,
+    writtenByOwner: s.draft?.writtenByOwner ?? false,
+    sourceCitations: s.draft?.sources ?? [],
+    revision: s.revision,
+    decisionReason: s.decision.reason,
+    decidedBy: s.decision.decidedBy,
+    decisionCondition: s.decision.condition,
+    decidedAt: s.decision.at,
+    evaluatedAt: s.evaluatedAt,
+    attempts: s.attempts,
+    nextAttemptAt: s.nextAttemptAt,
+    retryUntil: s.retryUntil,
+    lastError: s.lastError,
+  };
+}
+
+/**
+ * What the rest of the network hears when a copy changes: the asker's node gets the answer or
+ * the reason there is none; this node's approvals service logs every decision.
+ */
+export function announce(emit: Emit, row: ReceivedRow, e: Event): void {
+  const at = new Date(e.at).toISOString();
+  const base = {
+    questionId: row.id,
+    askerId: row.askerId,
+    askerHandle: row.askerHandle,
+    recipientId: row.recipientId,
+    recipientHandle: row.recipientHandle,
+  };
+  const decided = (
+    kind: 'auto' | 'manual' | 'system',
+    outcome: 'accepted' | 'rejected' | 'pending' | 'held' | 'edited' | 'undeliverable',
+    d: { decidedBy: string; condition: string | null; reason: string; checks?: QueryDecidedChecks },
+  ) =>
+    emit(QueryDecided, {
+      queryId: row.id,
+      recipientId: row.recipientId,
+      recipientHandle: row.recipientHandle,
+      askerId: row.askerId,
+      askerHandle: row.askerHandle,
+      kind,
+      outcome,
+      decidedBy: d.decidedBy,
+      condition: d.condition,
+      reason: d.reason,
+      checks: d.checks ?? [],
+      at,
+    });
+  const share = () => {
+    if (!row.draftText) return;
+    emit(AnswerShared, {
+      ...base,
+      text: row.draftText,
+      citations: row.citations,
+      strategy: row.edited
+        ? 'manual'
+        : ((row.strategy ?? 'manual') as 'endpoint' | 'sampling' | 'extractive' | 'manual'),
+      revision: Math.max(1, row.revision),
+      sharedAt: at,
+      ...(row.writtenByOwner ? { writtenByOwner: true } : {}),
+    });
+  };
+  switch (e.type) {
+    case 'nothing-drafted':
+      emit(AnswerWithheld, { ...base, reason: 'no-knowledge', at });
+      return;
+    case 'given-up':
+      emit(AnswerWithheld, { ...base, reason: 'undeliverable', detail: e.reason, at });
+      decided('system', 'undeliverable', { decidedBy: 'system', condition: null, reason: e.reason });
+      return;
+    case 'auto-decided':
+      decided('auto', e.verdict.outcome, e.verdict);
+      if (e.verdict.outcome === 'accepted') share();
+      if (e.verdict.outcome === 'rejected') emit(AnswerWithheld, { ...base, reason: 'declined', at });
+      return;
+    case 'manually-decided':
+      decided('manual', e.outcome, { decidedBy: e.by, condition: null, reason: e.reason });
+      if (e.outcome === 'accepted') share();
+      else emit(AnswerWithheld, { ...base, reason: 'declined', at });
+      return;
+    case 'edited':
+      decided('manual', 'edited', {
+        decidedBy: `manual:${e.by}`,
+        condition: null,
+        reason: e.citations.length
+          ? `Answer edited by ${e.by}; it still cites ${[...new Set(e.citations.map((c) => c.source))].join(', ')}.`
+          : `Answer edited by ${e.by}: written by the owner, citing no source.`,
+      });
+      if (e.resent) share();
+      return;
+    default:
+      return;
+  }
+}
+
+type QueryDecidedChecks = Array<{
+  condition: string;
+  effect: 'allow' | 'deny';
+  result: 'match' | 'no-match' | 'unknown';
+  reason: string;
+}>;
