@@ -94,10 +94,11 @@ export class NatsDirectory implements NetworkDirectory {
     private readonly nodes: KV,
   ) {}
 
-  static async open(nc: NatsConnection, prefix = ''): Promise<NatsDirectory> {
+  /** `replicas`: copies of each bucket on a JetStream cluster (3 on three servers). */
+  static async open(nc: NatsConnection, prefix = '', replicas = 1): Promise<NatsDirectory> {
     const kvm = new Kvm(nc);
-    const handles = await kvm.create(`${prefix}${HANDLES_BUCKET}`, { history: 1 });
-    const nodes = await kvm.create(`${prefix}${NODES_BUCKET}`, { history: 1 });
+    const handles = await kvm.create(`${prefix}${HANDLES_BUCKET}`, { history: 1, replicas });
+    const nodes = await kvm.create(`${prefix}${NODES_BUCKET}`, { history: 1, replicas });
     const directory = new NatsDirectory(nc, handles, nodes);
     // Not awaited: until the replica has synced, look-ups read the bucket as before.
     void directory.follow();

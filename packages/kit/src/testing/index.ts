@@ -189,4 +189,5 @@ export async function withUsers<S extends LoreService>(
 }
 
 export { freePort, NATS_URL, NatsServerProcess, natsAvailable, reachable } from './nats.js';
+export { NatsCluster, NatsClusterNode, type NatsClusterOptions } from './nats-cluster.js';
 export { SqldProcess, sqldBinary, startSqlds } from './sqld.js';
