@@ -12,7 +12,7 @@ export default defineConfig({
   test: {
     name: 'faults',
     root: repo,
-    include: ['apps/aggregator/test/reliability/{crash,load}.test.ts'],
+    include: ['apps/aggregator/test/reliability/{crash,load,sqld-flows,nats-cluster}.test.ts'],
     fileParallelism: false,
     execArgv: ['--expose-gc'],
     testTimeout: 300_000,

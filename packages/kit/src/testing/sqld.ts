@@ -90,6 +90,31 @@ export class SqldProcess {
     await exited;
   }
 
+  /** Runs one statement over sqld's HTTP API (hrana pipeline): the rows, each as its column values. */
+  async query(sql: string): Promise<unknown[][]> {
+    const res = await fetch(`${this.url}/v2/pipeline`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ requests: [{ type: 'execute', stmt: { sql } }, { type: 'close' }] }),
+    });
+    if (!res.ok) throw new Error(`sqld answered ${res.status}: ${await res.text()}`);
+    const body = (await res.json()) as {
+      results: Array<{
+        type: string;
+        error?: { message: string };
+        response?: { result: { rows: unknown[][] } };
+      }>;
+    };
+    const first = body.results[0]!;
+    if (first.type !== 'ok') throw new Error(`sqld: ${first.error?.message ?? 'error'}`);
+    return first.response!.result.rows.map((row) =>
+      row.map((cell) => {
+        const c = cell as { type: string; value?: string | number };
+        return c.type === 'integer' ? Number(c.value) : c.type === 'null' ? null : c.value;
+      }),
+    );
+  }
+
   private append(d: Buffer) {
     // Only the tail matters for a failure message.
     this.log = (this.log + d.toString()).slice(-8000);
