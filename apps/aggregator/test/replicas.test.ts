@@ -1,4 +1,3 @@
-import { createServer, request as httpRequest, type Server } from 'node:http';
 import { join } from 'node:path';
 import { NatsBus } from '@lore/kit';
 import {
@@ -7,42 +6,14 @@ import {
   freePort,
   NatsServerProcess,
   ok,
+  type RoundRobinProxy,
+  roundRobinProxy,
   SqldProcess,
   tempDir,
 } from '@lore/kit/testing';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, type Spawned, spawnTs } from './helpers.js';
-
-/** A round-robin HTTP proxy on loopback: each request goes to the next target. */
-function roundRobin(targets: string[]): Promise<{ url: string; server: Server; hits: number[] }> {
-  const hits = targets.map(() => 0);
-  let next = 0;
-  const server = createServer((req, res) => {
-    const i = next++ % targets.length;
-    hits[i]!++;
-    const target = new URL(req.url ?? '/', targets[i]);
-    const up = httpRequest(
-      target,
-      { method: req.method, headers: { ...req.headers, host: target.host } },
-      (r) => {
-        res.writeHead(r.statusCode ?? 502, r.headers);
-        r.pipe(res);
-      },
-    );
-    up.on('error', () => {
-      res.writeHead(502);
-      res.end();
-    });
-    req.pipe(up);
-  });
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () => {
-      const a = server.address() as { port: number };
-      resolve({ url: `http://127.0.0.1:${a.port}`, server, hits });
-    }),
-  );
-}
 
 describe('two replicas of a service and two aggregators, each pair behind a round-robin proxy', () => {
   const dir = tempDir();
@@ -51,8 +22,8 @@ describe('two replicas of a service and two aggregators, each pair behind a roun
   const users: Spawned[] = [];
   let dms: Spawned;
   const aggs: Spawned[] = [];
-  let usersProxy: Awaited<ReturnType<typeof roundRobin>>;
-  let proxy: Awaited<ReturnType<typeof roundRobin>>;
+  let usersProxy: RoundRobinProxy;
+  let proxy: RoundRobinProxy;
 
   beforeAll(async () => {
     if (!NatsServerProcess.binaryAvailable()) {
@@ -94,7 +65,7 @@ describe('two replicas of a service and two aggregators, each pair behind a roun
       { ...common, LORE_LOG_LEVEL: 'info', LORE_PORT: '0', LORE_DATA_DIR: join(dir.path, 'dms') },
       /"url":"(http[^"]+)"/,
     );
-    usersProxy = await roundRobin(users.map((u) => u.url.replace(/\/mcp$/, '')));
+    usersProxy = await roundRobinProxy(users.map((u) => u.url.replace(/\/mcp$/, '')));
     for (const n of [1, 2]) {
       aggs.push(
         await spawnTs(
@@ -110,12 +81,12 @@ describe('two replicas of a service and two aggregators, each pair behind a roun
         ),
       );
     }
-    proxy = await roundRobin(aggs.map((a) => a.url.replace(/\/mcp$/, '')));
+    proxy = await roundRobinProxy(aggs.map((a) => a.url.replace(/\/mcp$/, '')));
   }, 90_000);
 
   afterAll(async () => {
-    proxy?.server.close();
-    usersProxy?.server.close();
+    await proxy?.close();
+    await usersProxy?.close();
     for (const a of aggs) await a.kill('SIGTERM');
     for (const u of users) await u.kill('SIGTERM');
     await dms?.kill('SIGTERM');
