@@ -120,8 +120,8 @@ export async function scaleSuite(opts: { seconds: number; dataDir: string }): Pr
     };
 
     /** One call at a time: what a single statement round trip to sqld adds up to in a tool call. */
-    const sequential = async () => {
-      const c = await connectClient(undefined, { url: `${aggProxy.url}/mcp`, key });
+    const sequential = async (url = `${aggProxy.url}/mcp`) => {
+      const c = await connectClient(undefined, { url, key });
       const times: number[] = [];
       for (let i = 0; i < 20; i++) {
         const t = performance.now();
@@ -136,6 +136,14 @@ export async function scaleSuite(opts: { seconds: number; dataDir: string }): Pr
         suite: 'scale',
         name: 'agent_profile, one call at a time, 1 replica: p50',
         value: await sequential(),
+        unit: 'ms',
+      }),
+    );
+    rows.push(
+      row({
+        suite: 'scale',
+        name: 'agent_profile, one call at a time, users replica direct: p50',
+        value: await sequential(users1.url),
         unit: 'ms',
       }),
     );
