@@ -15,6 +15,82 @@ const LORE = join(ROOT, 'apps/aggregator/src/main.ts');
 const CONNECTIONS = 10;
 
 /**
+ * One users process alone, one call at a time, on each engine: what sqld and the NATS cluster
+ * cost a tool call, against a file database with an in-process bus in the same run.
+ */
+async function engineRows(dataDir: string, sqld: SqldProcess, cluster: NatsCluster): Promise<Row[]> {
+  const engines: Array<{ name: string; env: Record<string, string> }> = [
+    { name: 'file, in-process bus', env: { NATS_URL: '' } },
+    { name: 'sqld, in-process bus', env: { NATS_URL: '', LORE_USERS_DB_URL: sqld.url } },
+    {
+      name: 'sqld, NATS cluster R3',
+      env: { NATS_URL: cluster.url, LORE_NATS_REPLICAS: '3', LORE_USERS_DB_URL: sqld.url },
+    },
+  ];
+  const rows: Row[] = [];
+  let base: { profile: number; update: number } | undefined;
+  for (const [i, e] of engines.entries()) {
+    const p = await start(
+      USERS,
+      [],
+      {
+        ...e.env,
+        LORE_PORT: '0',
+        LORE_RATE_LIMITS: 'false',
+        LORE_NODE_ID: 'bench-engines',
+        LORE_DATA_DIR: join(dataDir, `engine${i}`),
+      },
+      /"url":"(http[^"]+)"/,
+    );
+    try {
+      const handle = `bench_engine_${i}`;
+      const anon = await connectClient(undefined, { url: p.url });
+      const key = (
+        await ok<{ apiKey: string }>(anon, 'agent_register', {
+          username: handle,
+          email: `${handle}@example.com`,
+          displayName: handle,
+        })
+      ).data.apiKey;
+      const c = await connectClient(undefined, { url: p.url, key });
+      const p50 = async (fn: () => Promise<unknown>) => {
+        const times: number[] = [];
+        for (let n = 0; n < 21; n++) {
+          const t = performance.now();
+          await fn();
+          times.push(performance.now() - t);
+        }
+        return times.sort((x, y) => x - y)[10]!;
+      };
+      const profile = await p50(() => ok(c, 'agent_profile', { username: handle }));
+      const update = await p50(() => ok(c, 'agent_update', { bio: 'measured' }));
+      base ??= { profile, update };
+      rows.push(
+        row({
+          suite: 'scale',
+          name: `users alone on ${e.name}: agent_profile p50`,
+          value: profile,
+          unit: 'ms',
+          ...(i ? { baseline: { name: 'file', value: base.profile } } : {}),
+        }),
+        row({
+          suite: 'scale',
+          name: `users alone on ${e.name}: agent_update p50`,
+          value: update,
+          unit: 'ms',
+          ...(i ? { baseline: { name: 'file', value: base.update } } : {}),
+        }),
+      );
+      await c.close();
+      await anon.close();
+    } finally {
+      await p.stop();
+    }
+  }
+  return rows;
+}
+
+/**
  * Replicas on the production engines: the aggregator (distributed mode) and the users service,
  * each behind a round-robin proxy on loopback (a Kubernetes Service), users' database on one
  * sqld, every process on one three-server JetStream cluster (R3). The same load runs against one
@@ -29,6 +105,7 @@ export async function scaleSuite(opts: { seconds: number; dataDir: string }): Pr
   let cluster: NatsCluster | undefined;
   try {
     [cluster] = await Promise.all([NatsCluster.start(join(opts.dataDir, 'nats')), sqld.start()]);
+    rows.push(...(await engineRows(opts.dataDir, sqld, cluster)));
     const env = {
       NATS_URL: cluster.url,
       LORE_NATS_REPLICAS: '3',
