@@ -46,7 +46,6 @@ describe('a JetStream cluster losing a server, then the stream leader, under loa
 
   afterAll(async () => {
     console.info(`nats-cluster recovery (ms): ${JSON.stringify(recovery)}`);
-    if (process.env.CLUSTER_DEBUG) console.info(nodes.a?.output().slice(-6000), nodes.b?.output().slice(-6000));
     await nodes.a?.kill();
     await nodes.b?.kill();
     await cluster?.stop();
