@@ -1,8 +1,9 @@
 /**
  * `pnpm bench [suite...]`: Lore's benchmarks. Every figure is printed beside a baseline
  * measured in the same run, as a ratio, because this machine is shared and noisy. Results go
- * to bench/results/latest.json. Suites: protocol, bus, search, ingest, broadcast (memory rows
- * come from protocol and search). Knobs, all optional: BENCH_SECONDS (autocannon duration),
+ * to bench/results/latest.json. Suites: protocol, bus, search, ingest, broadcast, scale (memory
+ * rows come from protocol and search; scale runs one and two replicas on sqld and a three-server
+ * NATS cluster). Knobs, all optional: BENCH_SECONDS (autocannon duration),
  * BENCH_SEARCH_CHUNKS, BENCH_SEARCH_QUESTIONS, BENCH_INGEST_CHUNKS, BENCH_BROADCAST_PER_NODE,
  * BENCH_KEEP (keep the suites' databases), BENCH_TRACE and BENCH_CPU_PROF (where the time
  * goes). BENCHMARKS.md has the latest figures.
@@ -16,6 +17,7 @@ import { broadcastSuite } from './suites/broadcast.js';
 import { busSuite } from './suites/bus.js';
 import { ingestSuite } from './suites/ingest.js';
 import { protocolSuite } from './suites/protocol.js';
+import { scaleSuite } from './suites/scale.js';
 import { searchSuite } from './suites/search.js';
 
 type Suite = (opts: { seconds: number; dataDir: string }) => Promise<Row[]>;
@@ -26,6 +28,7 @@ const SUITES: Record<string, Suite> = {
   search: searchSuite,
   ingest: ingestSuite,
   broadcast: broadcastSuite,
+  scale: scaleSuite,
 };
 
 const PROFILE_THEMSELVES = new Set(['ingest', 'broadcast']);

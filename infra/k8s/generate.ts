@@ -18,12 +18,17 @@ export const K8S_DIR = dirname(fileURLToPath(import.meta.url));
 interface Server {
   name: string;
   component: 'service' | 'aggregator';
-  /** Measured idle RSS is ~115 MB for a service alone; the limits leave room for work. */
+  /**
+   * Requests from the measured footprint (`pnpm bench scale`, BENCHMARKS.md): a service replica
+   * at 150–191 MiB RSS after load on sqld and the NATS cluster, an aggregator at 142–210 MiB;
+   * the limits leave room for work.
+   */
   resources: { requests: { cpu: string; memory: string }; limits: { cpu: string; memory: string } };
   hpa: { min: number; max: number };
 }
 
-const small = { requests: { cpu: '50m', memory: '192Mi' }, limits: { cpu: '1', memory: '512Mi' } };
+const small = { requests: { cpu: '50m', memory: '224Mi' }, limits: { cpu: '1', memory: '512Mi' } };
+const aggregator = { requests: { cpu: '50m', memory: '256Mi' }, limits: { cpu: '1', memory: '512Mi' } };
 const large = { requests: { cpu: '100m', memory: '256Mi' }, limits: { cpu: '1', memory: '1Gi' } };
 
 export const SERVERS: Server[] = [
@@ -36,7 +41,7 @@ export const SERVERS: Server[] = [
   { name: 'dms', component: 'service', resources: small, hpa: { min: 2, max: 4 } },
   { name: 'showcase', component: 'service', resources: small, hpa: { min: 2, max: 4 } },
   { name: 'docs', component: 'service', resources: large, hpa: { min: 2, max: 6 } },
-  { name: 'aggregator', component: 'aggregator', resources: small, hpa: { min: 2, max: 10 } },
+  { name: 'aggregator', component: 'aggregator', resources: aggregator, hpa: { min: 2, max: 10 } },
 ];
 
 /** Every Lore container listens here (the image's LORE_PORT); each Service exposes the same port. */

@@ -49,6 +49,7 @@ export async function startAllInOne(config: LoreConfig, opts: AllInOneOptions = 
     (await createBus({
       natsUrl: config.NATS_URL,
       name: `lore-${node.id}`,
+      replicas: config.LORE_NATS_REPLICAS,
       onError: (err, event, consumer) =>
         log.warn({ err: (err as Error).message, subject: event?.subject, consumer }, 'event handler failed'),
     }));

@@ -322,10 +322,23 @@ describe.skipIf(!haveKubectl)('Kubernetes manifests', () => {
         }
         expect(databases.size).toBe(SERVICE_NAMES.length);
 
-        const nats = new URL(config.NATS_URL!.replace(/^nats:/, 'http:'));
-        expect(find(objs, 'Service', nats.hostname)?.spec.ports.map((p: Obj) => p.port)).toContain(
-          Number(nats.port),
-        );
+        // One Service (nats), or every server of the StatefulSet by its stable name (nats-0.nats-headless.lore).
+        const servers = config.NATS_URL!.split(',').map((u) => new URL(u.replace(/^nats:/, 'http:')));
+        const natsSet = find(objs, 'StatefulSet', 'nats')!;
+        expect(servers.length).toBe(natsSet.spec.replicas);
+        expect(Number(config.LORE_NATS_REPLICAS)).toBe(servers.length);
+        for (const nats of servers) {
+          const [host, service] = nats.hostname.split('.');
+          const pod = /^(.+)-(\d+)$/.exec(host!);
+          if (service) {
+            expect(pod?.[1], nats.hostname).toBe('nats');
+            expect(Number(pod![2])).toBeLessThan(natsSet.spec.replicas);
+            expect(service).toBe(natsSet.spec.serviceName);
+          }
+          expect(find(objs, 'Service', service ?? host!)?.spec.ports.map((p: Obj) => p.port)).toContain(
+            Number(nats.port),
+          );
+        }
         const ingress = find(objs, 'Ingress', 'aggregator')!;
         const backend = ingress.spec.rules[0].http.paths[0].backend.service;
         expect(backend.name).toBe('aggregator');

@@ -1,49 +1,29 @@
-import { createServer, request as httpRequest, type Server } from 'node:http';
 import { join } from 'node:path';
 import { NatsBus } from '@lore/kit';
-import { call, connectClient, freePort, NatsServerProcess, ok, tempDir } from '@lore/kit/testing';
+import {
+  call,
+  connectClient,
+  freePort,
+  NatsServerProcess,
+  ok,
+  type RoundRobinProxy,
+  roundRobinProxy,
+  SqldProcess,
+  tempDir,
+} from '@lore/kit/testing';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, type Spawned, spawnTs } from './helpers.js';
 
-/** A round-robin HTTP proxy on loopback: each request goes to the next target. */
-function roundRobin(targets: string[]): Promise<{ url: string; server: Server; hits: number[] }> {
-  const hits = targets.map(() => 0);
-  let next = 0;
-  const server = createServer((req, res) => {
-    const i = next++ % targets.length;
-    hits[i]!++;
-    const target = new URL(req.url ?? '/', targets[i]);
-    const up = httpRequest(
-      target,
-      { method: req.method, headers: { ...req.headers, host: target.host } },
-      (r) => {
-        res.writeHead(r.statusCode ?? 502, r.headers);
-        r.pipe(res);
-      },
-    );
-    up.on('error', () => {
-      res.writeHead(502);
-      res.end();
-    });
-    req.pipe(up);
-  });
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () => {
-      const a = server.address() as { port: number };
-      resolve({ url: `http://127.0.0.1:${a.port}`, server, hits });
-    }),
-  );
-}
-
 describe('two replicas of a service and two aggregators, each pair behind a round-robin proxy', () => {
   const dir = tempDir();
   let nats: NatsServerProcess;
+  let sqld: SqldProcess;
   const users: Spawned[] = [];
   let dms: Spawned;
   const aggs: Spawned[] = [];
-  let usersProxy: Awaited<ReturnType<typeof roundRobin>>;
-  let proxy: Awaited<ReturnType<typeof roundRobin>>;
+  let usersProxy: RoundRobinProxy;
+  let proxy: RoundRobinProxy;
 
   beforeAll(async () => {
     if (!NatsServerProcess.binaryAvailable()) {
@@ -51,26 +31,33 @@ describe('two replicas of a service and two aggregators, each pair behind a roun
       return;
     }
     nats = new NatsServerProcess(await freePort(), join(dir.path, 'nats'));
-    await nats.start();
+    sqld = new SqldProcess(join(dir.path, 'sqld'));
+    await Promise.all([nats.start(), sqld.start()]);
     const common = { NATS_URL: nats.url, LORE_LOG_LEVEL: 'warn', LORE_NODE_ID: 'replica-test' };
-    // Two processes of the users service: one node id, one database (a shared libSQL file here;
-    // a libSQL server in production), one durable consumer per subscription between them.
-    for (const n of [1, 2]) {
-      users.push(
-        await spawnTs(
-          join(ROOT, 'packages/users/src/main.ts'),
-          [],
-          {
-            ...common,
-            LORE_LOG_LEVEL: 'info',
-            LORE_PORT: '0',
-            LORE_DATA_DIR: join(dir.path, `users${n}`),
-            LORE_USERS_DB_URL: `file:${join(dir.path, 'users-shared.db')}`,
-          },
-          /"url":"(http[^"]+)"/,
+    // Two processes of the users service: one node id, one database on one libSQL server (as in
+    // production), one durable consumer per subscription between them. They start together on
+    // the empty database, so both race to migrate it.
+    users.push(
+      ...(await Promise.all(
+        [1, 2].map((n) =>
+          spawnTs(
+            join(ROOT, 'packages/users/src/main.ts'),
+            [],
+            {
+              ...common,
+              LORE_LOG_LEVEL: 'info',
+              LORE_PORT: '0',
+              LORE_DATA_DIR: join(dir.path, `users${n}`),
+              LORE_USERS_DB_URL: sqld.url,
+              // The concurrent-writes test registers many agents from one address.
+              LORE_RATE_LIMITS: 'false',
+            },
+            /"url":"(http[^"]+)"/,
+            60_000,
+          ),
         ),
-      );
-    }
+      )),
+    );
     // One dms process, whose DmSent events both users replicas consume (their activity feed).
     dms = await spawnTs(
       join(ROOT, 'packages/dms/src/main.ts'),
@@ -78,7 +65,7 @@ describe('two replicas of a service and two aggregators, each pair behind a roun
       { ...common, LORE_LOG_LEVEL: 'info', LORE_PORT: '0', LORE_DATA_DIR: join(dir.path, 'dms') },
       /"url":"(http[^"]+)"/,
     );
-    usersProxy = await roundRobin(users.map((u) => u.url.replace(/\/mcp$/, '')));
+    usersProxy = await roundRobinProxy(users.map((u) => u.url.replace(/\/mcp$/, '')));
     for (const n of [1, 2]) {
       aggs.push(
         await spawnTs(
@@ -94,16 +81,17 @@ describe('two replicas of a service and two aggregators, each pair behind a roun
         ),
       );
     }
-    proxy = await roundRobin(aggs.map((a) => a.url.replace(/\/mcp$/, '')));
+    proxy = await roundRobinProxy(aggs.map((a) => a.url.replace(/\/mcp$/, '')));
   }, 90_000);
 
   afterAll(async () => {
-    proxy?.server.close();
-    usersProxy?.server.close();
+    await proxy?.close();
+    await usersProxy?.close();
     for (const a of aggs) await a.kill('SIGTERM');
     for (const u of users) await u.kill('SIGTERM');
     await dms?.kill('SIGTERM');
     await nats?.kill();
+    await sqld?.kill('SIGTERM');
     dir.cleanup();
   });
 
@@ -210,5 +198,56 @@ describe('two replicas of a service and two aggregators, each pair behind a roun
     }
     await new Promise((r) => setTimeout(r, 500));
     expect((await handled()).total).toBe(20);
+  }, 90_000);
+  it('takes concurrent writes through both replicas on one sqld database: nothing lost, nothing applied twice', async () => {
+    if (!nats) return;
+    const subjectCount = async (subject: string) => {
+      const bus = await NatsBus.connect({ url: nats.url });
+      try {
+        const jsm = await jetstreamManager(bus.connection);
+        const info = await jsm.streams.info('LORE_EVENTS', { subjects_filter: subject });
+        return (info.state.subjects as Record<string, number> | undefined)?.[subject] ?? 0;
+      } finally {
+        await bus.close();
+      }
+    };
+    const registeredBefore = await subjectCount('lore.users.agent.registered');
+    const updatedBefore = await subjectCount('lore.users.agent.updated');
+    const anon = await connectClient(undefined, { url: `${usersProxy.url}/mcp` });
+    const run = Date.now().toString(36);
+    const handles = Array.from({ length: 30 }, (_, i) => `cw_${run}_${i}`);
+    // 30 registrations at once, alternating between the replicas; then 30 updates at once.
+    const keys = await Promise.all(
+      handles.map(async (handle) => {
+        const r = await ok<{ apiKey: string }>(anon, 'agent_register', {
+          username: handle,
+          email: `${handle}@example.com`,
+          displayName: handle,
+        });
+        return r.data.apiKey;
+      }),
+    );
+    await Promise.all(
+      handles.map(async (handle, i) => {
+        const c = await connectClient(undefined, { url: `${usersProxy.url}/mcp`, key: keys[i]! });
+        await ok(c, 'agent_update', { bio: `bio of ${handle}` });
+      }),
+    );
+    // Each row once in the shared database, with its update.
+    const rows = await sqld.query(
+      `select handle, bio from agents where handle like 'cw_${run}_%' order by handle`,
+    );
+    expect(rows).toHaveLength(30);
+    for (const [handle, bio] of rows) expect(bio).toBe(`bio of ${handle}`);
+    // Each write's event published once (the outboxes of both replicas drained, no duplicates).
+    await expect
+      .poll(() => subjectCount('lore.users.agent.registered'), { timeout: 15_000 })
+      .toBe(registeredBefore + 30);
+    await expect
+      .poll(() => subjectCount('lore.users.agent.updated'), { timeout: 15_000 })
+      .toBe(updatedBefore + 30);
+    expect(await sqld.query('select count(*) from lore_outbox where sent_at is null')).toEqual([[0]]);
+    expect(usersProxy.hits[0]).toBeGreaterThan(20);
+    expect(usersProxy.hits[1]).toBeGreaterThan(20);
   }, 90_000);
 });

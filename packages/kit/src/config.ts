@@ -40,7 +40,10 @@ export const LoreConfigSchema = z.object({
   LORE_ALLOWED_HOSTS: z.string().optional(),
   LORE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   LORE_API_KEY: z.string().optional(),
+  /** One NATS URL, or a cluster's URLs separated by commas. */
   NATS_URL: z.string().optional(),
+  /** JetStream replicas of Lore's stream and KV buckets: 3 on a three-server cluster. */
+  LORE_NATS_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
   LORE_DB_URL: z.string().optional(),
   LORE_DB_AUTH_TOKEN: z.string().optional(),
   ...dbVars,

@@ -14,6 +14,7 @@ export {
   createBus,
   MemoryBus,
   NatsBus,
+  natsServers,
   subjectMatches,
 } from './bus/index.js';
 export type { NodeLocalBus, NodeRequestOptions } from './bus/local.js';

@@ -35,6 +35,7 @@ export async function runStandalone(
   const bus = await createBus({
     natsUrl: config.NATS_URL,
     name: `lore-${name}`,
+    replicas: config.LORE_NATS_REPLICAS,
     onError: (err, event, consumer) =>
       log.warn({ err: (err as Error).message, subject: event?.subject, consumer }, 'event handler failed'),
   });

@@ -13,7 +13,7 @@ export default defineConfig({
   test: {
     name: 'faults',
     root: repo,
-    include: ['apps/aggregator/test/reliability/{crash,load,outage}.test.ts'],
+    include: ['apps/aggregator/test/reliability/{crash,load,outage,sqld-flows,nats-cluster}.test.ts'],
     fileParallelism: false,
     execArgv: ['--expose-gc'],
     testTimeout: 300_000,

@@ -3,7 +3,7 @@ import { type BusErrorHandler, NatsBus } from './nats.js';
 import type { EventBus } from './types.js';
 
 export { MemoryBus } from './memory.js';
-export { type BusErrorHandler, NatsBus, type NatsBusOptions } from './nats.js';
+export { type BusErrorHandler, NatsBus, type NatsBusOptions, natsServers } from './nats.js';
 export {
   BusNoResponderError,
   BusRemoteError,
@@ -25,6 +25,8 @@ export interface BusConfig {
   stream?: string;
   /** Connection name (NATS only). */
   name?: string;
+  /** JetStream replicas of the stream and KV buckets (NATS only; 3 on a three-server cluster). */
+  replicas?: number;
   onError?: BusErrorHandler;
 }
 
@@ -34,6 +36,7 @@ export async function createBus(config: BusConfig): Promise<EventBus> {
     url: config.natsUrl,
     stream: config.stream,
     name: config.name,
+    ...(config.replicas ? { replicas: config.replicas } : {}),
     onError: config.onError,
   });
 }

@@ -41,7 +41,14 @@ import {
 export type BusErrorHandler = (err: unknown, event: EventEnvelope | undefined, consumer: string) => void;
 
 export interface NatsBusOptions {
+  /** One server, or a cluster's servers separated by commas: the client tries each and reconnects to any. */
   url: string;
+  /**
+   * Copies JetStream keeps of the stream (and of the KV buckets opened on this connection): 3
+   * on a three-server cluster, so the loss of one server loses nothing. Default 1. An existing
+   * stream is raised (or lowered) to it.
+   */
+  replicas?: number;
   /** JetStream stream holding the events. Default `LORE_EVENTS`. */
   stream?: string;
   /** First subject token the stream captures (`<prefix>.>`). Default `lore`; tests use a random one. */
@@ -65,6 +72,12 @@ const ACK_WAIT_MS = 30_000;
  * work instead of one of them buffering the whole backlog.
  */
 const PREFETCH = 10;
+/**
+ * How long one pull waits on the server. The client checks heartbeats at half of it and pulls
+ * afresh after two are missed: when a cluster's consumer leader dies, its pull dies with it, and
+ * the client's default (30 s) left a subscription idle for up to a minute after the failover.
+ */
+const PULL_EXPIRES_MS = 5_000;
 
 /**
  * The bus between processes: events go through a JetStream stream (durable, deduplicated on the
@@ -82,6 +95,8 @@ export class NatsBus implements EventBus {
     private readonly stream: string,
     private readonly subjectPrefix: string,
     private readonly onError: BusErrorHandler,
+    /** JetStream replicas for what Lore creates on this connection (the stream, KV buckets). */
+    readonly replicas: number,
   ) {}
 
   /** The underlying connection, for other NATS-backed ports (the network directory's KV). */
@@ -92,16 +107,25 @@ export class NatsBus implements EventBus {
   static async connect(options: NatsBusOptions): Promise<NatsBus> {
     const stream = options.stream ?? 'LORE_EVENTS';
     const subjectPrefix = options.subjectPrefix ?? 'lore';
+    const replicas = options.replicas ?? 1;
     const nc = await connect({
-      servers: options.url,
+      servers: natsServers(options.url),
       name: options.name,
       // A service outlives NATS restarts: keep reconnecting, `ping` reports the outage meanwhile.
       maxReconnectAttempts: -1,
     });
     try {
       const jsm = await jetstreamManager(nc);
-      await ensureStream(jsm, stream, [`${subjectPrefix}.>`], options.duplicateWindowMs ?? 120_000);
-      return new NatsBus(nc, jetstream(nc), jsm, stream, subjectPrefix, options.onError ?? (() => {}));
+      await ensureStream(jsm, stream, [`${subjectPrefix}.>`], options.duplicateWindowMs ?? 120_000, replicas);
+      return new NatsBus(
+        nc,
+        jetstream(nc),
+        jsm,
+        stream,
+        subjectPrefix,
+        options.onError ?? (() => {}),
+        replicas,
+      );
     } catch (err) {
       await nc.close();
       throw err;
@@ -124,7 +148,10 @@ export class NatsBus implements EventBus {
     const maxDeliver = options.maxDeliver ?? 5;
     await this.ensureConsumer(durable, options.subjects, maxDeliver);
     const consumer = await this.js.consumers.get(this.stream, durable);
-    const messages: ConsumerMessages = await consumer.consume({ max_messages: PREFETCH });
+    const messages: ConsumerMessages = await consumer.consume({
+      max_messages: PREFETCH,
+      expires: PULL_EXPIRES_MS,
+    });
     let closing = false;
     // One message at a time per subscription: handlers stay simple, and PREFETCH bounds what this process holds.
     const loop = (async () => {
@@ -279,8 +306,9 @@ async function ensureStream(
   name: string,
   subjects: string[],
   duplicateWindowMs: number,
+  replicas: number,
 ) {
-  const settings = { subjects, duplicate_window: nanos(duplicateWindowMs) };
+  const settings = { subjects, duplicate_window: nanos(duplicateWindowMs), num_replicas: replicas };
   try {
     await jsm.streams.info(name);
   } catch (err) {
@@ -291,6 +319,14 @@ async function ensureStream(
     throw err;
   }
   await jsm.streams.update(name, settings);
+}
+
+/** `nats://a:4222,nats://b:4222` (or one URL) as the client's server list. */
+export function natsServers(url: string): string[] {
+  return url
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /** Durable names may not contain `.`, `*`, `>`, slashes or whitespace. */

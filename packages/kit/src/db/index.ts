@@ -1,10 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Client, createClient } from '@libsql/client';
+import type { Client } from '@libsql/client';
 import { drizzle, type LibSQLDatabase } from 'drizzle-orm/libsql';
 import { migrate } from 'drizzle-orm/libsql/migrator';
-import { installStatementCache } from './statement-cache.js';
+import { installStatementCache, isBusy, localPath, openClient, openWriterClient } from './adapter.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: services bring their own schema types.
 export type Database<S extends Record<string, unknown> = any> = LibSQLDatabase<S> & { $client: Client };
@@ -29,14 +29,10 @@ export async function openDatabase<S extends Record<string, unknown>>(
   opts: OpenDatabaseOptions<S>,
 ): Promise<Database<S>> {
   installStatementCache();
-  const path = opts.url.startsWith('file:') ? opts.url.slice('file:'.length).split('?')[0]! : undefined;
-  const onDisk = path !== undefined && path !== ':memory:' && !opts.url.includes('mode=memory');
+  const path = localPath(opts.url);
+  const onDisk = path !== undefined;
   if (onDisk) mkdirSync(dirname(resolve(path)), { recursive: true });
-  const client = createClient({
-    url: opts.url,
-    ...(opts.authToken ? { authToken: opts.authToken } : {}),
-    ...(onDisk ? { concurrency: READ_CONNECTIONS } : {}),
-  });
+  const client = openClient(opts.url, opts.authToken, READ_CONNECTIONS);
   let db: Database<S>;
   if (onDisk) {
     // WAL lets readers run beside the one writer.
@@ -50,10 +46,32 @@ export async function openDatabase<S extends Record<string, unknown>>(
     // Memory and remote (sqld, Turso) databases: transactions go through the one client.
     db = serializeWrites(drizzle(client, { schema: opts.schema }) as Database<S>);
   }
-  await migrate(db, { migrationsFolder: await kitMigrations(), migrationsTable: '__lore_kit_migrations' });
-  if (opts.migrationsFolder) await migrate(db, { migrationsFolder: opts.migrationsFolder });
+  const kitFolder = await kitMigrations();
+  await migrateRacing(() =>
+    migrate(db, { migrationsFolder: kitFolder, migrationsTable: '__lore_kit_migrations' }),
+  );
+  const own = opts.migrationsFolder;
+  if (own) await migrateRacing(() => migrate(db, { migrationsFolder: own }));
   return db;
 }
+
+/**
+ * Replicas of a service that start together on an empty database (one libSQL server, or one
+ * file) race to migrate it. drizzle applies the pending migrations and records them in one
+ * batch, so the loser's batch fails whole (its tables exist, or the lock was taken); run again,
+ * it finds them recorded and does nothing. A failure that persists is a real one.
+ */
+async function migrateRacing(run: () => Promise<void>): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await run();
+    } catch (err) {
+      if (attempt >= MIGRATE_ATTEMPTS) throw err;
+      await backoff(attempt + 2);
+    }
+  }
+}
+const MIGRATE_ATTEMPTS = 4;
 
 /**
  * An on-disk database writes through one connection of its own, one transaction at a time;
@@ -67,11 +85,7 @@ function withWriter<S extends Record<string, unknown>>(
   opts: OpenDatabaseOptions<S>,
 ): Database<S> {
   const open = () => {
-    const client = createClient({
-      url: opts.url,
-      concurrency: 1,
-      timeout: WRITER_BUSY_TIMEOUT_MS,
-    } as Parameters<typeof createClient>[0]);
+    const client = openWriterClient(opts.url, WRITER_BUSY_TIMEOUT_MS);
     return { client, db: drizzle(client, { schema: opts.schema }) as Database<S>, ready: false };
   };
   let writer = open();
@@ -123,13 +137,6 @@ function serializeWrites<D extends Database>(db: D, transact?: D['transaction'])
   return db;
 }
 
-const isBusy = (err: unknown) => {
-  const code =
-    (err as { code?: string; cause?: { code?: string } }).code ??
-    (err as { cause?: { code?: string } }).cause?.code;
-  return /SQLITE_BUSY/.test(String(code));
-};
-
 const backoff = (attempt: number) =>
   new Promise((r) => setTimeout(r, Math.min(200, 5 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random())));
 
@@ -152,6 +159,6 @@ async function kitMigrations(): Promise<string> {
 /** A package's migrations folder, from its `import.meta.url` (works from src/ and dist/). */
 export const migrationsFolder = (moduleUrl: string) => fileURLToPath(new URL('../migrations', moduleUrl));
 
+export { statementCacheStats } from './adapter.js';
 export { insertRows, type RowValue } from './insert-rows.js';
 export { inbox, outbox } from './kit-tables.js';
-export { statementCacheStats } from './statement-cache.js';

@@ -128,11 +128,12 @@ export class NatsDirectory implements NetworkDirectory {
     private readonly agents: KV,
   ) {}
 
-  static async open(nc: NatsConnection, prefix = ''): Promise<NatsDirectory> {
+  /** `replicas`: copies of each bucket on a JetStream cluster (3 on three servers). */
+  static async open(nc: NatsConnection, prefix = '', replicas = 1): Promise<NatsDirectory> {
     const kvm = new Kvm(nc);
-    const handles = await kvm.create(`${prefix}${HANDLES_BUCKET}`, { history: 1 });
-    const nodes = await kvm.create(`${prefix}${NODES_BUCKET}`, { history: 1 });
-    const agents = await kvm.create(`${prefix}${AGENTS_BUCKET}`, { history: 1 });
+    const handles = await kvm.create(`${prefix}${HANDLES_BUCKET}`, { history: 1, replicas });
+    const nodes = await kvm.create(`${prefix}${NODES_BUCKET}`, { history: 1, replicas });
+    const agents = await kvm.create(`${prefix}${AGENTS_BUCKET}`, { history: 1, replicas });
     const directory = new NatsDirectory(nc, handles, nodes, agents);
     // Not awaited: until the replica has synced, look-ups read the bucket as before.
     void directory.follow();

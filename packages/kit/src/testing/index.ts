@@ -189,3 +189,6 @@ export async function withUsers<S extends LoreService>(
 }
 
 export { freePort, NATS_URL, NatsServerProcess, natsAvailable, reachable } from './nats.js';
+export { NatsCluster, NatsClusterNode, type NatsClusterOptions } from './nats-cluster.js';
+export { type RoundRobinProxy, roundRobinProxy } from './proxy.js';
+export { type SqldOptions, SqldProcess, sqldBinary, startSqlds } from './sqld.js';

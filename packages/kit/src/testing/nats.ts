@@ -50,6 +50,10 @@ export class NatsServerProcess {
     return NATS_BIN !== undefined;
   }
 
+  static binaryPath(): string | undefined {
+    return NATS_BIN;
+  }
+
   async start(): Promise<void> {
     if (!NATS_BIN) throw new Error('nats-server is not installed');
     this.child = spawn(NATS_BIN, ['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', this.storeDir], {

