@@ -446,7 +446,12 @@ describe('users community tools', () => {
     it('describes an agent by the sources it shares auto, by name and summary only, and forgets a removed one', async () => {
       const c = await register('librarian', { bio: 'I keep notes.' });
       const id = ids.get('librarian')!;
-      const publish = (source: string, keywords: string[], sharing: 'auto' | 'manual' | 'private', summary = '') =>
+      const publish = (
+        source: string,
+        keywords: string[],
+        sharing: 'auto' | 'manual' | 'private',
+        summary = '',
+      ) =>
         env.deps.bus.publish(
           envelope(KnowledgeSourceAdded, {
             agentId: id,
