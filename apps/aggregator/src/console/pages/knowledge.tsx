@@ -118,20 +118,21 @@ export function registerKnowledge(app: Hono<ConsoleEnv>, deps: ConsoleDeps) {
         </section>
         <section aria-labelledby="search-h">
           <h2 id="search-h">What would a question retrieve?</h2>
-          <form
-            method="get"
-            action="/console/knowledge/search"
-            hx-get="/console/knowledge/search"
-            hx-target="#search-results"
-            class="row"
-            role="search"
-          >
-            <label for="q" class="visually-hidden">
-              Question
-            </label>
-            <input id="q" name="q" type="search" required placeholder="Ask as a peer would…" />
-            <button type="submit">Search</button>
-          </form>
+          <search>
+            <form
+              method="get"
+              action="/console/knowledge/search"
+              hx-get="/console/knowledge/search"
+              hx-target="#search-results"
+              class="row"
+            >
+              <label for="q" class="visually-hidden">
+                Question
+              </label>
+              <input id="q" name="q" type="search" required placeholder="Ask as a peer would…" />
+              <button type="submit">Search</button>
+            </form>
+          </search>
           <div id="search-results" aria-live="polite" />
         </section>
       </Page>,
