@@ -14,7 +14,7 @@ export function chromiumPath(): string | undefined {
  */
 export function browserAvailable(): boolean {
   const path = chromiumPath();
-  if (!path && process.env.CI === 'true')
+  if (!path && process.env.CI)
     throw new Error(
       'Chromium is required in CI: install it (apt-get install chromium) or set LORE_CHROMIUM_PATH.',
     );
