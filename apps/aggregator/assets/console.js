@@ -33,15 +33,25 @@
       if (status) status.textContent = 'Live: new questions appear here as they arrive.';
       inbox.dataset.connected = 'true';
     });
-    source.addEventListener('inbox', (e) => {
-      const { waiting } = JSON.parse(e.data);
-      // Keep a reply being written: a card with focus inside is not swapped away under the owner.
-      const busy = inbox.querySelector('textarea:focus, input:focus');
-      if (busy) return;
+    // A card the owner is working on (a form open, a field focused) is never swapped away under
+    // them: the refresh waits until they are done, then runs once.
+    let pending = null;
+    const busy = () => !!inbox.querySelector('details[open], textarea:focus, input:focus');
+    const refresh = () => {
+      if (pending === null) return;
+      if (busy()) return;
+      const waiting = pending;
+      pending = null;
       htmx.ajax('GET', inbox.dataset.refresh, { target: '#inbox-list', swap: 'outerHTML' }).then(() => {
         announce(`Inbox updated: ${waiting} waiting.`);
       });
+    };
+    source.addEventListener('inbox', (e) => {
+      pending = JSON.parse(e.data).waiting;
+      refresh();
     });
+    inbox.addEventListener('toggle', refresh, true);
+    document.body.addEventListener('htmx:afterSettle', () => setTimeout(refresh, 1500));
     source.addEventListener('error', () => {
       if (status) status.textContent = 'Live updates paused; reconnecting…';
     });

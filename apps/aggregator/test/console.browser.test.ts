@@ -115,7 +115,7 @@ describe.skipIf(!browserAvailable())('the owner console in a real browser', () =
     await card.getByRole('button', { name: 'Preview' }).click();
     await expect.poll(() => card.locator('.preview-box').textContent()).toContain(edited);
     await card.getByRole('button', { name: 'Save and approve' }).click();
-    await page.locator(`#q-${firstId} .status.accepted`).waitFor();
+    await page.locator('#live-flash', { hasText: 'Edited and approved' }).waitFor();
 
     await expect
       .poll(
@@ -142,7 +142,7 @@ describe.skipIf(!browserAvailable())('the owner console in a real browser', () =
     await card.getByText('Reject', { exact: true }).first().click();
     await card.getByLabel(/Reason/).fill('Not for bob yet.');
     await card.getByRole('button', { name: 'Reject' }).click();
-    await page.locator(`#q-${id} .status.rejected`).waitFor();
+    await page.locator('#live-flash', { hasText: 'Rejected: nothing was sent.' }).waitFor();
     const listed = await ok<
       Record<string, { status: string; decision: { decided_by: string; reason: string } }>
     >(owner.c, 'cqListRequestedQueries');
@@ -204,6 +204,14 @@ describe.skipIf(!browserAvailable())('the owner console in a real browser', () =
     expect(await page.locator('main').textContent()).toContain('How do you bake sourdough?');
     await page.goto(url('/console/network'));
     expect(await page.locator('#services').textContent()).toContain('approvals');
+    // A phone's width, in the dark: the same pages, nothing cut off sideways.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.goto(url('/console/conditions'));
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await shot('conditions-phone-dark');
+    await page.setViewportSize({ width: 1100, height: 900 });
+    await page.emulateMedia({ colorScheme: 'light' });
   });
 
   it('refuses a wrong key, a missing CSRF token and a foreign Origin', async () => {
