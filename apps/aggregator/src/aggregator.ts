@@ -20,6 +20,7 @@ import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { type ForwardContext, forwardContext } from './context.js';
 import type { AggregatorMetrics } from './metrics.js';
 import { assignNames, type NamedTool } from './naming.js';
+import { namespacedUri, withExposedResource } from './ui-resources.js';
 import type { Upstream } from './upstream.js';
 
 export interface AggregatorOptions {
@@ -62,7 +63,8 @@ export class Aggregator implements McpBackend {
   private parked = new Map<string, Upstream>();
   private readonly exposedBy = new Map<string, string[]>();
   private promptRoutes = new Map<string, { upstream: Upstream; original: string }>();
-  private resourceRoutes = new Map<string, Upstream>();
+  /** Exposed resource URI → the upstream serving it and its own URI. */
+  private resourceRoutes = new Map<string, { upstream: Upstream; original: string }>();
   private readonly listeners = new Set<() => void>();
   private readonly resultListeners = new Set<ResultListener>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
@@ -155,6 +157,7 @@ export class Aggregator implements McpBackend {
     const byKey = new Map(
       live.flatMap((u) => u.tools.map((t) => [`${u.name}\u0000${t.name}`, { u, t }] as const)),
     );
+    const exposedUris = this.rebuildResources(live);
     const routes = new Map<string, Route>();
     const tools: Tool[] = [];
     for (const n of names) {
@@ -165,7 +168,8 @@ export class Aggregator implements McpBackend {
         original: n.original,
         retryable: !!(a?.readOnlyHint || a?.idempotentHint),
       });
-      tools.push(n.exposed === n.original ? hit.t : { ...hit.t, name: n.exposed });
+      const t = withExposedResource(hit.t, exposedUris.get(hit.u.name) ?? new Map());
+      tools.push(n.exposed === n.original ? t : { ...t, name: n.exposed });
     }
     // Remember the names each live upstream was served under, so a call to one of them while
     // the upstream is down gets a quick 503 rather than "unknown tool".
@@ -190,14 +194,39 @@ export class Aggregator implements McpBackend {
         this.promptRoutes.set(exposed, { upstream: u, original: p.name });
         this.prompts.push({ ...p, name: exposed });
       }
-    this.resourceRoutes = new Map();
-    this.resources = [];
-    for (const u of live)
-      for (const r of u.resources)
-        if (!this.resourceRoutes.has(r.uri)) {
-          this.resourceRoutes.set(r.uri, u);
-          this.resources.push(r);
-        }
+  }
+
+  /**
+   * Resources of the live upstreams. A prefixed upstream's app resources (and an app resource
+   * whose URI an earlier upstream holds) are served under its namespace, keeping `ui://`; other
+   * URIs go through as they are, the first upstream winning. Returns each upstream's renames.
+   */
+  private rebuildResources(live: Upstream[]): Map<string, Map<string, string>> {
+    const routes = new Map<string, { upstream: Upstream; original: string }>();
+    const resources: Resource[] = [];
+    const renamed = new Map<string, Map<string, string>>();
+    for (const u of live) {
+      const mine = new Map<string, string>();
+      for (const r of u.resources) {
+        let exposed = u.opts.prefix ? namespacedUri(r.uri, u.opts.prefix) : r.uri;
+        if (routes.has(exposed)) exposed = namespacedUri(r.uri, u.opts.prefix ?? u.name);
+        if (routes.has(exposed)) continue;
+        routes.set(exposed, { upstream: u, original: r.uri });
+        resources.push(exposed === r.uri ? r : { ...r, uri: exposed });
+        mine.set(r.uri, exposed);
+      }
+      renamed.set(u.name, mine);
+    }
+    this.resourceRoutes = routes;
+    this.resources = resources;
+    return renamed;
+  }
+
+  /** Protocol extensions to advertise: every one a live upstream advertises (MCP Apps). */
+  extensions(): Record<string, Record<string, unknown>> {
+    const out: Record<string, Record<string, unknown>> = {};
+    for (const u of this.upstreams) if (u.up) Object.assign(out, u.extensions);
+    return out;
   }
 
   /** Which upstream serves an exposed tool name, and under which name. */
@@ -340,11 +369,17 @@ export class Aggregator implements McpBackend {
   }
 
   async readResource(uri: string, call: CallInfo): Promise<ReadResourceResult> {
-    const u = this.resourceRoutes.get(uri);
-    if (!u) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource: ${uri}`);
-    return forwardContext.run({ token: call.token, requestId: call.requestId }, () =>
-      u.readResource(uri, call),
+    const r = this.resourceRoutes.get(uri);
+    if (!r) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource: ${uri}`);
+    const result = await forwardContext.run({ token: call.token, requestId: call.requestId }, () =>
+      r.upstream.readResource(r.original, call),
     );
+    if (r.original === uri) return result;
+    // The client asked for the exposed URI: the contents answer to that name.
+    return {
+      ...result,
+      contents: result.contents.map((c) => (c.uri === r.original ? { ...c, uri } : c)),
+    };
   }
 
   private unavailable(upstream: Upstream, tool: string, reason?: string): CallToolResult {

@@ -12,6 +12,7 @@ import {
 } from '@lore/kit';
 import type { Hono } from 'hono';
 import { Aggregator } from './aggregator.js';
+import { consoleOnBus } from './console/deps.js';
 import { createGateway } from './gateway.js';
 import { AggregatorMetrics } from './metrics.js';
 import { SERVICES, type ServiceEntry } from './services.js';
@@ -66,7 +67,9 @@ export async function startAllInOne(config: LoreConfig, opts: AllInOneOptions = 
   const metrics = new AggregatorMetrics();
   const aggregator = new Aggregator(upstreams, { log, metrics });
   await aggregator.start();
+  const consoleParts = await consoleOnBus({ bus, nodeId: node.id, config, log });
   const app = createGateway({
+    console: consoleParts.deps,
     config,
     aggregator,
     metrics,
@@ -90,6 +93,7 @@ export async function startAllInOne(config: LoreConfig, opts: AllInOneOptions = 
     app,
     log,
     async close() {
+      await consoleParts.close();
       await aggregator.stop();
       for (const s of [...services].reverse()) await s.stop();
       if (!opts.bus) await bus.close();

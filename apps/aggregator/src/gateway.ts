@@ -2,7 +2,8 @@ import { createHttpApp, type LoreConfig, mergedMetrics } from '@lore/kit';
 import type { Hono } from 'hono';
 import type { Registry } from 'prom-client';
 import type { Aggregator } from './aggregator.js';
-import { mountCatalog } from './catalog-page.js';
+import { catalogJson, mountCatalog } from './catalog-page.js';
+import { type ConsoleDeps, mountConsole } from './console/index.js';
 import type { AggregatorMetrics } from './metrics.js';
 
 export interface GatewayOptions {
@@ -12,9 +13,11 @@ export interface GatewayOptions {
   /** More registries to expose (in-process services'). */
   registries?: Registry[];
   ready: () => Promise<Record<string, string>>;
+  /** The owner's console at `/console` (needs a way to verify keys; see console/). */
+  console?: Omit<ConsoleDeps, 'backend' | 'catalog'>;
 }
 
-/** The aggregator's HTTP face: `/mcp` (sessions for 2025 clients), health, metrics, the catalog page. */
+/** The aggregator's HTTP face: `/mcp` (sessions for 2025 clients), health, metrics, the catalog page, the console. */
 export function createGateway(opts: GatewayOptions): Hono {
   return createHttpApp({
     backend: opts.aggregator,
@@ -28,6 +31,14 @@ export function createGateway(opts: GatewayOptions): Hono {
       },
     },
     ready: opts.ready,
-    extend: (app) => mountCatalog(app, opts.aggregator),
+    extend: (app) => {
+      mountCatalog(app, opts.aggregator);
+      if (opts.console)
+        mountConsole(app, {
+          ...opts.console,
+          backend: opts.aggregator,
+          catalog: () => catalogJson(opts.aggregator),
+        });
+    },
   });
 }

@@ -66,6 +66,8 @@ export class Upstream {
   tools: Tool[] = [];
   prompts: Prompt[] = [];
   resources: Resource[] = [];
+  /** Protocol extensions the upstream advertises (capabilities.extensions). */
+  extensions: Record<string, Record<string, unknown>> = {};
   state: UpstreamState = 'connecting';
   failures = 0;
   lastError: string | undefined;
@@ -139,11 +141,13 @@ export class Upstream {
       this.tools = backend.listTools();
       this.prompts = backend.listPrompts?.() ?? [];
       this.resources = backend.listResources?.() ?? [];
+      this.extensions = backend.extensions?.() ?? {};
       return;
     }
     const client = this.requireClient();
     this.tools = await this.all((cursor) => client.listTools(cursor ? { cursor } : undefined), 'tools');
     const caps = client.getServerCapabilities();
+    this.extensions = (caps?.extensions ?? {}) as Record<string, Record<string, unknown>>;
     this.prompts = caps?.prompts
       ? await this.all((c) => client.listPrompts(c ? { cursor: c } : undefined), 'prompts')
       : [];

@@ -18,6 +18,8 @@ import type { ApprovalsPorts } from './ports.js';
 import * as tables from './tables.js';
 import { cqAcceptQuery } from './tools/cqAcceptQuery.js';
 import { cqAddAutoApprovalCondition } from './tools/cqAddAutoApprovalCondition.js';
+import { cqInboxApprove } from './tools/cqInboxApprove.js';
+import { cqInboxReject } from './tools/cqInboxReject.js';
 import { cqListAutoApprovalConditions } from './tools/cqListAutoApprovalConditions.js';
 import { cqRejectQuery } from './tools/cqRejectQuery.js';
 import { cqRemoveAutoApprovalCondition } from './tools/cqRemoveAutoApprovalCondition.js';
@@ -30,6 +32,9 @@ export const approvalsTools = [
   cqListAutoApprovalConditions,
   cqAcceptQuery,
   cqRejectQuery,
+  // The inbox app's buttons (app-only; the app itself is served by queries).
+  cqInboxApprove,
+  cqInboxReject,
 ];
 
 /** The approvals service: each agent's auto-approval conditions, manual decisions, and the decision log. */

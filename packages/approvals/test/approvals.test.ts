@@ -205,10 +205,12 @@ describe('approvals without a language model', () => {
   });
   afterAll(() => n.stop());
 
-  it('lists its five tools with titles, schemas and all four annotations', async () => {
+  it("lists its tools (the inbox app's two among them) with titles, schemas and all four annotations", async () => {
     const { tools } = await bob.a.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(
       [
+        'cqInboxApprove',
+        'cqInboxReject',
         'cqAcceptQuery',
         'cqAddAutoApprovalCondition',
         'cqListAutoApprovalConditions',

@@ -1,3 +1,5 @@
+export type { ServiceResource } from './apps.js';
+export { appHtml, appRuntime, appToolMeta, MCP_APP_MIME, MCP_APPS_EXTENSION } from './apps.js';
 export { Authenticator, bearerToken, generateApiKey, hashApiKey, KEY_PREFIX } from './auth.js';
 export type {
   DeliveryInfo,

@@ -63,6 +63,8 @@ export interface McpBackend {
   ): Promise<GetPromptResult>;
   listResources?(): Resource[];
   readResource?(uri: string, call: CallInfo): Promise<ReadResourceResult>;
+  /** Protocol extensions the backend serves (MCP Apps), advertised under `capabilities.extensions`. */
+  extensions?(): Record<string, Record<string, unknown>>;
   /** How long 2026-07-28 clients may cache tools/list (their way of noticing catalog changes). */
   listTtlMs?: number;
   /** Called when the tool list may have changed, to tell session clients. */
@@ -101,6 +103,7 @@ export function createMcpFactory(backend: McpBackend): McpServerFactory {
   return ({ era, authInfo: factoryAuth }) => {
     const prompts = !!backend.listPrompts;
     const resources = !!backend.listResources;
+    const extensions = backend.extensions?.() ?? {};
     const server = new Server(backend.info, {
       capabilities: {
         tools: { listChanged: true },
@@ -109,6 +112,8 @@ export function createMcpFactory(backend: McpBackend): McpServerFactory {
         logging: {},
         ...(prompts ? { prompts: { listChanged: true } } : {}),
         ...(resources ? { resources: { listChanged: true } } : {}),
+        // Extension settings are plain JSON (what the SDK's JSONObject type spells out).
+        ...(Object.keys(extensions).length ? { extensions: extensions as Record<string, never> } : {}),
       },
       ...(backend.instructions ? { instructions: backend.instructions } : {}),
       ...(backend.listTtlMs !== undefined

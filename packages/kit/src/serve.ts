@@ -31,6 +31,9 @@ export async function serveHttp(
   if (hosts) {
     guarded.use('*', hostHeaderValidation(hosts));
     guarded.use('/mcp', originValidation(hosts));
+    // The owner's console (the aggregator's) is held to the same Origin rule as the endpoint.
+    guarded.use('/console', originValidation(hosts));
+    guarded.use('/console/*', originValidation(hosts));
   }
   guarded.route('/', app);
   return new Promise((resolve, reject) => {

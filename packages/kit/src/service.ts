@@ -1,10 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { ToolErrorBody } from '@lore/schema';
-import type { CallToolResult, InputRequiredResult, Tool } from '@modelcontextprotocol/server';
-import { createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
+import type { CallToolResult, InputRequiredResult, Resource, Tool } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  ProtocolError,
+  ProtocolErrorCode,
+} from '@modelcontextprotocol/server';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { z } from 'zod';
+import { MCP_APP_MIME, MCP_APPS_EXTENSION, type ServiceResource } from './apps.js';
 import { Authenticator, bearerToken } from './auth.js';
 import { nodeLocalBus } from './bus/local.js';
 import type { EventBus, Subscription } from './bus/types.js';
@@ -51,6 +57,8 @@ export interface ServiceOptions<P> {
   title?: string;
   instructions?: string;
   tools: AnyTool<P>[];
+  /** Resources the service serves (its MCP Apps' HTML); the MCP Apps extension is advertised with them. */
+  resources?: ServiceResource[];
   ports: P;
   deps: ServiceDeps;
   db?: Database;
@@ -206,6 +214,33 @@ export function describeTool(t: AnyTool): Tool {
     inputSchema: jsonSchema(t.input, 'input'),
     outputSchema: jsonSchema(t.output, 'output'),
     annotations: { title: t.title, ...t.annotations },
+    ...(t.meta ? { _meta: t.meta } : {}),
+  };
+}
+
+/** resources/list and resources/read for a service's own resources (none: no resources capability). */
+function resourceBackend(resources: ServiceResource[] | undefined): Partial<McpBackend> {
+  if (!resources?.length) return {};
+  const byUri = new Map(resources.map((r) => [r.uri, r]));
+  const listed: Resource[] = resources.map((r) => ({
+    uri: r.uri,
+    name: r.name,
+    mimeType: r.mimeType,
+    ...(r.title ? { title: r.title } : {}),
+    ...(r.description ? { description: r.description } : {}),
+    ...(r.meta ? { _meta: r.meta } : {}),
+  }));
+  const apps = resources.some((r) => r.mimeType === MCP_APP_MIME);
+  return {
+    listResources: () => listed,
+    async readResource(uri) {
+      const r = byUri.get(uri);
+      if (!r) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource: ${uri}`);
+      return {
+        contents: [{ uri, mimeType: r.mimeType, text: await r.read(), ...(r.meta ? { _meta: r.meta } : {}) }],
+      };
+    },
+    ...(apps ? { extensions: () => ({ [MCP_APPS_EXTENSION]: { mimeTypes: [MCP_APP_MIME] } }) } : {}),
   };
 }
 
@@ -331,6 +366,7 @@ function toolBackend<P>(opts: ServiceOptions<P>, rt: Runtime): McpBackend {
     ...(opts.instructions ? { instructions: opts.instructions } : {}),
     listTools: () => listed,
     callTool: call,
+    ...resourceBackend(opts.resources),
   };
 }
 

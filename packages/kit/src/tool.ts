@@ -50,6 +50,8 @@ export interface ToolDefinition<
   rateClass: RateClass;
   /** Callable without an API key (only agent_register). */
   public?: boolean;
+  /** The tool's `_meta` in tools/list, e.g. the MCP App it opens (`appToolMeta`). */
+  meta?: Record<string, unknown>;
   handler(input: z.output<I>, ctx: ToolContext<P>): Promise<ToolResult<z.input<O>>>;
 }
 

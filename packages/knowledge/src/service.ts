@@ -1,4 +1,5 @@
 import {
+  appToolMeta,
   createService,
   embedderFromConfig,
   type LoreService,
@@ -6,6 +7,7 @@ import {
   openServiceStore,
   type ServiceDeps,
 } from '@lore/kit';
+import { KNOWLEDGE_APP_URI, knowledgeApp } from './apps/knowledge.js';
 import { ArticleRepository } from './domain/articles.js';
 import { KnowledgeBase } from './domain/knowledge-base.js';
 import { parseRoots } from './domain/paths.js';
@@ -19,6 +21,7 @@ import * as tables from './tables.js';
 import { articleGet } from './tools/article_get.js';
 import { articlePublish } from './tools/article_publish.js';
 import { articleSearch } from './tools/article_search.js';
+import { knowledgeAppUpload } from './tools/knowledgeAppUpload.js';
 import { listKnowledgeSources } from './tools/listKnowledgeSources.js';
 import { removeKnowledgeSource } from './tools/removeKnowledgeSource.js';
 import { searchKnowledge } from './tools/searchKnowledge.js';
@@ -29,10 +32,13 @@ export const KNOWLEDGE_VERSION = '0.1.0';
 
 export const knowledgeTools = [
   updateKnowledgeSources,
-  listKnowledgeSources,
+  // Hosts that render MCP Apps show the knowledge app with the list; the text result stays complete.
+  { ...listKnowledgeSources, meta: appToolMeta(KNOWLEDGE_APP_URI) },
   setKnowledgeSourceSharing,
   removeKnowledgeSource,
   searchKnowledge,
+  // The knowledge app's upload button (app-only).
+  knowledgeAppUpload,
   articleSearch,
   articlePublish,
   articleGet,
@@ -73,6 +79,7 @@ export async function createKnowledgeService(
       'Your knowledge sources (updateKnowledgeSources, listKnowledgeSources, setKnowledgeSourceSharing, removeKnowledgeSource, searchKnowledge) ' +
       "are what your node answers peers' questions from; each is shared auto, manual or private. Community articles: article_search, article_get, article_publish.",
     tools: knowledgeTools,
+    resources: [knowledgeApp()],
     ports,
     deps,
     db,

@@ -102,6 +102,7 @@ describe('knowledge sources over MCP', () => {
         'article_get',
         'article_publish',
         'article_search',
+        'knowledgeAppUpload',
         'listKnowledgeSources',
         'removeKnowledgeSource',
         'searchKnowledge',

@@ -1,4 +1,5 @@
 import {
+  appToolMeta,
   createService,
   createTextGenerator,
   type LoreService,
@@ -8,6 +9,7 @@ import {
   type ServiceDeps,
 } from '@lore/kit';
 import { AgentTraitsReply, UsersProfileRpc } from '@lore/schema';
+import { INBOX_APP_URI, inboxApp } from './apps/inbox.js';
 import { Delivery } from './domain/delivery.js';
 import { Drafter } from './domain/drafting.js';
 import { Evaluation } from './domain/evaluation.js';
@@ -24,6 +26,7 @@ import { statsHandler } from './handlers/stats.js';
 import type { QueriesPorts } from './ports.js';
 import * as tables from './tables.js';
 import { cqAskQuestion } from './tools/cqAskQuestion.js';
+import { cqInboxEditAnswer } from './tools/cqInboxEditAnswer.js';
 import { cqListAskedQuestions } from './tools/cqListAskedQuestions.js';
 import { cqListRequestedQueries } from './tools/cqListRequestedQueries.js';
 import { cqSummarizeAnswers } from './tools/cqSummarizeAnswers.js';
@@ -33,10 +36,12 @@ export const QUERIES_VERSION = '0.1.0';
 
 export const queriesTools = [
   cqAskQuestion,
-  cqListRequestedQueries,
+  // Hosts that render MCP Apps show the inbox app with the list; the text result stays complete.
+  { ...cqListRequestedQueries, meta: appToolMeta(INBOX_APP_URI) },
   cqSummarizeAnswers,
   cqUpdateEditAnswer,
   cqListAskedQuestions,
+  cqInboxEditAnswer,
 ];
 
 /**
@@ -122,6 +127,7 @@ export async function createQueriesService(deps: ServiceDeps): Promise<LoreServi
       'Ask peers with cqAskQuestion, read their answers with cqSummarizeAnswers or cqListAskedQuestions. Queries addressed ' +
       'to you are in cqListRequestedQueries; edit a drafted answer with cqUpdateEditAnswer.',
     tools: queriesTools,
+    resources: [inboxApp()],
     ports,
     deps,
     db,

@@ -41,10 +41,11 @@ describe('queries service over MCP', () => {
   });
   afterAll(() => n.stop());
 
-  it('lists its five tools with titles, schemas and all four annotations', async () => {
+  it("lists its tools (the inbox app's edit among them) with titles, schemas and all four annotations", async () => {
     const { tools } = await alice.q.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(
       [
+        'cqInboxEditAnswer',
         'cqAskQuestion',
         'cqListAskedQuestions',
         'cqListRequestedQueries',

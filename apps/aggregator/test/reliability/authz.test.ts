@@ -95,11 +95,14 @@ describe('authorization matrix over the whole catalog', () => {
       file_name: 'scratch.md',
       file_content: 'Scratch notes about vault paint colours.',
     });
-    // Three questions from carol to alice: one to accept, one to reject, one to edit.
+    // Questions from carol to alice: to accept, reject and edit, with the tools and with the inbox app's.
     for (const [k, topic] of [
       ['q1', 'expedition'],
       ['q2', 'survey'],
       ['q3', 'archive'],
+      ['q4', 'harbour'],
+      ['q5', 'orchard'],
+      ['q6', 'lantern'],
     ] as const) {
       const q = await ok<{ query_id: string }>(carol.client, 'cqAskQuestion', {
         question: `What is the vault combination recorded in the ledger for the ${MARK.question} ${topic}?`,
@@ -117,7 +120,10 @@ describe('authorization matrix over the whole catalog', () => {
             {},
           )
         ).data,
-      (r) => ['q1', 'q2', 'q3'].every((k) => r[ids[k]!]?.status === 'pending' && !!r[ids[k]!]?.draft),
+      (r) =>
+        ['q1', 'q2', 'q3', 'q4', 'q5', 'q6'].every(
+          (k) => r[ids[k]!]?.status === 'pending' && !!r[ids[k]!]?.draft,
+        ),
     );
     const asked = await ok<{ query_id: string }>(alice.client, 'cqAskQuestion', {
       question: `Which fertilizer suits the ${MARK.asked} garden tomatoes?`,
@@ -429,6 +435,45 @@ describe('authorization matrix over the whole catalog', () => {
         args: () => ({ id: ids.q2, reason: 'bob says no' }),
         expect: [403, 404],
         check: stillPending('q2'),
+      },
+    },
+    // the inbox app's own buttons: the same checks as the tools they stand for
+    {
+      tool: 'cqInboxApprove',
+      owner: { args: () => ({ id: ids.q4 }), expect: 'ok' },
+      other: { args: () => ({ id: ids.q4 }), expect: [403, 404], check: stillPending('q4') },
+    },
+    {
+      tool: 'cqInboxReject',
+      owner: { args: () => ({ id: ids.q5 }), expect: 'ok' },
+      other: {
+        args: () => ({ id: ids.q5, reason: 'bob says no' }),
+        expect: [403, 404],
+        check: stillPending('q5'),
+      },
+    },
+    {
+      tool: 'cqInboxEditAnswer',
+      owner: { args: () => ({ query_id: ids.q6, new_answer: 'Alice rewrote this answer.' }), expect: 'ok' },
+      other: {
+        args: () => ({ query_id: ids.q6, new_answer: 'Bob rewrote this answer.' }),
+        expect: [403, 404],
+        check: stillPending('q6'),
+      },
+    },
+    {
+      tool: 'knowledgeAppUpload',
+      owner: {
+        args: () => ({ file_name: 'scratch3.md', file_content: 'Notes on the vault door.' }),
+        expect: 'ok',
+      },
+      other: {
+        args: () => ({
+          file_name: SOURCE_NAME.replace('5520918463', 'bob2'),
+          file_content: 'Bob keeps notes.',
+        }),
+        expect: 'ok',
+        check: aliceSourceIntact,
       },
     },
     // dens

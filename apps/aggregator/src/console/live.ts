@@ -1,0 +1,77 @@
+import type { EventBus, Subscription } from '@lore/kit';
+
+/**
+ * Hints that an inbox may have changed. On the bus, every question, answer and decision is one;
+ * the inbox itself is always re-read through the tool, so a hint is never trusted for content.
+ */
+export class LiveHints {
+  private readonly listeners = new Set<() => void>();
+  private subs: Subscription[] = [];
+
+  async listen(bus: EventBus | undefined): Promise<void> {
+    if (!bus) return;
+    this.subs.push(await bus.listen('lore.queries.>', () => this.fire()));
+  }
+
+  on(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  fire(): void {
+    for (const l of this.listeners) l();
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.subs.splice(0)) await s.close().catch(() => {});
+  }
+}
+
+/** How long after a hint to look again: a recipient's draft is written a moment after the question. */
+const AFTER_HINT_MS = [150, 1000, 3000];
+/** Without hints (no bus here, or another node's event), the inbox is re-read this often. */
+export const POLL_MS = 5000;
+
+/**
+ * Watches one agent's inbox while its page is open: calls `read` at the poll interval and soon
+ * after every hint, and `changed` whenever what it returns differs from the last time.
+ */
+export function watchInbox(opts: {
+  hints: LiveHints;
+  read: () => Promise<string>;
+  changed: (fingerprint: string) => Promise<void>;
+  signal: AbortSignal;
+  pollMs?: number;
+}): Promise<void> {
+  let last: string | undefined;
+  let timers: NodeJS.Timeout[] = [];
+  let running = Promise.resolve();
+  const check = () => {
+    running = running.then(async () => {
+      if (opts.signal.aborted) return;
+      try {
+        const now = await opts.read();
+        if (last !== undefined && now !== last) await opts.changed(now);
+        last = now;
+      } catch {
+        // A failed read (a service restarting) is retried at the next tick.
+      }
+    });
+  };
+  const off = opts.hints.on(() => {
+    for (const ms of AFTER_HINT_MS) timers.push(setTimeout(check, ms));
+    timers = timers.slice(-12);
+  });
+  check();
+  const poll = setInterval(check, opts.pollMs ?? POLL_MS);
+  return new Promise((resolve) => {
+    const stop = () => {
+      off();
+      clearInterval(poll);
+      for (const t of timers) clearTimeout(t);
+      resolve();
+    };
+    if (opts.signal.aborted) stop();
+    else opts.signal.addEventListener('abort', stop, { once: true });
+  });
+}

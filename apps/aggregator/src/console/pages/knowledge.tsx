@@ -1,0 +1,239 @@
+/** @jsxImportSource hono/jsx */
+import type { Context, Hono } from 'hono';
+import { ConsoleToolError } from '../call.js';
+import { back, type ConsoleDeps, type ConsoleEnv, formOf, isHtmx, tool } from '../context.js';
+import { Csrf, Flash, Page, when } from '../layout.js';
+
+interface Source {
+  name: string;
+  format: string;
+  chunks: number;
+  characters: number;
+  pages: number | null;
+  updatedAt: string;
+  sharing?: string;
+}
+interface Passage {
+  source: string;
+  excerpt: string;
+  score: number;
+  relevant: boolean;
+  headingPath: string[];
+}
+
+const TEXT_TYPES = /\.(txt|text|md|markdown|html?)$/i;
+
+/** What updateKnowledgeSources takes for a file: its text, or a PDF's bytes in base64. */
+export function toSourceContent(name: string, bytes: Uint8Array): string {
+  if (/\.pdf$/i.test(name)) return Buffer.from(bytes).toString('base64');
+  if (TEXT_TYPES.test(name)) return new TextDecoder('utf-8').decode(bytes);
+  throw new ConsoleToolError(400, 'Upload text (.txt), Markdown (.md), HTML (.html) or PDF (.pdf) files.');
+}
+
+function SourcesTable({ sources, csrf }: { sources: Source[]; csrf: string }) {
+  const sharing = sources.some((s) => typeof s.sharing === 'string');
+  return (
+    <div id="sources" class="table-wrap">
+      {sources.length ? (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Source</th>
+              {sharing ? <th scope="col">Sharing</th> : null}
+              <th scope="col">Size</th>
+              <th scope="col">Chunks</th>
+              <th scope="col">Updated</th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {sources.map((s) => (
+              <tr>
+                <td>
+                  <strong>{s.name}</strong> <span class="muted small">{s.format}</span>
+                </td>
+                {sharing ? (
+                  <td>
+                    <span class={`sharing ${s.sharing ?? ''}`}>{s.sharing ?? '—'}</span>
+                  </td>
+                ) : null}
+                <td>
+                  {s.characters.toLocaleString('en-US')} chars
+                  {s.pages !== null ? `, ${s.pages} p.` : ''}
+                </td>
+                <td>{s.chunks}</td>
+                <td>{when(s.updatedAt)}</td>
+                <td>
+                  <form method="post" action="/console/knowledge/remove">
+                    <Csrf token={csrf} />
+                    <input type="hidden" name="source" value={s.name} />
+                    <button type="submit" class="danger" aria-label={`Remove ${s.name}`}>
+                      Remove
+                    </button>
+                  </form>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : (
+        <p class="empty">No sources yet: your node cannot answer anyone until you add some.</p>
+      )}
+    </div>
+  );
+}
+
+export function registerKnowledge(app: Hono<ConsoleEnv>, deps: ConsoleDeps) {
+  const sources = async (c: Context<ConsoleEnv>) =>
+    (await tool<{ sources: Source[] }>(deps, c, 'listKnowledgeSources')).data.sources;
+
+  app.get('/knowledge', async (c) => {
+    const s = c.get('session');
+    return c.html(
+      <Page title="Knowledge" agent={s.agent} csrf={s.csrf} active="knowledge">
+        <Flash error={c.req.query('error')} notice={c.req.query('notice')} />
+        <section aria-labelledby="src-h">
+          <h2 id="src-h">Sources</h2>
+          <SourcesTable sources={await sources(c)} csrf={s.csrf} />
+        </section>
+        <section aria-labelledby="up-h">
+          <h2 id="up-h">Add a source</h2>
+          <form
+            method="post"
+            action="/console/knowledge/upload"
+            enctype="multipart/form-data"
+            class="stack dropzone"
+            data-upload
+          >
+            <Csrf token={s.csrf} />
+            <label for="file">File (text, Markdown, HTML or PDF) — or drop it here</label>
+            <input id="file" name="file" type="file" accept=".txt,.md,.markdown,.html,.htm,.pdf" required />
+            <progress max={100} value={0} hidden />
+            <button type="submit" class="primary">
+              Upload
+            </button>
+          </form>
+        </section>
+        <section aria-labelledby="search-h">
+          <h2 id="search-h">What would a question retrieve?</h2>
+          <search>
+            <form
+              method="get"
+              action="/console/knowledge/search"
+              hx-get="/console/knowledge/search"
+              hx-target="#search-results"
+              class="row"
+            >
+              <label for="q" class="visually-hidden">
+                Question
+              </label>
+              <input id="q" name="q" type="search" required placeholder="Ask as a peer would…" />
+              <button type="submit">Search</button>
+            </form>
+          </search>
+          <div id="search-results" aria-live="polite" />
+        </section>
+      </Page>,
+    );
+  });
+
+  app.get('/knowledge/search', async (c) => {
+    const q = (c.req.query('q') ?? '').trim();
+    if (!q) return c.html(<p class="muted">Type a question.</p>);
+    try {
+      const r = await tool<{ passages: Passage[]; terms: string[]; strategy: string }>(
+        deps,
+        c,
+        'searchKnowledge',
+        {
+          query: q,
+          limit: 10,
+        },
+      );
+      const drawn = [...new Set(r.data.passages.filter((p) => p.relevant).map((p) => p.source))];
+      const results = (
+        <div>
+          <p class="draws">
+            {drawn.length ? (
+              <>
+                A draft would draw on: <strong>{drawn.join(', ')}</strong>
+              </>
+            ) : (
+              'No passage is relevant enough: your node would stay silent on this question.'
+            )}
+          </p>
+          <ol class="passages">
+            {r.data.passages.map((p) => (
+              <li class={p.relevant ? 'relevant' : 'weak'}>
+                <strong>{p.source}</strong>
+                {p.headingPath.length ? (
+                  <span class="muted small"> · {p.headingPath.join(' › ')}</span>
+                ) : null}
+                <span class="muted small"> · {p.relevant ? 'relevant' : 'below the drafting threshold'}</span>
+                <blockquote>{p.excerpt}</blockquote>
+              </li>
+            ))}
+          </ol>
+          <p class="small muted">
+            Terms: {r.data.terms.join(', ') || '—'} · {r.data.strategy}
+          </p>
+        </div>
+      );
+      if (isHtmx(c)) return c.html(results);
+      const s = c.get('session');
+      return c.html(
+        <Page title="Knowledge search" agent={s.agent} csrf={s.csrf} active="knowledge">
+          {results}
+        </Page>,
+      );
+    } catch (err) {
+      return c.html(
+        <p class="error">{err instanceof ConsoleToolError ? err.message : 'Search failed.'}</p>,
+        422,
+      );
+    }
+  });
+
+  app.post('/knowledge/upload', async (c) => {
+    let notice: string;
+    try {
+      const body = await c.req.parseBody();
+      const file = body.file;
+      if (!(file instanceof File) || !file.name) throw new ConsoleToolError(400, 'Choose a file to upload.');
+      const name = file.name.split(/[\\/]/).pop()!;
+      const content = toSourceContent(name, new Uint8Array(await file.arrayBuffer()));
+      const r = await tool<{ source: string; chunks: number; replaced: boolean }>(
+        deps,
+        c,
+        'updateKnowledgeSources',
+        {
+          file_name: name,
+          file_content: content,
+        },
+      );
+      notice = `${r.data.replaced ? 'Replaced' : 'Added'} ${r.data.source}: ${r.data.chunks} chunks indexed.`;
+    } catch (err) {
+      const error = err instanceof ConsoleToolError ? err.message : 'Upload failed.';
+      if (!isHtmx(c)) return back(c, '/console/knowledge', { error });
+      c.header('HX-Trigger', JSON.stringify({ 'lore:error': error }));
+      return c.text(error, 422);
+    }
+    if (!isHtmx(c)) return back(c, '/console/knowledge', { notice });
+    c.header('HX-Trigger', JSON.stringify({ 'lore:announce': notice }));
+    return c.html(<SourcesTable sources={await sources(c)} csrf={c.get('session').csrf} />);
+  });
+
+  app.post('/knowledge/remove', async (c) => {
+    const source = (await formOf(c)).source ?? '';
+    try {
+      const r = await tool<{ chunks: number }>(deps, c, 'removeKnowledgeSource', { source });
+      return back(c, '/console/knowledge', { notice: `Removed ${source} (${r.data.chunks} chunks).` });
+    } catch (err) {
+      return back(c, '/console/knowledge', {
+        error: err instanceof ConsoleToolError ? err.message : 'Failed.',
+      });
+    }
+  });
+}

@@ -1,0 +1,258 @@
+import { join } from 'node:path';
+import { createApprovalsService } from '@lore/approvals';
+import { createDensService } from '@lore/dens';
+import { createDmsService } from '@lore/dms';
+import { type HttpServerHandle, serveHttp } from '@lore/kit';
+import { appFetch, type Client, connectClient, ok, tempDir, testConfig } from '@lore/kit/testing';
+import { createKnowledgeService } from '@lore/knowledge';
+import { createQueriesService } from '@lore/queries';
+import { createUsersService } from '@lore/users';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makePdf } from '../../../packages/knowledge/test/helpers.js';
+import { type AllInOne, startAllInOne } from '../src/index.js';
+import { artefactDir, browserAvailable, launchChromium } from './browser.js';
+import { QUANTUM_TXT, QUESTION } from './fixtures/knowledge.js';
+
+const SERVICES = [
+  { name: 'users', create: createUsersService },
+  { name: 'knowledge', create: createKnowledgeService },
+  { name: 'dens', create: createDensService },
+  { name: 'dms', create: createDmsService },
+  { name: 'queries', create: createQueriesService },
+  { name: 'approvals', create: createApprovalsService },
+];
+
+interface Agent {
+  handle: string;
+  key: string;
+  c: Client;
+}
+
+describe.skipIf(!browserAvailable())('the owner console in a real browser', () => {
+  const dir = tempDir();
+  const shots = artefactDir();
+  let lore: AllInOne;
+  let http: HttpServerHandle;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let owner: Agent;
+  let alice: Agent;
+  let bob: Agent;
+  const url = (p: string) => `${http.url}${p}`;
+  const shot = (name: string) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+
+  beforeAll(async () => {
+    const config = testConfig(dir.path, { LORE_RATE_LIMITS: 'false', LORE_PORT: '0' });
+    lore = await startAllInOne(config, { services: SERVICES });
+    http = await serveHttp(lore.app, config, 0);
+    const anon = await connectClient(appFetch(lore.app));
+    const join = async (username: string, bio: string): Promise<Agent> => {
+      const r = await ok<{ apiKey: string }>(anon, 'agent_register', {
+        username,
+        email: `${username}@example.com`,
+        displayName: username[0]!.toUpperCase() + username.slice(1),
+        bio,
+      });
+      return {
+        handle: username,
+        key: r.data.apiKey,
+        c: await connectClient(appFetch(lore.app), { key: r.data.apiKey }),
+      };
+    };
+    owner = await join('olivia', 'Quantum hardware engineer.');
+    alice = await join('alice', 'Professor of physics.');
+    bob = await join('bob', 'Curious about everything.');
+    await ok(owner.c, 'updateKnowledgeSources', {
+      file_name: 'quantum_computing.txt',
+      file_content: QUANTUM_TXT,
+    });
+    browser = await launchChromium();
+    context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
+    page = await context.newPage();
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await http?.close();
+    await lore?.close();
+    dir.cleanup();
+  });
+
+  it('signs in with the agent key and keeps the key out of the browser', async () => {
+    await page.goto(url('/console'));
+    await page.getByLabel('API key').fill(owner.key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Inbox', level: 1 }).waitFor();
+    const cookies = await context.cookies();
+    const session = cookies.find((c) => c.name === 'lore_console')!;
+    expect(session.httpOnly).toBe(true);
+    expect(session.sameSite).toBe('Strict');
+    expect(JSON.stringify(cookies)).not.toContain(owner.key);
+    expect(await page.evaluate(() => JSON.stringify({ ...localStorage }) + document.cookie)).not.toContain(
+      'lore_sk_',
+    );
+    await page.locator('#inbox[data-connected="true"]').waitFor();
+    await shot('sign-in-empty-inbox');
+  });
+
+  let firstId: string;
+  it('shows a new question live, then edits and approves it; the asker sees the edited text', async () => {
+    firstId = (
+      await ok<{ query_id: string }>(alice.c, 'cqAskQuestion', { question: QUESTION, peers: ['olivia'] })
+    ).data.query_id;
+    const card = page.locator(`#q-${firstId}`);
+    await card.waitFor({ timeout: 15_000 });
+    await expect.poll(() => card.locator('.draft-text').textContent()).toContain('error correction');
+    await expect.poll(() => card.textContent()).toContain('@alice');
+    await shot('inbox-pending');
+
+    const edited =
+      'Error correction crossed the threshold in 2024: larger surface codes now lower logical error rates.';
+    await card.getByText('Edit, then approve').click();
+    await card.getByLabel('Answer to send').fill(edited);
+    await card.getByRole('button', { name: 'Preview' }).click();
+    await expect.poll(() => card.locator('.preview-box').textContent()).toContain(edited);
+    await card.getByRole('button', { name: 'Save and approve' }).click();
+    await page.locator('#live-flash', { hasText: 'Edited and approved' }).waitFor();
+
+    await expect
+      .poll(
+        async () =>
+          (
+            await ok<{ answers: Array<{ text: string }> }>(alice.c, 'cqSummarizeAnswers', {
+              related_question: firstId,
+            })
+          ).data.answers.map((a) => a.text),
+        { timeout: 15_000 },
+      )
+      .toContain(edited);
+  });
+
+  it('rejects another question with a reason, logged as the owner', async () => {
+    const id = (
+      await ok<{ query_id: string }>(bob.c, 'cqAskQuestion', {
+        question: 'What did IBM announce about quantum computing?',
+        peers: ['olivia'],
+      })
+    ).data.query_id;
+    const card = page.locator(`#q-${id}`);
+    await card.waitFor({ timeout: 15_000 });
+    await card.getByText('Reject', { exact: true }).first().click();
+    await card.getByLabel(/Reason/).fill('Not for bob yet.');
+    await card.getByRole('button', { name: 'Reject' }).click();
+    await page.locator('#live-flash', { hasText: 'Rejected: nothing was sent.' }).waitFor();
+    const listed = await ok<
+      Record<string, { status: string; decision: { decided_by: string; reason: string } }>
+    >(owner.c, 'cqListRequestedQueries');
+    expect(listed.data[id]!.status).toBe('rejected');
+    expect(listed.data[id]!.decision.decided_by).toBe('manual:@olivia');
+    expect(listed.data[id]!.decision.reason).toContain('Not for bob yet.');
+  });
+
+  it('adds a condition with a live preview, sees it in the list and the decision log, and removes it', async () => {
+    await page.getByRole('link', { name: 'Conditions' }).click();
+    await page.getByRole('heading', { name: 'Conditions', level: 1 }).waitFor();
+    await page
+      .getByLabel('New condition, in plain words')
+      .fill('Accept queries related to programming from any user');
+    await expect.poll(() => page.locator('#cond-preview').textContent()).toContain('programming');
+    await page.getByRole('button', { name: 'Add condition' }).click();
+    await page.locator('#conditions', { hasText: 'Accept queries related to programming' }).waitFor();
+    await expect.poll(() => page.locator('#decision-log').textContent()).toContain('Not for bob yet.');
+    await shot('conditions');
+    await page
+      .getByRole('button', { name: /Remove condition: Accept queries related to programming/ })
+      .click();
+    await page.getByText('Condition removed.').waitFor();
+    expect(await page.locator('#conditions').count()).toBe(0);
+    const conds = await ok<{ conditions: string[] }>(owner.c, 'cqListAutoApprovalConditions');
+    expect(conds.data.conditions).toEqual([]);
+  });
+
+  it('uploads a PDF with the file picker and finds it in search', async () => {
+    await page.getByRole('link', { name: 'Knowledge' }).click();
+    const pdf = makePdf([
+      ['Sourdough bread is leavened by a starter of wild yeast and lactic acid bacteria.'],
+      ['Feed the starter with flour and water every day; bake when it doubles within six hours.'],
+    ]);
+    await page
+      .getByLabel(/File \(text, Markdown/)
+      .setInputFiles({ name: 'sourdough.pdf', mimeType: 'application/pdf', buffer: pdf });
+    await page.getByRole('button', { name: 'Upload' }).click();
+    await page.locator('#sources', { hasText: 'sourdough.pdf' }).waitFor();
+    await expect.poll(() => page.locator('#sources').textContent()).toContain('2 p.');
+    await page.getByLabel('Question', { exact: true }).fill('How often should I feed the sourdough starter?');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.locator('#search-results .draws', { hasText: 'sourdough.pdf' }).waitFor();
+    await shot('knowledge');
+  });
+
+  it('renders the asked, network and community pages', async () => {
+    await ok(owner.c, 'cqAskQuestion', { question: 'How do you bake sourdough?', peers: ['alice'] });
+    for (const [link, heading] of [
+      ['Asked', 'Asked'],
+      ['Network', 'Network'],
+      ['Community', 'Community'],
+    ] as const) {
+      await page.getByRole('link', { name: link, exact: true }).click();
+      await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
+      await shot(link.toLowerCase());
+    }
+    await page.goto(url('/console/asked'));
+    expect(await page.locator('main').textContent()).toContain('How do you bake sourdough?');
+    await page.goto(url('/console/network'));
+    expect(await page.locator('#services').textContent()).toContain('approvals');
+    // A phone's width, in the dark: the same pages, nothing cut off sideways.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.goto(url('/console/conditions'));
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await shot('conditions-phone-dark');
+    await page.setViewportSize({ width: 1100, height: 900 });
+    await page.emulateMedia({ colorScheme: 'light' });
+  });
+
+  it('refuses a wrong key, a missing CSRF token and a foreign Origin', async () => {
+    const fresh = await browser.newContext();
+    const p = await fresh.newPage();
+    await p.goto(url('/console/sign-in'));
+    await p.getByLabel('API key').fill('lore_sk_not_a_real_key_at_all_000000000000');
+    const [wrong] = await Promise.all([
+      p.waitForResponse((r) => r.url().endsWith('/console/sign-in') && r.request().method() === 'POST'),
+      p.getByRole('button', { name: 'Sign in' }).click(),
+    ]);
+    expect(wrong.status()).toBe(401);
+    await p.getByText('That key does not belong to any agent here.').waitFor();
+    await fresh.close();
+
+    const cookie = (await context.cookies()).find((c) => c.name === 'lore_console')!;
+    const headers = {
+      cookie: `lore_console=${cookie.value}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    };
+    const noCsrf = await fetch(url('/console/conditions'), {
+      method: 'POST',
+      headers: { ...headers, origin: http.url },
+      body: 'sentence=Accept+everything+from+anyone',
+    });
+    expect(noCsrf.status).toBe(403);
+    const csrf = await page.locator('input[name=_csrf]').first().inputValue();
+    const foreign = await fetch(url('/console/conditions'), {
+      method: 'POST',
+      headers: { ...headers, origin: 'https://evil.example' },
+      body: `_csrf=${csrf}&sentence=Accept+everything+from+anyone`,
+    });
+    expect(foreign.status).toBe(403);
+    const sameSite = await fetch(url('/console/conditions'), {
+      method: 'POST',
+      headers: { ...headers, origin: http.url },
+      body: `_csrf=${csrf}&sentence=Reject+queries+about+sourdough`,
+      redirect: 'manual',
+    });
+    expect(sameSite.status).toBe(303);
+    const conds = await ok<{ conditions: string[] }>(owner.c, 'cqListAutoApprovalConditions');
+    expect(conds.data.conditions).toEqual(['Reject queries about sourdough']);
+  });
+});

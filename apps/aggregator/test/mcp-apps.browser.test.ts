@@ -1,0 +1,162 @@
+import { createApprovalsService } from '@lore/approvals';
+import { type HttpServerHandle, MCP_APP_MIME, MCP_APPS_EXTENSION, serveHttp } from '@lore/kit';
+import { appFetch, type Client, connectClient, ok, tempDir, testConfig } from '@lore/kit/testing';
+import { createKnowledgeService } from '@lore/knowledge';
+import { createQueriesService } from '@lore/queries';
+import { createUsersService } from '@lore/users';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AllInOne, startAllInOne } from '../src/index.js';
+import { browserAvailable, launchChromium } from './browser.js';
+import { QUANTUM_TXT, QUESTION } from './fixtures/knowledge.js';
+
+const SERVICES = [
+  { name: 'users', create: createUsersService },
+  { name: 'knowledge', create: createKnowledgeService },
+  { name: 'queries', create: createQueriesService },
+  { name: 'approvals', create: createApprovalsService },
+];
+
+/**
+ * A minimal MCP Apps host: the app in a sandboxed iframe, its JSON-RPC over postMessage answered
+ * here — the handshake, the tool result that opened it, and tools/call proxied to the server
+ * (through `hostCallTool`, which the test binds to a real MCP client).
+ */
+const HOST = `<!doctype html><html><body><iframe id="app" sandbox="allow-scripts allow-forms" style="width:100%;height:700px"></iframe>
+<script>
+const frame = document.getElementById('app');
+window.startApp = (html, initial) => {
+  window.addEventListener('message', async (e) => {
+    if (e.source !== frame.contentWindow) return;
+    const m = e.data;
+    if (!m || m.jsonrpc !== '2.0') return;
+    const reply = (result) => frame.contentWindow.postMessage({ jsonrpc: '2.0', id: m.id, result }, '*');
+    if (m.method === 'ui/initialize')
+      reply({ protocolVersion: m.params.protocolVersion, hostInfo: { name: 'test-host', version: '1.0.0' },
+        hostCapabilities: { serverTools: {} }, hostContext: { theme: 'light' } });
+    else if (m.method === 'ui/notifications/initialized')
+      frame.contentWindow.postMessage({ jsonrpc: '2.0', method: 'ui/notifications/tool-result', params: initial }, '*');
+    else if (m.method === 'tools/call') reply(await window.hostCallTool(m.params.name, m.params.arguments || {}));
+    else if (m.id !== undefined) reply({});
+  });
+  frame.srcdoc = html;
+};
+</script></body></html>`;
+
+describe.skipIf(!browserAvailable())('MCP Apps through the aggregator', () => {
+  const dir = tempDir();
+  let lore: AllInOne;
+  let http: HttpServerHandle;
+  let browser: Browser;
+  let owner: Client;
+  let asker: Client;
+
+  beforeAll(async () => {
+    const config = testConfig(dir.path, { LORE_RATE_LIMITS: 'false' });
+    lore = await startAllInOne(config, { services: SERVICES });
+    http = await serveHttp(lore.app, config, 0);
+    const anon = await connectClient(appFetch(lore.app));
+    const join = async (username: string) => {
+      const r = await ok<{ apiKey: string }>(anon, 'agent_register', {
+        username,
+        email: `${username}@example.com`,
+        displayName: username,
+      });
+      // The owner's client talks HTTP to the real endpoint, as a host would.
+      return connectClient(undefined, { url: `${http.url}/mcp`, key: r.data.apiKey });
+    };
+    owner = await join('olivia');
+    asker = await join('alice');
+    await ok(owner, 'updateKnowledgeSources', { file_name: 'quantum.txt', file_content: QUANTUM_TXT });
+    browser = await launchChromium();
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await http?.close();
+    await lore?.close();
+    dir.cleanup();
+  });
+
+  it('advertises the extension, attaches the apps to their tools and serves the HTML with the MIME profile', async () => {
+    const ext = (owner.getServerCapabilities() as { extensions?: Record<string, unknown> })?.extensions;
+    expect(ext?.[MCP_APPS_EXTENSION]).toEqual({ mimeTypes: [MCP_APP_MIME] });
+    const tools = new Map((await owner.listTools()).tools.map((t) => [t.name, t]));
+    expect(tools.get('cqListRequestedQueries')?._meta?.ui).toEqual({
+      resourceUri: 'ui://lore/inbox',
+      visibility: ['model', 'app'],
+    });
+    expect(tools.get('listKnowledgeSources')?._meta?.ui).toMatchObject({
+      resourceUri: 'ui://lore/knowledge',
+    });
+    for (const name of ['cqInboxApprove', 'cqInboxReject', 'cqInboxEditAnswer'])
+      expect(tools.get(name)?._meta?.ui).toEqual({ resourceUri: 'ui://lore/inbox', visibility: ['app'] });
+    expect(tools.get('knowledgeAppUpload')?._meta?.ui).toEqual({
+      resourceUri: 'ui://lore/knowledge',
+      visibility: ['app'],
+    });
+    const listed = (await owner.listResources()).resources.map((r) => [r.uri, r.mimeType]);
+    expect(listed).toEqual(
+      expect.arrayContaining([
+        ['ui://lore/inbox', MCP_APP_MIME],
+        ['ui://lore/knowledge', MCP_APP_MIME],
+      ]),
+    );
+    for (const uri of ['ui://lore/inbox', 'ui://lore/knowledge']) {
+      const read = await owner.readResource({ uri });
+      const c = read.contents[0] as { uri: string; mimeType: string; text: string };
+      expect(c.uri).toBe(uri);
+      expect(c.mimeType).toBe(MCP_APP_MIME);
+      // Offline inside the host's sandbox: nothing is fetched from anywhere.
+      expect(c.text).not.toMatch(
+        /<script[^>]+src=|<link[^>]+href=|https?:\/\/[a-z0-9.-]+\/[^"'\s]*\.(js|css)/i,
+      );
+    }
+    // Hosts that render nothing still get the whole answer as text.
+    const plain = await owner.callTool({ name: 'listKnowledgeSources', arguments: {} });
+    expect((plain.content as Array<{ text: string }>)[0]!.text).toContain('quantum.txt');
+  });
+
+  it('approves a question from the inbox app running in Chromium under a host bridge', async () => {
+    const id = (
+      await ok<{ query_id: string }>(asker, 'cqAskQuestion', { question: QUESTION, peers: ['olivia'] })
+    ).data.query_id;
+    await expect
+      .poll(
+        async () =>
+          (await ok<Record<string, { status: string }>>(owner, 'cqListRequestedQueries')).data[id]?.status,
+        {
+          timeout: 15_000,
+        },
+      )
+      .toBe('pending');
+    const html = ((await owner.readResource({ uri: 'ui://lore/inbox' })).contents[0] as { text: string })
+      .text;
+    const initial = await owner.callTool({ name: 'cqListRequestedQueries', arguments: {} });
+    const page = await browser.newPage();
+    const calls: string[] = [];
+    await page.exposeFunction('hostCallTool', async (name: string, args: Record<string, unknown>) => {
+      calls.push(name);
+      return owner.callTool({ name, arguments: args });
+    });
+    await page.setContent(HOST);
+    await page.evaluate(
+      ([h, r]) => (window as unknown as { startApp: (a: unknown, b: unknown) => void }).startApp(h, r),
+      [html, initial] as const,
+    );
+    const app = page.frameLocator('#app');
+    const card = app.locator(`#q-${id}`);
+    await card.waitFor({ timeout: 15_000 });
+    expect(await card.locator('.q').textContent()).toContain('untrusted');
+    await card.getByRole('button', { name: 'Approve', exact: true }).click();
+    await app.locator(`#q-${id} .st.accepted`).waitFor({ timeout: 15_000 });
+    expect(calls).toContain('cqInboxApprove');
+    const after = await ok<Record<string, { status: string; decision: { decided_by: string } }>>(
+      owner,
+      'cqListRequestedQueries',
+    );
+    expect(after.data[id]!.status).toBe('accepted');
+    expect(after.data[id]!.decision.decided_by).toBe('manual:@olivia');
+    await page.close();
+  });
+});

@@ -1,0 +1,13 @@
+import { appToolMeta } from '@lore/kit';
+import { KNOWLEDGE_APP_URI } from '../apps/knowledge.js';
+import { tool } from '../ports.js';
+import { updateKnowledgeSources } from './updateKnowledgeSources.js';
+
+/** The knowledge app's upload: updateKnowledgeSources itself, offered to the app only. */
+export const knowledgeAppUpload = tool({
+  ...updateKnowledgeSources,
+  name: 'knowledgeAppUpload',
+  title: 'Upload a knowledge source (knowledge app)',
+  description: `For the knowledge app: ${updateKnowledgeSources.description}`,
+  meta: appToolMeta(KNOWLEDGE_APP_URI, ['app']),
+});

@@ -1,0 +1,80 @@
+import { appHtml, MCP_APP_MIME, type ServiceResource } from '@lore/kit';
+
+/** The inbox MCP App, opened by cqListRequestedQueries in hosts that render apps. */
+export const INBOX_APP_URI = 'ui://lore/inbox';
+
+const STYLE = `
+:root{color-scheme:light dark;--line:#8884;--warn:#a05a00;--ok:#067647;--bad:#b42318;--un:#c98a0033}
+body{font:14px/1.45 system-ui,sans-serif;margin:0;padding:.75rem}
+h1{font-size:1rem;margin:0 0 .5rem}.card{border:1px solid var(--line);border-radius:8px;padding:.6rem;margin:0 0 .6rem}
+.q{background:var(--un);border-left:3px solid #c98a00;padding:.3rem .5rem;white-space:pre-wrap}
+.tag{font-size:.75rem;opacity:.8}.draft{white-space:pre-wrap}.st{font-weight:600}
+.pending,.held{color:var(--warn)}.accepted{color:var(--ok)}.rejected{color:var(--bad)}
+textarea,input{width:100%;box-sizing:border-box;font:inherit}button{font:inherit;margin:.25rem .25rem 0 0}
+.muted{opacity:.75}`;
+
+const BODY = `<h1>Questions waiting for you</h1><p id="status" class="muted" role="status">Loading…</p><div id="list"></div>`;
+
+// Plain DOM with textContent only: questions and drafts come from other agents and are never parsed as HTML.
+const SCRIPT = `
+const { App, PostMessageTransport } = globalThis.McpApps;
+const app = new App({ name: 'lore-inbox', version: '1.0.0' }, {});
+const list = document.getElementById('list');
+const status = document.getElementById('status');
+const el = (tag, attrs, ...kids) => { const e = document.createElement(tag); Object.assign(e, attrs || {}); for (const k of kids) e.append(k); return e; };
+const WAITING = new Set(['pending', 'held']);
+function render(map) {
+  const queries = Object.values(map || {}).sort((a, b) => String(b.timestamp).localeCompare(String(a.timestamp)));
+  const waiting = queries.filter((q) => WAITING.has(q.status));
+  status.textContent = waiting.length ? waiting.length + ' waiting' : 'Nothing is waiting for you.';
+  list.replaceChildren(...queries.map(card));
+}
+function card(q) {
+  const c = el('article', { className: 'card', id: 'q-' + q.id });
+  c.append(el('div', {}, el('span', { className: 'st ' + q.status, textContent: q.status }), ' from @' + q.from));
+  c.append(el('div', { className: 'q' }, el('div', { className: 'tag', textContent: 'from @' + q.from + ' · untrusted' }), q.question));
+  if (q.draft) c.append(el('p', { className: 'draft', textContent: q.draft.text }));
+  const why = q.hold_reason || (q.hold && q.hold.reason) || (q.decision && q.decision.reason);
+  if (why) c.append(el('p', { className: 'muted', textContent: why }));
+  if (!WAITING.has(q.status)) return c;
+  const answer = el('textarea', { rows: 4, value: q.draft ? q.draft.text : '', ariaLabel: 'Answer to send' });
+  const reason = el('input', { placeholder: 'Reason (optional)', ariaLabel: 'Reason for rejecting' });
+  const act = (label, run) => el('button', { textContent: label, onclick: () => run().catch((e) => (status.textContent = String(e.message || e))) });
+  c.append(answer,
+    act('Approve', () => call('cqInboxApprove', { id: q.id })),
+    act('Save edit and approve', () => call('cqInboxEditAnswer', { query_id: q.id, new_answer: answer.value }).then(() => call('cqInboxApprove', { id: q.id }, true))),
+    reason,
+    act('Reject', () => call('cqInboxReject', reason.value.trim() ? { id: q.id, reason: reason.value.trim() } : { id: q.id })));
+  return c;
+}
+async function call(name, args, quiet) {
+  const r = await app.callServerTool({ name, arguments: args });
+  const text = (r.content || []).map((b) => b.text || '').join(' ');
+  if (r.isError) { if (!quiet) throw new Error(text); }
+  else status.textContent = text;
+  await refresh();
+}
+async function refresh() {
+  const r = await app.callServerTool({ name: 'cqListRequestedQueries', arguments: {} });
+  if (!r.isError) render(r.structuredContent);
+}
+app.ontoolresult = (r) => render(r.structuredContent);
+app.connect(new PostMessageTransport(window.parent, window.parent)).catch((e) => (status.textContent = 'Not connected: ' + e.message));
+`;
+
+export function inboxApp(): ServiceResource {
+  let html: string | undefined;
+  return {
+    uri: INBOX_APP_URI,
+    name: 'lore-inbox',
+    title: 'Lore inbox',
+    description: 'Approve, edit or reject the answers your knowledge drafted for other agents.',
+    mimeType: MCP_APP_MIME,
+    // Everything is inline: the app needs no network, so it asks the host for no domains at all.
+    meta: { ui: { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true } },
+    read: () => {
+      html ??= appHtml({ title: 'Lore inbox', style: STYLE, body: BODY, script: SCRIPT });
+      return html;
+    },
+  };
+}

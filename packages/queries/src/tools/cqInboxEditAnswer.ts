@@ -1,0 +1,13 @@
+import { appToolMeta } from '@lore/kit';
+import { INBOX_APP_URI } from '../apps/inbox.js';
+import { tool } from '../ports.js';
+import { cqUpdateEditAnswer } from './cqUpdateEditAnswer.js';
+
+/** The inbox app's edit button: cqUpdateEditAnswer itself, offered to the app only. */
+export const cqInboxEditAnswer = tool({
+  ...cqUpdateEditAnswer,
+  name: 'cqInboxEditAnswer',
+  title: 'Edit a drafted answer (inbox app)',
+  description: `For the inbox app: ${cqUpdateEditAnswer.description}`,
+  meta: appToolMeta(INBOX_APP_URI, ['app']),
+});
