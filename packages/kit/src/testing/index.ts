@@ -188,4 +188,5 @@ export async function withUsers<S extends LoreService>(
   };
 }
 
+export { compressionBombPdf, deeplyNestedHtml, deeplyNestedJson } from './hostile.js';
 export { freePort, NATS_URL, NatsServerProcess, natsAvailable, reachable } from './nats.js';

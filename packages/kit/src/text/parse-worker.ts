@@ -1,0 +1,33 @@
+import { parentPort } from 'node:worker_threads';
+import { htmlToMarkdown } from './html.js';
+import { ParseLimitError } from './limits.js';
+import { extractPdfText } from './pdf.js';
+
+/** One document to parse, as the pool sends it. */
+export type ParseTask =
+  | { id: number; kind: 'pdf'; bytes: Uint8Array; maxPages: number }
+  | { id: number; kind: 'html'; html: string; maxNesting: number };
+
+export type ParseReply =
+  | { id: number; ok: true; value: unknown }
+  | { id: number; ok: false; limit?: string; message: string };
+
+async function run(task: ParseTask): Promise<unknown> {
+  if (task.kind === 'pdf') return extractPdfText(task.bytes, task.maxPages);
+  return htmlToMarkdown(task.html, task.maxNesting);
+}
+
+parentPort?.on('message', (task: ParseTask) => {
+  run(task).then(
+    (value) => parentPort?.postMessage({ id: task.id, ok: true, value } satisfies ParseReply),
+    (err: unknown) => {
+      const reply: ParseReply =
+        err instanceof ParseLimitError
+          ? { id: task.id, ok: false, limit: err.limit, message: err.message }
+          : err instanceof RangeError && /call stack/i.test(err.message)
+            ? { id: task.id, ok: false, limit: 'nesting', message: 'the document nests too deeply to parse' }
+            : { id: task.id, ok: false, message: err instanceof Error ? err.message : String(err) };
+      parentPort?.postMessage(reply);
+    },
+  );
+});
