@@ -12,7 +12,10 @@ export default defineConfig({
   test: {
     name: 'faults',
     root: repo,
-    include: ['apps/aggregator/test/reliability/{crash,load}.test.ts'],
+    include: [
+      'apps/aggregator/test/reliability/{crash,load}.test.ts',
+      'packages/knowledge/test/ingest-bomb.test.ts',
+    ],
     fileParallelism: false,
     execArgv: ['--expose-gc'],
     testTimeout: 300_000,

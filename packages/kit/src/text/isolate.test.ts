@@ -5,7 +5,7 @@ import { htmlToMarkdown } from './html.js';
 import { convertHtml, ParserPool, pdfToText } from './isolate.js';
 import { DEFAULT_PARSE_LIMITS, htmlNestingDepth, ParseLimitError } from './limits.js';
 
-const pool = new ParserPool({ ...DEFAULT_PARSE_LIMITS, timeMs: 4_000, memoryMb: 128 });
+const pool = new ParserPool({ ...DEFAULT_PARSE_LIMITS, timeMs: 1_500, memoryMb: 128 });
 afterAll(() => pool.close());
 
 describe('htmlNestingDepth', () => {
@@ -43,8 +43,9 @@ describe('parsing hostile documents in parser threads', () => {
     }
   });
 
+  // The full measurement (two 64 MB bombs, other agents' latency) is packages/knowledge/test/ingest-bomb.test.ts.
   it('refuses a compression bomb by time or memory while the event loop stays responsive', async () => {
-    const bomb = compressionBombPdf();
+    const bomb = compressionBombPdf({ inflatedMb: 16, pages: 20 });
     expect(bomb.byteLength).toBeLessThan(400_000);
     const delay = monitorEventLoopDelay({ resolution: 10 });
     delay.enable();
@@ -57,7 +58,7 @@ describe('parsing hostile documents in parser threads', () => {
       expect(err).toBeInstanceOf(ParseLimitError);
       expect(['time', 'memory']).toContain((err as ParseLimitError).limit);
     }
-    expect(performance.now() - started).toBeLessThan(15_000);
+    expect(performance.now() - started).toBeLessThan(10_000);
     // Milliseconds of event-loop delay at the 99th percentile while two bombs were parsed.
     expect(delay.percentile(99) / 1e6).toBeLessThan(100);
     // The pool replaced its threads and parses again.

@@ -44,6 +44,8 @@ interface Job {
 
 interface Slot {
   worker: Worker;
+  /** The thread has loaded its modules (startup does not count against a document's time). */
+  ready: boolean;
   job?: Job & { id: number; timer: NodeJS.Timeout };
 }
 
@@ -80,8 +82,8 @@ export class ParserPool {
 
   private pump() {
     while (this.queue.length) {
-      let slot = this.slots.find((s) => !s.job);
-      if (!slot && this.slots.length < this.size) slot = this.spawn();
+      if (this.slots.length < this.size && this.slots.every((s) => !s.ready || s.job)) this.spawn();
+      const slot = this.slots.find((s) => s.ready && !s.job);
       if (!slot) return;
       const job = this.queue.shift()!;
       const id = this.nextId++;
@@ -112,8 +114,13 @@ export class ParserPool {
       stderr: false,
     });
     worker.unref();
-    const slot: Slot = { worker };
-    worker.on('message', (reply: ParseReply) => {
+    const slot: Slot = { worker, ready: false };
+    worker.on('message', (reply: ParseReply | { ready: true }) => {
+      if ('ready' in reply) {
+        slot.ready = true;
+        this.pump();
+        return;
+      }
       const job = slot.job;
       if (!job || job.id !== reply.id) return;
       clearTimeout(job.timer);
