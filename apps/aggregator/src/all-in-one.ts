@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import {
+  Authenticator,
   createBus,
   createDirectory,
   createLogger,
@@ -65,8 +66,12 @@ export async function startAllInOne(config: LoreConfig, opts: AllInOneOptions = 
   const metrics = new AggregatorMetrics();
   const aggregator = new Aggregator(upstreams, { log, metrics });
   await aggregator.start();
+  // Keys are checked on this process's bus, as every hosted service checks them.
+  const keys = new Authenticator(bus, config.LORE_AUTH_CACHE_SECONDS * 1000);
+  await keys.start();
   const app = createGateway({
     config,
+    verifyKey: async (key) => (await keys.verify(key).catch(() => null)) !== null,
     aggregator,
     metrics,
     registries: services.map((s) => s.metrics.registry),
@@ -90,6 +95,7 @@ export async function startAllInOne(config: LoreConfig, opts: AllInOneOptions = 
     log,
     async close() {
       await aggregator.stop();
+      await keys.stop();
       for (const s of [...services].reverse()) await s.stop();
       if (!opts.bus) await bus.close();
     },

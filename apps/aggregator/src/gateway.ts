@@ -12,6 +12,8 @@ export interface GatewayOptions {
   /** More registries to expose (in-process services'). */
   registries?: Registry[];
   ready: () => Promise<Record<string, string>>;
+  /** Checks keys before a 2025-11-25 session is opened (see HttpAppOptions.verifyKey). */
+  verifyKey?: (key: string) => Promise<boolean>;
 }
 
 /** The aggregator's HTTP face: `/mcp` (sessions for 2025 clients), health, metrics, the catalog page. */
@@ -20,6 +22,7 @@ export function createGateway(opts: GatewayOptions): Hono {
     backend: opts.aggregator,
     config: opts.config,
     legacySessions: {},
+    ...(opts.verifyKey ? { verifyKey: opts.verifyKey } : {}),
     onNotifier: (notify) => opts.aggregator.onToolsChanged(() => notify.toolsChanged()),
     metrics: {
       registry: {
