@@ -70,7 +70,14 @@ export type { NodeIdentity } from './node.js';
 export { loadNodeIdentity } from './node.js';
 export type { Emit } from './outbox.js';
 export { handleOnce, Outbox } from './outbox.js';
-export { RATE_LIMITS, RateLimiter } from './rate-limit.js';
+export {
+  KvRateLimitStore,
+  MemoryRateLimitStore,
+  RATE_LIMIT_BUCKET,
+  RATE_LIMITS,
+  RateLimiter,
+  type RateLimitStore,
+} from './rate-limit.js';
 export type { HttpServerHandle } from './serve.js';
 export { serveHttp, serveOverStdio } from './serve.js';
 export type { HttpAppOptions, LoreService, ServiceDeps, ServiceOptions } from './service.js';

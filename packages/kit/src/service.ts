@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CallToolResult, InputRequiredResult, Tool } from '@modelcontextprotocol/server';
 import { createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { z } from 'zod';
@@ -24,7 +25,7 @@ import { ServiceMetrics } from './metrics.js';
 import type { NetworkDirectory } from './network/directory.js';
 import type { NodeIdentity } from './node.js';
 import type { Outbox } from './outbox.js';
-import { RATE_LIMITS, RateLimiter } from './rate-limit.js';
+import { KvRateLimitStore, MemoryRateLimitStore, RATE_LIMITS, RateLimiter } from './rate-limit.js';
 import { type LegacySessionOptions, LegacySessions } from './sessions.js';
 import { withSpan } from './telemetry.js';
 import type { TextGenerator } from './textgen/types.js';
@@ -152,12 +153,15 @@ const limiters = new WeakMap<EventBus, RateLimiter>();
 
 /**
  * The limits are per agent, not per service: services that share a bus in one process (the
- * all-in-one) share one limiter, so an agent's reads on users and on dens count together.
+ * all-in-one) share one limiter, so an agent's reads on users and on dens count together. On
+ * NATS the counts live in JetStream KV, shared by every service and replica of the network.
  */
 function sharedLimiter(bus: EventBus): RateLimiter {
   let limiter = limiters.get(bus);
   if (!limiter) {
-    limiter = new RateLimiter(RATE_LIMITS);
+    const nc = bus.kind === 'nats' ? (bus as { connection?: NatsConnection }).connection : undefined;
+    const store = nc ? new KvRateLimitStore(nc) : new MemoryRateLimitStore();
+    limiter = new RateLimiter(RATE_LIMITS, 60_000, Date.now, store);
     limiters.set(bus, limiter);
   }
   return limiter;
@@ -258,7 +262,7 @@ function toolBackend<P>(opts: ServiceOptions<P>, rt: Runtime): McpBackend {
         throw info.token
           ? unauthenticated('Invalid API key. Check the key, or get a new one with agent_register.')
           : unauthenticated();
-      const wait = rt.limiter?.take(caller?.id ?? `ip:${info.ip ?? 'local'}`, tool.rateClass) ?? 0;
+      const wait = (await rt.limiter?.take(caller?.id ?? `ip:${info.ip ?? 'local'}`, tool.rateClass)) ?? 0;
       if (wait)
         throw rateLimited(
           wait,

@@ -15,6 +15,7 @@ export default defineConfig({
     include: [
       'apps/aggregator/test/reliability/{crash,load}.test.ts',
       'packages/knowledge/test/ingest-bomb.test.ts',
+      'packages/users/test/limits-replicas.test.ts',
     ],
     fileParallelism: false,
     execArgv: ['--expose-gc'],
