@@ -77,6 +77,7 @@ export {
   RATE_LIMITS,
   RateLimiter,
   type RateLimitStore,
+  sharedRateLimitStore,
 } from './rate-limit.js';
 export type { HttpServerHandle } from './serve.js';
 export { serveHttp, serveOverStdio } from './serve.js';

@@ -19,6 +19,8 @@ export const RATE_LIMITS: Record<Exclude<RateClass, 'none'>, number> = {
 export interface RateLimitStore {
   /** Counts one call for `id` and returns 0, or returns the seconds to wait without counting it. */
   take(id: string, limit: number, windowMs: number, now: number): Promise<number>;
+  /** Gives back the last counted call for `id` (one that ended before doing its work). */
+  refund(id: string, windowMs: number, now: number): Promise<void>;
 }
 
 /** An exact sliding window per id, in this process. Check-and-count is synchronous, so it never overshoots. */
@@ -36,6 +38,10 @@ export class MemoryRateLimitStore implements RateLimitStore {
     this.windows.set(id, stamps);
     if (this.windows.size > 50_000) this.sweep(t, windowMs);
     return 0;
+  }
+
+  async refund(id: string): Promise<void> {
+    this.windows.get(id)?.pop();
   }
 
   private sweep(t: number, windowMs: number) {
@@ -87,6 +93,22 @@ export class KvRateLimitStore implements RateLimitStore {
     return next;
   }
 
+  async refund(id: string, windowMs: number, now: number): Promise<void> {
+    const kv = await this.open();
+    const key = `${createHash('sha256').update(id).digest('hex').slice(0, 32)}.${Math.floor(now / windowMs)}`;
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const entry = await kv.get(key);
+      const current = entry && entry.operation === 'PUT' ? Number(entry.string()) || 0 : 0;
+      if (!entry || current === 0) return;
+      try {
+        await kv.update(key, String(current - 1), entry.revision);
+        return;
+      } catch {
+        // Counted meanwhile: read again.
+      }
+    }
+  }
+
   private async takeNow(id: string, limit: number, windowMs: number, now: number): Promise<number> {
     const kv = await this.open();
     const key = createHash('sha256').update(id).digest('hex').slice(0, 32);
@@ -113,6 +135,22 @@ export class KvRateLimitStore implements RateLimitStore {
     }
     throw new Error('rate limit store: too much contention on one counter');
   }
+}
+
+const stores = new WeakMap<object, RateLimitStore>();
+
+/**
+ * The one store a process uses for a bus: JetStream KV when the bus is NATS (shared by every
+ * process on that network), memory otherwise (one process is then the whole deployment).
+ */
+export function sharedRateLimitStore(bus: { kind: string }): RateLimitStore {
+  let store = stores.get(bus);
+  if (!store) {
+    const nc = bus.kind === 'nats' ? (bus as { connection?: NatsConnection }).connection : undefined;
+    store = nc ? new KvRateLimitStore(nc) : new MemoryRateLimitStore();
+    stores.set(bus, store);
+  }
+  return store;
 }
 
 /**

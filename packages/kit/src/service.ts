@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { CallToolResult, InputRequiredResult, Tool } from '@modelcontextprotocol/server';
 import { createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
-import type { NatsConnection } from '@nats-io/transport-node';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { z } from 'zod';
@@ -25,7 +24,7 @@ import { ServiceMetrics } from './metrics.js';
 import type { NetworkDirectory } from './network/directory.js';
 import type { NodeIdentity } from './node.js';
 import type { Outbox } from './outbox.js';
-import { KvRateLimitStore, MemoryRateLimitStore, RATE_LIMITS, RateLimiter } from './rate-limit.js';
+import { RATE_LIMITS, RateLimiter, sharedRateLimitStore } from './rate-limit.js';
 import { type LegacySessionOptions, LegacySessions } from './sessions.js';
 import { withSpan } from './telemetry.js';
 import type { TextGenerator } from './textgen/types.js';
@@ -159,9 +158,7 @@ const limiters = new WeakMap<EventBus, RateLimiter>();
 function sharedLimiter(bus: EventBus): RateLimiter {
   let limiter = limiters.get(bus);
   if (!limiter) {
-    const nc = bus.kind === 'nats' ? (bus as { connection?: NatsConnection }).connection : undefined;
-    const store = nc ? new KvRateLimitStore(nc) : new MemoryRateLimitStore();
-    limiter = new RateLimiter(RATE_LIMITS, 60_000, Date.now, store);
+    limiter = new RateLimiter(RATE_LIMITS, 60_000, Date.now, sharedRateLimitStore(bus));
     limiters.set(bus, limiter);
   }
   return limiter;
