@@ -55,6 +55,7 @@ RUN groupadd --system --gid 10001 lore \
  && chown lore:lore /var/lib/lore
 ENV NODE_ENV=production \
     LORE_HOST=0.0.0.0 \
+    LORE_ALLOWED_HOSTS=localhost,127.0.0.1 \
     LORE_PORT=8080 \
     LORE_DATA_DIR=/var/lib/lore
 WORKDIR /app

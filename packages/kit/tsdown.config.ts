@@ -1,7 +1,12 @@
 import { defineConfig } from 'tsdown';
 
 export default defineConfig({
-  entry: ['src/index.ts', 'src/testing/index.ts'],
+  // The parser thread's entry lands beside the chunks as dist/parse-worker.js (see text/isolate.ts).
+  entry: {
+    index: 'src/index.ts',
+    'testing/index': 'src/testing/index.ts',
+    'parse-worker': 'src/text/parse-worker.ts',
+  },
   format: 'esm',
   dts: true,
   platform: 'node',

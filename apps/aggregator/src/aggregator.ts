@@ -289,6 +289,7 @@ export class Aggregator implements McpBackend {
       incoming,
       (cc) =>
         this.forward(name, route, args, call, {
+          ...(call.ip ? { ip: call.ip } : {}),
           token: call.token,
           requestId: call.requestId,
           ...(cc.traceparent ? { traceparent: cc.traceparent } : {}),

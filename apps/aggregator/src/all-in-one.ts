@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import {
+  Authenticator,
   createBus,
   createDirectory,
   createLogger,
@@ -68,9 +69,13 @@ export async function startAllInOne(config: LoreConfig, opts: AllInOneOptions = 
   const aggregator = new Aggregator(upstreams, { log, metrics });
   await aggregator.start();
   const consoleParts = await consoleOnBus({ bus, nodeId: node.id, config, log });
+  // Keys are checked on this process's bus, as every hosted service checks them.
+  const keys = new Authenticator(bus, config.LORE_AUTH_CACHE_SECONDS * 1000);
+  await keys.start();
   const app = createGateway({
     console: consoleParts.deps,
     config,
+    verifyKey: async (key) => (await keys.verify(key).catch(() => null)) !== null,
     aggregator,
     metrics,
     registries: services.map((s) => s.metrics.registry),
@@ -95,6 +100,7 @@ export async function startAllInOne(config: LoreConfig, opts: AllInOneOptions = 
     async close() {
       await consoleParts.close();
       await aggregator.stop();
+      await keys.stop();
       for (const s of [...services].reverse()) await s.stop();
       if (!opts.bus) await bus.close();
     },

@@ -5,6 +5,8 @@ export interface ForwardContext {
   token: string | null;
   requestId: string;
   traceparent?: string;
+  /** The client's address, passed on as X-Forwarded-For (services trust it from the aggregator only). */
+  ip?: string;
 }
 
 export const forwardContext = new AsyncLocalStorage<ForwardContext>();
@@ -27,6 +29,8 @@ export function identityFetch(inner: Fetch, forwardAuthorization: boolean): Fetc
     }
     headers.set('x-request-id', ctx.requestId);
     if (ctx.traceparent) headers.set('traceparent', ctx.traceparent);
+    if (ctx.ip) headers.set('x-forwarded-for', ctx.ip);
+    else headers.delete('x-forwarded-for');
     return inner(url, { ...init, headers });
   };
 }

@@ -15,6 +15,8 @@ export interface GatewayOptions {
   ready: () => Promise<Record<string, string>>;
   /** The owner's console at `/console` (needs a way to verify keys; see console/). */
   console?: Omit<ConsoleDeps, 'backend' | 'catalog'>;
+  /** Checks keys before a 2025-11-25 session is opened (see HttpAppOptions.verifyKey). */
+  verifyKey?: (key: string) => Promise<boolean>;
 }
 
 /** The aggregator's HTTP face: `/mcp` (sessions for 2025 clients), health, metrics, the catalog page, the console. */
@@ -23,6 +25,7 @@ export function createGateway(opts: GatewayOptions): Hono {
     backend: opts.aggregator,
     config: opts.config,
     legacySessions: {},
+    ...(opts.verifyKey ? { verifyKey: opts.verifyKey } : {}),
     onNotifier: (notify) => opts.aggregator.onToolsChanged(() => notify.toolsChanged()),
     metrics: {
       registry: {

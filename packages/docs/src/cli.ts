@@ -112,7 +112,11 @@ export async function runDocsCli(argv: string[], io: DocsCliIo): Promise<number>
         source: values.source,
         baseUri: values['base-uri'],
         prune: !values['keep-missing'],
-        crawl: { ...(concurrency ? { concurrency } : {}), ...(maxPages ? { maxPages } : {}) },
+        crawl: {
+          allowPrivate: config.LORE_CRAWL_ALLOW_PRIVATE,
+          ...(concurrency ? { concurrency } : {}),
+          ...(maxPages ? { maxPages } : {}),
+        },
         onFetch: (url, fetched) => {
           if (io.isTTY) io.stderr.write(`\r\x1b[Kfetching ${fetched}: ${url.slice(0, 100)}`);
         },

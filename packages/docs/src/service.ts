@@ -6,6 +6,7 @@ import {
   migrationsFolder,
   openServiceStore,
   type ServiceDeps,
+  sharedRateLimitStore,
 } from '@lore/kit';
 import { ingestDocuments } from './domain/ingest.js';
 import { AnswerQuota } from './domain/quota.js';
@@ -53,7 +54,12 @@ export async function createDocsService(
     store,
     search: new DocsSearch(store, embedder, log),
     textgen,
-    quota: new AnswerQuota(config.LORE_ANSWER_QUOTA_PER_MINUTE, config.LORE_ANSWER_QUOTA_PER_DAY),
+    quota: new AnswerQuota(
+      config.LORE_ANSWER_QUOTA_PER_MINUTE,
+      config.LORE_ANSWER_QUOTA_PER_DAY,
+      Date.now,
+      sharedRateLimitStore(deps.bus),
+    ),
     calls,
   };
   const own = options.ownDocs;

@@ -351,7 +351,7 @@ describe('ingesting from a web server', () => {
   });
 
   it('follows links within the folder, politely: robots.txt, one host, a concurrency limit, a named User-Agent', async () => {
-    const result = await crawl(`${site.url}/docs/`, { concurrency: 2 });
+    const result = await crawl(`${site.url}/docs/`, { concurrency: 2, allowPrivate: true });
     const host = new URL(site.url).host;
     expect(result.documents.map((d) => d.name).sort()).toEqual(
       [
@@ -382,7 +382,7 @@ describe('ingesting from a web server', () => {
     const { db, store } = await openStore(dir.path);
     try {
       const summary = await ingestInputs({ store, log }, [`${site.url}/sitemap.xml`], {
-        crawl: { concurrency: 3 },
+        crawl: { concurrency: 3, allowPrivate: true },
       });
       const host = new URL(site.url).host;
       expect(summary).toMatchObject({ source: host, added: 2, updated: 0, removed: 0, unchanged: 0 });
@@ -405,7 +405,7 @@ describe('ingesting from a web server', () => {
 
   it('is what `lore docs ingest <URL>` runs', async () => {
     const dir = tempDir();
-    const config = testConfig(dir.path);
+    const config = testConfig(dir.path, { LORE_CRAWL_ALLOW_PRIVATE: 'true' });
     const out = capture();
     const code = await runDocsCli(['ingest', `${site.url}/docs/`, '--source', 'web', '--concurrency', '2'], {
       config,

@@ -38,6 +38,8 @@ export const LoreConfigSchema = z.object({
   LORE_HOST: z.string().default('127.0.0.1'),
   LORE_PORT: int(7400),
   LORE_ALLOWED_HOSTS: z.string().optional(),
+  LORE_TRUSTED_PROXIES: z.string().optional(),
+  LORE_MAX_JSON_DEPTH: z.coerce.number().int().min(8).max(10_000).default(64),
   LORE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   LORE_API_KEY: z.string().optional(),
   /** One NATS URL, or a cluster's URLs separated by commas. */
@@ -69,6 +71,7 @@ export const LoreConfigSchema = z.object({
   LORE_ANSWER_QUOTA_PER_DAY: int(50),
   LORE_SEED_DENS: bool.default(true),
   LORE_INGEST_OWN_DOCS: bool.default(true),
+  LORE_CRAWL_ALLOW_PRIVATE: bool.default(false),
   LORE_MAX_BODY_BYTES: int(1_048_576),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.string().optional(),
 });

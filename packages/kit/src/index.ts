@@ -87,7 +87,15 @@ export type { NodeIdentity } from './node.js';
 export { loadNodeIdentity } from './node.js';
 export type { Emit } from './outbox.js';
 export { handleOnce, Outbox } from './outbox.js';
-export { RATE_LIMITS, RateLimiter } from './rate-limit.js';
+export {
+  KvRateLimitStore,
+  MemoryRateLimitStore,
+  RATE_LIMIT_BUCKET,
+  RATE_LIMITS,
+  RateLimiter,
+  type RateLimitStore,
+  sharedRateLimitStore,
+} from './rate-limit.js';
 export type { HttpServerHandle } from './serve.js';
 export { PortInUseError, parsePort, serveHttp, serveOverStdio, UsageError } from './serve.js';
 export type { HttpAppOptions, LoreService, ServiceDeps, ServiceOptions } from './service.js';
@@ -112,19 +120,28 @@ export type { CallContext } from './telemetry.js';
 export { callContext, nextTraceparent, startTelemetry, withSpan } from './telemetry.js';
 export type { DocumentChunk, RankedRow, SplitOptions, TermSplit, TermSplitOptions } from './text/index.js';
 export {
+  convertHtml,
   cosineTopK,
   DEFAULT_CHUNK_OVERLAP,
   DEFAULT_CHUNK_SIZE,
   DEFAULT_MIN_MATCHES,
+  DEFAULT_PARSE_LIMITS,
   DEFAULT_RARE_SHARE,
   excerpt,
+  extractPdfText,
   float32FromBuffer,
   float32ToBuffer,
   ftsMatchQuery,
   ftsPhrase,
+  htmlNestingDepth,
   htmlToMarkdown,
   isContentTerm,
   keywords,
+  type ParseLimit,
+  ParseLimitError,
+  type ParseLimits,
+  ParserPool,
+  parserPool,
   pdfToText,
   queryTerms,
   rankSplitTerms,

@@ -57,17 +57,17 @@ describe('errors', () => {
 });
 
 describe('rate limiter', () => {
-  it('never lets N parallel calls past the limit, then frees slots as the window slides', () => {
+  it('never lets N parallel calls past the limit, then frees slots as the window slides', async () => {
     let now = 0;
     const rl = new RateLimiter({ post: 5 }, 60_000, () => now);
-    const waits = Array.from({ length: 50 }, () => rl.take('a', 'post'));
+    const waits = await Promise.all(Array.from({ length: 50 }, () => rl.take('a', 'post')));
     expect(waits.filter((w) => w === 0)).toHaveLength(5);
     expect(waits[5]).toBe(60);
-    expect(rl.take('b', 'post')).toBe(0);
+    expect(await rl.take('b', 'post')).toBe(0);
     now = 30_000;
-    expect(rl.take('a', 'post')).toBe(30);
+    expect(await rl.take('a', 'post')).toBe(30);
     now = 60_001;
-    expect(rl.take('a', 'post')).toBe(0);
+    expect(await rl.take('a', 'post')).toBe(0);
   });
 });
 

@@ -3,7 +3,7 @@ import { serve } from '@hono/node-server';
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/hono';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { Hono } from 'hono';
-import type { LoreConfig } from './config.js';
+import { ConfigError, type LoreConfig } from './config.js';
 import { createMcpFactory, type McpBackend } from './mcp.js';
 
 const LOCAL = ['localhost', '127.0.0.1', '[::1]'];
@@ -16,7 +16,9 @@ export interface HttpServerHandle {
 
 /**
  * Serves an app on a socket. On loopback (the default) it accepts only local Host and
- * Origin headers, which is what stops DNS-rebinding attacks from a browser.
+ * Origin headers, which is what stops DNS-rebinding attacks from a browser. On any other
+ * address the operator must say which Host names to accept (`LORE_ALLOWED_HOSTS`, or `*`
+ * when a proxy in front checks them): binding wide open without a word stops the process.
  */
 export async function serveHttp(
   app: Hono,
@@ -27,8 +29,13 @@ export async function serveHttp(
     .map((s) => s.trim())
     .filter(Boolean);
   const guarded = new Hono();
-  const hosts = allowed ?? (LOCAL.includes(config.LORE_HOST) ? LOCAL : undefined);
-  if (hosts) {
+  if (!allowed?.length && !LOCAL.includes(config.LORE_HOST) && config.LORE_HOST !== '::1')
+    throw new ConfigError([
+      `LORE_ALLOWED_HOSTS: required when LORE_HOST (${config.LORE_HOST}) is not a loopback address — ` +
+        'list the Host names clients use (e.g. lore.example.com), or * when a proxy in front checks them',
+    ]);
+  const hosts = allowed?.length ? allowed : LOCAL;
+  if (!hosts.includes('*')) {
     guarded.use('*', hostHeaderValidation(hosts));
     guarded.use('/mcp', originValidation(hosts));
     // The owner's console (the aggregator's) is held to the same Origin rule as the endpoint.

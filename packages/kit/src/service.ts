@@ -16,6 +16,7 @@ import { nodeLocalBus } from './bus/local.js';
 import type { EventBus, Subscription } from './bus/types.js';
 import type { LoreConfig } from './config.js';
 import type { Database } from './db/index.js';
+import { clientAddress, jsonTooDeep, trustedProxies } from './edge.js';
 import { fromZodError, rateLimited, ToolError, toToolError, unauthenticated } from './errors.js';
 import { controlCharacterError } from './input.js';
 import { createLogger, type Logger } from './logger.js';
@@ -31,7 +32,7 @@ import { ServiceMetrics } from './metrics.js';
 import type { NetworkDirectory } from './network/directory.js';
 import type { NodeIdentity } from './node.js';
 import type { Outbox } from './outbox.js';
-import { RATE_LIMITS, RateLimiter } from './rate-limit.js';
+import { RATE_LIMITS, RateLimiter, sharedRateLimitStore } from './rate-limit.js';
 import { type LegacySessionOptions, LegacySessions } from './sessions.js';
 import { withSpan } from './telemetry.js';
 import type { TextGenerator } from './textgen/types.js';
@@ -102,6 +103,7 @@ export function createService<P>(opts: ServiceOptions<P>): LoreService {
     ready: readiness(opts),
     bodyAllowance: FORWARDING_ALLOWANCE,
     legacySessions: {},
+    verifyKey: async (key) => (await auth.verify(key).catch(() => null)) !== null,
   });
   const subs: Subscription[] = [];
   let cleanup: (() => Promise<void>) | undefined;
@@ -160,12 +162,13 @@ const limiters = new WeakMap<EventBus, RateLimiter>();
 
 /**
  * The limits are per agent, not per service: services that share a bus in one process (the
- * all-in-one) share one limiter, so an agent's reads on users and on dens count together.
+ * all-in-one) share one limiter, so an agent's reads on users and on dens count together. On
+ * NATS the counts live in JetStream KV, shared by every service and replica of the network.
  */
 function sharedLimiter(bus: EventBus): RateLimiter {
   let limiter = limiters.get(bus);
   if (!limiter) {
-    limiter = new RateLimiter(RATE_LIMITS);
+    limiter = new RateLimiter(RATE_LIMITS, 60_000, Date.now, sharedRateLimitStore(bus));
     limiters.set(bus, limiter);
   }
   return limiter;
@@ -315,7 +318,7 @@ function toolBackend<P>(opts: ServiceOptions<P>, rt: Runtime): McpBackend {
       if (control) throw control;
       const parsed = tool.input.safeParse(args);
       if (!parsed.success) throw fromZodError(parsed.error, args);
-      const wait = rt.limiter?.take(caller?.id ?? `ip:${info.ip ?? 'local'}`, tool.rateClass) ?? 0;
+      const wait = (await rt.limiter?.take(caller?.id ?? `ip:${info.ip ?? 'local'}`, tool.rateClass)) ?? 0;
       if (wait)
         throw rateLimited(
           wait,
@@ -382,6 +385,12 @@ export interface HttpAppOptions {
    * notifications) instead of statelessly.
    */
   legacySessions?: LegacySessionOptions | false;
+  /**
+   * Whether a key is valid. A 2025-11-25 session is opened only for a valid key; other legacy
+   * requests (agent_register, a wrong key) are served statelessly, so unauthenticated traffic
+   * can never fill the session table. Without it a session needs a key, unchecked.
+   */
+  verifyKey?: (key: string) => Promise<boolean>;
   /** Receives the endpoint's notifier, to tell clients the catalog changed. */
   onNotifier?: (notify: { toolsChanged(): void }) => void;
   /**
@@ -397,6 +406,8 @@ export const FORWARDING_ALLOWANCE = 64 * 1024;
 /** The Hono app every Lore process serves: `/mcp`, `/healthz`, `/readyz`, `/metrics`. */
 export function createHttpApp(opts: HttpAppOptions): Hono {
   const factory = createMcpFactory(opts.backend);
+  const proxies = trustedProxies(opts.config.LORE_TRUSTED_PROXIES);
+  const maxDepth = opts.config.LORE_MAX_JSON_DEPTH;
   const maxBody = opts.config.LORE_MAX_BODY_BYTES + (opts.bodyAllowance ?? 0);
   const sessions = opts.legacySessions
     ? new LegacySessions(factory, {
@@ -408,6 +419,8 @@ export function createHttpApp(opts: HttpAppOptions): Hono {
     maxRequestBodySize: maxBody,
     ...(sessions ? { legacy: 'reject' as const } : {}),
   });
+  // Legacy requests that may not open a session.
+  const sessionless = sessions ? createMcpHandler(factory, { maxRequestBodySize: maxBody }) : handler;
   opts.onNotifier?.({
     toolsChanged() {
       handler.notify.toolsChanged();
@@ -425,21 +438,35 @@ export function createHttpApp(opts: HttpAppOptions): Hono {
   );
   app.all('/mcp', async (c) => {
     const extra: AuthExtra = { requestId: c.req.header('x-request-id') || randomUUID() };
-    const ip = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket
-      ?.remoteAddress;
+    const peer = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming
+      ?.socket?.remoteAddress;
+    const ip = clientAddress(peer, c.req.header('x-forwarded-for'), proxies);
     if (ip) extra.ip = ip;
     const tp = c.req.header('traceparent');
     if (tp) extra.traceparent = tp;
     const token = bearerToken(c.req.header('authorization')) ?? '';
     const authInfo = { token, clientId: 'lore', scopes: [], extra: { ...extra } };
-    const { request, parsedBody } = await readJsonBody(c.req.raw);
+    const read = await readJsonBody(c.req.raw, maxDepth);
+    if ('tooDeep' in read)
+      return c.json(
+        {
+          jsonrpc: '2.0',
+          id: null,
+          error: {
+            code: -32600,
+            message: `Request body nests deeper than ${maxDepth} levels (LORE_MAX_JSON_DEPTH)`,
+          },
+        },
+        400,
+      );
+    const { request, parsedBody } = read;
     const body = parsedBody === undefined ? {} : { parsedBody };
-    if (
-      sessions &&
-      (c.req.header('mcp-session-id') ||
-        (await isLegacyRequest(request, parsedBody, { maxRequestBodySize: maxBody })))
-    )
-      return sessions.handle(request, authInfo, parsedBody);
+    if (sessions && c.req.header('mcp-session-id')) return sessions.handle(request, authInfo, parsedBody, ip);
+    if (sessions && (await isLegacyRequest(request, parsedBody, { maxRequestBodySize: maxBody }))) {
+      const mayOpen = token !== '' && (opts.verifyKey ? await opts.verifyKey(token) : true);
+      if (mayOpen) return sessions.handle(request, authInfo, parsedBody, ip);
+      return sessionless.fetch(request, { authInfo, ...body });
+    }
     return handler.fetch(request, { authInfo, ...body });
   });
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
@@ -463,9 +490,13 @@ export function createHttpApp(opts: HttpAppOptions): Hono {
  * the SDK, which would otherwise clone the request to classify it and parse the body again. A
  * body that is not JSON goes on untouched, for the SDK to answer as it does.
  */
-async function readJsonBody(raw: Request): Promise<{ request: Request; parsedBody?: unknown }> {
+async function readJsonBody(
+  raw: Request,
+  maxDepth: number,
+): Promise<{ request: Request; parsedBody?: unknown } | { tooDeep: true }> {
   if (raw.method !== 'POST' || !raw.body) return { request: raw };
   const text = await raw.text();
+  if (jsonTooDeep(text, maxDepth)) return { tooDeep: true };
   try {
     return { request: raw, parsedBody: JSON.parse(text) };
   } catch {

@@ -10,6 +10,8 @@ interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
   server: Server;
   lastSeen: number;
+  /** The client address that opened it ('' when unknown, e.g. in-process). */
+  address: string;
 }
 
 export interface LegacySessionOptions {
@@ -17,6 +19,11 @@ export interface LegacySessionOptions {
   idleMs?: number;
   /** At most this many open sessions; the oldest idle one makes room. Default 1,000. */
   max?: number;
+  /**
+   * At most this many open sessions per client address; a new one from that address closes
+   * its own oldest, so no one address can push everyone else's sessions out. Default 20.
+   */
+  maxPerAddress?: number;
   maxRequestBodySize?: number;
 }
 
@@ -41,7 +48,7 @@ export class LegacySessions {
     return this.sessions.size;
   }
 
-  async handle(request: Request, authInfo: AuthInfo, parsedBody?: unknown): Promise<Response> {
+  async handle(request: Request, authInfo: AuthInfo, parsedBody?: unknown, address = ''): Promise<Response> {
     const options = parsedBody === undefined ? { authInfo } : { authInfo, parsedBody };
     const id = request.headers.get('mcp-session-id');
     if (id) {
@@ -65,12 +72,12 @@ export class LegacySessions {
         { status: 400 },
       );
     }
-    this.makeRoom();
+    this.makeRoom(address);
     const server = (await this.factory({ era: 'legacy', authInfo, requestInfo: request })) as Server;
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sid) => {
-        this.sessions.set(sid, { transport, server, lastSeen: Date.now() });
+        this.sessions.set(sid, { transport, server, lastSeen: Date.now(), address });
       },
       onsessionclosed: (sid) => {
         this.sessions.delete(sid);
@@ -104,10 +111,15 @@ export class LegacySessions {
     }
   }
 
-  private makeRoom() {
-    const max = this.opts.max ?? 1000;
-    if (this.sessions.size < max) return;
-    const oldest = [...this.sessions].sort((a, b) => a[1].lastSeen - b[1].lastSeen)[0];
+  private makeRoom(address: string) {
+    const perAddress = this.opts.maxPerAddress ?? 20;
+    const own = [...this.sessions].filter(([, s]) => s.address === address);
+    if (address && own.length >= perAddress) return this.evict(own);
+    if (this.sessions.size >= (this.opts.max ?? 1000)) this.evict([...this.sessions]);
+  }
+
+  private evict(candidates: Array<[string, Session]>) {
+    const oldest = candidates.sort((a, b) => a[1].lastSeen - b[1].lastSeen)[0];
     if (oldest) {
       this.sessions.delete(oldest[0]);
       void oldest[1].transport.close().catch(() => {});

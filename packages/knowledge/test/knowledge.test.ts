@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -81,6 +82,7 @@ describe('knowledge sources over MCP', () => {
       ]),
     );
     writeFileSync(join(root, 'blob.bin'), Buffer.from([0x00, 0x01, 0x02, 0x68, 0x69]));
+    execFileSync('mkfifo', [join(root, 'pipe.md')]);
     writeFileSync(join(root, 'huge.txt'), '');
     truncateSync(join(root, 'huge.txt'), 21 * 1024 * 1024);
     t = await startEnv({
@@ -235,6 +237,25 @@ describe('knowledge sources over MCP', () => {
     expect(r.error?.code).toBe(403);
     expect(r.error?.data?.field).toBe('file_path');
     expect(r.text).not.toContain('launch codes');
+  });
+
+  it('refuses a FIFO inside a root with 400 at once, and file reads keep working after many tries', async () => {
+    const tries = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        call(bob, 'updateKnowledgeSources', { file_path: join(root, 'pipe.md') }),
+      ),
+    );
+    for (const r of tries) {
+      expect(r.error).toMatchObject({
+        code: 400,
+        data: { field: 'file_path', constraint: 'a regular file' },
+      });
+      expect(r.text).toMatch(/FIFO/);
+    }
+    const after = await ok<Added>(bob, 'updateKnowledgeSources', {
+      file_path: join(root, 'sub', 'notes.md'),
+    });
+    expect(after.data.chunks).toBeGreaterThan(0);
   });
 
   it('answers 404 for a missing file inside a root, 400 for a relative path, a directory, a binary file or a file too large', async () => {

@@ -111,6 +111,8 @@ export type AgentUpdateInput = z.infer<typeof AgentUpdateInput>;
 /** The public face of an agent. Email is private to its owner. */
 export const AgentProfile = z.object({
   id: z.string(),
+  /** Written by the agent itself: information about it, never instructions to the reader. */
+  untrusted: z.literal(true),
   username: z.string(),
   displayName: z.string(),
   bio: z.string(),

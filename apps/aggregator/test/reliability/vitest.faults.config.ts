@@ -13,7 +13,11 @@ export default defineConfig({
   test: {
     name: 'faults',
     root: repo,
-    include: ['apps/aggregator/test/reliability/{crash,load,outage,sqld-flows,nats-cluster}.test.ts'],
+    include: [
+      'apps/aggregator/test/reliability/{crash,load,outage,sqld-flows,nats-cluster}.test.ts',
+      'packages/knowledge/test/ingest-bomb.test.ts',
+      'packages/users/test/limits-replicas.test.ts',
+    ],
     fileParallelism: false,
     execArgv: ['--expose-gc'],
     testTimeout: 300_000,

@@ -1,4 +1,5 @@
 import robotsParserModule from 'robots-parser';
+import { assertPublic, type Resolve, readCapped } from './fetch-guard.js';
 import { formatOfResponse } from './parse.js';
 import { nameForUrl, type RawDocument } from './sources.js';
 
@@ -25,6 +26,12 @@ export interface CrawlOptions {
   fetch?: Fetch;
   signal?: AbortSignal;
   timeoutMs?: number;
+  /** Fetch loopback, private and link-local addresses too (LORE_CRAWL_ALLOW_PRIVATE). Default false. */
+  allowPrivate?: boolean;
+  /** Largest response body read, in bytes; a larger page is skipped. Default 10 MiB. */
+  maxBytes?: number;
+  /** Host name resolution, for the private-address check. */
+  resolve?: Resolve;
   /** Called after each page (for progress). */
   onPage?: (url: string, fetched: number, queued: number) => void;
 }
@@ -33,6 +40,9 @@ export interface CrawlResult {
   documents: RawDocument[];
   skipped: Array<{ url: string; reason: string }>;
 }
+
+/** Redirects followed for one request. */
+const MAX_REDIRECTS = 5;
 
 const NOT_DOCUMENTS =
   /\.(?:png|jpe?g|gif|svg|webp|ico|css|js|mjs|json|zip|gz|tgz|pdf|mp4|webm|woff2?|ttf|eot|xml|rss|atom)$/i;
@@ -45,7 +55,9 @@ interface Robots {
 /**
  * Fetches a site's pages for ingestion, politely: robots.txt is read first and obeyed
  * (`LoreBot` rules, else `*`, including Crawl-delay), only the start URL's host is fetched,
- * at most `concurrency` requests run at once, and every request says who it is.
+ * at most `concurrency` requests run at once, and every request says who it is. Every request,
+ * and every redirect, is checked again: same host and port as the start URL, and no private or
+ * loopback address unless `allowPrivate`. Bodies are read up to `maxBytes`.
  *
  * A sitemap URL (`….xml`, or an XML `<urlset>`/`<sitemapindex>` body) yields its listed pages;
  * any other URL is a start page whose links are followed within its folder.
@@ -61,16 +73,30 @@ export async function crawl(start: string, opts: CrawlOptions = {}): Promise<Cra
   const timeoutMs = opts.timeoutMs ?? 20_000;
   const skipped: CrawlResult['skipped'] = [];
 
+  const maxBytes = opts.maxBytes ?? 10 * 1024 * 1024;
   const get = async (url: URL, accept: string): Promise<Response> => {
     const timeout = AbortSignal.timeout(timeoutMs);
-    return doFetch(url, {
-      headers: { 'user-agent': USER_AGENT, accept },
-      redirect: 'follow',
-      signal: opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout,
-    });
+    const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
+    let target = url;
+    for (let hop = 0; ; hop++) {
+      if (target.host !== host) throw new Error(`redirected to another host (${target.host})`);
+      if (!opts.allowPrivate) await assertPublic(target, opts.resolve);
+      const res = await doFetch(target, {
+        headers: { 'user-agent': USER_AGENT, accept },
+        redirect: 'manual',
+        signal,
+      });
+      const location = res.status >= 300 && res.status < 400 ? res.headers.get('location') : null;
+      if (!location) return withUrl(res, target);
+      await res.body?.cancel();
+      if (hop >= MAX_REDIRECTS) throw new Error(`more than ${MAX_REDIRECTS} redirects`);
+      target = new URL(location, target);
+      target.hash = '';
+    }
   };
+  const text = (res: Response) => readCapped(res, maxBytes);
 
-  const robots = await loadRobots(startUrl, get);
+  const robots = await loadRobots(startUrl, get, text);
   const concurrency = robots.delayMs > 0 ? 1 : Math.max(1, opts.concurrency ?? 4);
 
   const seen = new Set<string>();
@@ -90,7 +116,7 @@ export async function crawl(start: string, opts: CrawlOptions = {}): Promise<Cra
   const scope = startUrl.pathname.endsWith('/') ? startUrl.pathname : startUrl.pathname.replace(/[^/]*$/, '');
   if (/\.xml$/i.test(startUrl.pathname)) {
     follow = false;
-    for (const u of await sitemapPages(startUrl, get, host, robots, skipped)) enqueue(u, startUrl.href);
+    for (const u of await sitemapPages(startUrl, get, text, host, robots, skipped)) enqueue(u, startUrl.href);
   } else {
     enqueue(new URL(startUrl.href), 'the command line');
   }
@@ -121,12 +147,12 @@ export async function crawl(start: string, opts: CrawlOptions = {}): Promise<Cra
         await res.body?.cancel();
         return;
       }
-      const body = await res.text();
+      const body = await text(res);
       const type = res.headers.get('content-type');
       // A start URL that turns out to be a sitemap.
       if (follow && url.href === startUrl.href && /<(?:urlset|sitemapindex)[\s>]/.test(body.slice(0, 2000))) {
         follow = false;
-        for (const u of await sitemapPages(finalUrl, get, host, robots, skipped, body))
+        for (const u of await sitemapPages(finalUrl, get, text, host, robots, skipped, body))
           enqueue(u, finalUrl.href);
         return;
       }
@@ -170,18 +196,28 @@ export async function crawl(start: string, opts: CrawlOptions = {}): Promise<Cra
   return { documents, skipped };
 }
 
-async function loadRobots(start: URL, get: (u: URL, accept: string) => Promise<Response>): Promise<Robots> {
+/** The response with the URL it finally came from (a Response's own `url` is read-only). */
+function withUrl(res: Response, url: URL): Response {
+  if (res.url === url.href) return res;
+  Object.defineProperty(res, 'url', { value: url.href });
+  return res;
+}
+
+type Get = (u: URL, accept: string) => Promise<Response>;
+type Text = (res: Response) => Promise<string>;
+
+async function loadRobots(start: URL, get: Get, text: Text): Promise<Robots> {
   const robotsUrl = new URL('/robots.txt', start);
-  let text = '';
+  let rules = '';
   try {
     const res = await get(robotsUrl, 'text/plain');
     // Missing robots.txt (4xx) allows everything; so does an unreachable one after a clean failure.
-    if (res.ok) text = await res.text();
+    if (res.ok) rules = await text(res);
     else await res.body?.cancel();
   } catch {
-    text = '';
+    rules = '';
   }
-  const parsed = robotsParser(robotsUrl.href, text);
+  const parsed = robotsParser(robotsUrl.href, rules);
   const delay = Number(parsed.getCrawlDelay(ROBOTS_AGENT) ?? 0);
   return {
     allowed: (u) => parsed.isAllowed(u.href, ROBOTS_AGENT) !== false,
@@ -191,7 +227,8 @@ async function loadRobots(start: URL, get: (u: URL, accept: string) => Promise<R
 
 async function sitemapPages(
   url: URL,
-  get: (u: URL, accept: string) => Promise<Response>,
+  get: Get,
+  text: Text,
   host: string,
   robots: Robots,
   skipped: CrawlResult['skipped'],
@@ -202,7 +239,7 @@ async function sitemapPages(
   if (xml === undefined) {
     const res = await get(url, 'application/xml, text/xml');
     if (!res.ok) throw new Error(`sitemap ${url.href} answered HTTP ${res.status}`);
-    xml = await res.text();
+    xml = await text(res);
   }
   const locs = [...xml.matchAll(/<loc>\s*([^<\s]+)\s*<\/loc>/gi)].map((m) => decodeXml(m[1]!));
   const isIndex = /<sitemapindex[\s>]/i.test(xml);
@@ -221,7 +258,7 @@ async function sitemapPages(
     }
     if (isIndex) {
       if (depth >= 2 || !robots.allowed(u)) continue;
-      out.push(...(await sitemapPages(u, get, host, robots, skipped, undefined, depth + 1)));
+      out.push(...(await sitemapPages(u, get, text, host, robots, skipped, undefined, depth + 1)));
     } else out.push(u);
   }
   return out;

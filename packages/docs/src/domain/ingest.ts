@@ -3,7 +3,7 @@ import { basename, resolve } from 'node:path';
 import { type Embedder, type Logger, type Outbox, splitDocument, type Transaction } from '@lore/kit';
 import { DocsCorpusIngested } from '@lore/schema';
 import { type CrawlOptions, crawl } from './crawl.js';
-import { parseDocument, titleFromPath } from './parse.js';
+import { parseDocumentIsolated, titleFromPath } from './parse.js';
 import { collectLocal, type RawDocument } from './sources.js';
 import type { DocsStore, DocumentWrite } from './store.js';
 
@@ -179,7 +179,11 @@ async function prepare(
   now: () => number,
 ): Promise<Prepared | null> {
   const raw = await doc.read();
-  const parsed = parseDocument(raw, doc.format, titleFromPath(doc.origin.replace(/^[a-z]+:\/\/[^/]+/i, '')));
+  const parsed = await parseDocumentIsolated(
+    raw,
+    doc.format,
+    titleFromPath(doc.origin.replace(/^[a-z]+:\/\/[^/]+/i, '')),
+  );
   const hash = contentHash([doc.uri, parsed.title, parsed.description, parsed.content, source]);
   if (before && before.hash === hash) return null;
   const chunks = await splitDocument(parsed.content, { format: parsed.splitFormat });

@@ -1,4 +1,4 @@
-import { htmlToMarkdown } from '@lore/kit';
+import { convertHtml, htmlToMarkdown } from '@lore/kit';
 
 export type SourceFormat = 'markdown' | 'mdx' | 'html' | 'text';
 
@@ -69,6 +69,25 @@ export function parseDocument(raw: string, format: SourceFormat, fallbackTitle: 
 }
 
 function parseHtml(html: string, fallbackTitle: string): ParsedDocument {
+  const parts = htmlParts(html);
+  return fromHtmlParts(parts, htmlToMarkdown(parts.body), fallbackTitle);
+}
+
+/**
+ * `parseDocument`, with HTML converted in a parser thread under the kit's limits (time,
+ * memory, nesting): what ingestion uses, since crawled pages are written by anyone.
+ */
+export async function parseDocumentIsolated(
+  raw: string,
+  format: SourceFormat,
+  fallbackTitle: string,
+): Promise<ParsedDocument> {
+  if (format !== 'html') return parseDocument(raw, format, fallbackTitle);
+  const parts = htmlParts(raw.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n'));
+  return fromHtmlParts(parts, await convertHtml(parts.body), fallbackTitle);
+}
+
+function htmlParts(html: string): { pageTitle: string; metaDescription: string | undefined; body: string } {
   const pageTitle = decodeEntities(/<title[^>]*>([\s\S]*?)<\/title>/i.exec(html)?.[1] ?? '')
     .replace(/\s+/g, ' ')
     .trim();
@@ -77,10 +96,17 @@ function parseHtml(html: string, fallbackTitle: string): ParsedDocument {
   const main =
     /<main\b[^>]*>([\s\S]*?)<\/main>/i.exec(html)?.[1] ??
     /<article\b[^>]*>([\s\S]*?)<\/article>/i.exec(html)?.[1];
-  const { title: converted, markdown } = htmlToMarkdown(main ?? html);
-  const content = markdown.replace(/\n{3,}/g, '\n\n').trim();
-  const title = cleanTitle(pageTitle) || converted || firstHeading(content) || fallbackTitle;
-  const description = metaDescription?.trim() || clip(firstParagraph(content), MAX_DESCRIPTION);
+  return { pageTitle, metaDescription, body: main ?? html };
+}
+
+function fromHtmlParts(
+  parts: ReturnType<typeof htmlParts>,
+  converted: { title: string | null; markdown: string },
+  fallbackTitle: string,
+): ParsedDocument {
+  const content = converted.markdown.replace(/\n{3,}/g, '\n\n').trim();
+  const title = cleanTitle(parts.pageTitle) || converted.title || firstHeading(content) || fallbackTitle;
+  const description = parts.metaDescription?.trim() || clip(firstParagraph(content), MAX_DESCRIPTION);
   return { title, description, content, splitFormat: 'markdown' };
 }
 

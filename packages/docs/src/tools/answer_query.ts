@@ -20,7 +20,7 @@ export const answerQuery = tool({
   async handler(input, ctx) {
     const { ports } = ctx;
     const agent = ctx.agent;
-    const refused = ports.quota.take(agent.id);
+    const refused = await ports.quota.take(agent.id);
     if (refused) {
       const per = refused.window === 'minute' ? 'per minute' : 'per day';
       throw new ToolError(
@@ -52,7 +52,7 @@ export const answerQuery = tool({
       return { text: `${answer.answerText}\n\n(Answer ${how}.${hint})`, data: answer };
     } catch (err) {
       // The 2026-07-28 path ends this round to ask the client's model; the retry is the same call.
-      if ((err as Error)?.name === 'InputRequiredSignal') ports.quota.refund(agent.id);
+      if ((err as Error)?.name === 'InputRequiredSignal') await ports.quota.refund(agent.id);
       throw err;
     }
   },

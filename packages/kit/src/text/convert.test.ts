@@ -1,7 +1,7 @@
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
 import { htmlToMarkdown } from './html.js';
-import { pdfToText } from './pdf.js';
+import { pdfToText } from './isolate.js';
 import { splitDocument } from './split.js';
 
 describe('htmlToMarkdown', () => {

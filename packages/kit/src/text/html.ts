@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type TurndownServiceType from 'turndown';
+import { DEFAULT_PARSE_LIMITS, htmlNestingDepth, ParseLimitError } from './limits.js';
 
 const require = createRequire(import.meta.url);
 
@@ -57,9 +58,16 @@ function takeTitle(): string | null {
 /**
  * Converts an HTML page to Markdown (ATX headings, fenced code) with turndown, dropping
  * scripts, styles, navigation and footers. The title is the `<title>`, else the first `# `
- * heading, else `null`.
+ * heading, else `null`. Runs in the calling thread: hostile pages go through `convertHtml`.
  */
-export function htmlToMarkdown(html: string): { title: string | null; markdown: string } {
+export function htmlToMarkdown(
+  html: string,
+  maxNesting = DEFAULT_PARSE_LIMITS.maxNesting,
+): { title: string | null; markdown: string } {
+  // turndown walks the tree recursively: a page nested deeper than this would overflow the stack.
+  const depth = htmlNestingDepth(html, maxNesting);
+  if (depth > maxNesting)
+    throw new ParseLimitError('nesting', `the HTML nests elements more than ${maxNesting} deep`);
   // turndown is synchronous, so the module-level capture cannot interleave between calls.
   capturedTitle = null;
   let markdown = getService().turndown(html);

@@ -9,7 +9,15 @@ export {
   type TermSplitOptions,
 } from './fts.js';
 export { htmlToMarkdown } from './html.js';
-export { pdfToText } from './pdf.js';
+export { convertHtml, ParserPool, parserPool, pdfToText } from './isolate.js';
+export {
+  DEFAULT_PARSE_LIMITS,
+  htmlNestingDepth,
+  type ParseLimit,
+  ParseLimitError,
+  type ParseLimits,
+} from './limits.js';
+export { extractPdfText } from './pdf.js';
 export {
   DEFAULT_CHUNK_OVERLAP,
   DEFAULT_CHUNK_SIZE,

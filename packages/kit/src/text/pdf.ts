@@ -1,4 +1,5 @@
 import type { getDocumentProxy } from 'unpdf';
+import { ParseLimitError } from './limits.js';
 
 // unpdf (and pdf.js) load on first use only.
 let unpdfModule: Promise<typeof import('unpdf')> | undefined;
@@ -37,11 +38,16 @@ function tidyPage(text: string): string {
 }
 
 /**
- * Extracts the text layer of a PDF with unpdf (pdf.js). Pages are joined by a blank line and
- * line breaks within a page are kept, so the result splits well; scanned pages without a
- * text layer yield nothing. The input is copied (pdf.js detaches the buffer it is given).
+ * Extracts the text layer of a PDF with unpdf (pdf.js), in the calling thread: hostile input
+ * goes through `pdfToText`, which runs this in a worker under time and memory limits. Pages
+ * are joined by a blank line and line breaks within a page are kept, so the result splits
+ * well; scanned pages without a text layer yield nothing. The input is copied (pdf.js
+ * detaches the buffer it is given). More than `maxPages` pages is refused before any is read.
  */
-export async function pdfToText(bytes: Uint8Array): Promise<{ text: string; pages: number }> {
+export async function extractPdfText(
+  bytes: Uint8Array,
+  maxPages = Number.POSITIVE_INFINITY,
+): Promise<{ text: string; pages: number }> {
   await loadPdfjs();
   let pdf: Awaited<ReturnType<typeof getDocumentProxy>>;
   try {
@@ -52,6 +58,8 @@ export async function pdfToText(bytes: Uint8Array): Promise<{ text: string; page
     });
   }
   try {
+    if (pdf.numPages > maxPages)
+      throw new ParseLimitError('pages', `the PDF has ${pdf.numPages} pages (at most ${maxPages})`);
     const { totalPages, text } = await (await loadUnpdf()).extractText(pdf, { mergePages: false });
     const pages = text.map(tidyPage).filter((p) => p !== '');
     return { text: pages.join('\n\n'), pages: totalPages };

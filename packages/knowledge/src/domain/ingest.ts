@@ -1,7 +1,7 @@
 import { basename, extname } from 'node:path';
-import { htmlToMarkdown, invalid, pdfToText } from '@lore/kit';
+import { convertHtml, invalid, ParseLimitError, pdfToText, type ToolError } from '@lore/kit';
 import type { KnowledgeFormat, UpdateKnowledgeSourcesInput } from '@lore/schema';
-import { readAllowedFile } from './paths.js';
+import { readAllowedFile, readFileSlot } from './paths.js';
 
 /** Most characters of text one source may hold once extracted (a PDF can be small and wordy). */
 export const MAX_TEXT_CHARS = 2_000_000;
@@ -78,7 +78,7 @@ export async function extractDocument(
 ): Promise<ExtractedDocument> {
   const req = sourceRequest(input);
   if (req.kind === 'path') {
-    const { bytes } = await readAllowedFile(req.path, roots);
+    const { bytes } = await readFileSlot(() => readAllowedFile(req.path, roots));
     const name = basename(req.path);
     const format = isPdf(bytes) ? 'pdf' : formatFromName(name);
     if (format === 'pdf') return fromPdf(name, bytes, 'file_path');
@@ -122,13 +122,28 @@ async function fromPdf(name: string, bytes: Uint8Array, field: string): Promise<
   let extracted: { text: string; pages: number };
   try {
     extracted = await pdfToText(bytes);
-  } catch {
+  } catch (err) {
+    if (err instanceof ParseLimitError) throw limitError(name, field, err);
     throw invalid(field, 'a readable PDF', `'${name}' is not a readable PDF.`);
   }
   return checked({ name, format: 'pdf', text: extracted.text, pages: extracted.pages }, field);
 }
 
-function fromText(name: string, format: KnowledgeFormat, raw: string, field: string): ExtractedDocument {
+/** A 400 naming the parsing limit the document ran into (time, memory, pages, nesting). */
+function limitError(name: string, field: string, err: ParseLimitError): ToolError {
+  return invalid(
+    field,
+    `within the ${err.limit} limit for parsing`,
+    `'${name}' was refused: ${err.message} (${err.limit} limit).`,
+  );
+}
+
+async function fromText(
+  name: string,
+  format: KnowledgeFormat,
+  raw: string,
+  field: string,
+): Promise<ExtractedDocument> {
   const text = raw.replace(/^\uFEFF/, '');
   if (text.includes('\0'))
     throw invalid(
@@ -136,7 +151,15 @@ function fromText(name: string, format: KnowledgeFormat, raw: string, field: str
       'text, not binary data',
       'file_content contains NUL characters: send text, or a .pdf name with base64.',
     );
-  const body = format === 'html' ? htmlToMarkdown(text).markdown : text;
+  let body = text;
+  if (format === 'html') {
+    try {
+      body = (await convertHtml(text)).markdown;
+    } catch (err) {
+      if (err instanceof ParseLimitError) throw limitError(name, field, err);
+      throw invalid(field, 'readable HTML', `'${name}' could not be converted from HTML.`);
+    }
+  }
   return checked({ name, format, text: body, pages: null }, field);
 }
 

@@ -1,10 +1,19 @@
 import { constants } from 'node:fs';
-import { open, realpath } from 'node:fs/promises';
+import { lstat, open, realpath } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { forbidden, invalid, notFound } from '@lore/kit';
+import { forbidden, invalid, limiter, notFound } from '@lore/kit';
 
 /** Largest file read through file_path. */
 export const MAX_FILE_BYTES = 20 * 1024 * 1024;
+
+/**
+ * At most this many files are read at once. Reads run on libuv's small thread pool, which DNS
+ * lookups and crypto share: a burst of large (or slow) reads must not take all of it.
+ */
+export const MAX_CONCURRENT_READS = 2;
+
+/** Runs a file read once one of the few read slots is free. */
+export const readFileSlot = limiter(MAX_CONCURRENT_READS);
 
 /** The directories file_path may read from, from `LORE_KNOWLEDGE_ROOTS` (comma-separated). */
 export function parseRoots(value: string | undefined): string[] {
@@ -65,10 +74,21 @@ export async function readAllowedFile(
     throw err;
   }
   if (!realRoots.some((r) => isWithin(r, real))) throw denied();
+  // A FIFO or device would block the read (and the thread-pool slot under it) for as long as
+  // its writer likes: only regular files are opened, and O_NONBLOCK covers a swap in between.
+  const kind = await lstat(real);
+  if (!kind.isFile())
+    throw invalid(
+      'file_path',
+      'a regular file',
+      kind.isDirectory()
+        ? 'file_path names a directory: name a file.'
+        : 'file_path is not a regular file (a FIFO, socket or device cannot be read).',
+    );
 
   let handle: Awaited<ReturnType<typeof open>>;
   try {
-    handle = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW);
+    handle = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ELOOP' || code === 'EACCES' || code === 'EPERM') throw denied();
@@ -78,7 +98,7 @@ export async function readAllowedFile(
   }
   try {
     const st = await handle.stat();
-    if (!st.isFile()) throw invalid('file_path', 'a regular file, not a directory or device');
+    if (!st.isFile()) throw invalid('file_path', 'a regular file', 'file_path is not a regular file.');
     if (st.size > maxBytes)
       throw invalid(
         'file_path',

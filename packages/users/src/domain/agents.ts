@@ -20,6 +20,7 @@ type Row = typeof agents.$inferSelect;
 export function toProfile(r: Row): AgentProfile {
   return {
     id: r.id,
+    untrusted: true,
     username: r.handle,
     displayName: r.displayName,
     bio: r.bio,

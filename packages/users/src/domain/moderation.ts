@@ -5,3 +5,14 @@ export function screen(field: string, text: string): void {
   const verdict = checkUntrustedText(text);
   if (!verdict.ok) throw invalid(field, verdict.reason, `Refused ${field}: ${verdict.reason}.`);
 }
+
+/**
+ * A profile is text every other agent reads (search results, discovery, descriptions): its
+ * free-text fields pass the same screen as posts. Skills and interests are tags (letters,
+ * digits, dashes) and cannot carry sentences.
+ */
+export function screenProfile(p: { displayName?: string; bio?: string; location?: string }): void {
+  if (p.displayName !== undefined) screen('displayName', p.displayName);
+  if (p.bio !== undefined) screen('bio', p.bio);
+  if (p.location !== undefined) screen('location', p.location);
+}

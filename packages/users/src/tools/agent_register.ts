@@ -1,4 +1,5 @@
 import { AgentRegisterInput, AgentRegisterOutput } from '@lore/schema';
+import { screenProfile } from '../domain/moderation.js';
 import { tool } from '../ports.js';
 
 export const agentRegister = tool({
@@ -13,6 +14,7 @@ export const agentRegister = tool({
   rateClass: 'write',
   public: true,
   async handler(input, { ports }) {
+    screenProfile(input);
     const { profile, apiKey } = await ports.agents.register(input);
     const text = [
       '✓ Agent registered successfully!',

@@ -1,5 +1,6 @@
 import { forbidden } from '@lore/kit';
 import { AgentUpdateInput, AgentUpdateOutput, HandleRef } from '@lore/schema';
+import { screenProfile } from '../domain/moderation.js';
 import { tool } from '../ports.js';
 
 export const agentUpdate = tool({
@@ -19,6 +20,7 @@ export const agentUpdate = tool({
       throw forbidden(`You can only update your own profile (@${agent.handle}), not @${username}.`, {
         field: 'username',
       });
+    screenProfile(patch);
     const { profile, changed } = await ports.agents.update(agent.id, patch);
     const text = changed.length
       ? `✓ Profile updated: ${changed.join(', ')}.`

@@ -1,0 +1,207 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { DEFAULT_PARSE_LIMITS, type ParseLimit, ParseLimitError, type ParseLimits } from './limits.js';
+import type { ParseReply, ParseTask } from './parse-worker.js';
+
+/**
+ * The parser thread's entry. From TypeScript sources (tests, `tsx`) the worker loads the `.ts`
+ * file through tsx's loader; from the built package it is `parse-worker.js` beside this chunk.
+ */
+function workerSpec(): { entry: URL | string; eval: boolean } {
+  if (import.meta.url.endsWith('.ts')) {
+    const api = tsxEsmApi();
+    const entry = new URL('./parse-worker.ts', import.meta.url).href;
+    return {
+      entry: `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`,
+      eval: true,
+    };
+  }
+  return { entry: new URL('./parse-worker.js', import.meta.url), eval: false };
+}
+
+/** tsx's ESM register API as an `import()` target (require.resolve would name its CommonJS twin). */
+function tsxEsmApi(): string {
+  const pkgPath = createRequire(import.meta.url).resolve('tsx/package.json');
+  const pkg = JSON.parse(readFileSync(pkgPath, 'utf8')) as {
+    exports: Record<string, { import: { default: string } }>;
+  };
+  return pathToFileURL(join(dirname(pkgPath), pkg.exports['./esm/api']!.import.default)).href;
+}
+
+/** A task before the pool numbers it (Omit distributed over the union). */
+type TaskInput = ParseTask extends infer T ? (T extends unknown ? Omit<T, 'id'> : never) : never;
+
+interface Job {
+  task: TaskInput;
+  transfer: ArrayBuffer[];
+  resolve(value: unknown): void;
+  reject(err: Error): void;
+}
+
+interface Slot {
+  worker: Worker;
+  /** The thread has loaded its modules (startup does not count against a document's time). */
+  ready: boolean;
+  job?: Job & { id: number; timer: NodeJS.Timeout };
+}
+
+/**
+ * A few long-lived parser threads. Each document runs in one of them with a time limit (the
+ * thread is terminated and replaced when it runs over) and a heap limit (V8 ends the thread
+ * when it is exceeded), so a compression bomb or a pathologically nested page costs its own
+ * caller a 400 and every other call — and `/healthz` — nothing.
+ */
+export class ParserPool {
+  private readonly slots: Slot[] = [];
+  private readonly queue: Job[] = [];
+  private nextId = 1;
+
+  constructor(
+    readonly limits: ParseLimits = DEFAULT_PARSE_LIMITS,
+    private readonly size = Math.max(1, Math.min(2, availableParallelism() - 1)),
+  ) {}
+
+  run(task: TaskInput, transfer: ArrayBuffer[] = []): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ task, transfer, resolve, reject });
+      this.pump();
+    });
+  }
+
+  /** Ends every thread; queued and running documents are refused. */
+  async close(): Promise<void> {
+    for (const job of this.queue.splice(0)) job.reject(new Error('the parser pool was closed'));
+    await Promise.all(
+      this.slots.splice(0).map((s) => this.retire(s, new Error('the parser pool was closed'))),
+    );
+  }
+
+  private pump() {
+    while (this.queue.length) {
+      if (this.slots.length < this.size && this.slots.every((s) => !s.ready || s.job)) this.spawn();
+      const slot = this.slots.find((s) => s.ready && !s.job);
+      if (!slot) return;
+      const job = this.queue.shift()!;
+      const id = this.nextId++;
+      const timer = setTimeout(
+        () =>
+          void this.fail(
+            slot!,
+            new ParseLimitError('time', `parsing took longer than ${this.limits.timeMs / 1000} s`),
+          ),
+        this.limits.timeMs,
+      );
+      slot.job = { ...job, id, timer };
+      slot.worker.ref();
+      slot.worker.postMessage({ ...job.task, id }, job.transfer);
+    }
+  }
+
+  private spawn(): Slot {
+    const spec = workerSpec();
+    const worker = new Worker(spec.entry, {
+      eval: spec.eval,
+      resourceLimits: {
+        maxOldGenerationSizeMb: this.limits.memoryMb,
+        maxYoungGenerationSizeMb: Math.min(64, Math.max(8, Math.round(this.limits.memoryMb / 8))),
+        stackSizeMb: 4,
+      },
+      stdout: false,
+      stderr: false,
+    });
+    worker.unref();
+    const slot: Slot = { worker, ready: false };
+    worker.on('message', (reply: ParseReply | { ready: true }) => {
+      if ('ready' in reply) {
+        slot.ready = true;
+        this.pump();
+        return;
+      }
+      const job = slot.job;
+      if (!job || job.id !== reply.id) return;
+      clearTimeout(job.timer);
+      slot.job = undefined;
+      worker.unref();
+      if (reply.ok) job.resolve(reply.value);
+      else
+        job.reject(
+          reply.limit
+            ? new ParseLimitError(reply.limit as ParseLimit, reply.message)
+            : new Error(reply.message),
+        );
+      this.pump();
+    });
+    worker.on('error', (err: Error & { code?: string }) => {
+      const limit =
+        err.code === 'ERR_WORKER_OUT_OF_MEMORY'
+          ? new ParseLimitError('memory', `parsing needed more than ${this.limits.memoryMb} MB of memory`)
+          : err;
+      void this.fail(slot, limit);
+    });
+    worker.on('exit', () => void this.fail(slot, new Error('the parser thread exited')));
+    this.slots.push(slot);
+    return slot;
+  }
+
+  /** The running document failed or the thread died: refuse the document, replace the thread. */
+  private async fail(slot: Slot, err: Error) {
+    const i = this.slots.indexOf(slot);
+    if (i === -1) return;
+    this.slots.splice(i, 1);
+    await this.retire(slot, err);
+    this.pump();
+  }
+
+  private async retire(slot: Slot, err: Error) {
+    const job = slot.job;
+    slot.job = undefined;
+    if (job) {
+      clearTimeout(job.timer);
+      job.reject(err);
+    }
+    slot.worker.removeAllListeners('exit');
+    await slot.worker.terminate().catch(() => {});
+  }
+}
+
+let shared: ParserPool | undefined;
+
+/** The process's parser threads, started on first use. */
+export function parserPool(): ParserPool {
+  shared ??= new ParserPool();
+  return shared;
+}
+
+/**
+ * `extractPdfText` in a parser thread, under the pool's limits (time, memory, pages). The
+ * input is copied first, so the caller's buffer stays usable.
+ */
+export async function pdfToText(
+  bytes: Uint8Array,
+  pool: ParserPool = parserPool(),
+): Promise<{ text: string; pages: number }> {
+  const copy = new Uint8Array(bytes);
+  try {
+    return (await pool.run({ kind: 'pdf', bytes: copy, maxPages: pool.limits.maxPages }, [
+      copy.buffer as ArrayBuffer,
+    ])) as { text: string; pages: number };
+  } catch (err) {
+    if (err instanceof ParseLimitError) throw err;
+    throw new Error(`pdfToText: not a readable PDF (${(err as Error).message})`, { cause: err });
+  }
+}
+
+/** `htmlToMarkdown` in a parser thread, under the pool's limits (time, memory, nesting). */
+export async function convertHtml(
+  html: string,
+  pool: ParserPool = parserPool(),
+): Promise<{ title: string | null; markdown: string }> {
+  return (await pool.run({ kind: 'html', html, maxNesting: pool.limits.maxNesting })) as {
+    title: string | null;
+    markdown: string;
+  };
+}

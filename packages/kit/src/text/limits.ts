@@ -1,0 +1,81 @@
+/** Which bound a hostile document ran into. */
+export type ParseLimit = 'time' | 'memory' | 'pages' | 'nesting' | 'size';
+
+/** A document refused because parsing it would cost more than the limits allow. */
+export class ParseLimitError extends Error {
+  constructor(
+    readonly limit: ParseLimit,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ParseLimitError';
+  }
+}
+
+export interface ParseLimits {
+  /** Wall-clock time for one document. */
+  timeMs: number;
+  /** V8 old-generation heap of a parser thread. */
+  memoryMb: number;
+  /** Most pages of a PDF. */
+  maxPages: number;
+  /** Deepest element nesting of an HTML page. */
+  maxNesting: number;
+}
+
+/**
+ * Generous for real documents (a 1,000-page manual, a page nested 40 deep), small enough
+ * that a compression bomb or 40,000 nested `<div>`s is refused quickly.
+ */
+export const DEFAULT_PARSE_LIMITS: ParseLimits = {
+  timeMs: 10_000,
+  memoryMb: 256,
+  maxPages: 2_000,
+  maxNesting: 256,
+};
+
+/**
+ * The deepest element nesting of an HTML string, by a linear scan of its tags (void
+ * elements, comments and self-closed tags do not nest). Cheap enough to run before a
+ * recursive converter, which would otherwise overflow its stack. Stops counting past `stop`.
+ */
+export function htmlNestingDepth(html: string, stop = Number.POSITIVE_INFINITY): number {
+  let depth = 0;
+  let max = 0;
+  const tag = /<(\/?)([a-zA-Z][a-zA-Z0-9-]*)\b[^>]*?(\/?)>|<!--[\s\S]*?-->/g;
+  for (let m = tag.exec(html); m; m = tag.exec(html)) {
+    const name = m[2]?.toLowerCase();
+    if (!name || AUTO_CLOSED.has(name)) continue;
+    if (m[1]) depth = Math.max(0, depth - 1);
+    else if (!m[3] && !VOID.has(name)) {
+      depth++;
+      if (depth > max) {
+        max = depth;
+        if (max > stop) return max;
+      }
+    }
+  }
+  return max;
+}
+
+// The parser closes an open one of these when the next begins, so they never nest by themselves
+// (lists nest through `ul`/`ol`, which are counted); an omitted end tag must not look like depth.
+const AUTO_CLOSED = new Set(['p', 'li', 'dt', 'dd', 'option', 'tr', 'td', 'th']);
+
+// Elements with no closing tag.
+const VOID = new Set([
+  'area',
+  'base',
+  'br',
+  'col',
+  'embed',
+  'hr',
+  'img',
+  'input',
+  'link',
+  'meta',
+  'param',
+  'source',
+  'track',
+  'wbr',
+]);
