@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import {
   createLogger,
   databaseFor,
+  type Embedder,
   ftsMatchQuery,
   loadConfig,
   migrationsFolder,
@@ -149,7 +150,11 @@ export function fixedChunks(text: string, size: number): string[] {
 }
 
 /** Ingests one corpus into a fresh database and ranks its questions with Lore's search and with the baseline. */
-export async function evaluateCorpus(corpus: EvalCorpus, dataDir: string): Promise<CorpusResult> {
+export async function evaluateCorpus(
+  corpus: EvalCorpus,
+  dataDir: string,
+  embedder: Embedder | null = null,
+): Promise<CorpusResult> {
   const log = createLogger({ name: 'eval', level: 'silent' });
   const config = loadConfig({ LORE_DATA_DIR: dataDir, LORE_LOG_LEVEL: 'silent' });
   const db = await openDatabase({
@@ -159,11 +164,11 @@ export async function evaluateCorpus(corpus: EvalCorpus, dataDir: string): Promi
   });
   try {
     const store = new DocsStore(db);
-    const summary = await ingestInputs({ store, log }, [corpus.root], {
+    const summary = await ingestInputs({ store, log, embedder }, [corpus.root], {
       source: corpus.name,
       baseUri: corpus.baseUri,
     });
-    const search = new DocsSearch(store, null);
+    const search = new DocsSearch(store, embedder);
     const baseline = await buildBaseline(store);
     const expected = corpus.questions.map((q) => q.pages.map((p) => corpus.prefix + p));
     const lore: string[][] = [];
@@ -205,14 +210,15 @@ export async function evaluateCorpus(corpus: EvalCorpus, dataDir: string): Promi
 }
 
 /** Every corpus present, plus all questions pooled. */
-export async function evaluateRetrieval(): Promise<{
+export async function evaluateRetrieval(opts: { embedder?: Embedder | null } = {}): Promise<{
   corpora: CorpusResult[];
   all: { lore: Metrics; baseline: Metrics };
 }> {
   const dir = mkdtempSync(join(tmpdir(), 'lore-eval-'));
   try {
     const corpora: CorpusResult[] = [];
-    for (const [i, c] of evalCorpora().entries()) corpora.push(await evaluateCorpus(c, join(dir, String(i))));
+    for (const [i, c] of evalCorpora().entries())
+      corpora.push(await evaluateCorpus(c, join(dir, String(i)), opts.embedder ?? null));
     const pool = (pick: (r: CorpusResult) => Metrics): Metrics => {
       const n = corpora.reduce((s, r) => s + pick(r).questions, 0);
       const w = (f: (m: Metrics) => number) =>

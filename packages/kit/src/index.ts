@@ -85,29 +85,52 @@ export type { ServiceStore } from './store.js';
 export { openServiceStore } from './store.js';
 export type { CallContext } from './telemetry.js';
 export { callContext, nextTraceparent, startTelemetry, withSpan } from './telemetry.js';
-export type { DocumentChunk, RankedRow, SplitOptions, TermSplit, TermSplitOptions } from './text/index.js';
+export type {
+  DocumentChunk,
+  RankedRow,
+  RankFields,
+  RankQuery,
+  RankTerm,
+  SplitOptions,
+  TermSplit,
+  TermSplitOptions,
+} from './text/index.js';
 export {
+  bm25Idf,
   cosineTopK,
   DEFAULT_CHUNK_OVERLAP,
   DEFAULT_CHUNK_SIZE,
   DEFAULT_MIN_MATCHES,
   DEFAULT_RARE_SHARE,
+  EXPANSION_WEIGHT,
   excerpt,
+  expansionWords,
+  FIELD_BLEND,
+  FIELD_WEIGHTS,
   float32FromBuffer,
   float32ToBuffer,
   ftsMatchQuery,
   ftsPhrase,
   htmlToMarkdown,
+  identifierParts,
   isContentTerm,
   keywords,
+  pathWords,
   pdfToText,
   queryTerms,
+  rankFields,
+  rankQuery,
   rankSplitTerms,
   reciprocalRankFusion,
+  rerankBlend,
   STOP_WORDS,
+  SYNONYM_GROUPS,
   splitDocument,
   splitTermsByFrequency,
+  stem,
+  synonymsOf,
   tokenize,
+  withIdentifierParts,
 } from './text/index.js';
 export type {
   Citation,
