@@ -51,7 +51,7 @@ const GENERIC_WORDS = (
   'list show state art development developments happen happening going done look looking idea ideas kind type types ' +
   'anyone someone something everything year years time times people'
 ).split(' ');
-const GENERIC_STEMS: ReadonlySet<string> = new Set(GENERIC_WORDS.map(stem));
+export const GENERIC_STEMS: ReadonlySet<string> = new Set(GENERIC_WORDS.map(stem));
 
 export const GENERIC_WEIGHT = 0.25;
 
