@@ -61,7 +61,7 @@ describe('extractiveAnswer', () => {
     const r = extractiveAnswer(ask('What is the upload quota per agent?'));
     expect(r.strategy).toBe('extractive');
     expect(r.citations.length).toBeGreaterThan(0);
-    expect(r.citations.length).toBeLessThanOrEqual(3);
+    expect(r.citations.length).toBeLessThanOrEqual(5);
     expect(r.text).toContain('Uploads are limited to 10 GB per agent.');
     expect(r.text).toContain('The upload quota resets');
     expect(r.text).not.toContain('Coffee');
@@ -224,7 +224,8 @@ describe('extractiveAnswer', () => {
             const sources = new Set(ps.filter((p) => p.text.trim() !== '').map((p) => p.source));
             expect(new Set(r.citations.map((c) => c.source))).toEqual(sources);
           } else {
-            expect(r.citations.length).toBeLessThanOrEqual(3);
+            // Three, and up to two more to cover parts of the question the best three miss.
+            expect(r.citations.length).toBeLessThanOrEqual(5);
           }
         },
       ),

@@ -209,10 +209,25 @@ export function extractiveAnswer(req: GenerateRequest): GenerateResult {
     }
     chosen = [...picked];
   } else {
+    const extra = req.maxSentences ? 0 : COVERAGE_EXTRA;
     chosen =
       relevant.length > 0
-        ? coverQuestion(relevant, idf, limit, candidateStems, req.maxSentences ? 0 : COVERAGE_EXTRA)
+        ? coverQuestion(relevant, idf, limit, candidateStems, extra)
         : ordered.slice(0, limit);
+    // Retrieval judged the passages relevant to the question as a whole: one that shares no
+    // word with it ("a logical qubit below the error-correction threshold" for "latest
+    // developments in quantum computing") still answers part of it. Each passage left out
+    // gives its best sentence, in retrieval order, while there is room.
+    // One sharing no word with the question is taken only from a document already quoted
+    // (the same source, so the same topic), never from an unrelated one.
+    const quoted = new Set(chosen.map((c) => c.passage));
+    const sources = new Set(chosen.map((c) => passages[c.passage]!.source));
+    for (const c of ordered) {
+      if (chosen.length >= limit + extra) break;
+      if (quoted.has(c.passage)) continue;
+      quoted.add(c.passage);
+      if (c.overlap > 0 || sources.has(passages[c.passage]!.source)) chosen.push(c);
+    }
   }
 
   // Group by source: sources in the order they appear (summaries) or of their best sentence
