@@ -151,6 +151,7 @@ export {
   NO_KNOWLEDGE_ANSWER,
   NO_KNOWLEDGE_SUMMARY,
   parseVerdict,
+  sentencesOf,
   UNAVAILABLE_VERDICT,
   UNPARSABLE_VERDICT,
 } from './textgen/index.js';
