@@ -77,6 +77,7 @@ export async function createDocsService(
     outbox,
     handlers: rpcHandlers(store, calls),
     async onStart() {
+      if (await store.upgradeIndex()) log.info('docs search index rewritten for field-aware ranking');
       if (own && config.LORE_INGEST_OWN_DOCS) {
         try {
           // Idempotent: unchanged files are skipped by content hash, so every start is cheap.

@@ -60,6 +60,17 @@ describe('community articles over MCP', () => {
     expect(r.text).toContain('Getting started with Lore — @lore · guides');
   });
 
+  it('answers a technical search on a fresh node: the category filter finds the technical guide', async () => {
+    const r = await ok<Found>(alice, 'article_search', {
+      query: 'machine learning search ranking',
+      category: 'technical',
+    });
+    expect(r.data.results.map((a) => a.slug)).toContain('how-lore-searches');
+    for (const a of r.data.results) expect(a.category).toBe('technical');
+    const guides = await ok<Found>(alice, 'article_search', { query: 'search ranking', category: 'guides' });
+    expect(guides.data.results.map((a) => a.slug)).not.toContain('how-lore-searches');
+  });
+
   it('seeds idempotently: a second start adds nothing', async () => {
     const before = (await ok<Found>(alice, 'article_search', { query: 'lore', limit: 50 })).data.total;
     const again = await createKnowledgeService(t.env.deps);

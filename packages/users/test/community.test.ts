@@ -195,6 +195,46 @@ describe('users community tools', () => {
     });
   });
 
+  describe('abbreviations and close terms', () => {
+    it('discover_agents finds an NLP agent for "natural language processing" and a Kubernetes one for k8s', async () => {
+      const nlp = await ok<{ agents: Discovered[] }>(as('blank_slate'), 'discover_agents', {
+        goal: 'collaborate',
+        topic: 'natural language processing',
+      });
+      const names = nlp.data.agents.map((a) => a.username);
+      expect(names).toContain('nlp_specialist');
+      expect(names).not.toContain('painter_bot');
+      const topic = nlp.data.agents[0]!.breakdown.find((c) => c.name === 'topic')!;
+      expect(topic.value).toBeGreaterThan(0.5);
+      await register('cluster_ops', { skills: [{ name: 'Kubernetes', level: 'expert' }], interests: ['ML'] });
+      const k8s = await ok<{ agents: Discovered[] }>(as('blank_slate'), 'discover_agents', {
+        goal: 'hire',
+        topic: 'k8s',
+      });
+      expect(k8s.data.agents.map((a) => a.username)).toEqual(['cluster_ops']);
+      const ml = await ok<{ agents: Discovered[] }>(as('blank_slate'), 'discover_agents', {
+        topic: 'machine learning',
+      });
+      expect(ml.data.agents.map((a) => a.username)).toContain('cluster_ops');
+    });
+
+    it('skill_search and agent_search match the other way of saying a skill', async () => {
+      const skill = await ok<{ agents: Array<{ username: string }> }>(as('blank_slate'), 'skill_search', {
+        skill: 'natural language processing',
+      });
+      expect(skill.data.agents.map((a) => a.username)).toContain('nlp_specialist');
+      const bySkill = await ok<{ agents: Array<{ username: string }> }>(as('blank_slate'), 'agent_search', {
+        skills: ['natural language processing'],
+      });
+      expect(bySkill.data.agents.map((a) => a.username)).toContain('nlp_specialist');
+      const byText = await ok<{ agents: Array<{ username: string }> }>(as('blank_slate'), 'agent_search', {
+        query: 'natural language processing',
+      });
+      expect(byText.data.agents.map((a) => a.username)).toContain('nlp_specialist');
+      expect(byText.data.agents.map((a) => a.username)).not.toContain('painter_bot');
+    });
+  });
+
   describe('skill_search', () => {
     it('finds agents by skill, experts first, with levels', async () => {
       const r = await ok<{

@@ -11,7 +11,7 @@ import { seededRandom as rng, tempDir, testConfig } from '@lore/kit/testing';
 import { type SQL, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tables from '../tables.js';
-import { DocsSearch } from './search.js';
+import { DocsSearch, RERANK_DEPTH } from './search.js';
 import { BM25_WEIGHTS, DocsStore, type DocumentWrite } from './store.js';
 
 // Letters only (the porter tokenizer would split "w12"), ending in x (which porter leaves alone).
@@ -116,18 +116,34 @@ describe('DocsSearch on a corpus large enough to split query terms', () => {
     expect(split).toBeGreaterThan(questions.length / 2);
   });
 
-  it('ranks and pages as the OR of the terms does among the chunks holding a rare term', async () => {
+  it('ranks and pages its BM25 stage as the OR of the terms does among the chunks holding a rare term', async () => {
     for (const question of questions) {
       const split = await search.rankingTerms(question);
       if (!split) continue;
       const want = await reference(split, null, 16);
       const pages: number[] = [];
       for (const offset of [0, 5, 10]) {
-        const page = await search.search({ query: question, filter: null, offset, limit: 5 });
-        pages.push(...page.hits.map((h) => h.chunkId));
-        expect(page.more).toBe(want.length > offset + 5);
+        const rows = await store.searchBm25(split, null, 6, offset);
+        pages.push(...rows.slice(0, 5).map((h) => h.chunkId));
+        expect(rows.length > 5).toBe(want.length > offset + 5);
       }
       expect(pages).toEqual(want.slice(0, 15));
+    }
+  });
+
+  it('serves pages re-ordered from the best BM25 candidates, each chunk once', async () => {
+    for (const question of questions) {
+      const split = await search.rankingTerms(question);
+      if (!split) continue;
+      const candidates = new Set(await reference(split, null, RERANK_DEPTH));
+      const served: number[] = [];
+      for (const offset of [0, 5, 10]) {
+        const page = await search.search({ query: question, filter: null, offset, limit: 5 });
+        served.push(...page.hits.map((h) => h.chunkId));
+      }
+      expect(new Set(served).size).toBe(served.length);
+      for (const id of served) expect(candidates.has(id)).toBe(true);
+      expect(served.length).toBe(Math.min(15, candidates.size));
     }
   });
 
@@ -137,8 +153,11 @@ describe('DocsSearch on a corpus large enough to split query terms', () => {
         const split = await search.rankingTerms(question);
         if (!split) continue;
         const want = await reference(split, filter, 10);
+        const rows = await store.searchBm25(split, filter, 10, 0);
+        expect(rows.map((h) => h.chunkId)).toEqual(want);
         const page = await search.search({ query: question, filter, offset: 0, limit: 10 });
-        expect(page.hits.map((h) => h.chunkId)).toEqual(want);
+        const passing = new Set(await reference(split, filter, RERANK_DEPTH));
+        for (const h of page.hits) expect(passing.has(h.chunkId)).toBe(true);
       }
     }
   });

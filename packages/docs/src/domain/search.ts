@@ -1,9 +1,14 @@
 import type { Embedder } from '@lore/kit';
 import {
+  bm25Idf,
   cosineTopK,
+  expansionWords,
   type Logger,
   queryTerms,
+  type RankQuery,
+  rankQuery,
   reciprocalRankFusion,
+  rerankBlend,
   splitTermsByFrequency,
   type TermSplit,
 } from '@lore/kit';
@@ -19,6 +24,21 @@ export const FUSION_DEPTH = 200;
  * for being common when it also matches at least this many chunks (both are about speed).
  */
 export const PRUNE_MIN_MATCHES = 2000;
+/**
+ * BM25 candidates rescored field-aware (`rerankBlend`): the page served comes from the best of
+ * these. Deeper costs FTS5 ranking, hydration and tokenising: 50 made the 100k-chunk bench's
+ * median search several times slower, and ranked the evaluation set no better than 20.
+ */
+export const RERANK_DEPTH = 20;
+/** Words a query's synonyms and identifier parts may add to its FTS terms. */
+const MAX_EXPANSION_TERMS = 8;
+
+/** A query prepared for search: FTS5 terms, the field-aware query, and IDFs. */
+interface PreparedQuery {
+  split: TermSplit | null;
+  rank: RankQuery;
+  idf: (text: string) => number;
+}
 
 export interface SearchRequest {
   query: string;
@@ -53,34 +73,63 @@ export class DocsSearch {
   ) {}
 
   async search(req: SearchRequest): Promise<SearchPage> {
-    const terms = await this.rankingTerms(req.query);
+    const prepared = await this.prepare(req.query);
+    const terms = prepared.split;
     const queryVector = this.embedder ? await this.embedQuery(req.query, req.signal) : null;
     if (!queryVector) {
       if (!terms) return { hits: [], more: false, mode: 'bm25' };
-      const rows = await this.store.searchBm25(terms, req.filter, req.limit + 1, req.offset);
-      return { hits: rows.slice(0, req.limit), more: rows.length > req.limit, mode: 'bm25' };
+      const depth = Math.max(RERANK_DEPTH, req.offset + req.limit + 1);
+      const rows = await this.store.searchBm25(terms, req.filter, depth, 0);
+      const ranked = [...this.rerank(prepared, rows.slice(0, RERANK_DEPTH)), ...rows.slice(RERANK_DEPTH)];
+      const page = ranked.slice(req.offset, req.offset + req.limit);
+      return { hits: page, more: ranked.length > req.offset + req.limit, mode: 'bm25' };
     }
-    const lexical = terms ? await this.store.rankBm25(terms, req.filter, FUSION_DEPTH) : [];
+    const lexicalIds = terms ? await this.store.rankBm25(terms, req.filter, FUSION_DEPTH) : [];
     const vectors = await this.vectors();
     // Over-fetch when filtering: candidates outside the filter are dropped on hydration.
     const semantic = cosineTopK(queryVector, vectors, req.filter ? FUSION_DEPTH * 4 : FUSION_DEPTH).map((r) =>
       Number(r.id),
     );
     const hydrated = new Map(
-      (await this.store.chunksById([...new Set([...lexical, ...semantic])], req.filter)).map((h) => [
+      (await this.store.chunksById([...new Set([...lexicalIds, ...semantic])], req.filter)).map((h) => [
         h.chunkId,
         h,
       ]),
     );
-    const lists = [
-      lexical.filter((id) => hydrated.has(id)),
-      semantic.filter((id) => hydrated.has(id)).slice(0, FUSION_DEPTH),
-    ];
+    const lexicalHits = lexicalIds.flatMap((id) => hydrated.get(id) ?? []);
+    const lexical = [
+      ...this.rerank(prepared, lexicalHits.slice(0, RERANK_DEPTH)),
+      ...lexicalHits.slice(RERANK_DEPTH),
+    ].map((h) => h.chunkId);
+    const lists = [lexical, semantic.filter((id) => hydrated.has(id)).slice(0, FUSION_DEPTH)];
     const fused = reciprocalRankFusion(lists, String);
     const page = fused
       .slice(req.offset, req.offset + req.limit)
       .map(({ item, score }) => ({ ...hydrated.get(item)!, score }));
     return { hits: page, more: fused.length > req.offset + req.limit, mode: 'hybrid' };
+  }
+
+  /** BM25 candidates rescored field-aware: title, URL path, heading path and text weighted apart, phrases rewarded. */
+  private rerank(q: PreparedQuery, hits: ChunkHit[]): ChunkHit[] {
+    return rerankBlend(
+      q.rank,
+      hits,
+      (h) => h.score,
+      (h) => ({ title: h.title, path: h.uri, heading: h.headingPath.join(' '), body: h.text }),
+      (t) => q.idf(t.text),
+    ).map(({ item, score }) => ({ ...item, score }));
+  }
+
+  /** The query's FTS5 terms (its words, then its synonyms' and identifiers' parts), its ranking query and their IDFs. */
+  async prepare(query: string): Promise<PreparedQuery> {
+    const words = queryTerms(query, MAX_QUERY_TERMS);
+    const extra = expansionWords(query).slice(0, MAX_EXPANSION_TERMS);
+    const terms = [...words, ...extra.filter((w) => !words.includes(w))];
+    const rank = rankQuery(query, MAX_QUERY_TERMS);
+    const counted = [...new Set([...terms, ...rank.terms.map((t) => t.text)])];
+    const { df, chunks } = await this.counts(counted);
+    const idf = (t: string) => bm25Idf(Math.max(chunks, 1), Math.min(df.get(t) ?? 0, chunks));
+    return { split: this.splitTerms(terms, df, chunks), rank, idf };
   }
 
   /**
@@ -92,9 +141,17 @@ export class DocsSearch {
    * `null` when no term is in any chunk.
    */
   async rankingTerms(query: string): Promise<TermSplit | null> {
-    const terms = queryTerms(query, MAX_QUERY_TERMS);
+    return (await this.prepare(query)).split;
+  }
+
+  private splitTerms(terms: string[], df: Map<string, number>, chunks: number): TermSplit | null {
     // One term needs no counting: its rows are the candidates either way.
     if (terms.length <= 1) return terms.length ? { rare: terms, common: [], rareBound: Infinity } : null;
+    return splitTermsByFrequency(terms, (t) => df.get(t) ?? 0, chunks, { minMatches: PRUNE_MIN_MATCHES });
+  }
+
+  /** How many chunks hold each term (a word or a phrase), cached per corpus generation. */
+  private async counts(terms: string[]): Promise<{ df: Map<string, number>; chunks: number }> {
     const generation = await this.store.generation();
     if (this.stats?.generation !== generation) {
       this.stats = { generation, chunks: await this.store.chunkCount(), df: new Map() };
@@ -103,7 +160,7 @@ export class DocsSearch {
     if (df.size > 20_000) df.clear();
     const unknown = terms.filter((t) => !df.has(t));
     if (unknown.length) for (const [t, n] of await this.store.termCounts(unknown)) df.set(t, n);
-    return splitTermsByFrequency(terms, (t) => df.get(t) ?? 0, chunks, { minMatches: PRUNE_MIN_MATCHES });
+    return { df, chunks };
   }
 
   private async embedQuery(query: string, signal?: AbortSignal): Promise<Float32Array | null> {

@@ -4,10 +4,13 @@ import {
   float32ToBuffer,
   ftsPhrase,
   insertRows,
+  pathWords,
   type RankedRow,
+  type RowValue,
   rankSplitTerms,
   type TermSplit,
   type Transaction,
+  withIdentifierParts,
 } from '@lore/kit';
 import { type SQL, sql } from 'drizzle-orm';
 
@@ -52,6 +55,9 @@ export interface ChunkHit {
 /** Weights of the FTS columns for BM25: chunk text, document title, heading path. */
 export const BM25_WEIGHTS = [1.0, 4.0, 2.0] as const;
 const BM25 = sql.raw(`bm25(chunks_fts, ${BM25_WEIGHTS.join(', ')})`);
+
+/** What `ftsRow` writes; a database indexed otherwise is rewritten at start (`upgradeIndex`). */
+const FTS_VERSION = '2';
 
 // Rows per multi-row INSERT: well under SQLite's bound-parameter limit.
 const ROWS_PER_INSERT = 400;
@@ -117,7 +123,7 @@ export class DocsStore {
         tx,
         'chunks_fts',
         ['rowid', 'text', 'title', 'heading'],
-        part.map((r) => [r.id, r.chunk.text, r.doc.title, r.chunk.headingPath.join(' ')]),
+        part.map((r) => ftsRow(r.id, r.doc, r.chunk)),
       );
     }
     return rows.length;
@@ -139,6 +145,44 @@ export class DocsStore {
       );
       await tx.run(sql`delete from chunks where document in ${inList(part)}`);
     }
+  }
+
+  /**
+   * Rewrites the FTS index from the chunks when it was written by an older `ftsRow` (the index is
+   * contentless, so a change in what it holds needs every row again). True when it did.
+   */
+  async upgradeIndex(): Promise<boolean> {
+    const rows = await this.db.all<{ value: string }>(
+      sql`select value from docs_meta where key = 'fts_version'`,
+    );
+    if (rows[0]?.value === FTS_VERSION) return false;
+    const rewrite = (await this.chunkCount()) > 0;
+    await this.db.transaction(async (tx) => {
+      if (rewrite) await tx.run(sql`delete from chunks_fts`);
+      for (let after = 0; rewrite; ) {
+        const part = await tx.all<{
+          id: number;
+          heading: string;
+          text: string;
+          title: string;
+          uri: string;
+        }>(sql`
+          select c.id as id, c.heading_path as heading, c.text as text, d.title as title, d.uri as uri
+          from chunks c cross join documents d on d.name = c.document
+          where c.id > ${after} order by c.id limit ${ROWS_PER_INSERT}`);
+        if (!part.length) break;
+        await insertRows(
+          tx,
+          'chunks_fts',
+          ['rowid', 'text', 'title', 'heading'],
+          part.map((r) => ftsRow(Number(r.id), r, { headingPath: parseHeading(r.heading), text: r.text })),
+        );
+        after = Number(part[part.length - 1]!.id);
+      }
+      await tx.run(sql`insert into docs_meta (key, value) values ('fts_version', ${FTS_VERSION})
+        on conflict(key) do update set value = excluded.value`);
+    });
+    return rewrite;
   }
 
   /** Moves the corpus generation on (vector caches reload when it changes). */
@@ -320,13 +364,36 @@ export class DocsStore {
   }
 }
 
-function toHit(r: Row): ChunkHit {
-  let headingPath: string[] = [];
+/**
+ * A chunk's FTS row: identifiers in the text and headings also indexed as their parts
+ * (`bodyLimit` → body limit), and the document's URL path beside its title (a page at
+ * `/docs/middleware/builtin/body-limit` is about a body limit whatever its title says).
+ */
+export function ftsRow(
+  id: number,
+  doc: { title: string; uri: string },
+  chunk: { headingPath: string[]; text: string },
+): RowValue[] {
+  return [
+    id,
+    withIdentifierParts(chunk.text),
+    withIdentifierParts(`${doc.title}\n${pathWords(doc.uri)}`),
+    withIdentifierParts(chunk.headingPath.join(' ')),
+  ];
+}
+
+function parseHeading(json: unknown): string[] {
   try {
-    headingPath = JSON.parse(String(r.heading)) as string[];
+    const v = JSON.parse(String(json)) as unknown;
+    return Array.isArray(v) ? v.map(String) : [];
   } catch {
     // A malformed row: no heading path rather than no result.
+    return [];
   }
+}
+
+function toHit(r: Row): ChunkHit {
+  const headingPath = parseHeading(r.heading);
   return {
     chunkId: Number(r.id),
     document: String(r.document),

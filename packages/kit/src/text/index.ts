@@ -19,12 +19,33 @@ export {
 } from './limits.js';
 export { extractPdfText } from './pdf.js';
 export {
+  bm25Idf,
+  EXPANSION_WEIGHT,
+  FIELD_BLEND,
+  FIELD_WEIGHTS,
+  pathWords,
+  type RankFields,
+  type RankQuery,
+  type RankTerm,
+  rankFields,
+  rankQuery,
+  rerankBlend,
+} from './rank.js';
+export {
   DEFAULT_CHUNK_OVERLAP,
   DEFAULT_CHUNK_SIZE,
   type DocumentChunk,
   type SplitOptions,
   splitDocument,
 } from './split.js';
+export { stem } from './stem.js';
+export {
+  expansionWords,
+  identifierParts,
+  SYNONYM_GROUPS,
+  synonymsOf,
+  withIdentifierParts,
+} from './synonyms.js';
 export {
   excerpt,
   ftsMatchQuery,

@@ -61,7 +61,7 @@ describe('extractiveAnswer', () => {
     const r = extractiveAnswer(ask('What is the upload quota per agent?'));
     expect(r.strategy).toBe('extractive');
     expect(r.citations.length).toBeGreaterThan(0);
-    expect(r.citations.length).toBeLessThanOrEqual(3);
+    expect(r.citations.length).toBeLessThanOrEqual(5);
     expect(r.text).toContain('Uploads are limited to 10 GB per agent.');
     expect(r.text).toContain('The upload quota resets');
     expect(r.text).not.toContain('Coffee');
@@ -92,9 +92,36 @@ describe('extractiveAnswer', () => {
 
   it('honours detailed and maxSentences', () => {
     const generic = 'agent quota uploads month admin search dark mode crash office coffee';
-    expect(extractiveAnswer(ask(generic)).citations).toHaveLength(3);
-    expect(extractiveAnswer(ask(generic, { detailed: true })).citations).toHaveLength(6);
+    // A question of many parts may take up to two sentences more, to cover them.
+    expect(extractiveAnswer(ask(generic)).citations.length).toBeGreaterThanOrEqual(3);
+    expect(extractiveAnswer(ask(generic)).citations.length).toBeLessThanOrEqual(5);
+    expect(extractiveAnswer(ask(generic, { detailed: true })).citations.length).toBeGreaterThanOrEqual(6);
+    expect(extractiveAnswer(ask(generic, { detailed: true })).citations.length).toBeLessThanOrEqual(8);
     expect(extractiveAnswer(ask(generic, { maxSentences: 1 })).citations).toHaveLength(1);
+  });
+
+  it('covers every part of the question, not only the best-scoring one', () => {
+    const passages: Passage[] = [
+      {
+        id: 'q1',
+        source: 'quantum.txt',
+        text:
+          'Quantum computing uses qubits. Quantum computing companies raised record funding this year. ' +
+          'Quantum computing hardware keeps growing in qubit count. Quantum computing roadmaps promise more qubits.',
+      },
+      {
+        id: 'q2',
+        source: 'quantum.txt',
+        text: 'A logical qubit below the error-correction threshold was demonstrated, a milestone for fault tolerance.',
+      },
+    ];
+    const r = extractiveAnswer({
+      task: 'answer',
+      question: 'What are the latest developments in quantum computing and error correction?',
+      passages,
+    });
+    expect(r.text).toContain('error-correction threshold');
+    expect(r.citations.map((c) => c.id)).toContain('q2');
   });
 
   it('weights rare terms above common ones', () => {
@@ -197,7 +224,8 @@ describe('extractiveAnswer', () => {
             const sources = new Set(ps.filter((p) => p.text.trim() !== '').map((p) => p.source));
             expect(new Set(r.citations.map((c) => c.source))).toEqual(sources);
           } else {
-            expect(r.citations.length).toBeLessThanOrEqual(3);
+            // Three, and up to two more to cover parts of the question the best three miss.
+            expect(r.citations.length).toBeLessThanOrEqual(5);
           }
         },
       ),

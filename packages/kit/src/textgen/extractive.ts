@@ -87,6 +87,47 @@ interface Candidate {
   /** Weighted overlap with the question. */
   overlap: number;
   rank: number;
+  /** Position in the candidate list (keys its stems). */
+  index: number;
+}
+
+/** More sentences than the limit an answer may take to cover parts of the question the best ones miss. */
+const COVERAGE_EXTRA = 2;
+
+/**
+ * Picks sentences so that together they cover the question: greedily, the sentence adding the
+ * most weight of question terms not yet covered (then the best ranked), until every term the
+ * passages hold is covered and `limit` is reached — past `limit` only while a pick still covers
+ * something new, at most `COVERAGE_EXTRA` more. The highest-scoring sentences alone often
+ * repeat one part of a question ("quantum computing") and leave out another ("error correction").
+ */
+function coverQuestion(
+  ranked: Candidate[],
+  idf: ReadonlyMap<string, number>,
+  limit: number,
+  stemsOf: ReadonlyMap<number, Set<string>>,
+  extra: number,
+): Candidate[] {
+  const covered = new Set<string>();
+  const chosen: Candidate[] = [];
+  const left = [...ranked];
+  while (left.length && chosen.length < limit + extra) {
+    let best = 0;
+    let gain = -1;
+    left.forEach((c, i) => {
+      let g = 0;
+      for (const t of stemsOf.get(c.index) ?? []) if (!covered.has(t)) g += idf.get(t) ?? 0;
+      if (g > gain) {
+        gain = g;
+        best = i;
+      }
+    });
+    if (chosen.length >= limit && gain <= 0) break;
+    const [pick] = left.splice(best, 1);
+    chosen.push(pick!);
+    for (const t of stemsOf.get(pick!.index) ?? []) if (idf.has(t)) covered.add(t);
+  }
+  return chosen;
 }
 
 const byRank = (a: Candidate, b: Candidate) => a.rank - b.rank;
@@ -129,6 +170,7 @@ export function extractiveAnswer(req: GenerateRequest): GenerateResult {
   }
 
   const candidates: Candidate[] = [];
+  const candidateStems = new Map<number, Set<string>>();
   const seen = new Set<string>();
   passages.forEach((p, pi) => {
     sentencesOf(p.text).forEach((raw, si) => {
@@ -136,10 +178,11 @@ export function extractiveAnswer(req: GenerateRequest): GenerateResult {
       if (seen.has(key)) return;
       seen.add(key);
       const words = stems(raw);
+      candidateStems.set(candidates.length, words);
       let overlap = 0;
       for (const [t, w] of idf) if (words.has(t)) overlap += w;
       const text = raw.length > MAX_SENTENCE_CHARS ? excerpt(raw, questionStems, MAX_SENTENCE_CHARS) : raw;
-      candidates.push({ passage: pi, position: si, text, overlap, rank: 0 });
+      candidates.push({ passage: pi, position: si, text, overlap, rank: 0, index: candidates.length });
     });
   });
   // Rank: overlap first, then lead sentences, then earlier passages.
@@ -166,7 +209,25 @@ export function extractiveAnswer(req: GenerateRequest): GenerateResult {
     }
     chosen = [...picked];
   } else {
-    chosen = (relevant.length > 0 ? relevant : ordered).slice(0, limit);
+    const extra = req.maxSentences ? 0 : COVERAGE_EXTRA;
+    chosen =
+      relevant.length > 0
+        ? coverQuestion(relevant, idf, limit, candidateStems, extra)
+        : ordered.slice(0, limit);
+    // Retrieval judged the passages relevant to the question as a whole: one that shares no
+    // word with it ("a logical qubit below the error-correction threshold" for "latest
+    // developments in quantum computing") still answers part of it. Each passage left out
+    // gives its best sentence, in retrieval order, while there is room.
+    // One sharing no word with the question is taken only from a document already quoted
+    // (the same source, so the same topic), never from an unrelated one.
+    const quoted = new Set(chosen.map((c) => c.passage));
+    const sources = new Set(chosen.map((c) => passages[c.passage]!.source));
+    for (const c of ordered) {
+      if (chosen.length >= limit + extra) break;
+      if (quoted.has(c.passage)) continue;
+      quoted.add(c.passage);
+      if (c.overlap > 0 || sources.has(passages[c.passage]!.source)) chosen.push(c);
+    }
   }
 
   // Group by source: sources in the order they appear (summaries) or of their best sentence

@@ -1,4 +1,4 @@
-export { extractiveAnswer, NO_KNOWLEDGE_ANSWER, NO_KNOWLEDGE_SUMMARY } from './extractive.js';
+export { extractiveAnswer, NO_KNOWLEDGE_ANSWER, NO_KNOWLEDGE_SUMMARY, sentencesOf } from './extractive.js';
 export {
   createTextGenerator,
   DEFAULT_MODEL,

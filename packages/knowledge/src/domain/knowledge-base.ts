@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Embedder } from '@lore/kit';
 import {
+  bm25Idf,
   cosineTopK,
   type Database,
   excerpt,
@@ -12,9 +13,12 @@ import {
   notFound,
   type Outbox,
   type RankedRow,
+  type RankTerm,
   type RowValue,
+  rankQuery,
   rankSplitTerms,
   reciprocalRankFusion,
+  rerankBlend,
   splitDocument,
   splitTermsByFrequency,
   type TermSplit,
@@ -32,7 +36,15 @@ import { and, asc, eq, type SQL, sql } from 'drizzle-orm';
 import * as tables from '../tables.js';
 import type { ExtractedDocument } from './ingest.js';
 import { type CorpusStats, scoreStemCounts } from './relevance.js';
-import { type AnalyzedQuery, analyzeQuery, indexTerms, stemCounter } from './search-terms.js';
+import {
+  type AnalyzedQuery,
+  analyzeQuery,
+  GENERIC_STEMS,
+  GENERIC_WEIGHT,
+  indexTerms,
+  MAX_QUERY_TERMS,
+  stemCounter,
+} from './search-terms.js';
 
 const { sources, chunks } = tables;
 type Db = Database<typeof tables>;
@@ -374,9 +386,11 @@ export class KnowledgeBase {
         relevant: s.relevant,
       });
     }
-    const lexicalRanked = [...lexical.map((r) => scored.get(r.id)!)]
-      .filter((p) => p.score > 0)
-      .sort((a, b) => b.score - a.score);
+    const lexicalRanked = this.rerank(
+      text,
+      stats,
+      [...lexical.map((r) => scored.get(r.id)!)].filter((p) => p.score > 0).sort((a, b) => b.score - a.score),
+    );
     let ranked: FoundPassage[];
     if (vectorHits.length) {
       const vectorRanked = vectorHits
@@ -396,6 +410,27 @@ export class KnowledgeBase {
       strategy,
       passages: ranked.slice(0, opts.limit).map((p) => ({ ...p, excerpt: excerpt(p.text, words) })),
     };
+  }
+
+  /**
+   * The field-aware second stage the docs search uses too (`rerankBlend`): the source's name
+   * stands for the page title and path, the heading path and the text are fields of their own.
+   */
+  private rerank(text: string, stats: AgentStats, ranked: FoundPassage[]): FoundPassage[] {
+    const q = rankQuery(text, MAX_QUERY_TERMS, (s) => (GENERIC_STEMS.has(s) ? GENERIC_WEIGHT : 1));
+    const n = Math.max(stats.chunks, 1);
+    // Stems the agent's statistics hold get their IDF; expansions it never counted a neutral 1.
+    const idf = (t: RankTerm) => {
+      const df = t.stems.length === 1 ? stats.df.get(t.stems[0]!) : undefined;
+      return df === undefined ? 1 : bm25Idf(n, Math.min(df, n));
+    };
+    return rerankBlend(
+      q,
+      ranked,
+      (p) => p.score,
+      (p) => ({ title: p.source, path: p.source, heading: p.headingPath.join(' '), body: p.text }),
+      idf,
+    ).map(({ item, score }) => ({ ...item, score }));
   }
 
   async stats(): Promise<{ sources: number; chunks: number; agents: number }> {

@@ -1,70 +1,9 @@
-import { ftsMatchQuery, queryTerms, STOP_WORDS, tokenize } from '@lore/kit';
+import { ftsMatchQuery, queryTerms, STOP_WORDS, stem, tokenize } from '@lore/kit';
+
+export { stem };
 
 /** Most distinct terms a query is searched with (BM25 over OR-ed common words is slow and vague). */
 export const MAX_QUERY_TERMS = 12;
-
-// One derivational suffix is stripped after the plural, longest first.
-const SUFFIXES: Array<[string, string]> = [
-  ['ational', 'ate'],
-  ['ization', 'ize'],
-  ['fulness', 'ful'],
-  ['ousness', 'ous'],
-  ['iveness', 'ive'],
-  ['ment', ''],
-  ['ness', ''],
-  ['ingly', ''],
-  ['ing', ''],
-  ['edly', ''],
-  ['ied', 'y'],
-  ['ed', ''],
-  ['er', ''],
-  ['ly', ''],
-];
-const KEEP_S = /(?:ss|us|is|os)$/;
-const SIBILANT = /(?:s|x|z|ch|sh)$/;
-const DOUBLE = /([bdfgkmnprt])\1$/;
-
-function plural(t: string): string {
-  if (t.endsWith('ies') && t.length > 4) return `${t.slice(0, -3)}y`;
-  if (t.endsWith('es') && t.length > 4 && SIBILANT.test(t.slice(0, -2))) return t.slice(0, -2);
-  if (t.endsWith('s') && !KEEP_S.test(t)) return t.slice(0, -1);
-  return t;
-}
-
-/**
- * A light English stemmer (plural, then one of -ing, -ed, -er, -ment, -ly…, then a final -e),
- * applied the same way to the indexed text and to queries, so "developments", "developing"
- * and "developed" meet at "develop" and "computers"/"computing"/"compute" at "comput".
- * Diacritics are dropped. Deliberately small: no stem is shorter than three characters.
- */
-export function stem(token: string): string {
-  const known = memo.get(token);
-  if (known !== undefined) return known;
-  const s = stemUncached(token);
-  if (memo.size >= MEMO_SIZE) memo.clear();
-  memo.set(token, s);
-  return s;
-}
-
-// Stemming is the hot path of rescoring; words repeat, so a bounded memo pays.
-const MEMO_SIZE = 100_000;
-const memo = new Map<string, string>();
-const ASCII = /^[\x00-\x7f]*$/;
-
-function stemUncached(token: string): string {
-  let t = ASCII.test(token) ? token : token.normalize('NFD').replace(/\p{M}/gu, '');
-  if (t.length <= 3 || /\p{N}/u.test(t)) return t;
-  t = plural(t);
-  for (const [suffix, replacement] of SUFFIXES) {
-    if (!t.endsWith(suffix)) continue;
-    const base = t.slice(0, -suffix.length) + replacement;
-    if (base.length < 3) continue;
-    t = DOUBLE.test(base) && base.length > 3 ? base.slice(0, -1) : base;
-    break;
-  }
-  if (t.length > 3 && t.endsWith('e')) t = t.slice(0, -1);
-  return t;
-}
 
 /** The stems of every token of `text`, in order (for the index and for term frequencies). */
 export function stems(text: string): string[] {
@@ -112,7 +51,7 @@ const GENERIC_WORDS = (
   'list show state art development developments happen happening going done look looking idea ideas kind type types ' +
   'anyone someone something everything year years time times people'
 ).split(' ');
-const GENERIC_STEMS: ReadonlySet<string> = new Set(GENERIC_WORDS.map(stem));
+export const GENERIC_STEMS: ReadonlySet<string> = new Set(GENERIC_WORDS.map(stem));
 
 export const GENERIC_WEIGHT = 0.25;
 

@@ -1,5 +1,6 @@
 import { notFound } from '@lore/kit';
 import { SummarizeAnswersInput, SummarizeAnswersOutput } from '@lore/schema';
+import { mergePoints, pointsText } from '../domain/summary.js';
 import { answerView, peerLine, peerView, quote, stillPending } from '../domain/views.js';
 import { tool } from '../ports.js';
 
@@ -63,12 +64,14 @@ export const cqSummarizeAnswers = tool({
       },
       { ...(sampling ? { sampling } : {}), signal },
     );
+    // Points several peers made, with who made them and where they disagree (any strategy).
+    const points = pointsText(mergePoints(received.map((a) => ({ peer: a.peerHandle, text: a.text }))));
     const footer =
       `Summary of ${received.length} answer${received.length > 1 ? 's' : ''} to ${quote(q.question)} (${q.id}), ` +
       `written by ${STRATEGY[result.strategy]}${result.model ? ` (${result.model})` : ''}. Peers: ${peerLine(peers)}.` +
       (pending ? ` ${pending} peer${pending > 1 ? 's' : ''} may still answer.` : '');
     return {
-      text: `${result.text}\n\n${footer}`,
+      text: `${result.text}\n\n${points ? `${points}\n\n` : ''}${footer}`,
       data: {
         ...base,
         summary: result.text,

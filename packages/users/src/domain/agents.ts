@@ -7,11 +7,13 @@ import {
   hashApiKey,
   type NetworkDirectory,
   type Outbox,
+  synonymsOf,
 } from '@lore/kit';
 import type { AgentProfile, AgentRegisterInput, AgentUpdateInput, VerifiedAgent } from '@lore/schema';
 import { AgentKeyRotated, AgentRegistered, AgentUpdated } from '@lore/schema';
 import { and, desc, eq, gte, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import * as tables from '../tables.js';
+import { sameLabel } from './discovery.js';
 import { mergeCapabilities, NO_CAPABILITIES, normalizeSkills, normalizeTags } from './profile.js';
 
 const { agents, apiKeys, activity, sourceTopics } = tables;
@@ -269,9 +271,17 @@ export class AgentRepository {
     // Few enough agents per node that filtering JSON fields in memory beats a query builder.
     const rows = await this.db.select().from(agents).orderBy(desc(agents.lastActiveAt), agents.handle);
     const lc = (s: string) => s.toLowerCase();
+    // A criterion matches as written, or as an abbreviation or close term of it (NLP ~ natural
+    // language processing, k8s ~ Kubernetes).
     const has = (list: string[], wanted: string[]) =>
-      wanted.every((w) => list.some((x) => lc(x).includes(lc(w))));
-    const terms = (c.query ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+      wanted.every((w) => list.some((x) => lc(x).includes(lc(w)) || sameLabel(x, w)));
+    const terms = (c.query ?? '')
+      .toLowerCase()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((t) => [t, ...synonymsOf(t).map((alt) => alt.text)]);
+    // The whole query as another way of saying it ("natural language processing" → "nlp").
+    const restated = synonymsOf(c.query ?? '').map((alt) => alt.text.split(' '));
     const matches = rows.filter((r) => {
       if (
         c.skills?.length &&
@@ -302,7 +312,8 @@ export class AgentRepository {
             ...r.interests,
           ].join(' '),
         );
-        if (!terms.every((t) => hay.includes(t))) return false;
+        const words = (ws: string[]) => ws.every((w) => hay.includes(w));
+        if (!terms.every((alts) => alts.some((t) => hay.includes(t))) && !restated.some(words)) return false;
       }
       return true;
     });

@@ -1,4 +1,4 @@
-import { isContentTerm, tokenize } from '@lore/kit';
+import { isContentTerm, synonymsOf, tokenize } from '@lore/kit';
 import type { DiscoveryGoal, ExpertiseLevel, Skill } from '@lore/schema';
 
 /** What discovery knows about an agent: its declared profile and the topics of its knowledge. */
@@ -67,13 +67,17 @@ const stem = (t: string) => (t.length > 3 && t.endsWith('s') && !t.endsWith('ss'
 const termCache = new Map<string, ReadonlySet<string>>();
 
 /**
- * Content words of a text, crudely singularised so "transformers" meets "transformer".
- * Memoised: discovery compares the same labels thousands of times per call.
+ * Content words of a text, crudely singularised so "transformers" meets "transformer", with the
+ * words of their abbreviations and close terms from the kit's synonym list: "NLP" also holds
+ * natural, language, processing, and "natural language processing" also holds nlp, so either
+ * finds the other. Memoised: discovery compares the same labels thousands of times per call.
  */
 export function terms(text: string): ReadonlySet<string> {
   const hit = termCache.get(text);
   if (hit) return hit;
   const out = new Set(tokenize(text).filter(isContentTerm).map(stem));
+  for (const alt of synonymsOf(text))
+    for (const w of tokenize(alt.text)) if (isContentTerm(w)) out.add(stem(w));
   if (termCache.size >= 20_000) termCache.clear();
   termCache.set(text, out);
   return out;
