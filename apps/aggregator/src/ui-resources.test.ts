@@ -56,7 +56,7 @@ describe('app resources through the aggregator', () => {
         'ui://clash/lore/inbox',
       ]);
       const uiOf = (name: string) =>
-        (agg.listTools().find((t) => t.name === name)?._meta as { ui: unknown }).ui;
+        (agg.listTools().find((t) => t.name === name)?._meta as { ui?: unknown } | undefined)?.ui;
       expect(uiOf('lore_list')).toEqual({ resourceUri: 'ui://lore/inbox', visibility: ['model', 'app'] });
       expect(uiOf('ext_other_list')).toEqual({
         resourceUri: 'ui://ext/lore/inbox',
