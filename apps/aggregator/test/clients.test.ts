@@ -284,7 +284,7 @@ describe('client matrix: every client, every transport, every error code', () =>
 
   for (const transport of ['http', 'stdio'] as const)
     for (const name of ['SDK v2 (2026-07-28)', 'SDK v1 (2025-11-25)'] as const)
-      it(`${name} over ${transport}`, () => exercise(name, transport), 120_000);
+      it(`${name} over ${transport}`, () => exercise(name, transport), 240_000);
 
   it('Inspector CLI 0.15 over stdio', () => exercise('Inspector CLI 0.15', 'stdio'), 300_000);
 
