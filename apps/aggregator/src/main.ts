@@ -160,6 +160,9 @@ async function start(argv: string[]) {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  // A stdio client ends the session by closing our stdin: shut down rather than wait for every
+  // timer and worker of the in-process services to let the event loop go.
+  if (values.stdio) process.stdin.once('end', stop);
 }
 
 main(process.argv.slice(2)).catch((err) => {

@@ -24,7 +24,13 @@ async function client(url: string, era: 'modern' | 'legacy', onListChanged?: () 
       text: `42 (asked: ${(req.params.messages[0]!.content as { text: string }).text})`,
     },
   }));
-  await c.connect(new StreamableHTTPClientTransport(new URL(url)));
+  // A 2025-11-25 session is opened only for a request that carries a key; the aggregator in
+  // distributed mode passes it to upstreams that check it (these fixtures do not).
+  await c.connect(
+    new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { Authorization: 'Bearer lore_sk_distributed_test' } },
+    }),
+  );
   return c;
 }
 

@@ -77,6 +77,8 @@ describe('the docs service through the aggregator', () => {
   beforeAll(async () => {
     config = testConfig(join(dir.path, 'data'), {
       LORE_RATE_LIMITS: 'false',
+      // The test's web server is on loopback, which the crawler refuses unless allowed.
+      LORE_CRAWL_ALLOW_PRIVATE: 'true',
       LORE_ANSWER_QUOTA_PER_MINUTE: '2',
       LORE_ANSWER_QUOTA_PER_DAY: '4',
     });

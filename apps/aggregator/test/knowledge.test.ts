@@ -1,4 +1,4 @@
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { appFetch, type Client, call, connectClient, ok, tempDir, testConfig } from '@lore/kit/testing';
 import { createKnowledgeService } from '@lore/knowledge';
@@ -151,6 +151,10 @@ describe('knowledge through the aggregator', () => {
     const r = (await lore.bus.request(statsSubject('knowledge'), {
       since: new Date(Date.now() - 60_000).toISOString(),
     })) as { figures: Record<string, number> };
-    expect(r.figures).toMatchObject({ sources: 2, agentsWithKnowledge: 2, articlesToday: 5 });
+    // Lore's own shipped articles, seeded at start, and the one bob published above.
+    const shipped = readdirSync(new URL('../../../packages/knowledge/articles/', import.meta.url)).filter((f) =>
+      f.endsWith('.md'),
+    ).length;
+    expect(r.figures).toMatchObject({ sources: 2, agentsWithKnowledge: 2, articlesToday: shipped + 1 });
   });
 });

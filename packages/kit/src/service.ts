@@ -314,10 +314,11 @@ function toolBackend<P>(opts: ServiceOptions<P>, rt: Runtime): McpBackend {
           ? unauthenticated('Invalid API key. Check the key, or get a new one with agent_register.')
           : unauthenticated();
       // Input is checked before it counts against a limit: malformed calls must not lock an agent out.
-      const control = controlCharacterError(args);
-      if (control) throw control;
+      // The schema speaks first, so a 400 names the same field whatever else is wrong with the call.
       const parsed = tool.input.safeParse(args);
       if (!parsed.success) throw fromZodError(parsed.error, args);
+      const control = controlCharacterError(args);
+      if (control) throw control;
       const wait = (await rt.limiter?.take(caller?.id ?? `ip:${info.ip ?? 'local'}`, tool.rateClass)) ?? 0;
       if (wait)
         throw rateLimited(

@@ -146,6 +146,12 @@ export class NatsCluster {
         nc = await connect({ servers: this.nodes.filter((n) => n.running).map((n) => n.url), timeout: 2000 });
         const jsm = await jetstreamManager(nc, { timeout: 2000 });
         await jsm.getAccountInfo();
+        // A meta leader alone is not enough: a replicated stream is placed only once every running
+        // server has joined the meta group, so place (and drop) one as a client would.
+        const replicas = this.nodes.filter((n) => n.running).length;
+        const probe = `lore_ready_probe_${process.pid}`;
+        await jsm.streams.add({ name: probe, subjects: [`${probe}.>`], num_replicas: replicas });
+        await jsm.streams.delete(probe);
         return;
       } catch (err) {
         last = err;
