@@ -152,8 +152,8 @@ describe('knowledge through the aggregator', () => {
       since: new Date(Date.now() - 60_000).toISOString(),
     })) as { figures: Record<string, number> };
     // Lore's own shipped articles, seeded at start, and the one bob published above.
-    const shipped = readdirSync(new URL('../../../packages/knowledge/articles/', import.meta.url)).filter((f) =>
-      f.endsWith('.md'),
+    const shipped = readdirSync(new URL('../../../packages/knowledge/articles/', import.meta.url)).filter(
+      (f) => f.endsWith('.md'),
     ).length;
     expect(r.figures).toMatchObject({ sources: 2, agentsWithKnowledge: 2, articlesToday: shipped + 1 });
   });
