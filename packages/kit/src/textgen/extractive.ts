@@ -1,89 +1,22 @@
-import { excerpt, isContentTerm, queryTerms, tokenize } from '../text/terms.js';
+import { excerpt, queryTerms } from '../text/terms.js';
+import { type Aspect, coversAspect, questionShape, stem, stemsWithSynonyms } from './aspects.js';
+import { type Unit, unitsOf } from './blocks.js';
 import type { Citation, GenerateRequest, GenerateResult } from './types.js';
+
+export { sentencesOf } from './blocks.js';
+export { stem } from './aspects.js';
 
 export const NO_KNOWLEDGE_ANSWER = 'No relevant knowledge was found for this question.';
 export const NO_KNOWLEDGE_SUMMARY =
   'No relevant knowledge was found: there are no peer answers to summarize.';
 
 const MAX_SENTENCE_CHARS = 400;
-const LIST_MARKER = /^\s*(?:[-*+]|\d{1,3}[.)])\s+/;
-const FENCE = /^\s{0,3}(?:`{3,}|~{3,})/;
-const HEADING = /^\s{0,3}#{1,6}(?:\s|$)/;
-const CITATION_MARKER = /\s*\[\d+(?:\s*[,–-]\s*\d+)*\]/g;
-// A sentence ends at . ! ? (optionally closed by quotes/brackets) followed by space and a
-// capital, digit or opening quote/bracket.
-const SENTENCE_BREAK = /(?<=[.!?]["'”’)\]]*)\s+(?=["'“‘([]?[\p{Lu}\p{N}])/u;
-
-/**
- * Crude English stemming, enough to match singular and plural (`caches`/`cache`,
- * `policies`/`policy`, `boxes`/`box`): both forms map to the same key, not to a word.
- */
-export function stem(token: string): string {
-  let t = token;
-  if (t.length > 4 && t.endsWith('ies')) return `${t.slice(0, -3)}y`;
-  if (t.length > 3 && t.endsWith('s') && !/(?:ss|us|is)$/.test(t)) t = t.slice(0, -1);
-  if (t.length > 3 && t.endsWith('e')) t = t.slice(0, -1);
-  return t;
-}
-
-function stems(text: string): Set<string> {
-  const out = new Set<string>();
-  for (const t of tokenize(text)) if (isContentTerm(t)) out.add(stem(t));
-  return out;
-}
-
-/**
- * Splits a passage into sentences: fenced code, headings and table rules are skipped, list
- * items and paragraphs are units, soft-wrapped lines are joined, and existing `[n]` markers
- * are removed. A passage without a proper sentence yields its whole text as one.
- */
-export function sentencesOf(text: string): string[] {
-  const units: string[] = [];
-  let para: string[] = [];
-  const flush = () => {
-    if (para.length > 0) units.push(para.join(' '));
-    para = [];
-  };
-  let inFence = false;
-  for (const raw of text.replace(/\r\n?/g, '\n').split('\n')) {
-    if (FENCE.test(raw)) {
-      flush();
-      inFence = !inFence;
-      continue;
-    }
-    if (inFence) continue;
-    const line = raw.replace(/^\s*>\s?/, '').trim();
-    if (line === '' || HEADING.test(line) || /^\|?[\s:|-]+\|?$/.test(line)) {
-      flush();
-      continue;
-    }
-    if (LIST_MARKER.test(line) || line.startsWith('|')) {
-      flush();
-      para.push(line.replace(LIST_MARKER, ''));
-      continue;
-    }
-    para.push(line);
-  }
-  flush();
-
-  const sentences: string[] = [];
-  for (const unit of units) {
-    for (const piece of unit.split(SENTENCE_BREAK)) {
-      const s = piece.replace(CITATION_MARKER, '').replace(/\s+/g, ' ').trim();
-      if (tokenize(s).length >= 2) sentences.push(s);
-    }
-  }
-  if (sentences.length === 0) {
-    const whole = text.replace(CITATION_MARKER, '').replace(/\s+/g, ' ').trim();
-    if (whole !== '') sentences.push(whole);
-  }
-  return sentences;
-}
 
 interface Candidate {
   passage: number;
   position: number;
   text: string;
+  kind: Unit['kind'];
   /** Weighted overlap with the question. */
   overlap: number;
   rank: number;
@@ -138,13 +71,44 @@ function handle(source: string): string {
   return s.startsWith('@') ? s : `@${s}`;
 }
 
+/** Where `[n]` goes: after a sentence or a list's last item; on its own line after code or a table. */
+function cite(c: Candidate, n: number): string {
+  if (c.kind === 'code') return `${c.text}\n[${n}]`;
+  if (c.kind === 'table') return `${c.text}\n\n[${n}]`;
+  return `${c.text} [${n}]`;
+}
+
+/** The parts of the question (and the names it mentions) that no passage speaks to. */
+function notCovered(question: string, passageStems: Set<string>[]): string[] {
+  const shape = questionShape(question);
+  const all = new Set(passageStems.flatMap((s) => [...s]));
+  const missing = shape.aspects.filter((a) => !coversAspect(a, all));
+  const out = missing.map((a) => `“${a.text}”`);
+  const inMissing = new Set(missing.flatMap((a) => a.keys));
+  for (const [s, word] of shape.entityWords)
+    if (!all.has(s) && !inMissing.has(s) && !out.includes(word)) out.push(word);
+  return out;
+}
+
+export function partialNote(uncovered: string[]): string {
+  const list =
+    uncovered.length === 1
+      ? uncovered[0]!
+      : `${uncovered.slice(0, -1).join(', ')} or ${uncovered[uncovered.length - 1]}`;
+  return `The knowledge base only partly answers this question: it says nothing about ${list}.`;
+}
+
 /**
- * A deterministic answer assembled from the passages' own sentences, no model involved.
- * Sentences are scored by the question terms they contain (stop words dropped, light
- * stemming), each term weighted by how few passages contain it (IDF-like); ties go to earlier
- * sentences and earlier passages. The top 3 (6 when `detailed`, or `maxSentences`) are kept
- * — only those sharing a term with the question when there are any — grouped by source in
- * their original order, each followed by a `[n]` marker for `citations[n - 1]`.
+ * A deterministic answer assembled from the passages' own words, no model involved. Passages
+ * are cut into quotable units: sentences, and code blocks, lists and tables kept whole (with the
+ * sentence that introduces them). Units are scored by the question terms they contain (stop
+ * words dropped, light stemming, abbreviations and close terms), each term weighted by how few
+ * passages contain it (IDF-like) and by its role in the question (names, identifiers and figures
+ * most, then the nouns and main verbs). Units are picked to cover every part of the question:
+ * the top 3 (6 when `detailed`, or `maxSentences`), then more while a part is left uncovered.
+ * They are grouped by source in their original order, each followed by a `[n]` marker for
+ * `citations[n - 1]`. Parts of the question no passage speaks to are named in a closing note
+ * and in `uncovered`.
  *
  * For `summarize` (passages are peers' answers), every peer gets at least one bullet,
  * `- @peer: sentence [n]`, in the order the peers appear.
@@ -161,28 +125,40 @@ export function extractiveAnswer(req: GenerateRequest): GenerateResult {
   }
   const limit = Math.max(1, Math.floor(req.maxSentences ?? (req.detailed ? 6 : 3)));
 
+  const shape = questionShape(req.question);
   const questionStems = [...new Set(queryTerms(req.question, 32).map(stem))];
-  const passageStems = passages.map((p) => stems(p.text));
+  const passageStems = passages.map((p) => stemsWithSynonyms(p.text));
   const idf = new Map<string, number>();
   for (const t of questionStems) {
     const df = passageStems.filter((s) => s.has(t)).length;
-    if (df > 0) idf.set(t, 1 + Math.log(passages.length / df));
+    if (df > 0) idf.set(t, (1 + Math.log(passages.length / df)) * (shape.weight.get(t) ?? 1));
   }
 
   const candidates: Candidate[] = [];
   const candidateStems = new Map<number, Set<string>>();
   const seen = new Set<string>();
   passages.forEach((p, pi) => {
-    sentencesOf(p.text).forEach((raw, si) => {
-      const key = raw.toLowerCase();
+    unitsOf(p.text).forEach((unit, si) => {
+      const key = unit.text.toLowerCase();
       if (seen.has(key)) return;
       seen.add(key);
-      const words = stems(raw);
+      const words = stemsWithSynonyms(unit.text);
       candidateStems.set(candidates.length, words);
       let overlap = 0;
       for (const [t, w] of idf) if (words.has(t)) overlap += w;
-      const text = raw.length > MAX_SENTENCE_CHARS ? excerpt(raw, questionStems, MAX_SENTENCE_CHARS) : raw;
-      candidates.push({ passage: pi, position: si, text, overlap, rank: 0, index: candidates.length });
+      const text =
+        unit.kind === 'sentence' && unit.text.length > MAX_SENTENCE_CHARS
+          ? excerpt(unit.text, questionStems, MAX_SENTENCE_CHARS)
+          : unit.text;
+      candidates.push({
+        passage: pi,
+        position: si,
+        text,
+        kind: unit.kind,
+        overlap,
+        rank: 0,
+        index: candidates.length,
+      });
     });
   });
   // Rank: overlap first, then lead sentences, then earlier passages.
@@ -195,6 +171,7 @@ export function extractiveAnswer(req: GenerateRequest): GenerateResult {
   const relevant = ordered.filter((c) => c.overlap > 0);
 
   let chosen: Candidate[];
+  let uncovered: string[] = [];
   if (summarize) {
     const picked = new Set<Candidate>();
     const firstOfSource = new Map<string, Candidate>();
@@ -214,6 +191,10 @@ export function extractiveAnswer(req: GenerateRequest): GenerateResult {
       relevant.length > 0
         ? coverQuestion(relevant, idf, limit, candidateStems, extra)
         : ordered.slice(0, limit);
+    if (relevant.length > 0 && !req.maxSentences) {
+      coverAspects(chosen, shape.aspects, relevant, candidateStems);
+      uncovered = notCovered(req.question, passageStems);
+    }
     // Retrieval judged the passages relevant to the question as a whole: one that shares no
     // word with it ("a logical qubit below the error-correction threshold" for "latest
     // developments in quantum computing") still answers part of it. Each passage left out
@@ -244,14 +225,34 @@ export function extractiveAnswer(req: GenerateRequest): GenerateResult {
   const citations: Citation[] = [];
   const blocks: string[] = [];
   for (const [src, group] of groups) {
-    const parts = group.sort(byOrigin).map((c) => {
+    let block = '';
+    let prev: Candidate | undefined;
+    for (const c of group.sort(byOrigin)) {
       const p = passages[c.passage]!;
       citations.push({ id: p.id, source: p.source, excerpt: c.text });
-      return summarize
-        ? `- ${handle(src)}: ${c.text} [${citations.length}]`
-        : `${c.text} [${citations.length}]`;
-    });
-    blocks.push(parts.join(summarize ? '\n' : ' '));
+      const part = summarize ? `- ${handle(src)}: ${cite(c, citations.length)}` : cite(c, citations.length);
+      const sep = summarize ? '\n' : prev?.kind === 'sentence' && c.kind === 'sentence' ? ' ' : '\n\n';
+      block = prev ? `${block}${sep}${part}` : part;
+      prev = c;
+    }
+    blocks.push(block);
   }
-  return { text: blocks.join(summarize ? '\n' : '\n\n'), citations, strategy: 'extractive' };
+  let text = blocks.join(summarize ? '\n' : '\n\n');
+  if (uncovered.length) text = `${text}\n\n${partialNote(uncovered)}`;
+  return { text, citations, strategy: 'extractive', ...(uncovered.length ? { uncovered } : {}) };
+}
+
+/** Adds, for each part of the question the picks leave out, the best unit that speaks to it. */
+function coverAspects(
+  chosen: Candidate[],
+  aspects: Aspect[],
+  relevant: Candidate[],
+  stemsOf: ReadonlyMap<number, Set<string>>,
+): void {
+  for (const aspect of aspects) {
+    const covered = chosen.some((c) => coversAspect(aspect, stemsOf.get(c.index) ?? new Set()));
+    if (covered) continue;
+    const best = relevant.find((c) => coversAspect(aspect, stemsOf.get(c.index) ?? new Set()));
+    if (best && !chosen.includes(best)) chosen.push(best);
+  }
 }

@@ -37,6 +37,13 @@ export interface GenerateResult {
    * (`strategy` is then `'extractive'`); `text` also ends with a short note saying so.
    */
   fallback?: { from: 'endpoint' | 'sampling'; reason: string };
+  /**
+   * Parts of the question (or names it mentions) that no passage speaks to; the text then says
+   * plainly that the knowledge only partly answers. Absent when every part is covered.
+   */
+  uncovered?: string[];
+  /** Sentences of a model's draft that cited no passage and were removed. */
+  unsupported?: string[];
 }
 
 export interface SamplingPort {

@@ -1,0 +1,103 @@
+import nlp from 'compromise';
+import { synonymsOf } from '../text/synonyms.js';
+import { isContentTerm, tokenize } from '../text/terms.js';
+
+/**
+ * Crude English stemming, enough to match singular and plural (`caches`/`cache`,
+ * `policies`/`policy`, `boxes`/`box`): both forms map to the same key, not to a word.
+ */
+export function stem(token: string): string {
+  let t = token;
+  if (t.length > 4 && t.endsWith('ies')) return `${t.slice(0, -3)}y`;
+  if (t.length > 3 && t.endsWith('s') && !/(?:ss|us|is)$/.test(t)) t = t.slice(0, -1);
+  if (t.length > 3 && t.endsWith('e')) t = t.slice(0, -1);
+  return t;
+}
+
+/** Content stems of a text, with the words of the abbreviations and close terms it holds. */
+export function stemsWithSynonyms(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const t of tokenize(text)) if (isContentTerm(t)) out.add(stem(t));
+  for (const alt of synonymsOf(text)) for (const t of tokenize(alt.text)) if (isContentTerm(t)) out.add(stem(t));
+  return out;
+}
+
+/** One part of a question: "how long should it ferment" in "What ratio, and how long should it ferment?". */
+export interface Aspect {
+  text: string;
+  /** Stems only this part holds: what an answer to it must mention (one of them at least). */
+  keys: string[];
+}
+
+export interface QuestionShape {
+  aspects: Aspect[];
+  /** How much each stem of the question counts: names and identifiers most, then nouns and main verbs. */
+  weight: Map<string, number>;
+  /** Names, acronyms, identifiers and figures the question mentions: stem → the word as written. */
+  entityWords: Map<string, string>;
+}
+
+// A new part starts at a comma, semicolon or conjunction followed by a question word or an
+// auxiliary ("…and how long…", "…, and what happens…"), or at a new sentence.
+const PART_BREAK =
+  /(?:[?;]\s*|[.!]\s+|,?\s+(?:and|or|but|then|also)\s+(?=(?:what|how|who|whom|whose|when|where|why|which|is|are|was|were|does|do|did|can|could|should|will|would|has|have)\b)|,\s+(?=(?:what|how|who|when|where|why|which)\b))/i;
+const IDENTIFIER = /[._]|[a-z][A-Z]|\d/;
+const WEAK_VERB = /^(?:be|is|are|was|were|do|does|did|have|has|had|get|go|make|use|happen|work|need|want)$/;
+
+type Term = { text: string; tags: string[] };
+
+function roleWeight(term: Term): { weight: number; entity: boolean } {
+  const tags = new Set(term.tags);
+  if (IDENTIFIER.test(term.text) || tags.has('ProperNoun') || tags.has('Acronym') || tags.has('Value'))
+    return { weight: 2, entity: true };
+  if (tags.has('Noun')) return { weight: 1.5, entity: false };
+  if (tags.has('Verb') && !tags.has('Auxiliary') && !tags.has('Copula') && !tags.has('Modal'))
+    return { weight: WEAK_VERB.test(term.text.toLowerCase()) ? 1 : 1.5, entity: false };
+  return { weight: 1, entity: false };
+}
+
+const shapes = new Map<string, QuestionShape>();
+
+/**
+ * The parts of a question and what each word of it weighs. The part-of-speech tags come from
+ * compromise (a small rule-based English tagger): names, acronyms, identifiers (`app.use`,
+ * `snake_case`, `camelCase`) and figures weigh most, then nouns (the objects asked about) and the
+ * main verbs, then everything else; auxiliaries and stop words are not terms at all.
+ */
+export function questionShape(question: string): QuestionShape {
+  const hit = shapes.get(question);
+  if (hit) return hit;
+  const weight = new Map<string, number>();
+  const entityWords = new Map<string, string>();
+  const doc = nlp(question).json() as Array<{ terms: Term[] }>;
+  for (const sentence of doc)
+    for (const term of sentence.terms) {
+      const role = roleWeight(term);
+      for (const t of tokenize(term.text)) {
+        if (!isContentTerm(t)) continue;
+        const s = stem(t);
+        weight.set(s, Math.max(weight.get(s) ?? 0, role.weight));
+        if (role.entity && !entityWords.has(s)) entityWords.set(s, term.text.replace(/[?.!,;:]+$/, ''));
+      }
+    }
+  for (const t of tokenize(question)) if (isContentTerm(t) && !weight.has(stem(t))) weight.set(stem(t), 1);
+
+  const parts = question
+    .split(PART_BREAK)
+    .map((p) => p.trim().replace(/[?.!,;:]+$/, ''))
+    .filter((p) => tokenize(p).some(isContentTerm));
+  const partStems = parts.map((p) => new Set(tokenize(p).filter(isContentTerm).map(stem)));
+  const aspects = parts.map((text, i) => ({
+    text,
+    keys: [...partStems[i]!].filter((s) => !partStems.some((o, j) => j !== i && o.has(s))),
+  }));
+  const shape = { aspects: aspects.length > 1 ? aspects : [], weight, entityWords };
+  if (shapes.size > 500) shapes.clear();
+  shapes.set(question, shape);
+  return shape;
+}
+
+/** Whether text with these stems speaks to the aspect: it mentions one of the part's own words (or a close term). */
+export function coversAspect(aspect: Aspect, stems: ReadonlySet<string>): boolean {
+  return aspect.keys.length === 0 || aspect.keys.some((k) => stems.has(k));
+}

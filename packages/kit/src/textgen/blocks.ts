@@ -1,0 +1,125 @@
+import { tokenize } from '../text/terms.js';
+
+/**
+ * What an answer can quote from a passage: a sentence of prose, or a code block, list or table
+ * kept whole, line breaks and all (a block quoted in part, or flattened onto one line, no longer
+ * says what its author wrote). A sentence ending in a colon that introduces a block travels with it.
+ */
+export interface Unit {
+  kind: 'sentence' | 'code' | 'list' | 'table';
+  text: string;
+}
+
+export const LIST_MARKER = /^\s*(?:[-*+]|\d{1,3}[.)])\s+/;
+const FENCE = /^\s{0,3}(`{3,}|~{3,})/;
+const HEADING = /^\s{0,3}#{1,6}(?:\s|$)/;
+const TABLE_RULE = /^\|?[\s:|-]+\|?$/;
+export const CITATION_MARKER = /\s*\[\d+(?:\s*[,–-]\s*\d+)*\]/g;
+// A sentence ends at . ! ? (optionally closed by quotes/brackets) followed by space and a
+// capital, digit or opening quote/bracket.
+const SENTENCE_BREAK = /(?<=[.!?]["'”’)\]]*)\s+(?=["'“‘([]?[\p{Lu}\p{N}])/u;
+
+const flat = (s: string) => s.replace(CITATION_MARKER, '').replace(/\s+/g, ' ').trim();
+
+function sentences(paragraph: string): string[] {
+  return paragraph
+    .split(SENTENCE_BREAK)
+    .map(flat)
+    .filter((s) => tokenize(s).length >= 2);
+}
+
+/**
+ * Splits a passage into quotable units, in order: paragraphs into sentences (soft-wrapped lines
+ * joined, `[n]` markers removed), fenced code blocks, lists and tables as single units with their
+ * lines intact. Headings are dropped. A lead-in sentence ending in ":" right before a block is
+ * joined to it. A passage without a proper sentence or block yields its whole text as one unit.
+ */
+export function unitsOf(text: string): Unit[] {
+  const lines = text.replace(/\r\n?/g, '\n').split('\n');
+  const units: Unit[] = [];
+  let para: string[] = [];
+  const flushPara = () => {
+    if (para.length) for (const s of sentences(para.join(' '))) units.push({ kind: 'sentence', text: s });
+    para = [];
+  };
+  const pushBlock = (kind: Unit['kind'], body: string) => {
+    const prev = units.at(-1);
+    // "Install it with:" belongs to the block it introduces.
+    if (prev?.kind === 'sentence' && prev.text.endsWith(':')) {
+      units.pop();
+      units.push({ kind, text: `${prev.text}\n${body}` });
+    } else units.push({ kind, text: body });
+  };
+
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i]!;
+    const fence = FENCE.exec(raw);
+    if (fence) {
+      flushPara();
+      const close = new RegExp(`^\\s{0,3}${fence[1]![0]}{${fence[1]!.length},}\\s*$`);
+      const body = [raw.trimStart()];
+      let j = i + 1;
+      while (j < lines.length && !close.test(lines[j]!)) body.push(lines[j++]!);
+      body.push(fence[1]!);
+      i = j;
+      // An empty block says nothing.
+      if (body.slice(1, -1).some((l) => l.trim() !== '')) pushBlock('code', body.join('\n'));
+      continue;
+    }
+    const line = raw.replace(/^\s*>\s?/, '').trimEnd();
+    if (line.trim() === '' || HEADING.test(line)) {
+      flushPara();
+      continue;
+    }
+    if (LIST_MARKER.test(line) || line.trimStart().startsWith('|')) {
+      flushPara();
+      const table = line.trimStart().startsWith('|');
+      const body: string[] = [];
+      let j = i;
+      for (; j < lines.length; j++) {
+        const l = lines[j]!.replace(CITATION_MARKER, '').trimEnd();
+        if (l.trim() === '' || HEADING.test(l) || FENCE.test(l)) break;
+        if (table ? !l.trimStart().startsWith('|') : LIST_MARKER.test(l) === false && !/^\s+\S/.test(l))
+          break;
+        body.push(l);
+      }
+      i = j - 1;
+      const kept = body.filter((l) => tokenize(l).length > 0);
+      if (kept.length) pushBlock(table ? 'table' : 'list', body.join('\n'));
+      continue;
+    }
+    para.push(line.trim());
+  }
+  flushPara();
+  if (units.length === 0) {
+    const whole = flat(text);
+    if (whole !== '') units.push({ kind: 'sentence', text: whole });
+  }
+  return units;
+}
+
+/**
+ * The sentences of a passage, for comparing what passages say: code is skipped, list items and
+ * table rows count as sentences of their own, markers are removed.
+ */
+export function sentencesOf(text: string): string[] {
+  const out: string[] = [];
+  for (const u of unitsOf(text)) {
+    if (u.kind === 'sentence') {
+      out.push(u.text);
+      continue;
+    }
+    const lines = u.text.split('\n');
+    const first = lines[0]!;
+    if (!FENCE.test(first) && !LIST_MARKER.test(first) && !first.trimStart().startsWith('|'))
+      out.push(flat(lines.shift()!));
+    if (u.kind === 'code') continue;
+    for (const l of lines)
+      if (!TABLE_RULE.test(l.trim())) out.push(...sentences(l.replace(LIST_MARKER, '')));
+  }
+  if (out.length === 0) {
+    const whole = flat(text);
+    if (whole !== '') out.push(whole);
+  }
+  return out;
+}
