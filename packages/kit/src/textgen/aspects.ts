@@ -1,24 +1,14 @@
 import nlp from 'compromise';
+import { stem } from '../text/stem.js';
 import { synonymsOf } from '../text/synonyms.js';
 import { isContentTerm, tokenize } from '../text/terms.js';
-
-/**
- * Crude English stemming, enough to match singular and plural (`caches`/`cache`,
- * `policies`/`policy`, `boxes`/`box`): both forms map to the same key, not to a word.
- */
-export function stem(token: string): string {
-  let t = token;
-  if (t.length > 4 && t.endsWith('ies')) return `${t.slice(0, -3)}y`;
-  if (t.length > 3 && t.endsWith('s') && !/(?:ss|us|is)$/.test(t)) t = t.slice(0, -1);
-  if (t.length > 3 && t.endsWith('e')) t = t.slice(0, -1);
-  return t;
-}
 
 /** Content stems of a text, with the words of the abbreviations and close terms it holds. */
 export function stemsWithSynonyms(text: string): Set<string> {
   const out = new Set<string>();
   for (const t of tokenize(text)) if (isContentTerm(t)) out.add(stem(t));
-  for (const alt of synonymsOf(text)) for (const t of tokenize(alt.text)) if (isContentTerm(t)) out.add(stem(t));
+  for (const alt of synonymsOf(text))
+    for (const t of tokenize(alt.text)) if (isContentTerm(t)) out.add(stem(t));
   return out;
 }
 
@@ -48,7 +38,8 @@ type Term = { text: string; tags: string[] };
 
 function roleWeight(term: Term): { weight: number; entity: boolean } {
   const tags = new Set(term.tags);
-  if (IDENTIFIER.test(term.text) || tags.has('ProperNoun') || tags.has('Acronym') || tags.has('Value'))
+  const figure = tags.has('Value') && /\d/.test(term.text);
+  if (IDENTIFIER.test(term.text) || tags.has('ProperNoun') || tags.has('Acronym') || figure)
     return { weight: 2, entity: true };
   if (tags.has('Noun')) return { weight: 1.5, entity: false };
   if (tags.has('Verb') && !tags.has('Auxiliary') && !tags.has('Copula') && !tags.has('Modal'))
@@ -100,4 +91,38 @@ export function questionShape(question: string): QuestionShape {
 /** Whether text with these stems speaks to the aspect: it mentions one of the part's own words (or a close term). */
 export function coversAspect(aspect: Aspect, stems: ReadonlySet<string>): boolean {
   return aspect.keys.length === 0 || aspect.keys.some((k) => stems.has(k));
+}
+
+// Parts that ask for a figure ("how long", "how often", "when") are answered by one, whatever its words.
+const ASKS_FIGURE =
+  /^(?:how (?:long|often|many|much|fast|big|large|old|far|soon)|when|what (?:time|year|size|date))\b|\b(?:cost|costs|price|prices|fee|fees)\b/i;
+const FIGURE =
+  /\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|hundred|thousand|million|billion|daily|weekly|monthly|yearly|hourly|every|once|twice)\b/i;
+const ASKS_INSTANCE = /^(?:which|what)\s+(?!is\b|are\b|was\b|were\b|does\b|do\b|did\b)([\p{L}-]+)/iu;
+// Words a question uses for any subject: a part asking only these says nothing the passages must repeat.
+const GENERIC = new Set(
+  (
+    'result outcome help happen change work cause fix mean use need way thing reason effect benefit differ ' +
+    'difference matter policy rule process procedure step option detail kind type example advantage'
+  )
+    .split(' ')
+    .map(stem),
+);
+
+/**
+ * Whether no passage can answer the aspect: none of the part's own words (or close terms) is in
+ * the passages, it does not ask for a figure that the passages give, and it names something
+ * specific (not only "what was the result").
+ */
+export function aspectUnanswered(
+  aspect: Aspect,
+  passageStems: ReadonlySet<string>,
+  passages: string,
+): boolean {
+  if (coversAspect(aspect, passageStems)) return false;
+  if (ASKS_FIGURE.test(aspect.text) && FIGURE.test(passages)) return false;
+  // "which foods help" asks for instances of its noun ("lentils"), which rarely repeat the noun.
+  const head = ASKS_INSTANCE.exec(aspect.text)?.[1];
+  const asked = head ? stem(head.toLowerCase()) : '';
+  return aspect.keys.some((k) => !GENERIC.has(k) && k !== asked);
 }

@@ -114,8 +114,7 @@ export function sentencesOf(text: string): string[] {
     if (!FENCE.test(first) && !LIST_MARKER.test(first) && !first.trimStart().startsWith('|'))
       out.push(flat(lines.shift()!));
     if (u.kind === 'code') continue;
-    for (const l of lines)
-      if (!TABLE_RULE.test(l.trim())) out.push(...sentences(l.replace(LIST_MARKER, '')));
+    for (const l of lines) if (!TABLE_RULE.test(l.trim())) out.push(...sentences(l.replace(LIST_MARKER, '')));
   }
   if (out.length === 0) {
     const whole = flat(text);

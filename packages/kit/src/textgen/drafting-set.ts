@@ -1,3 +1,5 @@
+import { SHAPED_CASES } from './drafting-set-shapes.js';
+
 /**
  * The drafting evaluation set: a question, the knowledge retrieval hands the drafter (several
  * passages, most of them on topic but only some answering each part), and the facts an answer
@@ -8,9 +10,11 @@ export interface DraftCase {
   question: string;
   passages: string[];
   facts: string[];
+  /** The question is answered only in part: the draft must say so, naming these (case-insensitive). */
+  notCovered?: string[];
 }
 
-export const DRAFTING_SET: DraftCase[] = [
+const BASE_CASES: DraftCase[] = [
   {
     question: 'What are the latest developments in quantum computing?',
     passages: [
@@ -261,3 +265,5 @@ export const DRAFTING_SET: DraftCase[] = [
     facts: ['BM25', 'lexical only'],
   },
 ];
+
+export const DRAFTING_SET: DraftCase[] = [...BASE_CASES, ...SHAPED_CASES];

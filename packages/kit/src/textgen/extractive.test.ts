@@ -124,6 +124,54 @@ describe('extractiveAnswer', () => {
     expect(r.citations.map((c) => c.id)).toContain('q2');
   });
 
+  it('quotes code blocks, lists and tables whole, line breaks kept, with the sentence introducing them', () => {
+    const r = extractiveAnswer({
+      task: 'answer',
+      question: 'How do I add the logger middleware and which options does it take?',
+      passages: [
+        {
+          id: 'm1',
+          source: 'middleware.md',
+          text:
+            '# Logger\n\nAdd the logger middleware to the app:\n\n```ts\nimport { logger } from "hono/logger";\n\napp.use(logger());\n```\n\n' +
+            'The logger options are:\n- `fn`: where lines go\n- `colors`: false to disable colors\n',
+        },
+        { id: 'm2', source: 'other.md', text: 'Middleware runs in the order it is added.' },
+      ],
+    });
+    expect(r.text).toContain(
+      'Add the logger middleware to the app:\n```ts\nimport { logger } from "hono/logger";\n\napp.use(logger());\n```\n[',
+    );
+    expect(r.text).toContain(
+      'The logger options are:\n- `fn`: where lines go\n- `colors`: false to disable colors [',
+    );
+    const markers = [...r.text.matchAll(/\[(\d+)\]/g)].map((m) => Number(m[1]));
+    expect(markers).toEqual(r.citations.map((_, i) => i + 1));
+    expect(r.uncovered).toBeUndefined();
+  });
+
+  it('says plainly which part of the question the knowledge does not cover', () => {
+    const r = extractiveAnswer({
+      task: 'answer',
+      question: 'What is the upload quota per agent and how are backups encrypted?',
+      passages,
+    });
+    expect(r.text).toContain('Uploads are limited to 10 GB per agent.');
+    expect(r.uncovered).toEqual(['“how are backups encrypted”']);
+    expect(
+      r.text.endsWith(
+        'The knowledge base only partly answers this question: it says nothing about “how are backups encrypted”.',
+      ),
+    ).toBe(true);
+    // A name the knowledge never mentions is a gap too.
+    const named = extractiveAnswer({
+      task: 'answer',
+      question: 'Is the upload quota the same on Azure?',
+      passages,
+    });
+    expect(named.uncovered).toEqual(['Azure']);
+  });
+
   it('weights rare terms above common ones', () => {
     const ps: Passage[] = [
       { id: 'a', source: 'a', text: 'The agent stores notes.' },

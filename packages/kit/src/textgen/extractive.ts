@@ -1,10 +1,11 @@
+import { stem } from '../text/stem.js';
 import { excerpt, queryTerms } from '../text/terms.js';
-import { type Aspect, coversAspect, questionShape, stem, stemsWithSynonyms } from './aspects.js';
+import { type Aspect, aspectUnanswered, coversAspect, questionShape, stemsWithSynonyms } from './aspects.js';
 import { type Unit, unitsOf } from './blocks.js';
 import type { Citation, GenerateRequest, GenerateResult } from './types.js';
 
+export { stem } from '../text/stem.js';
 export { sentencesOf } from './blocks.js';
-export { stem } from './aspects.js';
 
 export const NO_KNOWLEDGE_ANSWER = 'No relevant knowledge was found for this question.';
 export const NO_KNOWLEDGE_SUMMARY =
@@ -79,10 +80,17 @@ function cite(c: Candidate, n: number): string {
 }
 
 /** The parts of the question (and the names it mentions) that no passage speaks to. */
-function notCovered(question: string, passageStems: Set<string>[]): string[] {
+export function uncoveredParts(question: string, texts: string[]): string[] {
+  const nonEmpty = texts.filter((t) => t.trim() !== '');
+  if (!nonEmpty.length) return [];
+  return notCovered(question, nonEmpty.map(stemsWithSynonyms), nonEmpty);
+}
+
+function notCovered(question: string, passageStems: Set<string>[], texts: string[]): string[] {
   const shape = questionShape(question);
   const all = new Set(passageStems.flatMap((s) => [...s]));
-  const missing = shape.aspects.filter((a) => !coversAspect(a, all));
+  const joined = texts.join('\n');
+  const missing = shape.aspects.filter((a) => aspectUnanswered(a, all, joined));
   const out = missing.map((a) => `“${a.text}”`);
   const inMissing = new Set(missing.flatMap((a) => a.keys));
   for (const [s, word] of shape.entityWords)
@@ -193,7 +201,11 @@ export function extractiveAnswer(req: GenerateRequest): GenerateResult {
         : ordered.slice(0, limit);
     if (relevant.length > 0 && !req.maxSentences) {
       coverAspects(chosen, shape.aspects, relevant, candidateStems);
-      uncovered = notCovered(req.question, passageStems);
+      uncovered = notCovered(
+        req.question,
+        passageStems,
+        passages.map((p) => p.text),
+      );
     }
     // Retrieval judged the passages relevant to the question as a whole: one that shares no
     // word with it ("a logical qubit below the error-correction threshold" for "latest

@@ -1,6 +1,7 @@
 import type OpenAI from 'openai';
 import { z } from 'zod';
-import { extractiveAnswer } from './extractive.js';
+import { extractiveAnswer, partialNote, uncoveredParts } from './extractive.js';
+import { citesSomething, groundDraft, namesAGap } from './grounding.js';
 import {
   generationSystemPrompt,
   generationUserMessage,
@@ -150,7 +151,14 @@ export function createTextGenerator(config: TextGeneratorConfig): TextGenerator 
     if (passages.length === 0 || (!client && !opts.sampling)) return extractiveAnswer(req);
 
     const systemPrompt = generationSystemPrompt(req, sentenceBudget(req));
-    const user = generationUserMessage(req, passages);
+    const uncovered =
+      req.task === 'answer'
+        ? uncoveredParts(
+            req.question,
+            passages.map((p) => p.text),
+          )
+        : [];
+    const user = generationUserMessage(req, passages, uncovered);
     const from = client ? 'endpoint' : 'sampling';
     try {
       let raw: string;
@@ -183,8 +191,23 @@ export function createTextGenerator(config: TextGeneratorConfig): TextGenerator 
         );
       }
       if (typeof raw !== 'string' || raw.trim() === '') throw new Error('the model returned no text');
-      const { text, citations } = resolveCitations(raw, passages, req.question);
-      const result: GenerateResult = { text, citations, strategy: from };
+      // Only what the draft grounds in a passage is kept; a draft citing nothing is not used.
+      const grounded = groundDraft(raw, passages.length);
+      if (!citesSomething(grounded.text, passages.length))
+        throw new Error('the model’s draft cited no passage');
+      const resolved = resolveCitations(grounded.text, passages, req.question);
+      let text = resolved.text;
+      const n = grounded.unsupported.length;
+      if (n)
+        text += `\n\n(${n} sentence${n > 1 ? 's' : ''} of the draft cited no passage and ${n > 1 ? 'were' : 'was'} left out.)`;
+      if (uncovered.length && !namesAGap(text)) text += `\n\n${partialNote(uncovered)}`;
+      const result: GenerateResult = {
+        text,
+        citations: resolved.citations,
+        strategy: from,
+        ...(uncovered.length ? { uncovered } : {}),
+        ...(n ? { unsupported: grounded.unsupported } : {}),
+      };
       if (usedModel) result.model = usedModel;
       return result;
     } catch (err) {

@@ -50,14 +50,20 @@ export function generationSystemPrompt(req: GenerateRequest, sentences: number):
     'The user message holds a question and numbered passages retrieved from agents’ knowledge.',
     DATA_RULES,
     'Answer the question using only facts stated in the passages. Cite every fact with the number of ' +
-      'its passage in square brackets, like [1] or [2][3]; cite only numbers that exist. If the passages ' +
-      'do not answer the question, say so briefly instead of guessing.',
+      'its passage in square brackets, like [1] or [2][3]; cite only numbers that exist. Every sentence and ' +
+      'list item must end with its citation: uncited sentences are removed. Quote code blocks and lists ' +
+      'whole, with their line breaks. If the passages do not answer the question, or answer only part of ' +
+      'it, say plainly which part they do not cover instead of guessing.',
     length,
     'Reply with the answer only, no preamble.',
   ].join('\n\n');
 }
 
-export function generationUserMessage(req: GenerateRequest, passages: Passage[]): string {
+export function generationUserMessage(
+  req: GenerateRequest,
+  passages: Passage[],
+  uncovered: string[] = [],
+): string {
   const blocks = passages.map(
     (p, i) =>
       `<passage n="${i + 1}" id="${escapeAttr(p.id)}" source="${escapeAttr(p.source)}">\n` +
@@ -67,9 +73,15 @@ export function generationUserMessage(req: GenerateRequest, passages: Passage[])
     req.task === 'summarize'
       ? 'Task: summarize the peers’ answers above, attributing each point to its @handle and citing passages as [n].'
       : 'Task: answer the question above from the passages, citing them as [n].';
-  return [`<question>\n${escapeData(req.question.trim())}\n</question>`, blocks.join('\n\n'), task].join(
-    '\n\n',
-  );
+  const gaps = uncovered.length
+    ? [`Parts of the question no passage speaks to (say so plainly): ${uncovered.map(escapeData).join('; ')}`]
+    : [];
+  return [
+    `<question>\n${escapeData(req.question.trim())}\n</question>`,
+    blocks.join('\n\n'),
+    ...gaps,
+    task,
+  ].join('\n\n');
 }
 
 export const JUDGE_SYSTEM_PROMPT = [
