@@ -1,9 +1,15 @@
 import { isContentTerm, sentencesOf, stem, tokenize } from '@lore/kit';
 
+/** A source a peer's answer cites: the document and the words quoted from it. */
+export interface PeerSource {
+  source: string;
+  excerpt: string;
+}
+
 /** One point made by one or more peers: the peers' sentences that say it, by peer. */
 export interface SummaryPoint {
   peers: string[];
-  sentences: Array<{ peer: string; text: string }>;
+  sentences: Array<{ peer: string; text: string; sources?: PeerSource[] }>;
   /** Peers say it with different numbers, or one of them denies it. */
   disagreement: string | null;
 }
@@ -27,21 +33,26 @@ function jaccard(a: Set<string>, b: Set<string>): number {
  * several peers is flagged when their sentences carry different numbers, or when one negates
  * what another affirms. Points made by more peers come first, then in the order first made.
  */
-export function mergePoints(answers: Array<{ peer: string; text: string }>): SummaryPoint[] {
+export function mergePoints(
+  answers: Array<{ peer: string; text: string; citations?: PeerSource[] }>,
+): SummaryPoint[] {
   const points: Array<SummaryPoint & { words: Set<string>; order: number }> = [];
   for (const a of answers) {
     for (const text of sentencesOf(a.text)) {
       const w = words(text);
       if (!w.size) continue;
+      const said = a.citations
+        ? { peer: a.peer, text, sources: sourcesOf(text, a.citations) }
+        : { peer: a.peer, text };
       const point = points.find((p) => jaccard(p.words, w) >= SAME_POINT);
       if (point) {
-        point.sentences.push({ peer: a.peer, text });
+        point.sentences.push(said);
         if (!point.peers.includes(a.peer)) point.peers.push(a.peer);
         for (const x of w) point.words.add(x);
       } else
         points.push({
           peers: [a.peer],
-          sentences: [{ peer: a.peer, text }],
+          sentences: [said],
           disagreement: null,
           words: w,
           order: points.length,
@@ -52,6 +63,21 @@ export function mergePoints(answers: Array<{ peer: string; text: string }>): Sum
   return points
     .sort((a, b) => b.peers.length - a.peers.length || a.order - b.order)
     .map(({ peers, sentences, disagreement: d }) => ({ peers, sentences, disagreement: d }));
+}
+
+/**
+ * The peer's citations a sentence of its answer draws on: those whose excerpt says the same
+ * (half its words or more), else every citation of the answer (the sentence came from it).
+ */
+function sourcesOf(text: string, citations: PeerSource[]): PeerSource[] {
+  const w = words(text);
+  const close = citations.filter((c) => {
+    const e = words(c.excerpt);
+    let shared = 0;
+    for (const x of w) if (e.has(x)) shared++;
+    return shared / Math.max(1, Math.min(w.size, e.size)) >= SAME_POINT;
+  });
+  return close.length ? close : citations;
 }
 
 function disagreement(sentences: Array<{ peer: string; text: string }>): string | null {
@@ -71,12 +97,32 @@ function disagreement(sentences: Array<{ peer: string; text: string }>): string 
   return null;
 }
 
-/** The points as text: each with its peers, and the disagreements flagged. Empty for a single peer's answers. */
-export function pointsText(points: SummaryPoint[]): string {
-  const shared = points.filter((p) => p.peers.length > 1);
-  if (!shared.length) return '';
+const at = (peer: string) => `@${peer.replace(/^@/, '')}`;
+
+function attribution(p: SummaryPoint, detailed: boolean): string {
+  return p.peers
+    .map((peer) => {
+      if (!detailed) return at(peer);
+      const sources = [
+        ...new Set(
+          p.sentences.filter((s) => s.peer === peer).flatMap((s) => (s.sources ?? []).map((c) => c.source)),
+        ),
+      ];
+      return sources.length ? `${at(peer)} citing ${sources.join(', ')}` : at(peer);
+    })
+    .join(detailed ? '; ' : ', ');
+}
+
+/**
+ * The points as text, each with the peers who made it and where they disagree. Concise: the
+ * points several peers made (empty when there are none). Detailed: every point, each peer with
+ * the sources its answer cites for it.
+ */
+export function pointsText(points: SummaryPoint[], detailed = false): string {
+  const shown = detailed ? points : points.filter((p) => p.peers.length > 1);
+  if (!shown.length) return '';
   const line = (p: SummaryPoint) =>
-    `- ${p.sentences[0]!.text} (${p.peers.map((x) => `@${x.replace(/^@/, '')}`).join(', ')})` +
+    `- ${p.sentences[0]!.text} (${attribution(p, detailed)})` +
     (p.disagreement ? ` — peers disagree: ${p.disagreement}` : '');
-  return `Points made by several peers:\n${shared.map(line).join('\n')}`;
+  return `${detailed ? 'Points, by peer' : 'Points made by several peers'}:\n${shown.map(line).join('\n')}`;
 }

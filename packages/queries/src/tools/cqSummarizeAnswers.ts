@@ -1,6 +1,6 @@
 import { notFound } from '@lore/kit';
 import { SummarizeAnswersInput, SummarizeAnswersOutput } from '@lore/schema';
-import { mergePoints, pointsText } from '../domain/summary.js';
+import { mergePoints, type PeerSource, pointsText, type SummaryPoint } from '../domain/summary.js';
 import { answerView, peerLine, peerView, quote, stillPending } from '../domain/views.js';
 import { tool } from '../ports.js';
 
@@ -49,7 +49,7 @@ export const cqSummarizeAnswers = tool({
       const text =
         `No answers yet to ${quote(q.question)} (${q.id}): ${pending} of ${peers.length} peer${peers.length === 1 ? '' : 's'} still pending.` +
         `\nPeers: ${peerLine(peers)}`;
-      return { text, data: { ...base, summary: null, strategy: null, citations: [] } };
+      return { text, data: { ...base, summary: null, strategy: null, citations: [], points: [] } };
     }
     const result = await ports.textgen.generate(
       {
@@ -64,8 +64,18 @@ export const cqSummarizeAnswers = tool({
       },
       { ...(sampling ? { sampling } : {}), signal },
     );
-    // Points several peers made, with who made them and where they disagree (any strategy).
-    const points = pointsText(mergePoints(received.map((a) => ({ peer: a.peerHandle, text: a.text }))));
+    // The answers merged by point, with who made each and where they disagree (any strategy);
+    // detailed, with the sources each peer's answer cites.
+    const detailed = detailed_answer === 1;
+    const cited = new Map(received.map((a) => [a.peerHandle, a.citations as PeerSource[]]));
+    const merged = mergePoints(
+      received.map((a) => ({
+        peer: a.peerHandle,
+        text: a.text,
+        ...(detailed ? { citations: cited.get(a.peerHandle) ?? [] } : {}),
+      })),
+    );
+    const points = pointsText(merged, detailed);
     const footer =
       `Summary of ${received.length} answer${received.length > 1 ? 's' : ''} to ${quote(q.question)} (${q.id}), ` +
       `written by ${STRATEGY[result.strategy]}${result.model ? ` (${result.model})` : ''}. Peers: ${peerLine(peers)}.` +
@@ -77,8 +87,37 @@ export const cqSummarizeAnswers = tool({
         summary: result.text,
         strategy: result.strategy,
         ...(result.model ? { model: result.model } : {}),
-        citations: result.citations.map((c) => ({ peer: c.source, excerpt: c.excerpt })),
+        citations: result.citations.map((c) => ({
+          peer: c.source,
+          excerpt: c.excerpt,
+          ...(detailed ? { sources: sourcesBehind(c.excerpt, merged, c.source) } : {}),
+        })),
+        points: merged.map(pointView),
       },
     };
   },
 });
+
+function pointView(p: SummaryPoint) {
+  return {
+    text: p.sentences[0]!.text,
+    peers: p.peers,
+    disagreement: p.disagreement,
+    statements: p.sentences.map((s) => ({
+      peer: s.peer,
+      text: s.text,
+      ...(s.sources ? { sources: s.sources } : {}),
+    })),
+  };
+}
+
+/** The peer's own sources behind an excerpt of its answer the summary quotes. */
+function sourcesBehind(excerpt: string, points: SummaryPoint[], peer: string): PeerSource[] {
+  const flat = excerpt.replace(/\s+/g, ' ').trim();
+  const out = new Map<string, PeerSource>();
+  for (const p of points)
+    for (const s of p.sentences)
+      if (s.peer === peer && (flat.includes(s.text) || s.text.includes(flat)))
+        for (const c of s.sources ?? []) out.set(`${c.source}\u0000${c.excerpt}`, c);
+  return [...out.values()];
+}
