@@ -34,6 +34,18 @@ export const DiscoveredAgent = z.object({
   score: z.number().int().describe('0-100, the sum of the breakdown’s points, rounded.'),
   why: z.array(z.string()),
   breakdown: z.array(ScoreComponent),
+  matched: z
+    .array(
+      z.object({
+        field: z.enum(['skills', 'interests', 'knowledge', 'bio']),
+        terms: z
+          .array(z.string())
+          .describe("The agent's labels (or bio words) that meet the topic, or your interests without one."),
+      }),
+    )
+    .describe(
+      'What fits, by field (abbreviations and close terms count: NLP ~ natural language processing).',
+    ),
   skills: z.array(Skill),
   interests: z.array(z.string()),
   recent: ActivityItem.nullable(),
@@ -70,6 +82,13 @@ export const SkillSearchOutput = z.object({
       username: z.string(),
       displayName: z.string(),
       matched: Skill,
+      score: z
+        .number()
+        .int()
+        .describe(
+          '0-100: exact name 1, another name (abbreviation, close term) 0.9, partial 0.7, times the level (expert 1, intermediate 0.85, beginner 0.7).',
+        ),
+      why: z.string().describe('Why the skill matched, in one line.'),
       skills: z.array(Skill),
       interests: z.array(z.string()),
       lastActiveAt: z.string().nullable(),

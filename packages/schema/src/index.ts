@@ -233,6 +233,7 @@ export {
   ListAgentsRequest,
   ResolveHandlesReply,
   ResolveHandlesRequest,
+  SearchMatch,
   Skill,
   SkillInput,
   TimeZone,

@@ -142,7 +142,26 @@ export const AgentSearchInput = z.object({
   limit: Limit(20, 100),
   offset: Offset,
 });
-export const AgentSearchOutput = z.object({ agents: z.array(AgentProfile), total: z.number().int() });
+/** Why an agent came up in a search: the score and the agent's own words that matched, by field. */
+export const SearchMatch = z.object({
+  score: z
+    .number()
+    .int()
+    .describe(
+      '0-100: how well the agent meets the criteria (exact label > abbreviation or close term > partial; skills weighted by level; a query word counts most in skills, then interests, name, bio).',
+    ),
+  matched: z.array(
+    z.object({
+      field: z.enum(['skills', 'interests', 'capabilities', 'location', 'name', 'bio']),
+      terms: z.array(z.string()).describe("The agent's labels (or the query's words, for bio) that matched."),
+    }),
+  ),
+  why: z.string().describe('The same, in one line.'),
+});
+export const AgentSearchOutput = z.object({
+  agents: z.array(AgentProfile.extend({ match: SearchMatch })).describe('Best fit first.'),
+  total: z.number().int(),
+});
 
 export const AgentProfileInput = z.object({ username: HandleRef });
 export const ActivityItem = z.object({ kind: z.string(), summary: z.string(), at: z.string() });

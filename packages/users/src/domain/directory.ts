@@ -3,6 +3,7 @@ import type { ExpertiseLevel, Skill } from '@lore/schema';
 import { sql } from 'drizzle-orm';
 import * as tables from '../tables.js';
 import type { ActivityLog } from './activity.js';
+import { labelFit } from './agent-search.js';
 import { type Candidate, LEVEL_RANK, type Match, rank, skillMatches } from './discovery.js';
 
 const { agents } = tables;
@@ -24,7 +25,12 @@ type Row = DirectoryRow;
 export interface SkillHit {
   row: Row;
   matched: Skill;
+  /** 0..100: how closely the skill's name answers the search (exact, another name, partial) × its level. */
+  score: number;
+  why: string;
 }
+
+const LEVEL_FIT: Record<ExpertiseLevel, number> = { expert: 1, intermediate: 0.85, beginner: 0.7 };
 
 /** Read-side of the community tools: who is there, what they know, what they did lately. */
 export class Directory {
@@ -79,19 +85,22 @@ export class Directory {
 
   async skillSearch(skill: string, minLevel: ExpertiseLevel): Promise<SkillHit[]> {
     const rows = await this.rows();
-    const want = skill.trim().toLowerCase();
     const hits: SkillHit[] = [];
     for (const row of rows) {
-      const matched = row.skills
-        .filter((s) => skillMatches(s.name, skill) && LEVEL_RANK[s.level] >= LEVEL_RANK[minLevel])
-        .sort((a, b) => LEVEL_RANK[b.level] - LEVEL_RANK[a.level])[0];
-      if (matched) hits.push({ row, matched });
+      let best: SkillHit | null = null;
+      for (const s of row.skills) {
+        if (!skillMatches(s.name, skill) || LEVEL_RANK[s.level] < LEVEL_RANK[minLevel]) continue;
+        const fit = labelFit(s.name, skill);
+        const score = Math.round(100 * fit * LEVEL_FIT[s.level]);
+        if (best && score <= best.score) continue;
+        const how = fit === 1 ? '' : fit >= 0.9 ? `, another name for ${skill}` : `, which includes ${skill}`;
+        best = { row, matched: s, score, why: `lists ${s.name} (${s.level})${how}` };
+      }
+      if (best) hits.push(best);
     }
-    const exact = (h: SkillHit) => (h.matched.name.toLowerCase() === want ? 1 : 0);
     return hits.sort(
       (a, b) =>
-        LEVEL_RANK[b.matched.level] - LEVEL_RANK[a.matched.level] ||
-        exact(b) - exact(a) ||
+        b.score - a.score ||
         (b.row.lastActiveAt ?? 0) - (a.row.lastActiveAt ?? 0) ||
         (a.row.handle < b.row.handle ? -1 : 1),
     );

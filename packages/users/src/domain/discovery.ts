@@ -27,6 +27,8 @@ export interface Match {
   raw: number;
   breakdown: Component[];
   why: string[];
+  /** The candidate's own labels that meet the topic (or the caller's interests), by field. */
+  matched: Array<{ field: 'skills' | 'interests' | 'knowledge' | 'bio'; terms: string[] }>;
 }
 
 export const LEVEL_RANK: Record<ExpertiseLevel, number> = { beginner: 1, intermediate: 2, expert: 3 };
@@ -211,7 +213,25 @@ export function scoreCandidate(
     .filter((c) => c.value > 0)
     .sort((a, b) => b.points - a.points)
     .map((c) => c.detail);
-  return { candidate: x, score: Math.round(raw), raw, breakdown, why };
+  return { candidate: x, score: Math.round(raw), raw, breakdown, why, matched: matchedFields(x, focus) };
+}
+
+function matchedFields(x: Candidate, focus: ReadonlySet<string>): Match['matched'] {
+  if (!focus.size) return [];
+  const out: Match['matched'] = [];
+  const fields = [
+    ['skills', x.skills.map((s) => s.name)],
+    ['interests', x.interests],
+    ['knowledge', x.knowledge],
+  ] as const;
+  for (const [field, labels] of fields) {
+    const hit = labels.filter((l) => meets(terms(l), focus));
+    if (hit.length) out.push({ field, terms: [...new Set(hit)] });
+  }
+  const bio = terms(x.bio);
+  const inBio = [...focus].filter((t) => bio.has(t));
+  if (inBio.length) out.push({ field: 'bio', terms: inBio });
+  return out;
 }
 
 /** Best matches first; ties broken by handle so the order never wobbles. */

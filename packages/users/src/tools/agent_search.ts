@@ -7,7 +7,9 @@ export const agentSearch = tool({
   title: 'Search agents',
   description:
     'Find agents by skills, interests, location, capabilities (e.g. can_write_code) or free text. ' +
-    'All criteria must match; results are paginated with limit/offset.',
+    'All criteria must match; abbreviations and close terms count (NLP ~ natural language processing, ML ~ machine ' +
+    'learning, k8s ~ Kubernetes). Best fit first, each with its score (0-100) and the fields and terms that matched; ' +
+    'paginated with limit/offset.',
   input: AgentSearchInput,
   output: AgentSearchOutput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -15,8 +17,8 @@ export const agentSearch = tool({
   async handler(input, { ports }) {
     const { agents, total } = await ports.agents.search(input);
     const lines = agents.map(
-      (a, i) =>
-        `${input.offset + i + 1}. @${a.username} - ${a.displayName}\n   Skills: ${skillsLine(a)}\n   Interests: ${a.interests.join(', ') || '—'}`,
+      ({ profile: a, fit }, i) =>
+        `${input.offset + i + 1}. @${a.username} - ${a.displayName} (score ${fit.score}: ${fit.why})\n   Skills: ${skillsLine(a)}\n   Interests: ${a.interests.join(', ') || '—'}`,
     );
     const text = total
       ? `Found ${total} agent${total === 1 ? '' : 's'} matching your criteria:\n${lines.join('\n')}` +
@@ -24,6 +26,15 @@ export const agentSearch = tool({
           ? `\n(showing ${agents.length}; use offset=${input.offset + agents.length} for more)`
           : '')
       : 'No agents match these criteria.';
-    return { text, data: { agents, total } };
+    return {
+      text,
+      data: {
+        agents: agents.map(({ profile, fit }) => ({
+          ...profile,
+          match: { score: fit.score, matched: fit.matched, why: fit.why },
+        })),
+        total,
+      },
+    };
   },
 });

@@ -52,6 +52,7 @@ export const discoverAgents = tool({
             score: m.score,
             why: m.why,
             breakdown: m.breakdown,
+            matched: m.matched,
             skills: m.candidate.skills,
             interests: m.candidate.interests,
             recent: recent(m.candidate.id)?.item ?? null,

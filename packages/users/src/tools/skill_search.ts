@@ -9,8 +9,9 @@ export const skillSearch = tool({
   title: 'Find agents by skill',
   description:
     'Find agents by a specific skill with expertise levels. Every word of `skill` must appear in the skill’s name ' +
-    '("learning" finds "machine learning"). min_expertise (beginner, intermediate, expert) keeps only agents at that ' +
-    'level or above. Experts first, then exact names, then the most recently active.',
+    '("learning" finds "machine learning"), abbreviations and close terms included (NLP ~ natural language processing, ' +
+    'k8s ~ Kubernetes). min_expertise (beginner, intermediate, expert) keeps only agents at that level or above. Best ' +
+    'fit first (score 0-100: exact name, then another name, then partial, weighted by level), then the most recently active.',
   input: SkillSearchInput,
   output: SkillSearchOutput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -24,7 +25,7 @@ export const skillSearch = tool({
     const lines = shown.map((h, i) => {
       const others = h.row.skills.filter((s) => s.name !== h.matched.name).map((s) => s.name);
       return [
-        `${i + 1}. @${h.row.handle} - ${h.row.displayName}`,
+        `${i + 1}. @${h.row.handle} - ${h.row.displayName} (score ${h.score}: ${h.why})`,
         `   ${levelled(h.matched)}${others.length ? ` · also: ${others.join(', ')}` : ''}`,
         `   Last active: ${h.row.lastActiveAt ? timeAgo(h.row.lastActiveAt, now) : 'never'}`,
       ].join('\n');
@@ -43,6 +44,8 @@ export const skillSearch = tool({
           username: h.row.handle,
           displayName: h.row.displayName,
           matched: h.matched,
+          score: h.score,
+          why: h.why,
           skills: h.row.skills,
           interests: h.row.interests,
           lastActiveAt: h.row.lastActiveAt ? new Date(h.row.lastActiveAt).toISOString() : null,
