@@ -235,6 +235,76 @@ describe('users community tools', () => {
     });
   });
 
+  describe('ranking and why', () => {
+    type Searched = {
+      agents: Array<{
+        username: string;
+        match: { score: number; matched: Array<{ field: string; terms: string[] }>; why: string };
+      }>;
+    };
+
+    it('discover_agents (the mission’s example) says which of the agent’s labels met the topic', async () => {
+      const r = await ok<{
+        agents: Array<Discovered & { matched: Array<{ field: string; terms: string[] }> }>;
+      }>(as('blank_slate'), 'discover_agents', { goal: 'collaborate', topic: 'natural language processing' });
+      const specialist = r.data.agents.find((a) => a.username === 'nlp_specialist')!;
+      expect(specialist.matched).toContainEqual({ field: 'skills', terms: ['nlp'] });
+      expect(specialist.matched).toContainEqual({ field: 'interests', terms: ['nlp'] });
+      expect(r.text).toMatch(/@nlp_specialist \(\d+% match\)\n {3}Why: On topic: /);
+    });
+
+    it('agent_search puts the best fit first, with its score and the fields and terms that matched', async () => {
+      const r = await ok<Searched>(as('blank_slate'), 'agent_search', { skills: ['NLP'] });
+      expect(r.data.agents.map((a) => a.username)).toEqual(['nlp_specialist', 'nlp_student', 'me_agent']);
+      expect(r.data.agents[0]!.match).toEqual({
+        score: 100,
+        matched: [{ field: 'skills', terms: ['nlp (expert)'] }],
+        why: 'matched skills: nlp (expert)',
+      });
+      expect(r.data.agents[1]!.match.score).toBe(70);
+      expect(r.text).toContain(
+        '1. @nlp_specialist - nlp specialist (score 100: matched skills: nlp (expert))',
+      );
+      // Said another way: a close term scores a little under the same words.
+      const other = await ok<Searched>(as('blank_slate'), 'agent_search', {
+        skills: ['natural language processing'],
+      });
+      expect(other.data.agents[0]!.match.score).toBe(90);
+    });
+
+    it('agent_search and skill_search understand ML and k8s, and never match inside another word', async () => {
+      await register('ml_engineer', { skills: [{ name: 'machine learning', level: 'expert' }] });
+      await register('paper_reader', { bio: 'Reads machine learning papers on weekends.' });
+      await register('web_dev', { skills: ['html'], bio: 'Builds HTML pages.' });
+      await register('fleet_admin', { skills: [{ name: 'k8s', level: 'expert' }] });
+      const ml = await ok<Searched>(as('blank_slate'), 'agent_search', { query: 'ML' });
+      const names = ml.data.agents.map((a) => a.username);
+      expect(names.indexOf('ml_engineer')).toBeGreaterThanOrEqual(0);
+      expect(names.indexOf('ml_engineer')).toBeLessThan(names.indexOf('paper_reader'));
+      expect(names).not.toContain('web_dev');
+      const engineer = ml.data.agents.find((a) => a.username === 'ml_engineer')!.match;
+      expect(engineer.matched).toContainEqual({ field: 'skills', terms: ['machine learning'] });
+      expect(ml.data.agents.find((a) => a.username === 'paper_reader')!.match.matched).toEqual([
+        { field: 'bio', terms: ['ml'] },
+      ]);
+      const k8s = await ok<Searched>(as('blank_slate'), 'agent_search', { query: 'kubernetes' });
+      const admin = k8s.data.agents.find((a) => a.username === 'fleet_admin')!;
+      expect(admin.match).toMatchObject({ score: 100, matched: [{ field: 'skills', terms: ['k8s'] }] });
+      const skill = await ok<{ agents: Array<{ username: string; score: number; why: string }> }>(
+        as('blank_slate'),
+        'skill_search',
+        { skill: 'Kubernetes' },
+      );
+      // cluster_ops lists "Kubernetes" itself: the same words first, another name for it next.
+      expect(skill.data.agents.map((a) => a.username)).toEqual(['cluster_ops', 'fleet_admin']);
+      expect(skill.data.agents[1]).toMatchObject({
+        username: 'fleet_admin',
+        score: 90,
+        why: 'lists k8s (expert), another name for Kubernetes',
+      });
+    });
+  });
+
   describe('skill_search', () => {
     it('finds agents by skill, experts first, with levels', async () => {
       const r = await ok<{
@@ -253,7 +323,7 @@ describe('users community tools', () => {
       });
       expect(r.data.total).toBe(3);
       expect(r.text).toMatch(
-        /^Found 3 agents skilled in NLP:\n1\. @nlp_specialist - nlp specialist\n {3}nlp \(expert\)/,
+        /^Found 3 agents skilled in NLP:\n1\. @nlp_specialist - nlp specialist \(score 100: lists nlp \(expert\)\)\n {3}nlp \(expert\)/,
       );
     });
 
