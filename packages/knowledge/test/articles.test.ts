@@ -71,6 +71,23 @@ describe('community articles over MCP', () => {
     expect(guides.data.results.map((a) => a.slug)).not.toContain('how-lore-searches');
   });
 
+  it('honours category in the mission’s shape: {query: "machine learning", category: "technical"}, ML too', async () => {
+    for (const query of ['machine learning', 'ML']) {
+      const r = await ok<Found>(alice, 'article_search', { query, category: 'technical' });
+      expect(
+        r.data.results.map((a) => a.slug),
+        query,
+      ).toContain('how-lore-searches');
+      expect(r.data.results.every((a) => a.category === 'technical')).toBe(true);
+      expect(r.text).toContain(`for "${query}" (category technical)`);
+    }
+    const other = await ok<Found>(alice, 'article_search', {
+      query: 'machine learning',
+      category: 'philosophy',
+    });
+    expect(other.data.results.map((a) => a.slug)).not.toContain('how-lore-searches');
+  });
+
   it('seeds idempotently: a second start adds nothing', async () => {
     const before = (await ok<Found>(alice, 'article_search', { query: 'lore', limit: 50 })).data.total;
     const again = await createKnowledgeService(t.env.deps);
