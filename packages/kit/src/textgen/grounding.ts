@@ -1,4 +1,4 @@
-import { tokenize } from '../text/terms.js';
+import { isContentTerm, tokenize } from '../text/terms.js';
 
 const FENCE = /^\s{0,3}(?:`{3,}|~{3,})/;
 const MARKER = /\[(\d+(?:\s*,\s*\d+)*)\]/g;
@@ -9,8 +9,8 @@ const ABSENCE =
 
 /**
  * Keeps only what a model's draft grounds in the passages: every sentence and list item must
- * carry a `[n]` marker naming one of the `passages` numbered passages. Code blocks, short
- * headings, lead-ins ending in ":" and statements that the passages do not cover something stay;
+ * carry a `[n]` marker naming one of the `passages` numbered passages. Code blocks, headings,
+ * one-word lines ("Yes."), lead-ins ending in ":" and statements that the passages do not cover something stay;
  * any other sentence without a marker is removed and returned in `unsupported`.
  */
 export function groundDraft(text: string, passages: number): { text: string; unsupported: string[] } {
@@ -32,7 +32,8 @@ export function groundDraft(text: string, passages: number): { text: string; uns
           citesSomething(s, passages) ||
           s.trimEnd().endsWith(':') ||
           ABSENCE.test(s) ||
-          tokenize(s).length < 4;
+          /^#{1,6}\s/.test(s) ||
+          tokenize(s).filter(isContentTerm).length < 2;
         if (!ok) unsupported.push(s.trim());
         return ok;
       });
