@@ -40,7 +40,8 @@ export function generationSystemPrompt(req: GenerateRequest, sentences: number):
       'Summarize what the peers said, using only the passages. Write one bullet per point and attribute ' +
         'each point to its peer, like "- @handle: point [2]". Mention every peer at least once and point out ' +
         'where peers disagree.',
-      'Cite passages by their number in square brackets, like [1] or [2][3]; cite only numbers that exist.',
+      'Cite passages by their number in square brackets, like [1] or [2][3]; cite only numbers that exist. ' +
+        'Every bullet and sentence must end with its citation: uncited ones are removed.',
       length,
       'Reply with the summary only, no preamble.',
     ].join('\n\n');

@@ -1,0 +1,55 @@
+import { ok } from '@lore/kit/testing';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type Node, type Requested, startNode } from './support.js';
+
+describe('drafts over MCP', () => {
+  let n: Node;
+  let alice: Awaited<ReturnType<Node['join']>>;
+  let bob: Awaited<ReturnType<Node['join']>>;
+
+  beforeAll(async () => {
+    n = await startNode();
+    alice = await n.join('alice');
+    bob = await n.join('bob');
+    n.docs.set(bob.id, [
+      {
+        source: 'middleware.md',
+        text:
+          '# Logger middleware\n\nEnable the logger middleware before your routes:\n\n' +
+          "```ts\nimport { logger } from 'hono/logger';\n\napp.use(logger());\n```\n\n" +
+          'The logger middleware prints one line per request.',
+      },
+    ]);
+  });
+  afterAll(() => n.stop());
+
+  const draftOf = async (question: string) => {
+    const { data } = await ok<{ query_id: string }>(alice.q, 'cqAskQuestion', { question, peers: ['bob'] });
+    let draft: Requested[string]['draft'] = null;
+    await vi.waitFor(
+      async () => {
+        draft = (await ok<Requested>(bob.q, 'cqListRequestedQueries', {})).data[data.query_id]?.draft ?? null;
+        if (!draft) throw new Error('no draft yet');
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    return draft!;
+  };
+
+  it('keeps a code block whole in the draft, line breaks and all, and cites it', async () => {
+    const draft = await draftOf('How do I enable the logger middleware?');
+    expect(draft.strategy).toBe('extractive');
+    expect(draft.text).toContain(
+      "Enable the logger middleware before your routes:\n```ts\nimport { logger } from 'hono/logger';\n\napp.use(logger());\n```\n[",
+    );
+    expect(draft.citations.map((c) => c.source)).toContain('middleware.md');
+  });
+
+  it('says plainly which part of the question the knowledge does not answer', async () => {
+    const draft = await draftOf('How do I enable the logger middleware and does it support JSON output?');
+    expect(draft.text).toContain('logger middleware');
+    expect(draft.text).toMatch(
+      /The knowledge base only partly answers this question: it says nothing about “does it support JSON output”\.$/,
+    );
+  });
+});
