@@ -1,4 +1,4 @@
-import nlp from 'compromise';
+import { createRequire } from 'node:module';
 import { stem } from '../text/stem.js';
 import { synonymsOf } from '../text/synonyms.js';
 import { isContentTerm, tokenize } from '../text/terms.js';
@@ -35,6 +35,13 @@ const IDENTIFIER = /[._]|[a-z][A-Z]|\d/;
 const WEAK_VERB = /^(?:be|is|are|was|were|do|does|did|have|has|had|get|go|make|use|happen|work|need|want)$/;
 
 type Term = { text: string; tags: string[] };
+type Tagger = (text: string) => { json(): Array<{ terms: Term[] }> };
+
+// The tagger (compromise's part-of-speech layer) loads on the first question, not when a service
+// that never drafts imports the kit.
+let tagger: Tagger | undefined;
+const tag = (text: string) =>
+  (tagger ??= createRequire(import.meta.url)('compromise/two') as Tagger)(text).json();
 
 function roleWeight(term: Term): { weight: number; entity: boolean } {
   const tags = new Set(term.tags);
@@ -60,7 +67,7 @@ export function questionShape(question: string): QuestionShape {
   if (hit) return hit;
   const weight = new Map<string, number>();
   const entityWords = new Map<string, string>();
-  const doc = nlp(question).json() as Array<{ terms: Term[] }>;
+  const doc = tag(question);
   for (const sentence of doc)
     for (const term of sentence.terms) {
       const role = roleWeight(term);
