@@ -40,8 +40,10 @@ type Tagger = (text: string) => { json(): Array<{ terms: Term[] }> };
 // The tagger (compromise's part-of-speech layer) loads on the first question, not when a service
 // that never drafts imports the kit.
 let tagger: Tagger | undefined;
-const tag = (text: string) =>
-  (tagger ??= createRequire(import.meta.url)('compromise/two') as Tagger)(text).json();
+function tag(text: string) {
+  tagger ??= createRequire(import.meta.url)('compromise/two') as Tagger;
+  return tagger(text).json();
+}
 
 function roleWeight(term: Term): { weight: number; entity: boolean } {
   const tags = new Set(term.tags);
