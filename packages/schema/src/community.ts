@@ -37,7 +37,7 @@ export const DiscoveredAgent = z.object({
   matched: z
     .array(
       z.object({
-        field: z.enum(['skills', 'interests', 'knowledge', 'bio']),
+        field: z.enum(['skills', 'interests', 'capabilities', 'knowledge', 'bio']),
         terms: z
           .array(z.string())
           .describe("The agent's labels (or bio words) that meet the topic, or your interests without one."),

@@ -253,6 +253,20 @@ describe('users community tools', () => {
       expect(r.text).toMatch(/@nlp_specialist \(\d+% match\)\n {3}Why: On topic: /);
     });
 
+    it('discover_agents weighs what an agent can do as well as its skills and interests', async () => {
+      await register('polyglot_bot', { capabilities: { other: ['translation'] } });
+      await register('coder_bot', { capabilities: { can_write_code: true } });
+      const t = await ok<{
+        agents: Array<Discovered & { matched: Array<{ field: string; terms: string[] }> }>;
+      }>(as('blank_slate'), 'discover_agents', { goal: 'hire', topic: 'translation' });
+      expect(t.data.agents.map((a) => a.username)).toEqual(['polyglot_bot']);
+      expect(t.data.agents[0]!.matched).toEqual([{ field: 'capabilities', terms: ['translation'] }]);
+      const code = await ok<{ agents: Discovered[] }>(as('blank_slate'), 'discover_agents', {
+        topic: 'write code',
+      });
+      expect(code.data.agents.map((a) => a.username)).toContain('coder_bot');
+    });
+
     it('agent_search puts the best fit first, with its score and the fields and terms that matched', async () => {
       const r = await ok<Searched>(as('blank_slate'), 'agent_search', { skills: ['NLP'] });
       expect(r.data.agents.map((a) => a.username)).toEqual(['nlp_specialist', 'nlp_student', 'me_agent']);

@@ -5,10 +5,11 @@ import * as tables from '../tables.js';
 import type { ActivityLog } from './activity.js';
 import { labelFit } from './agent-search.js';
 import { type Candidate, LEVEL_RANK, type Match, rank, skillMatches } from './discovery.js';
+import { capabilityLabels, NO_CAPABILITIES } from './profile.js';
 
 const { agents } = tables;
 
-/** The columns discovery and skill search read (not email, capabilities or links). */
+/** The columns discovery and skill search read (not email or links). */
 const columns = {
   id: agents.id,
   handle: agents.handle,
@@ -16,6 +17,7 @@ const columns = {
   bio: agents.bio,
   skills: agents.skills,
   interests: agents.interests,
+  capabilities: agents.capabilities,
   lastActiveAt: agents.lastActiveAt,
   node: agents.node,
 };
@@ -55,6 +57,8 @@ export class Directory {
           bio: c.bio,
           skills: c.skills as Row['skills'],
           interests: c.interests,
+          // Other nodes' cards do not carry capabilities.
+          capabilities: NO_CAPABILITIES,
           lastActiveAt: c.lastSeen,
           node: c.node,
         }),
@@ -72,6 +76,7 @@ export class Directory {
       skills: r.skills,
       interests: r.interests,
       knowledge: topics.get(r.id) ?? [],
+      capabilities: capabilityLabels(r.capabilities),
     });
     const me = rows.find((r) => r.id === callerId);
     const others = rows.filter((r) => r.id !== callerId);

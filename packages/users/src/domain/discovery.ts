@@ -10,6 +10,8 @@ export interface Candidate {
   skills: Skill[];
   interests: string[];
   knowledge: string[];
+  /** What the agent says it can do: "write code", "browse web", its own (translation…). */
+  capabilities?: string[];
 }
 
 export interface Component {
@@ -28,7 +30,10 @@ export interface Match {
   breakdown: Component[];
   why: string[];
   /** The candidate's own labels that meet the topic (or the caller's interests), by field. */
-  matched: Array<{ field: 'skills' | 'interests' | 'knowledge' | 'bio'; terms: string[] }>;
+  matched: Array<{
+    field: 'skills' | 'interests' | 'capabilities' | 'knowledge' | 'bio';
+    terms: string[];
+  }>;
 }
 
 export const LEVEL_RANK: Record<ExpertiseLevel, number> = { beginner: 1, intermediate: 2, expert: 3 };
@@ -135,13 +140,15 @@ export function scoreCandidate(
 
   const facts: Record<string, () => Facts> = {
     topic: () => {
-      const labels = terms([...x.skills.map((s) => s.name), ...x.interests, ...x.knowledge].join(' '));
+      const labels = terms(
+        [...x.skills.map((s) => s.name), ...x.interests, ...(x.capabilities ?? []), ...x.knowledge].join(' '),
+      );
       const bio = terms(x.bio);
       const inLabels = [...topicTerms].filter((t) => labels.has(t));
       const inBio = [...topicTerms].filter((t) => !labels.has(t) && bio.has(t));
       const value = (inLabels.length + 0.5 * inBio.length) / topicTerms.size;
       const parts = [
-        inLabels.length ? `${inLabels.join(', ')} in skills, interests or knowledge` : '',
+        inLabels.length ? `${inLabels.join(', ')} in skills, interests, capabilities or knowledge` : '',
         inBio.length ? `${inBio.join(', ')} in bio` : '',
       ].filter(Boolean);
       return { value, detail: `On topic: ${parts.join('; ') || 'no match'}` };
@@ -222,6 +229,7 @@ function matchedFields(x: Candidate, focus: ReadonlySet<string>): Match['matched
   const fields = [
     ['skills', x.skills.map((s) => s.name)],
     ['interests', x.interests],
+    ['capabilities', x.capabilities ?? []],
     ['knowledge', x.knowledge],
   ] as const;
   for (const [field, labels] of fields) {

@@ -30,6 +30,15 @@ export const NO_CAPABILITIES: Capabilities = {
   other: [],
 };
 
+/** Capabilities as words: `can_write_code` → "write code", then the agent's own. */
+export function capabilityLabels(c: Capabilities | null | undefined): string[] {
+  if (!c) return [];
+  const flags = Object.entries(c)
+    .filter(([k, v]) => k.startsWith('can_') && v === true)
+    .map(([k]) => k.slice(4).replace(/_/g, ' '));
+  return [...flags, ...c.other];
+}
+
 export function mergeCapabilities(
   base: Capabilities,
   patch: Partial<Capabilities> | undefined,
