@@ -1,69 +1,8 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { FakeOpenAI } from '../testing/fake-openai.js';
 import { createTextGenerator, parseVerdict } from './generator.js';
 import { escapeData, generationUserMessage, resolveCitations } from './prompt.js';
 import type { GenerateRequest, Passage, SamplingPort } from './types.js';
-
-interface ChatRequest {
-  model: string;
-  temperature?: number;
-  max_tokens?: number;
-  response_format?: { type: string };
-  messages: Array<{ role: string; content: string }>;
-}
-
-/** A tiny OpenAI chat-completions server on 127.0.0.1 with a scripted reply per request. */
-class FakeOpenAI {
-  requests: Array<{ path: string; auth: string | undefined; body: ChatRequest }> = [];
-  reply: (body: ChatRequest) => { status: number; content?: string; headers?: Record<string, string> } =
-    () => ({
-      status: 200,
-      content: 'ok',
-    });
-  private server: Server = createServer((req, res) => void this.handle(req, res));
-  baseUrl = '';
-
-  async start(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    const { port } = this.server.address() as AddressInfo;
-    this.baseUrl = `http://127.0.0.1:${port}/v1`;
-  }
-
-  stop(): Promise<void> {
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
-      res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not found"}}');
-      return;
-    }
-    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatRequest;
-    this.requests.push({ path: req.url, auth: req.headers.authorization, body });
-    const r = this.reply(body);
-    if (r.status !== 200) {
-      res
-        .writeHead(r.status, { 'content-type': 'application/json', ...r.headers })
-        .end(JSON.stringify({ error: { message: 'boom', type: 'server_error' } }));
-      return;
-    }
-    res.writeHead(200, { 'content-type': 'application/json' }).end(
-      JSON.stringify({
-        id: 'chatcmpl-test',
-        object: 'chat.completion',
-        created: Math.floor(Date.now() / 1000),
-        model: `${body.model}-served`,
-        choices: [
-          { index: 0, message: { role: 'assistant', content: r.content ?? '' }, finish_reason: 'stop' },
-        ],
-        usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
-      }),
-    );
-  }
-}
 
 const passages: Passage[] = [
   { id: 'p1', source: 'handbook.md', text: 'Uploads are limited to 10 GB per agent.' },
@@ -125,57 +64,6 @@ describe('endpoint strategy', () => {
       ['p3', 'faq.md'],
     ]);
     expect(r.citations[0]!.excerpt).toBe('Uploads are limited to 10 GB per agent.');
-  });
-
-  it('removes sentences of the draft that cite no passage, and says so', async () => {
-    server.reply = () => ({
-      status: 200,
-      content:
-        'Uploads are capped at 10 GB per agent [1]. Most teams never reach the quota anyway. ' +
-        'It resets monthly [3].\n- Quotas can be raised by support staff on request.',
-    });
-    const r = await createTextGenerator({ baseUrl: server.baseUrl }).generate(request);
-    expect(r.strategy).toBe('endpoint');
-    expect(r.text).toContain('Uploads are capped at 10 GB per agent [1]. It resets monthly [2].');
-    expect(r.text).not.toContain('never reach');
-    expect(r.text).not.toContain('support staff');
-    expect(r.text).toContain('(2 sentences of the draft cited no passage and were left out.)');
-    expect(r.unsupported).toEqual([
-      'Most teams never reach the quota anyway.',
-      'Quotas can be raised by support staff on request.',
-    ]);
-    expect(r.citations.map((c) => c.id)).toEqual(['p1', 'p3']);
-  });
-
-  it('falls back to extraction when the draft cites nothing, or only passages that do not exist', async () => {
-    for (const content of [
-      'Uploads are capped at 10 GB per agent.',
-      'Uploads are capped at 10 GB per agent [7].',
-    ]) {
-      server.reply = () => ({ status: 200, content });
-      const r = await createTextGenerator({ baseUrl: server.baseUrl, maxRetries: 0 }).generate(request);
-      expect(r.strategy).toBe('extractive');
-      expect(r.fallback).toEqual({ from: 'endpoint', reason: 'the model’s draft cited no passage' });
-      expect(r.text).toContain('Uploads are limited to 10 GB per agent. [1]');
-    }
-  });
-
-  it('tells the model which parts no passage covers, and says so when its draft does not', async () => {
-    server.reply = () => ({ status: 200, content: 'Uploads are capped at 10 GB per agent [1].' });
-    const r = await createTextGenerator({ baseUrl: server.baseUrl }).generate({
-      ...request,
-      question: 'What is the upload quota and does it apply to Kubernetes clusters?',
-    });
-    const user = server.requests[0]!.body.messages[1]!.content;
-    expect(user).toContain(
-      'Parts of the question no passage speaks to (say so plainly): “does it apply to Kubernetes clusters”',
-    );
-    expect(server.requests[0]!.body.messages[0]!.content).toMatch(/uncited sentences are removed/);
-    expect(r.uncovered).toEqual(['“does it apply to Kubernetes clusters”']);
-    expect(r.text).toBe(
-      'Uploads are capped at 10 GB per agent [1].\n\nThe knowledge base only partly answers this question: ' +
-        'it says nothing about “does it apply to Kubernetes clusters”.',
-    );
   });
 
   it('falls back to extractive when the server returns 500 (after one retry)', async () => {
