@@ -250,7 +250,9 @@ describe('users community tools', () => {
       const specialist = r.data.agents.find((a) => a.username === 'nlp_specialist')!;
       expect(specialist.matched).toContainEqual({ field: 'skills', terms: ['nlp'] });
       expect(specialist.matched).toContainEqual({ field: 'interests', terms: ['nlp'] });
-      expect(r.text).toMatch(/@nlp_specialist \(\d+% match\)\n {3}Why: On topic: /);
+      expect(r.text).toMatch(
+        /@nlp_specialist \(\d+% match\)\n {3}Why: On topic: nlp in skills; nlp in interests/,
+      );
     });
 
     it('discover_agents weighs what an agent can do as well as its skills and interests', async () => {

@@ -147,10 +147,11 @@ export function scoreCandidate(
       const inLabels = [...topicTerms].filter((t) => labels.has(t));
       const inBio = [...topicTerms].filter((t) => !labels.has(t) && bio.has(t));
       const value = (inLabels.length + 0.5 * inBio.length) / topicTerms.size;
-      const parts = [
-        inLabels.length ? `${inLabels.join(', ')} in skills, interests, capabilities or knowledge` : '',
-        inBio.length ? `${inBio.join(', ')} in bio` : '',
-      ].filter(Boolean);
+      // Said with the agent's own labels: "nlp in skills" for the topic "natural language processing".
+      const parts = matchedFields(x, topicTerms)
+        .filter((m) => m.field !== 'bio')
+        .map((m) => `${list(m.terms)} in ${m.field}`);
+      if (inBio.length) parts.push(`${inBio.join(', ')} in bio`);
       return { value, detail: `On topic: ${parts.join('; ') || 'no match'}` };
     },
     sharedInterests: () => {
