@@ -293,7 +293,7 @@ describe('users community tools', () => {
       await register('paper_reader', { bio: 'Reads machine learning papers on weekends.' });
       await register('web_dev', { skills: ['html'], bio: 'Builds HTML pages.' });
       await register('fleet_admin', { skills: [{ name: 'k8s', level: 'expert' }] });
-      const ml = await ok<Searched>(as('blank_slate'), 'agent_search', { query: 'ML' });
+      const ml = await ok<Searched>(as('blank_slate'), 'agent_search', { query: 'the ML' });
       const names = ml.data.agents.map((a) => a.username);
       expect(names.indexOf('ml_engineer')).toBeGreaterThanOrEqual(0);
       expect(names.indexOf('ml_engineer')).toBeLessThan(names.indexOf('paper_reader'));

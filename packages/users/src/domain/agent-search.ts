@@ -1,4 +1,4 @@
-import { synonymsOf } from '@lore/kit';
+import { isContentTerm, synonymsOf, tokenize } from '@lore/kit';
 import type { Capabilities, ExpertiseLevel } from '@lore/schema';
 import { terms } from './discovery.js';
 
@@ -82,12 +82,12 @@ function capabilityOf(a: Searchable, cap: string): string | null {
   return a.capabilities.other.find((o) => lc(o) === lc(cap)) ?? null;
 }
 
-/** A word of a free-text query with its abbreviations and close terms. */
+/** The words of a free-text query (common words dropped), each with its abbreviations and close terms. */
 function queryWords(query: string): string[][] {
-  return lc(query)
-    .split(/\s+/)
-    .filter(Boolean)
-    .map((t) => [t, ...synonymsOf(t).map((alt) => alt.text)]);
+  return [...new Set(tokenize(query).filter(isContentTerm))].map((t) => [
+    t,
+    ...synonymsOf(t).map((alt) => alt.text),
+  ]);
 }
 
 function fieldTexts(a: Searchable): Array<[Exclude<SearchField, 'capabilities'>, string[]]> {
@@ -153,7 +153,8 @@ export function fitAgent(a: Searchable, c: SearchCriteria): SearchFit | null {
     parts.push(1);
     note('capabilities', has);
   }
-  if (c.query?.trim()) {
+  // A query of common words only ("the") says nothing to match.
+  if (c.query?.trim() && (queryWords(c.query).length || synonymsOf(c.query).length)) {
     const fields = fieldTexts(a);
     const scoreWords = (groups: string[][]): number[] | null => {
       const out: number[] = [];
@@ -171,7 +172,9 @@ export function fitAgent(a: Searchable, c: SearchCriteria): SearchFit | null {
       return out;
     };
     const restated = synonymsOf(c.query).map((alt) => [[alt.text]]);
-    const scores = scoreWords(queryWords(c.query)) ?? restated.map(scoreWords).find((s) => s !== null);
+    const words = queryWords(c.query);
+    const scores =
+      (words.length ? scoreWords(words) : null) ?? restated.map(scoreWords).find((s) => s !== null);
     if (!scores) return null;
     parts.push(...scores);
   }
