@@ -1,5 +1,6 @@
 import type OpenAI from 'openai';
 import { z } from 'zod';
+import { questionShape } from './aspects.js';
 import { extractiveAnswer, partialNote, uncoveredParts } from './extractive.js';
 import { citesSomething, groundDraft, namesAGap } from './grounding.js';
 import {
@@ -158,7 +159,8 @@ export function createTextGenerator(config: TextGeneratorConfig): TextGenerator 
             passages.map((p) => p.text),
           )
         : [];
-    const user = generationUserMessage(req, passages, uncovered);
+    const parts = req.task === 'answer' ? questionShape(req.question).aspects.map((a) => a.text) : [];
+    const user = generationUserMessage(req, passages, uncovered, parts);
     const from = client ? 'endpoint' : 'sampling';
     try {
       let raw: string;
