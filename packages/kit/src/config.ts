@@ -61,6 +61,8 @@ export const LoreConfigSchema = z.object({
   LORE_SERVICES: z.string().optional(),
   LORE_SERVICES_FILE: z.string().optional(),
   LORE_HEALTH_INTERVAL_MS: int(5000),
+  /** Seals the console's session cookies; replicas of the aggregator that share it share sessions. */
+  LORE_CONSOLE_SECRET: z.string().min(32, 'at least 32 characters').optional(),
   LORE_KNOWLEDGE_ROOTS: z.string().optional(),
   LORE_QUERY_TTL_HOURS: int(72),
   /** How long a received query's drafting or evaluation is retried before it is marked undeliverable. */
