@@ -6,6 +6,7 @@ import { createQueriesService } from '@lore/queries';
 import { createUsersService } from '@lore/users';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AllInOne, type Distributed, startAllInOne, startDistributed } from '../src/index.js';
+import type { UpstreamConfig } from '../src/upstream-config.js';
 import { QUANTUM_TXT, QUESTION } from './fixtures/knowledge.js';
 
 const SERVICES = [
@@ -49,7 +50,7 @@ describe('the console on replicas of a distributed aggregator in front of separa
     // The services run in their own HTTP servers; the aggregators reach them only over MCP.
     const config = testConfig(`${dir.path}/services`, { LORE_RATE_LIMITS: 'false', LORE_PORT: '0' });
     services = await startAllInOne(config, { services: SERVICES });
-    const upstreams = [];
+    const upstreams: UpstreamConfig[] = [];
     for (const s of services.services) {
       const h = await serveHttp(s.app, config, 0);
       serving.push(h);
