@@ -69,7 +69,7 @@ function SharingForm({ s, csrf }: { s: Source; csrf: string }) {
 
 function SourcesTable({ sources, csrf }: { sources: Source[]; csrf: string }) {
   return (
-    <div id="sources" class="table-wrap">
+    <div id="sources" class="table-wrap" tabindex={0} role="region" aria-label="Sources table">
       {sources.length ? (
         <table>
           <caption class="small muted">
