@@ -69,7 +69,7 @@ function SharingForm({ s, csrf }: { s: Source; csrf: string }) {
 
 function SourcesTable({ sources, csrf }: { sources: Source[]; csrf: string }) {
   return (
-    <div id="sources" class="table-wrap" tabindex={0} role="region" aria-label="Sources table">
+    <section id="sources" class="table-wrap" tabindex={0} aria-label="Sources table">
       {sources.length ? (
         <table>
           <caption class="small muted">
@@ -119,7 +119,7 @@ function SourcesTable({ sources, csrf }: { sources: Source[]; csrf: string }) {
       ) : (
         <p class="empty">No sources yet: your node cannot answer anyone until you add some.</p>
       )}
-    </div>
+    </section>
   );
 }
 

@@ -22,7 +22,7 @@ export function registerNetwork(app: Hono<ConsoleEnv>, deps: ConsoleDeps) {
       <Page title="Network" agent={s.agent} csrf={s.csrf} active="network">
         <section aria-labelledby="agents-h">
           <h2 id="agents-h">Agents ({agents.total})</h2>
-          <div class="table-wrap" tabindex={0} role="region" aria-label="Agents table">
+          <section class="table-wrap" tabindex={0} aria-label="Agents table">
             <table>
               <thead>
                 <tr>
@@ -46,7 +46,7 @@ export function registerNetwork(app: Hono<ConsoleEnv>, deps: ConsoleDeps) {
                 ))}
               </tbody>
             </table>
-          </div>
+          </section>
         </section>
         {cat ? (
           <>
