@@ -70,6 +70,8 @@ export const LoreConfigSchema = z.object({
   /** The longest wait between two retries (the wait doubles from one second up to this). */
   LORE_DELIVERY_RETRY_MAX_BACKOFF_SECONDS: z.coerce.number().positive().default(60),
   LORE_ANSWER_QUOTA_PER_MINUTE: int(10),
+  /** Handles (comma-separated) that may ingest documentation corpora through docs_ingest. */
+  LORE_DOCS_OPERATORS: z.string().optional(),
   LORE_ANSWER_QUOTA_PER_DAY: int(50),
   LORE_SEED_DENS: bool.default(true),
   LORE_INGEST_OWN_DOCS: bool.default(true),
