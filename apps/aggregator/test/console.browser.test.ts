@@ -1,9 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { createApprovalsService } from '@lore/approvals';
 import { createDensService } from '@lore/dens';
 import { createDmsService } from '@lore/dms';
+import { createDocsService } from '@lore/docs';
 import { type HttpServerHandle, serveHttp } from '@lore/kit';
 import { appFetch, type Client, connectClient, ok, tempDir, testConfig } from '@lore/kit/testing';
 import { createKnowledgeService } from '@lore/knowledge';
@@ -23,6 +24,7 @@ const SERVICES = [
   { name: 'dms', create: createDmsService },
   { name: 'queries', create: createQueriesService },
   { name: 'approvals', create: createApprovalsService },
+  { name: 'docs', create: createDocsService },
 ];
 
 interface Agent {
@@ -46,7 +48,12 @@ describe.skipIf(!browserAvailable())('the owner console in a real browser', () =
   const shot = (name: string) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
 
   beforeAll(async () => {
-    const config = testConfig(dir.path, { LORE_RATE_LIMITS: 'false', LORE_PORT: '0' });
+    const config = testConfig(dir.path, {
+      LORE_RATE_LIMITS: 'false',
+      LORE_PORT: '0',
+      LORE_DOCS_OPERATORS: 'olivia',
+      LORE_INGEST_OWN_DOCS: 'false',
+    });
     lore = await startAllInOne(config, { services: SERVICES });
     http = await serveHttp(lore.app, config, 0);
     const anon = await connectClient(appFetch(lore.app));
@@ -335,6 +342,50 @@ describe.skipIf(!browserAvailable())('the owner console in a real browser', () =
     await shot('conditions-phone-dark');
     await page.setViewportSize({ width: 1100, height: 900 });
     await page.emulateMedia({ colorScheme: 'light' });
+  });
+
+  it('lists the docs corpora and ingests one for the operator, with progress that updates live', async () => {
+    const folder = join(dir.path, 'handbook');
+    mkdirSync(folder, { recursive: true });
+    for (let i = 0; i < 40; i++)
+      writeFileSync(
+        join(folder, `chapter-${i}.md`),
+        `# Chapter ${i}\n\n${`The lighthouse keeper logs ship number ${i} at dusk. `.repeat(60)}`,
+      );
+    await page.goto(url('/console/network'));
+    await page.getByRole('heading', { name: /Documentation corpora \(0 documents/ }).waitFor();
+    await page.evaluate(() => {
+      const seen: string[] = [];
+      (window as unknown as { states: string[] }).states = seen;
+      new MutationObserver(() => {
+        const j = document.getElementById('ingest-job');
+        const st = j?.getAttribute('data-state');
+        if (st && seen.at(-1) !== st) seen.push(st);
+      }).observe(document.querySelector('form[action="/console/network/ingest"]')!, {
+        subtree: true,
+        childList: true,
+        attributes: true,
+      });
+    });
+    await page.getByLabel(/Folders, files or URLs/).fill(folder);
+    await page.getByLabel(/Corpus name/).fill('handbook');
+    await page.getByRole('button', { name: 'Ingest' }).click();
+    await page.locator('#ingest-job[data-state="done"]').waitFor({ timeout: 30_000 });
+    expect(await page.locator('#ingest-job').textContent()).toContain('Ingested "handbook": 40 added');
+    expect(await page.evaluate(() => (window as unknown as { states: string[] }).states)).toEqual([
+      'running',
+      'done',
+    ]);
+    expect(await page.locator('#corpora tr[data-corpus="handbook"]').textContent()).toContain('40');
+    await shot('network-corpora');
+    const listed = await ok<{ corpora: Array<{ source: string; documents: number }> }>(
+      owner.c,
+      'docs_corpora',
+    );
+    expect(listed.data.corpora).toEqual([expect.objectContaining({ source: 'handbook', documents: 40 })]);
+    // Another agent sees the corpora but has no ingest form, and the tool refuses it.
+    const r = await alice.c.callTool({ name: 'docs_ingest', arguments: { inputs: [folder] } });
+    expect(r.isError).toBe(true);
   });
 
   it('passes the axe accessibility rules on every page, light and dark, wide and at a phone width', async () => {
