@@ -212,6 +212,17 @@ describe.skipIf(!browserAvailable())('the owner console in a real browser', () =
     await page.getByRole('button', { name: 'Add condition' }).click();
     await page.locator('#conditions', { hasText: 'Accept queries related to programming' }).waitFor();
     await expect.poll(() => page.locator('#decision-log').textContent()).toContain('Not for bob yet.');
+    await page.getByLabel('Decided').selectOption('manual');
+    await page.getByLabel('Asker').selectOption('bob');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL(/kind=manual/);
+    expect(await page.locator('#decision-log tbody tr').count()).toBe(1);
+    expect(await page.locator('#decision-log tbody').textContent()).toContain('Not for bob yet.');
+    await page.getByLabel('Decided').selectOption('automatic');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL(/kind=automatic/);
+    await page.getByText('No decisions match.').waitFor();
+    await page.goto(url('/console/conditions'));
     await shot('conditions');
     await page
       .getByRole('button', { name: /Remove condition: Accept queries related to programming/ })
@@ -444,6 +455,15 @@ describe.skipIf(!browserAvailable())('the owner console in a real browser', () =
     ]);
     expect(wrong.status()).toBe(401);
     await p.getByText('That key does not belong to any agent here.').waitFor();
+    await p.evaluate(readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8'));
+    const signInViolations = await p.evaluate(async () =>
+      (
+        await (
+          window as unknown as { axe: { run(d: Document): Promise<{ violations: Array<{ id: string }> }> } }
+        ).axe.run(document)
+      ).violations.map((v) => v.id),
+    );
+    expect(signInViolations).toEqual([]);
     await fresh.close();
 
     const cookie = (await context.cookies()).find((c) => c.name === 'lore_console')!;
