@@ -353,23 +353,6 @@ export class DocsStore {
     return rows.map((r) => r.source);
   }
 
-  /** Each corpus with its documents, chunks and last change, by name. */
-  async corpusStats(): Promise<
-    Array<{ source: string; documents: number; chunks: number; updated: number }>
-  > {
-    const rows = await this.db.all<{ source: string; documents: number; updated: number; chunks: number }>(
-      sql`select d.data_source as source, count(*) as documents, max(d.update_time) as updated,
-            sum((select count(*) from chunks c where c.document = d.name)) as chunks
-          from documents d group by d.data_source order by d.data_source`,
-    );
-    return rows.map((r) => ({
-      source: String(r.source),
-      documents: Number(r.documents),
-      chunks: Number(r.chunks ?? 0),
-      updated: Number(r.updated),
-    }));
-  }
-
   async counts(): Promise<{ documents: number; chunks: number; dataSources: Record<string, number> }> {
     const chunks = await this.db.all<{ n: number }>(sql`select count(*) as n from chunks`);
     const bySource = await this.db.all<{ source: string; n: number }>(

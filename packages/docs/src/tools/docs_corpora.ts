@@ -1,5 +1,6 @@
 import { formatCount } from '@lore/kit';
 import { DocsCorporaInput, DocsCorporaOutput } from '@lore/schema';
+import { corpusStats } from '../domain/corpora.js';
 import { tool } from '../ports.js';
 
 export const docsCorpora = tool({
@@ -14,7 +15,7 @@ export const docsCorpora = tool({
   rateClass: 'read',
   async handler(_input, { ports, agent }) {
     ports.calls.record('docs_corpora');
-    const stats = await ports.store.corpusStats();
+    const stats = await corpusStats(ports.store.db);
     const corpora = stats.map((c) => ({
       source: c.source,
       documents: c.documents,
