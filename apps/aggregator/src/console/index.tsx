@@ -59,7 +59,8 @@ function signInPage(token: string, error?: string) {
         />
         <p id="key-help" class="small muted">
           The owner key is in <code>owner.key</code> in the data directory; any agent may sign in with its own
-          key. The key stays on the server for this session and is never stored in your browser.
+          key. Your browser keeps only an encrypted, script-proof session cookie: the key is never readable
+          there.
         </p>
         <button type="submit" class="primary">
           Sign in
