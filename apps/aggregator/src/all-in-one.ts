@@ -68,7 +68,7 @@ export async function startAllInOne(config: LoreConfig, opts: AllInOneOptions = 
   const metrics = new AggregatorMetrics();
   const aggregator = new Aggregator(upstreams, { log, metrics });
   await aggregator.start();
-  const consoleParts = await consoleOnBus({ bus, nodeId: node.id, config, log });
+  const consoleParts = await consoleOnBus({ bus, node, config, log });
   // Keys are checked on this process's bus, as every hosted service checks them.
   const keys = new Authenticator(bus, config.LORE_AUTH_CACHE_SECONDS * 1000);
   await keys.start();

@@ -1,6 +1,7 @@
-import { createLogger, type Logger, type LoreConfig } from '@lore/kit';
+import { createLogger, type Logger, type LoreConfig, loadNodeIdentity } from '@lore/kit';
 import type { Hono } from 'hono';
 import { Aggregator } from './aggregator.js';
+import { consoleOverCatalog } from './console/deps.js';
 import { createGateway } from './gateway.js';
 import { AggregatorMetrics } from './metrics.js';
 import { Upstream } from './upstream.js';
@@ -48,6 +49,9 @@ export async function startDistributed(
   });
   await aggregator.start();
   const app = createGateway({
+    // The console calls the same upstreams through this catalog; its sessions are sealed with
+    // LORE_CONSOLE_SECRET (or this node's key), so replicas that share it share sessions.
+    console: consoleOverCatalog({ backend: aggregator, node: loadNodeIdentity(config), config, log }),
     config,
     aggregator,
     metrics,

@@ -1,7 +1,10 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { createApprovalsService } from '@lore/approvals';
 import { createDensService } from '@lore/dens';
 import { createDmsService } from '@lore/dms';
+import { createDocsService } from '@lore/docs';
 import { type HttpServerHandle, serveHttp } from '@lore/kit';
 import { appFetch, type Client, connectClient, ok, tempDir, testConfig } from '@lore/kit/testing';
 import { createKnowledgeService } from '@lore/knowledge';
@@ -21,6 +24,7 @@ const SERVICES = [
   { name: 'dms', create: createDmsService },
   { name: 'queries', create: createQueriesService },
   { name: 'approvals', create: createApprovalsService },
+  { name: 'docs', create: createDocsService },
 ];
 
 interface Agent {
@@ -44,7 +48,12 @@ describe.skipIf(!browserAvailable())('the owner console in a real browser', () =
   const shot = (name: string) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
 
   beforeAll(async () => {
-    const config = testConfig(dir.path, { LORE_RATE_LIMITS: 'false', LORE_PORT: '0' });
+    const config = testConfig(dir.path, {
+      LORE_RATE_LIMITS: 'false',
+      LORE_PORT: '0',
+      LORE_DOCS_OPERATORS: 'olivia',
+      LORE_INGEST_OWN_DOCS: 'false',
+    });
     lore = await startAllInOne(config, { services: SERVICES });
     http = await serveHttp(lore.app, config, 0);
     const anon = await connectClient(appFetch(lore.app));
@@ -151,6 +160,48 @@ describe.skipIf(!browserAvailable())('the owner console in a real browser', () =
     expect(listed.data[id]!.decision.reason).toContain('Not for bob yet.');
   });
 
+  it('shows the asker, the cited passages and why it waits, and approves from the keyboard (j, e, a)', async () => {
+    const id = (
+      await ok<{ query_id: string }>(alice.c, 'cqAskQuestion', {
+        question: 'What threshold did quantum error correction cross?',
+        peers: ['olivia'],
+      })
+    ).data.query_id;
+    const card = page.locator(`#q-${id}`);
+    await card.waitFor({ timeout: 15_000 });
+    await card.locator('details.asker summary').click();
+    await expect.poll(() => card.locator('details.asker').textContent()).toContain('not a connection');
+    expect(await card.locator('details.asker .untrusted').textContent()).toContain('Professor of physics.');
+    await card.locator('.draft details summary').click();
+    expect(await card.locator('.citations blockquote').first().textContent()).not.toBe('');
+    expect(await card.locator('.why').textContent()).toMatch(/Waiting because:/);
+    await card.locator('.draft details summary').click();
+    await card.locator('details.asker summary').click();
+    await shot('inbox-details');
+
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    await page.keyboard.press('j');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe(`q-${id}`);
+    await page.keyboard.press('e');
+    expect(await card.locator('details.edit').getAttribute('open')).not.toBeNull();
+    expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('TEXTAREA');
+    // Typing in the answer is typing, not shortcuts.
+    const before = await card.locator('textarea').inputValue();
+    await page.keyboard.press('a');
+    expect((await card.locator('textarea').inputValue()).length).toBe(before.length + 1);
+    const still = await ok<Record<string, { status: string }>>(owner.c, 'cqListRequestedQueries');
+    expect(still.data[id]?.status).toBe('pending');
+    await card.getByText('Edit, then approve').click();
+    await card.focus();
+    await page.keyboard.press('a');
+    await page.locator('#live-flash', { hasText: 'Approved: the answer is on its way.' }).waitFor();
+    const listed = await ok<Record<string, { status: string; decision: { decided_by: string } }>>(
+      owner.c,
+      'cqListRequestedQueries',
+    );
+    expect(listed.data[id]).toMatchObject({ status: 'accepted', decision: { decided_by: 'manual:@olivia' } });
+  });
+
   it('adds a condition with a live preview, sees it in the list and the decision log, and removes it', async () => {
     await page.getByRole('link', { name: 'Conditions' }).click();
     await page.getByRole('heading', { name: 'Conditions', level: 1 }).waitFor();
@@ -161,6 +212,17 @@ describe.skipIf(!browserAvailable())('the owner console in a real browser', () =
     await page.getByRole('button', { name: 'Add condition' }).click();
     await page.locator('#conditions', { hasText: 'Accept queries related to programming' }).waitFor();
     await expect.poll(() => page.locator('#decision-log').textContent()).toContain('Not for bob yet.');
+    await page.getByLabel('Decided').selectOption('manual');
+    await page.getByLabel('Asker').selectOption('bob');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL(/kind=manual/);
+    expect(await page.locator('#decision-log tbody tr').count()).toBe(1);
+    expect(await page.locator('#decision-log tbody').textContent()).toContain('Not for bob yet.');
+    await page.getByLabel('Decided').selectOption('automatic');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL(/kind=automatic/);
+    await page.getByText('No decisions match.').waitFor();
+    await page.goto(url('/console/conditions'));
     await shot('conditions');
     await page
       .getByRole('button', { name: /Remove condition: Accept queries related to programming/ })
@@ -189,6 +251,85 @@ describe.skipIf(!browserAvailable())('the owner console in a real browser', () =
     await shot('knowledge');
   });
 
+  it('uploads by drag and drop with a progress bar', async () => {
+    await page.evaluate(() => {
+      const bar = document.querySelector('form[data-upload] progress') as HTMLProgressElement;
+      const seen: string[] = [];
+      (window as unknown as { seen: string[] }).seen = seen;
+      new MutationObserver(() => seen.push(`${bar.hidden ? 'hidden' : 'shown'}:${bar.value}`)).observe(bar, {
+        attributes: true,
+      });
+    });
+    const body = `# Bees\n\n${'Honey bees dance to tell the hive where the flowers are. '.repeat(400)}`;
+    const dt = await page.evaluateHandle((text) => {
+      const d = new DataTransfer();
+      d.items.add(new File([text], 'bees.md', { type: 'text/markdown' }));
+      return d;
+    }, body);
+    await page.dispatchEvent('form[data-upload]', 'dragover', { dataTransfer: dt });
+    expect(await page.locator('form[data-upload]').getAttribute('class')).toContain('over');
+    await page.dispatchEvent('form[data-upload]', 'drop', { dataTransfer: dt });
+    await page.locator('#sources', { hasText: 'bees.md' }).waitFor();
+    await page.locator('#live-flash', { hasText: 'Added bees.md' }).waitFor();
+    const seen = await page.evaluate(() => (window as unknown as { seen: string[] }).seen);
+    expect(seen).toContain('shown:100');
+    expect(seen.at(-1)).toMatch(/^hidden/);
+    const listed = await ok<{ sources: Array<{ name: string; characters: number }> }>(
+      owner.c,
+      'listKnowledgeSources',
+    );
+    expect(listed.data.sources.find((x) => x.name === 'bees.md')?.characters).toBeGreaterThan(20_000);
+  });
+
+  it("changes a source's sharing, and search says what that means for a draft", async () => {
+    const row = page.locator('tr[data-source="sourdough.pdf"]');
+    await row.getByLabel('Sharing of sourdough.pdf', { exact: true }).selectOption('manual');
+    await row.getByRole('button', { name: 'Save sharing of sourdough.pdf' }).click();
+    await page.locator('#live-flash', { hasText: 'sourdough.pdf is now shared manual' }).waitFor();
+    const sharing = async () =>
+      (
+        await ok<{ sources: Array<{ name: string; sharing: string }> }>(owner.c, 'listKnowledgeSources')
+      ).data.sources.find((x) => x.name === 'sourdough.pdf')?.sharing;
+    expect(await sharing()).toBe('manual');
+    await page.getByLabel('Question', { exact: true }).fill('How often should I feed the sourdough starter?');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.locator('#search-results .draws', { hasText: 'it would wait for you' }).waitFor();
+
+    await page
+      .locator('tr[data-source="sourdough.pdf"]')
+      .getByLabel('Sharing of sourdough.pdf', { exact: true })
+      .selectOption('private');
+    await page.getByRole('button', { name: 'Save sharing of sourdough.pdf' }).click();
+    await page.locator('#live-flash', { hasText: 'sourdough.pdf is now shared private' }).waitFor();
+    expect(await sharing()).toBe('private');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.locator('#search-results .draws', { hasText: 'Left out as private: sourdough.pdf' }).waitFor();
+  });
+
+  it('shows the dens the agent follows and its messages as untrusted, and replies', async () => {
+    await ok(owner.c, 'den_post', { den: 'general', content: 'Hello from the quantum lab.' });
+    await ok(alice.c, 'dm_send', {
+      to: 'olivia',
+      content: 'Could you send me your private notes on qubits?',
+    });
+    await page.goto(url('/console/community'));
+    expect(await page.locator('#followed-dens').textContent()).toContain('General');
+    expect(await page.locator('#followed-dens a').count()).toBe(1);
+    await page.getByRole('link', { name: /@alice/ }).click();
+    await page.getByRole('heading', { name: 'Conversation with @alice' }).waitFor();
+    const theirs = page.locator('.messages .theirs .untrusted').first();
+    expect(await theirs.textContent()).toContain('from @alice · untrusted');
+    expect(await theirs.textContent()).toContain('private notes on qubits');
+    await shot('community-dm');
+    await page.getByLabel('Reply to @alice').fill('No. Ask me a real question.');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByText('Sent.').waitFor();
+    const read = await ok<{ messages: Array<{ from: string; content: string }> }>(alice.c, 'dm_read', {
+      with: 'olivia',
+    });
+    expect(read.data.messages.map((m) => m.content)).toContain('No. Ask me a real question.');
+  });
+
   it('renders the asked, network and community pages', async () => {
     await ok(owner.c, 'cqAskQuestion', { question: 'How do you bake sourdough?', peers: ['alice'] });
     for (const [link, heading] of [
@@ -214,6 +355,95 @@ describe.skipIf(!browserAvailable())('the owner console in a real browser', () =
     await page.emulateMedia({ colorScheme: 'light' });
   });
 
+  it('lists the docs corpora and ingests one for the operator, with progress that updates live', async () => {
+    const folder = join(dir.path, 'handbook');
+    mkdirSync(folder, { recursive: true });
+    for (let i = 0; i < 40; i++)
+      writeFileSync(
+        join(folder, `chapter-${i}.md`),
+        `# Chapter ${i}\n\n${`The lighthouse keeper logs ship number ${i} at dusk. `.repeat(60)}`,
+      );
+    await page.goto(url('/console/network'));
+    await page.getByRole('heading', { name: /Documentation corpora \(0 documents/ }).waitFor();
+    await page.evaluate(() => {
+      const seen: string[] = [];
+      (window as unknown as { states: string[] }).states = seen;
+      new MutationObserver(() => {
+        const j = document.getElementById('ingest-job');
+        const st = j?.getAttribute('data-state');
+        if (st && seen.at(-1) !== st) seen.push(st);
+      }).observe(document.querySelector('form[action="/console/network/ingest"]')!, {
+        subtree: true,
+        childList: true,
+        attributes: true,
+      });
+    });
+    await page.getByLabel(/Folders, files or URLs/).fill(folder);
+    await page.getByLabel(/Corpus name/).fill('handbook');
+    await page.getByRole('button', { name: 'Ingest' }).click();
+    await page.locator('#ingest-job[data-state="done"]').waitFor({ timeout: 30_000 });
+    expect(await page.locator('#ingest-job').textContent()).toContain('Ingested "handbook": 40 added');
+    expect(await page.evaluate(() => (window as unknown as { states: string[] }).states)).toEqual([
+      'running',
+      'done',
+    ]);
+    expect(await page.locator('#corpora tr[data-corpus="handbook"]').textContent()).toContain('40');
+    await shot('network-corpora');
+    const listed = await ok<{ corpora: Array<{ source: string; documents: number }> }>(
+      owner.c,
+      'docs_corpora',
+    );
+    expect(listed.data.corpora).toEqual([expect.objectContaining({ source: 'handbook', documents: 40 })]);
+    // Another agent sees the corpora but has no ingest form, and the tool refuses it.
+    const r = await alice.c.callTool({ name: 'docs_ingest', arguments: { inputs: [folder] } });
+    expect(r.isError).toBe(true);
+  });
+
+  it('passes the axe accessibility rules on every page, light and dark, wide and at a phone width', async () => {
+    const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+    const pages = ['inbox', 'conditions', 'knowledge', 'asked', 'network', 'community', 'community/dm/alice'];
+    const found: string[] = [];
+    for (const [width, scheme] of [
+      [1100, 'light'],
+      [1100, 'dark'],
+      [390, 'dark'],
+      [390, 'light'],
+    ] as const) {
+      await page.setViewportSize({ width, height: 844 });
+      await page.emulateMedia({ colorScheme: scheme });
+      for (const p of pages) {
+        await page.goto(url(`/console/${p}`));
+        // Evaluated by the test harness, not by the page: the console's CSP still allows no inline script.
+        await page.evaluate(axeSource);
+        const violations = await page.evaluate(async () => {
+          const r = await (
+            window as unknown as {
+              axe: {
+                run(
+                  ctx: Document,
+                  o: object,
+                ): Promise<{ violations: Array<{ id: string; nodes: Array<{ target: string[] }> }> }>;
+              };
+            }
+          ).axe.run(document, {
+            runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21aa', 'best-practice'] },
+          });
+          return r.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+        });
+        found.push(...violations.map((v) => `${p} (${width}px, ${scheme}) ${v}`));
+        const scroll = await page.evaluate(() => document.documentElement.scrollWidth);
+        if (scroll > width) found.push(`${p} (${width}px, ${scheme}) is ${scroll}px wide`);
+      }
+      if (width === 390) {
+        await page.goto(url('/console/inbox'));
+        await shot(`inbox-phone-${scheme}`);
+      }
+    }
+    expect(found).toEqual([]);
+    await page.setViewportSize({ width: 1100, height: 900 });
+    await page.emulateMedia({ colorScheme: 'light' });
+  }, 240_000);
+
   it('refuses a wrong key, a missing CSRF token and a foreign Origin', async () => {
     const fresh = await browser.newContext();
     const p = await fresh.newPage();
@@ -225,6 +455,15 @@ describe.skipIf(!browserAvailable())('the owner console in a real browser', () =
     ]);
     expect(wrong.status()).toBe(401);
     await p.getByText('That key does not belong to any agent here.').waitFor();
+    await p.evaluate(readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8'));
+    const signInViolations = await p.evaluate(async () =>
+      (
+        await (
+          window as unknown as { axe: { run(d: Document): Promise<{ violations: Array<{ id: string }> }> } }
+        ).axe.run(document)
+      ).violations.map((v) => v.id),
+    );
+    expect(signInViolations).toEqual([]);
     await fresh.close();
 
     const cookie = (await context.cookies()).find((c) => c.name === 'lore_console')!;

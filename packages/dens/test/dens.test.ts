@@ -93,6 +93,23 @@ describe('dens service over MCP', () => {
     expect(two.data.total).toBe(STARTER_SET.dens.length);
   });
 
+  it('lists only the dens the caller is a member of when asked (joined), each agent its own', async () => {
+    const member = await agent('joiner');
+    const other = await agent('onlooker');
+    const none = await ok<{ dens: Den[]; total: number }>(member, 'den_list', { joined: true });
+    expect(none.data).toEqual({ dens: [], total: 0 });
+    expect(none.text).toContain('No dens you are a member of');
+    await ok(member, 'den_post', { den: 'philosophy-of-mind', content: 'What is a good question?' });
+    const mine = await ok<{ dens: Den[] }>(member, 'den_list', { joined: true });
+    expect(mine.data.dens.map((d) => d.slug)).toEqual(['philosophy-of-mind']);
+    expect(mine.text).toMatch(/^Your Dens \(1 result\)/);
+    expect((await ok<{ dens: Den[] }>(other, 'den_list', { joined: true })).data.dens).toEqual([]);
+    expect((await call(member, 'den_list', { joined: 'yes' })).error).toMatchObject({
+      code: 400,
+      data: { field: 'joined' },
+    });
+  });
+
   it.each([
     [{ limit: 201 }, 'limit', 'between 1 and 200'],
     [{ limit: 0 }, 'limit', 'between 1 and 200'],

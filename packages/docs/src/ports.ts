@@ -1,4 +1,5 @@
 import { type TextGenerator, toolsFor } from '@lore/kit';
+import type { IngestTarget } from './domain/ingest.js';
 import type { AnswerQuota } from './domain/quota.js';
 import type { DocsSearch } from './domain/search.js';
 import type { DocsStore } from './domain/store.js';
@@ -36,6 +37,10 @@ export interface DocsPorts {
   textgen: TextGenerator;
   quota: AnswerQuota;
   calls: CallCounter;
+  /** Where docs_ingest writes: the same store, outbox and embedder as the CLI. */
+  ingest: IngestTarget;
+  /** Handles that may ingest (LORE_DOCS_OPERATORS). */
+  operators: ReadonlySet<string>;
 }
 
 export const tool = toolsFor<DocsPorts>();

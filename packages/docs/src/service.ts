@@ -17,12 +17,14 @@ import { rpcHandlers } from './handlers/rpc.js';
 import { CallCounter, type DocsPorts } from './ports.js';
 import * as tables from './tables.js';
 import { answerQuery } from './tools/answer_query.js';
+import { docsCorpora } from './tools/docs_corpora.js';
+import { docsIngest } from './tools/docs_ingest.js';
 import { getDocuments } from './tools/get_documents.js';
 import { searchDocuments } from './tools/search_documents.js';
 
 export const DOCS_VERSION = '0.1.0';
 
-export const docsTools = [answerQuery, searchDocuments, getDocuments];
+export const docsTools = [answerQuery, searchDocuments, getDocuments, docsCorpora, docsIngest];
 
 /** The data source Lore's own documentation is ingested as, and where its documents live. */
 export const OWN_DOCS_SOURCE = 'lore';
@@ -61,6 +63,13 @@ export async function createDocsService(
       sharedRateLimitStore(deps.bus),
     ),
     calls,
+    ingest: { store, outbox, embedder, log },
+    operators: new Set(
+      (config.LORE_DOCS_OPERATORS ?? '')
+        .split(',')
+        .map((h) => h.trim().replace(/^@/, ''))
+        .filter(Boolean),
+    ),
   };
   const own = options.ownDocs;
   return createService({

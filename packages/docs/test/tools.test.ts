@@ -97,9 +97,16 @@ describe('docs tools through an MCP client', () => {
     files.cleanup();
   });
 
-  it('lists the three tools, read-only, idempotent, non-destructive and closed-world, with output schemas', async () => {
-    const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['answer_query', 'get_documents', 'search_documents']);
+  it('lists the reading tools, read-only, idempotent, non-destructive and closed-world, with output schemas', async () => {
+    const { tools: all } = await client.listTools();
+    expect(all.map((t) => t.name).sort()).toEqual([
+      'answer_query',
+      'docs_corpora',
+      'docs_ingest',
+      'get_documents',
+      'search_documents',
+    ]);
+    const tools = all.filter((t) => t.name !== 'docs_ingest');
     for (const t of tools) {
       expect(t.annotations).toMatchObject({
         readOnlyHint: true,

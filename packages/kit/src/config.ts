@@ -61,6 +61,8 @@ export const LoreConfigSchema = z.object({
   LORE_SERVICES: z.string().optional(),
   LORE_SERVICES_FILE: z.string().optional(),
   LORE_HEALTH_INTERVAL_MS: int(5000),
+  /** Seals the console's session cookies; replicas of the aggregator that share it share sessions. */
+  LORE_CONSOLE_SECRET: z.string().min(32, 'at least 32 characters').optional(),
   LORE_KNOWLEDGE_ROOTS: z.string().optional(),
   LORE_QUERY_TTL_HOURS: int(72),
   /** How long a received query's drafting or evaluation is retried before it is marked undeliverable. */
@@ -68,6 +70,8 @@ export const LoreConfigSchema = z.object({
   /** The longest wait between two retries (the wait doubles from one second up to this). */
   LORE_DELIVERY_RETRY_MAX_BACKOFF_SECONDS: z.coerce.number().positive().default(60),
   LORE_ANSWER_QUOTA_PER_MINUTE: int(10),
+  /** Handles (comma-separated) that may ingest documentation corpora through docs_ingest. */
+  LORE_DOCS_OPERATORS: z.string().optional(),
   LORE_ANSWER_QUOTA_PER_DAY: int(50),
   LORE_SEED_DENS: bool.default(true),
   LORE_INGEST_OWN_DOCS: bool.default(true),

@@ -81,6 +81,10 @@ export const CommunityPrompt = z.object({
 export const DenListInput = z.object({
   category: DenCategory.optional(),
   query: z.string().trim().max(200, { error: 'at most 200 characters' }).optional(),
+  joined: z
+    .boolean({ error: 'true or false' })
+    .optional()
+    .describe('true: only the dens you are a member of (you joined by posting or creating them).'),
   limit: Limit(50, 200),
 });
 export const DenListOutput = z.object({ dens: z.array(DenSummary), total: z.number().int() });

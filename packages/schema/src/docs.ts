@@ -122,6 +122,63 @@ export const GetDocumentsOutput = z.object({
     .describe('Names that were not found, each with the reason; the others are still returned.'),
 });
 
+export const DocsCorporaInput = z.object({}).strict();
+export const DocsCorpus = z.object({
+  source: z.string().describe('The data source, as `corpus` and the `data_source` filter name it.'),
+  documents: z.number().int(),
+  chunks: z.number().int(),
+  updateTime: z.string().describe('ISO 8601: when a document of it last changed.'),
+});
+export const DocsCorporaOutput = z.object({
+  corpora: z.array(DocsCorpus),
+  documents: z.number().int(),
+  chunks: z.number().int(),
+  operator: z.boolean().describe('Whether the caller may ingest (docs_ingest).'),
+});
+
+export const DocsIngestInput = z
+  .object({
+    inputs: z
+      .array(
+        z
+          .string()
+          .trim()
+          .min(1, { error: 'a path or an http(s) URL' })
+          .max(2000, { error: 'at most 2000 characters' }),
+        { error: 'a list of paths or URLs' },
+      )
+      .min(1, { error: 'between 1 and 10 paths or URLs' })
+      .max(10, { error: 'between 1 and 10 paths or URLs' })
+      .describe('Folders or files on the server, or http(s) URLs to crawl (a start page or a sitemap).'),
+    source: z
+      .string()
+      .trim()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, {
+        error: 'letters, digits, dots, dashes and underscores (1–100)',
+      })
+      .optional()
+      .describe('The data source; default the URL host or the folder name.'),
+    maxPages: z
+      .number({ error: 'a whole number from 1 to 5000' })
+      .int({ error: 'a whole number from 1 to 5000' })
+      .min(1, { error: 'a whole number from 1 to 5000' })
+      .max(5000, { error: 'a whole number from 1 to 5000' })
+      .optional()
+      .describe('At most this many pages fetched from a site (default 500).'),
+  })
+  .strict();
+export const DocsIngestOutput = z.object({
+  source: z.string(),
+  added: z.number().int(),
+  updated: z.number().int(),
+  removed: z.number().int(),
+  unchanged: z.number().int(),
+  chunks: z.number().int().describe('Chunks written by this ingest.'),
+  failed: z.array(z.object({ origin: z.string(), reason: z.string() })),
+  skipped: z.array(z.object({ url: z.string(), reason: z.string() })),
+  seconds: z.number(),
+});
+
 /** A corpus (data source) was ingested and something in it changed. */
 export const DocsCorpusIngested = defineEvent(
   'lore.docs.corpus.ingested',

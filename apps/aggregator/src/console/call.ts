@@ -29,6 +29,7 @@ export async function callAs<T = Record<string, unknown>>(
   tool: string,
   args: Record<string, unknown> = {},
   signal: AbortSignal = AbortSignal.timeout(60_000),
+  onProgress?: (progress: number, total?: number, message?: string) => void,
 ): Promise<ToolOutcome<T>> {
   const result = await backend.callTool(tool, args, {
     token: key,
@@ -37,7 +38,7 @@ export async function callAs<T = Record<string, unknown>>(
     signal,
     // The console has no model to lend: tools fall back to their extractive strategy.
     sampling: undefined,
-    progress: async () => {},
+    progress: async (progress, total, message) => onProgress?.(progress, total, message),
   });
   if (!('content' in result))
     throw new ConsoleToolError(501, `${tool} asked for input the console cannot give.`);

@@ -77,12 +77,24 @@ describe('console pieces', () => {
     expect(() => toSourceContent('a.exe', new Uint8Array())).toThrow(/Upload text/);
   });
 
-  it('expires idle sessions', () => {
+  it('seals sessions: any store with the secret opens them, nothing else does, and they expire', () => {
     let now = 0;
-    const store = new SessionStore(() => now);
-    const s = store.create('lore_sk_x', { id: 'a', handle: 'a', node: 'n' });
-    expect(store.get(s.id)?.key).toBe('lore_sk_x');
-    now += 3 * 60 * 60 * 1000;
-    expect(store.get(s.id)).toBeUndefined();
+    const secret = 'a-shared-console-secret-of-32-chars!';
+    const issuing = new SessionStore(secret, () => now);
+    const replica = new SessionStore(secret, () => now);
+    const other = new SessionStore('another-secret-another-secret-0000', () => now);
+    const s = issuing.create('lore_sk_x', { id: 'a', handle: 'a', node: 'n' });
+    expect(s.id).not.toContain('lore_sk_x');
+    expect(Buffer.from(s.id, 'base64url').toString('latin1')).not.toContain('lore_sk');
+    expect(replica.get(s.id)).toMatchObject({ key: 'lore_sk_x', csrf: s.csrf, agent: { handle: 'a' } });
+    expect(other.get(s.id)).toBeUndefined();
+    const raw = Buffer.from(s.id, 'base64url');
+    raw[20] = raw[20]! ^ 1;
+    expect(replica.get(raw.toString('base64url'))).toBeUndefined();
+    expect(replica.get('not-a-session')).toBeUndefined();
+    issuing.drop(s.id);
+    expect(issuing.get(s.id)).toBeUndefined();
+    now += 13 * 60 * 60 * 1000;
+    expect(replica.get(s.id)).toBeUndefined();
   });
 });

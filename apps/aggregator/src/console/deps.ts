@@ -1,7 +1,16 @@
-import { Authenticator, type EventBus, type Logger, type LoreConfig, nodeLocalBus } from '@lore/kit';
+import {
+  Authenticator,
+  type EventBus,
+  type Logger,
+  type LoreConfig,
+  type McpBackend,
+  type NodeIdentity,
+  nodeLocalBus,
+} from '@lore/kit';
+import { ConsoleToolError, callAs } from './call.js';
 import type { ConsoleDeps } from './context.js';
 import { LiveHints } from './live.js';
-import { SessionStore } from './session.js';
+import { consoleSecret, SessionStore } from './session.js';
 
 const LOCAL = ['localhost', '127.0.0.1', '[::1]'];
 
@@ -22,12 +31,12 @@ export function consoleHosts(
  */
 export async function consoleOnBus(opts: {
   bus: EventBus;
-  nodeId: string;
+  node: NodeIdentity;
   config: LoreConfig;
   log: Logger;
 }): Promise<{ deps: Omit<ConsoleDeps, 'backend' | 'catalog'>; close(): Promise<void> }> {
   const auth = new Authenticator(
-    nodeLocalBus(opts.bus, opts.nodeId),
+    nodeLocalBus(opts.bus, opts.node.id),
     opts.config.LORE_AUTH_CACHE_SECONDS * 1000,
   );
   await auth.start();
@@ -35,7 +44,7 @@ export async function consoleOnBus(opts: {
   await hints.listen(opts.bus);
   return {
     deps: {
-      sessions: new SessionStore(),
+      sessions: new SessionStore(consoleSecret(opts.config.LORE_CONSOLE_SECRET, opts.node.privateKey)),
       allowedHosts: consoleHosts(opts.config),
       verify: (key) => auth.verify(key),
       hints,
@@ -44,6 +53,50 @@ export async function consoleOnBus(opts: {
     async close() {
       await hints.close();
       await auth.stop();
+    },
+  };
+}
+
+/**
+ * The console of an aggregator in front of services elsewhere (distributed mode): no bus, so a
+ * key is verified by the users service through the catalog itself (`agent_update` with nothing
+ * to change answers with the caller's own profile, or 401 for a key that is not valid), cached
+ * as briefly as the services cache it; the inbox is re-read on a timer instead of on hints.
+ */
+export function consoleOverCatalog(opts: {
+  backend: McpBackend;
+  node: NodeIdentity;
+  config: LoreConfig;
+  log: Logger;
+}): Omit<ConsoleDeps, 'backend' | 'catalog'> {
+  const ttl = opts.config.LORE_AUTH_CACHE_SECONDS * 1000;
+  const cache = new Map<string, { at: number; agent: { id: string; handle: string; node: string } | null }>();
+  return {
+    sessions: new SessionStore(consoleSecret(opts.config.LORE_CONSOLE_SECRET, opts.node.privateKey)),
+    allowedHosts: consoleHosts(opts.config),
+    hints: new LiveHints(),
+    log: opts.log.child({ component: 'console' }),
+    async verify(key) {
+      const hit = cache.get(key);
+      if (hit && Date.now() - hit.at < ttl) return hit.agent;
+      let agent: { id: string; handle: string; node: string } | null;
+      try {
+        const r = await callAs<{ agent: { id: string; username: string; node: string } }>(
+          opts.backend,
+          key,
+          'agent_update',
+          {},
+          AbortSignal.timeout(15_000),
+        );
+        agent = { id: r.data.agent.id, handle: r.data.agent.username, node: r.data.agent.node };
+      } catch (err) {
+        // Only the users service saying no is an answer; an outage is not a verdict on the key.
+        if (err instanceof ConsoleToolError && err.code === 401) agent = null;
+        else throw err;
+      }
+      if (cache.size > 1000) cache.clear();
+      cache.set(key, { at: Date.now(), agent });
+      return agent;
     },
   };
 }

@@ -3,10 +3,12 @@ import type { Hono, MiddlewareHandler } from 'hono';
 import { Hono as HonoApp } from 'hono';
 import { asset } from './assets.js';
 import { type ConsoleDeps, type ConsoleEnv, formOf } from './context.js';
+import { Jobs } from './jobs.js';
 import { Csrf, Flash, Page } from './layout.js';
 import { registerAsked } from './pages/asked.js';
 import { registerCommunity } from './pages/community.js';
 import { registerConditions } from './pages/conditions.js';
+import { registerCorpora } from './pages/corpora.js';
 import { registerInbox } from './pages/inbox.js';
 import { registerKnowledge } from './pages/knowledge.js';
 import { registerNetwork } from './pages/network.js';
@@ -57,7 +59,8 @@ function signInPage(token: string, error?: string) {
         />
         <p id="key-help" class="small muted">
           The owner key is in <code>owner.key</code> in the data directory; any agent may sign in with its own
-          key. The key stays on the server for this session and is never stored in your browser.
+          key. Your browser keeps only an encrypted, script-proof session cookie: the key is never readable
+          there.
         </p>
         <button type="submit" class="primary">
           Sign in
@@ -137,6 +140,7 @@ export function mountConsole(app: Hono, deps: ConsoleDeps): void {
   registerKnowledge(con, deps);
   registerAsked(con, deps);
   registerNetwork(con, deps);
+  registerCorpora(con, deps, new Jobs());
   registerCommunity(con, deps);
   app.route('/console', con);
 }

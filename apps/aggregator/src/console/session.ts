@@ -1,4 +1,4 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 
@@ -9,57 +9,77 @@ export interface ConsoleAgent {
 }
 
 export interface ConsoleSession {
+  /** The sealed cookie value itself. */
   id: string;
-  /** The agent's API key: held here, in the server's memory, and never sent to the browser. */
+  /** The agent's API key: sealed inside the cookie, readable only by a process that holds the secret. */
   key: string;
   agent: ConsoleAgent;
   csrf: string;
   createdAt: number;
-  lastSeen: number;
 }
 
-const IDLE_MS = 2 * 60 * 60 * 1000;
 const MAX_AGE_MS = 12 * 60 * 60 * 1000;
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+const IV = 12;
+const TAG = 16;
 
 export const token = () => randomBytes(32).toString('base64url');
 
-/** Sessions live in this process only: a restart signs everyone out, which is the safe default. */
+/**
+ * Sessions are sealed into the cookie (AES-256-GCM under a key derived from the console secret),
+ * so any process that holds the secret (every replica of the aggregator) accepts a session
+ * another one issued, and none keeps session state. The browser holds only ciphertext in an
+ * HttpOnly cookie: neither page scripts nor the owner can read the key back out of it.
+ * Sign-out deletes the cookie and revokes it in this process; a copy of it stays usable on other
+ * replicas until it expires (12 hours) or the key is rotated, which ends every session at once.
+ */
 export class SessionStore {
-  private readonly sessions = new Map<string, ConsoleSession>();
+  private readonly key: Buffer;
+  private readonly revoked = new Map<string, number>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(
+    secret: string | Buffer,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.key = Buffer.from(hkdfSync('sha256', secret, 'lore-console', 'session cookie v1', 32));
+  }
 
   create(key: string, agent: ConsoleAgent): ConsoleSession {
-    this.sweep();
-    const t = this.now();
-    const s: ConsoleSession = { id: token(), key, agent, csrf: token(), createdAt: t, lastSeen: t };
-    this.sessions.set(s.id, s);
-    return s;
+    const body = { key, agent, csrf: token(), createdAt: this.now() };
+    const iv = randomBytes(IV);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    const sealed = Buffer.concat([cipher.update(JSON.stringify(body), 'utf8'), cipher.final()]);
+    const id = Buffer.concat([iv, sealed, cipher.getAuthTag()]).toString('base64url');
+    return { id, ...body };
   }
 
   get(id: string | undefined): ConsoleSession | undefined {
-    if (!id) return undefined;
-    const s = this.sessions.get(id);
-    if (!s) return undefined;
-    const t = this.now();
-    if (t - s.lastSeen > IDLE_MS || t - s.createdAt > MAX_AGE_MS) {
-      this.sessions.delete(id);
+    if (!id || id.length > 4096 || this.revoked.has(id)) return undefined;
+    const raw = Buffer.from(id, 'base64url');
+    if (raw.length <= IV + TAG) return undefined;
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, IV));
+      decipher.setAuthTag(raw.subarray(raw.length - TAG));
+      const text = Buffer.concat([decipher.update(raw.subarray(IV, raw.length - TAG)), decipher.final()]);
+      const body = JSON.parse(text.toString('utf8')) as Omit<ConsoleSession, 'id'>;
+      if (this.now() - body.createdAt > MAX_AGE_MS || body.createdAt > this.now() + 60_000) return undefined;
+      return { id, ...body };
+    } catch {
+      // Tampered with, sealed under another secret, or not a session at all.
       return undefined;
     }
-    s.lastSeen = t;
-    return s;
   }
 
   drop(id: string): void {
-    this.sessions.delete(id);
-  }
-
-  private sweep() {
     const t = this.now();
-    for (const [id, s] of this.sessions)
-      if (t - s.lastSeen > IDLE_MS || t - s.createdAt > MAX_AGE_MS) this.sessions.delete(id);
+    for (const [k, at] of this.revoked) if (t - at > MAX_AGE_MS) this.revoked.delete(k);
+    this.revoked.set(id, t);
   }
+}
+
+/** The sealing secret: the configured one, else one derived from this node's private key. */
+export function consoleSecret(configured: string | undefined, nodePrivateKey: string): string | Buffer {
+  return configured ?? Buffer.from(hkdfSync('sha256', nodePrivateKey, 'lore-console', 'console secret', 32));
 }
 
 /** Secure cookies everywhere but on loopback, where browsers accept them over plain http anyway only for localhost. */

@@ -5,12 +5,21 @@
  * private data (keys, emails, sources, drafts, questions, DMs, conditions, connection requests).
  * And keys never reach the logs.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@lore/kit/testing';
 import { connectClient } from '@lore/kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Spawned, spawnTs } from '../helpers.js';
 import { type Agent, call, type Lore, ok, outcomeOf, sleep, startLore, waitFor } from './support.js';
+
+const DOCS_FOLDER = join(tmpdir(), `lore-authz-docs-${process.pid}`);
+mkdirSync(DOCS_FOLDER, { recursive: true });
+writeFileSync(
+  join(DOCS_FOLDER, 'ledgers.md'),
+  '# Ledgers\n\nDouble-entry ledgers balance debits and credits.',
+);
 
 /** Private data of alice (the owner) and carol (who deals with her): none of it may reach bob. */
 const SOURCE_NAME = 'ledger-5520918463.md';
@@ -76,7 +85,7 @@ describe('authorization matrix over the whole catalog', () => {
     e === 'ok' ? ok : Array.isArray(e) ? !ok && e.includes(code!) : !ok && code === e;
 
   beforeAll(async () => {
-    l = await startLore({ LORE_RATE_LIMITS: 'false' });
+    l = await startLore({ LORE_RATE_LIMITS: 'false', LORE_DOCS_OPERATORS: 'alice' });
     alice = await l.register('alice', { email: `${MARK.aliceEmail}@example.com`, bio: 'Keeper of ledgers.' });
     bob = await l.register('bob', { bio: 'Curious about everything.' });
     carol = await l.register('carol', { email: `${MARK.carolEmail}@example.com`, bio: 'Explorer.' });
@@ -613,6 +622,17 @@ describe('authorization matrix over the whole catalog', () => {
       tool: 'get_documents',
       owner: { args: () => ({ names: ['lore/README.md'] }), expect: 'ok' },
       other: { args: () => ({ names: ['lore/README.md'] }), expect: 'ok' },
+    },
+    {
+      tool: 'docs_corpora',
+      owner: { args: () => ({}), expect: 'ok' },
+      other: { args: () => ({}), expect: 'ok' },
+    },
+    {
+      // alice is the operator (LORE_DOCS_OPERATORS): only she may ingest.
+      tool: 'docs_ingest',
+      owner: { args: () => ({ inputs: [DOCS_FOLDER], source: 'ledgers' }), expect: 'ok' },
+      other: { args: () => ({ inputs: [DOCS_FOLDER], source: 'ledgers' }), expect: 403 },
     },
     // Last: rotating keys changes who holds which key.
     {

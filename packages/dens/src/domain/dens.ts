@@ -105,7 +105,12 @@ export class DenRepository {
   }
 
   /** Every den with its member count and today's posts, busiest first. */
-  async list(filter: { category?: string | undefined; query?: string | undefined }): Promise<Summary[]> {
+  async list(filter: {
+    category?: string | undefined;
+    query?: string | undefined;
+    /** Only the dens this agent is a member of. */
+    memberId?: string | undefined;
+  }): Promise<Summary[]> {
     const since = this.dayStart();
     const rows = await this.db
       .select({
@@ -115,7 +120,14 @@ export class DenRepository {
         postsToday: sql<number>`(select count(*) from posts p where p.den_id = "dens"."id" and p.created_at >= ${since})`,
       })
       .from(dens)
-      .where(filter.category ? eq(dens.category, filter.category) : undefined);
+      .where(
+        and(
+          filter.category ? eq(dens.category, filter.category) : undefined,
+          filter.memberId
+            ? sql`exists (select 1 from den_members m where m.den_id = "dens"."id" and m.agent_id = ${filter.memberId})`
+            : undefined,
+        ),
+      );
     const words = (filter.query ?? '').toLowerCase().split(/\s+/).filter(Boolean);
     return rows
       .filter((r) => {

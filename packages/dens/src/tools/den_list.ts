@@ -9,15 +9,15 @@ export const denList = tool({
   title: 'List dens',
   description:
     'Browse dens (communities), busiest first: each with its members and posts today. Filter by category (general, ' +
-    'technical, creative, philosophy, science, collaboration) or by words in the name or description.',
+    'technical, creative, philosophy, science, collaboration), by words in the name or description, or to the dens you are a member of (joined).',
   input: DenListInput,
   output: DenListOutput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   rateClass: 'read',
-  async handler({ category, query, limit }, { ports }) {
-    const all = await ports.dens.list({ category, query });
+  async handler({ category, query, joined, limit }, { ports, agent }) {
+    const all = await ports.dens.list({ category, query, memberId: joined ? agent.id : undefined });
     const shown = all.slice(0, limit);
-    const heading = `${category ? `${capital(category)} Dens` : 'Dens'}${query ? ` matching "${query}"` : ''}`;
+    const heading = `${joined ? 'Your ' : ''}${category ? `${capital(category)} Dens` : 'Dens'}${query ? ` matching "${query}"` : ''}`;
     const lines = shown.map(
       (d, i) =>
         `${i + 1}. m/${d.slug} - ${d.description}\n   ${formatCount(d.members)} member${d.members === 1 ? '' : 's'} • ${formatCount(d.postsToday)} post${d.postsToday === 1 ? '' : 's'} today`,
@@ -26,7 +26,7 @@ export const denList = tool({
       ? `${heading} (${all.length} result${all.length === 1 ? '' : 's'}):\n${lines.join('\n')}` +
         (all.length > shown.length ? `\n(showing ${shown.length}; raise limit to see more)` : '') +
         '\n\nPost with den_post (posting makes you a member); read with den_messages.'
-      : `No dens${category ? ` in ${category}` : ''}${query ? ` matching "${query}"` : ''}. Start one with den_create.`;
+      : `No dens${joined ? ' you are a member of' : ''}${category ? ` in ${category}` : ''}${query ? ` matching "${query}"` : ''}. ${joined ? 'Join one by posting in it (den_post), or start' : 'Start'} one with den_create.`;
     return { text, data: { dens: shown, total: all.length } };
   },
 });

@@ -33,13 +33,36 @@ interface Message {
   sentAt: string;
 }
 
+function DenList({ dens, current, id }: { dens: Den[]; current: string | undefined; id?: string }) {
+  return (
+    <ul class="list" id={id}>
+      {dens.map((d) => (
+        <li>
+          <a
+            href={`/console/community?den=${encodeURIComponent(d.slug)}`}
+            aria-current={d.slug === current ? 'true' : undefined}
+          >
+            {d.untrusted ? <Untrusted by={d.owner ?? 'unknown'}>{d.name}</Untrusted> : d.name}
+          </a>
+          <span class="small muted">
+            {d.members} members · {d.postsToday} posts today
+          </span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 const HANDLE = /^@?[a-z0-9_]{3,30}(@[a-z0-9_.-]+)?$/i;
 
 export function registerCommunity(app: Hono<ConsoleEnv>, deps: ConsoleDeps) {
   app.get('/community', async (c) => {
     const s = c.get('session');
     const den = c.req.query('den');
-    const [dens, convs, posts] = await Promise.all([
+    const [dens, others, convs, posts] = await Promise.all([
+      tool<{ dens: Den[] }>(deps, c, 'den_list', { joined: true, limit: 50 })
+        .then((r) => r.data.dens)
+        .catch(() => [] as Den[]),
       tool<{ dens: Den[] }>(deps, c, 'den_list', { limit: 50 })
         .then((r) => r.data.dens)
         .catch(() => [] as Den[]),
@@ -72,22 +95,16 @@ export function registerCommunity(app: Hono<ConsoleEnv>, deps: ConsoleDeps) {
             </ul>
           </section>
           <section aria-labelledby="dens-h">
-            <h2 id="dens-h">Dens</h2>
-            <ul class="list">
-              {dens.map((d) => (
-                <li>
-                  <a
-                    href={`/console/community?den=${encodeURIComponent(d.slug)}`}
-                    aria-current={d.slug === den ? 'true' : undefined}
-                  >
-                    {d.name}
-                  </a>
-                  <span class="small muted">
-                    {d.members} members · {d.postsToday} posts today
-                  </span>
-                </li>
-              ))}
-            </ul>
+            <h2 id="dens-h">Dens you follow</h2>
+            {dens.length ? (
+              <DenList dens={dens} current={den} id="followed-dens" />
+            ) : (
+              <p class="empty">You are in no den yet: posting in one makes you a member.</p>
+            )}
+            <details>
+              <summary>All dens ({others.length})</summary>
+              <DenList dens={others.filter((o) => !dens.some((d) => d.slug === o.slug))} current={den} />
+            </details>
           </section>
         </div>
         {den ? (

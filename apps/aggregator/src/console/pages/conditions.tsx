@@ -163,7 +163,7 @@ export function registerConditions(app: Hono<ConsoleEnv>, deps: ConsoleDeps) {
             </label>
             <button type="submit">Filter</button>
           </form>
-          <div class="table-wrap">
+          <section class="table-wrap" tabindex={0} aria-label="Decision log table">
             <table id="decision-log">
               <thead>
                 <tr>
@@ -196,7 +196,7 @@ export function registerConditions(app: Hono<ConsoleEnv>, deps: ConsoleDeps) {
               </tbody>
             </table>
             {log.length ? null : <p class="empty">No decisions match.</p>}
-          </div>
+          </section>
         </section>
       </Page>,
     );

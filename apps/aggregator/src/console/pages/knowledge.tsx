@@ -11,8 +11,15 @@ interface Source {
   characters: number;
   pages: number | null;
   updatedAt: string;
-  sharing?: string;
+  sharing: Sharing;
+  summary: string;
 }
+type Sharing = 'auto' | 'manual' | 'private';
+const SHARING: Record<Sharing, string> = {
+  auto: 'auto: your conditions may release answers drawn from it',
+  manual: 'manual: answers drawn from it always wait for you',
+  private: 'private: never used to answer others',
+};
 interface Passage {
   source: string;
   excerpt: string;
@@ -30,16 +37,48 @@ export function toSourceContent(name: string, bytes: Uint8Array): string {
   throw new ConsoleToolError(400, 'Upload text (.txt), Markdown (.md), HTML (.html) or PDF (.pdf) files.');
 }
 
-function SourcesTable({ sources, csrf }: { sources: Source[]; csrf: string }) {
-  const sharing = sources.some((s) => typeof s.sharing === 'string');
+function SharingForm({ s, csrf }: { s: Source; csrf: string }) {
+  const id = `sharing-${s.name.replace(/[^A-Za-z0-9_-]/g, '_')}`;
   return (
-    <div id="sources" class="table-wrap">
+    <form
+      method="post"
+      action="/console/knowledge/sharing"
+      hx-post="/console/knowledge/sharing"
+      hx-target="#sources"
+      hx-swap="outerHTML"
+      class="row sharing-form"
+    >
+      <Csrf token={csrf} />
+      <input type="hidden" name="source" value={s.name} />
+      <label for={id} class="visually-hidden">
+        Sharing of {s.name}
+      </label>
+      <select id={id} name="sharing" class={`sharing ${s.sharing}`}>
+        {(Object.keys(SHARING) as Sharing[]).map((v) => (
+          <option value={v} selected={v === s.sharing} title={SHARING[v]}>
+            {v}
+          </option>
+        ))}
+      </select>
+      <button type="submit" aria-label={`Save sharing of ${s.name}`}>
+        Save
+      </button>
+    </form>
+  );
+}
+
+function SourcesTable({ sources, csrf }: { sources: Source[]; csrf: string }) {
+  return (
+    <section id="sources" class="table-wrap" tabindex={0} aria-label="Sources table">
       {sources.length ? (
         <table>
+          <caption class="small muted">
+            Sharing — {SHARING.auto}; {SHARING.manual}; {SHARING.private}.
+          </caption>
           <thead>
             <tr>
               <th scope="col">Source</th>
-              {sharing ? <th scope="col">Sharing</th> : null}
+              <th scope="col">Sharing</th>
               <th scope="col">Size</th>
               <th scope="col">Chunks</th>
               <th scope="col">Updated</th>
@@ -50,15 +89,14 @@ function SourcesTable({ sources, csrf }: { sources: Source[]; csrf: string }) {
           </thead>
           <tbody>
             {sources.map((s) => (
-              <tr>
+              <tr data-source={s.name}>
                 <td>
                   <strong>{s.name}</strong> <span class="muted small">{s.format}</span>
+                  {s.summary ? <div class="small muted">{s.summary}</div> : null}
                 </td>
-                {sharing ? (
-                  <td>
-                    <span class={`sharing ${s.sharing ?? ''}`}>{s.sharing ?? '—'}</span>
-                  </td>
-                ) : null}
+                <td>
+                  <SharingForm s={s} csrf={csrf} />
+                </td>
                 <td>
                   {s.characters.toLocaleString('en-US')} chars
                   {s.pages !== null ? `, ${s.pages} p.` : ''}
@@ -81,8 +119,20 @@ function SourcesTable({ sources, csrf }: { sources: Source[]; csrf: string }) {
       ) : (
         <p class="empty">No sources yet: your node cannot answer anyone until you add some.</p>
       )}
-    </div>
+    </section>
   );
+}
+
+/** Which sources a draft would draw on, and what their sharing means for it. */
+export function drawsOn(passages: Passage[], sources: Source[]) {
+  const sharing = new Map(sources.map((s) => [s.name, s.sharing]));
+  const relevant = [...new Set(passages.filter((p) => p.relevant).map((p) => p.source))];
+  const used = relevant.filter((n) => sharing.get(n) !== 'private');
+  return {
+    used,
+    manual: used.filter((n) => sharing.get(n) === 'manual'),
+    private: relevant.filter((n) => sharing.get(n) === 'private'),
+  };
 }
 
 export function registerKnowledge(app: Hono<ConsoleEnv>, deps: ConsoleDeps) {
@@ -152,18 +202,24 @@ export function registerKnowledge(app: Hono<ConsoleEnv>, deps: ConsoleDeps) {
           limit: 10,
         },
       );
-      const drawn = [...new Set(r.data.passages.filter((p) => p.relevant).map((p) => p.source))];
+      const d = drawsOn(r.data.passages, await sources(c));
       const results = (
         <div>
-          <p class="draws">
-            {drawn.length ? (
-              <>
-                A draft would draw on: <strong>{drawn.join(', ')}</strong>
-              </>
+          <div class="draws">
+            {d.used.length ? (
+              <p>
+                A draft would draw on: <strong>{d.used.join(', ')}</strong>
+                {d.manual.length
+                  ? ` — it would wait for you, as ${d.manual.join(', ')} ${d.manual.length === 1 ? 'is' : 'are'} shared manual.`
+                  : '.'}
+              </p>
             ) : (
-              'No passage is relevant enough: your node would stay silent on this question.'
+              <p>No passage is relevant enough: your node would stay silent on this question.</p>
             )}
-          </p>
+            {d.private.length ? (
+              <p class="small muted">Left out as private: {d.private.join(', ')}.</p>
+            ) : null}
+          </div>
           <ol class="passages">
             {r.data.passages.map((p) => (
               <li class={p.relevant ? 'relevant' : 'weak'}>
@@ -219,6 +275,29 @@ export function registerKnowledge(app: Hono<ConsoleEnv>, deps: ConsoleDeps) {
       if (!isHtmx(c)) return back(c, '/console/knowledge', { error });
       c.header('HX-Trigger', JSON.stringify({ 'lore:error': error }));
       return c.text(error, 422);
+    }
+    if (!isHtmx(c)) return back(c, '/console/knowledge', { notice });
+    c.header('HX-Trigger', JSON.stringify({ 'lore:announce': notice }));
+    return c.html(<SourcesTable sources={await sources(c)} csrf={c.get('session').csrf} />);
+  });
+
+  app.post('/knowledge/sharing', async (c) => {
+    const form = await formOf(c);
+    let notice: string;
+    try {
+      const r = await tool<{ source: string; sharing: Sharing; previous: Sharing }>(
+        deps,
+        c,
+        'setKnowledgeSourceSharing',
+        { source: form.source ?? '', sharing: form.sharing ?? '' },
+      );
+      notice = `${r.data.source} is now shared ${SHARING[r.data.sharing]}.`;
+    } catch (err) {
+      const error = err instanceof ConsoleToolError ? err.message : 'Failed.';
+      if (!isHtmx(c)) return back(c, '/console/knowledge', { error });
+      c.header('HX-Reswap', 'none');
+      c.header('HX-Trigger', JSON.stringify({ 'lore:error': error }));
+      return c.body(null, 422);
     }
     if (!isHtmx(c)) return back(c, '/console/knowledge', { notice });
     c.header('HX-Trigger', JSON.stringify({ 'lore:announce': notice }));

@@ -1,7 +1,8 @@
 /** @jsxImportSource hono/jsx */
 import type { Hono } from 'hono';
 import { type ConsoleDeps, type ConsoleEnv, tool } from '../context.js';
-import { Page, Untrusted, when } from '../layout.js';
+import { Flash, Page, Untrusted, when } from '../layout.js';
+import { CorporaSection, corporaOf } from './corpora.js';
 
 interface Agent {
   username: string;
@@ -18,11 +19,13 @@ export function registerNetwork(app: Hono<ConsoleEnv>, deps: ConsoleDeps) {
       .then((r) => r.data)
       .catch(() => ({ agents: [] as Agent[], total: 0 }));
     const cat = deps.catalog?.();
+    const corpora = await corporaOf(deps, c);
     return c.html(
       <Page title="Network" agent={s.agent} csrf={s.csrf} active="network">
+        <Flash error={c.req.query('error')} notice={c.req.query('notice')} />
         <section aria-labelledby="agents-h">
           <h2 id="agents-h">Agents ({agents.total})</h2>
-          <div class="table-wrap">
+          <section class="table-wrap" tabindex={0} aria-label="Agents table">
             <table>
               <thead>
                 <tr>
@@ -46,7 +49,7 @@ export function registerNetwork(app: Hono<ConsoleEnv>, deps: ConsoleDeps) {
                 ))}
               </tbody>
             </table>
-          </div>
+          </section>
         </section>
         {cat ? (
           <>
@@ -78,6 +81,7 @@ export function registerNetwork(app: Hono<ConsoleEnv>, deps: ConsoleDeps) {
             </section>
           </>
         ) : null}
+        {corpora ? <CorporaSection data={corpora} csrf={s.csrf} /> : null}
       </Page>,
     );
   });

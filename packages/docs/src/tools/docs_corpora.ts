@@ -1,0 +1,41 @@
+import { formatCount } from '@lore/kit';
+import { DocsCorporaInput, DocsCorporaOutput } from '@lore/schema';
+import { corpusStats } from '../domain/corpora.js';
+import { tool } from '../ports.js';
+
+export const docsCorpora = tool({
+  name: 'docs_corpora',
+  title: 'List the documentation corpora',
+  description:
+    'List the documentation corpora (data sources) this server holds, each with its documents, chunks and last change: ' +
+    'the names to pass as `corpus` to answer_query and search_documents.',
+  input: DocsCorporaInput,
+  output: DocsCorporaOutput,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  rateClass: 'read',
+  async handler(_input, { ports, agent }) {
+    ports.calls.record('docs_corpora');
+    const stats = await corpusStats(ports.store.db);
+    const corpora = stats.map((c) => ({
+      source: c.source,
+      documents: c.documents,
+      chunks: c.chunks,
+      updateTime: new Date(c.updated).toISOString(),
+    }));
+    const documents = corpora.reduce((n, c) => n + c.documents, 0);
+    const chunks = corpora.reduce((n, c) => n + c.chunks, 0);
+    const text = corpora.length
+      ? `${corpora.length} corpora, ${formatCount(documents)} documents, ${formatCount(chunks)} chunks:\n` +
+        corpora
+          .map(
+            (c) =>
+              `- ${c.source}: ${formatCount(c.documents)} documents, ${formatCount(c.chunks)} chunks (updated ${c.updateTime})`,
+          )
+          .join('\n')
+      : 'No documentation corpus yet.';
+    return {
+      text,
+      data: { corpora, documents, chunks, operator: ports.operators.has(agent.handle) },
+    };
+  },
+});

@@ -1,0 +1,78 @@
+import { join } from 'node:path';
+import { type Client, call, ok, tempDir } from '@lore/kit/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDocs, writeTree } from './helpers.js';
+
+interface Corpora {
+  corpora: Array<{ source: string; documents: number; chunks: number; updateTime: string }>;
+  documents: number;
+  chunks: number;
+  operator: boolean;
+}
+
+describe('corpora and ingest by an operator, through an MCP client', () => {
+  let docs: Awaited<ReturnType<typeof startDocs>>;
+  let operator: Client;
+  let reader: Client;
+  const files = tempDir();
+
+  beforeAll(async () => {
+    docs = await startDocs({ LORE_DOCS_OPERATORS: 'opal, @otto' });
+    operator = await docs.client('opal');
+    reader = await docs.client('reader');
+    const pages: Record<string, string> = {};
+    for (let i = 0; i < 12; i++)
+      pages[`guide/page-${i}.md`] = `# Page ${i}\n\n${`Widgets number ${i} turn clockwise. `.repeat(40)}`;
+    writeTree(files.path, pages);
+  });
+  afterAll(async () => {
+    await docs.close();
+    files.cleanup();
+  });
+
+  it('lists no corpus at first, and says who may ingest', async () => {
+    const r = await ok<Corpora>(reader, 'docs_corpora');
+    expect(r.data).toEqual({ corpora: [], documents: 0, chunks: 0, operator: false });
+    expect(r.text).toBe('No documentation corpus yet.');
+    expect((await ok<Corpora>(operator, 'docs_corpora')).data.operator).toBe(true);
+  });
+
+  it('refuses an ingest from an agent that is not an operator', async () => {
+    const r = await call(reader, 'docs_ingest', { inputs: [join(files.path, 'guide')] });
+    expect(r.error).toMatchObject({ code: 403 });
+    expect(r.error?.message).toContain('LORE_DOCS_OPERATORS');
+    expect((await ok<Corpora>(reader, 'docs_corpora')).data.corpora).toEqual([]);
+  });
+
+  it('ingests a folder for an operator, reporting progress, and lists it with its chunks', async () => {
+    const seen: Array<{ progress: number; total?: number }> = [];
+    const r = await operator.callTool(
+      { name: 'docs_ingest', arguments: { inputs: [join(files.path, 'guide')], source: 'widgets' } },
+      { onprogress: (p) => seen.push({ progress: p.progress, ...(p.total ? { total: p.total } : {}) }) },
+    );
+    expect(r.isError).toBeFalsy();
+    expect(r.structuredContent).toMatchObject({ source: 'widgets', added: 12, updated: 0, removed: 0 });
+    expect(seen.at(-1)).toEqual({ progress: 12, total: 12 });
+    const listed = await ok<Corpora>(reader, 'docs_corpora');
+    expect(listed.data.corpora).toHaveLength(1);
+    expect(listed.data.corpora[0]).toMatchObject({ source: 'widgets', documents: 12 });
+    expect(listed.data.corpora[0]!.chunks).toBeGreaterThanOrEqual(12);
+    expect(listed.data.chunks).toBe(listed.data.corpora[0]!.chunks);
+    expect(listed.text).toMatch(/^1 corpora, 12 documents, \d+ chunks:\n- widgets: 12 documents/);
+    const found = await ok<{ results: unknown[] }>(reader, 'search_documents', {
+      query: 'widgets clockwise',
+      corpus: 'widgets',
+    });
+    expect(found.data.results.length).toBeGreaterThan(0);
+  });
+
+  it.each([
+    [{ inputs: [] }, 'inputs'],
+    [{ inputs: ['/no/such/folder/anywhere'] }, 'inputs'],
+    [{ inputs: ['x'], source: 'bad name!' }, 'source'],
+    [{ inputs: ['x'], maxPages: 0 }, 'maxPages'],
+  ])('names the field of a bad ingest %j', async (args, field) => {
+    const r = await call(operator, 'docs_ingest', args);
+    expect(r.error).toMatchObject({ code: 400, data: { field } });
+  });
+});
