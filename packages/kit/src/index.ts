@@ -24,14 +24,24 @@ export { nodeLocalBus, nodeSubject } from './bus/local.js';
 export { GroupCommit, limiter, settleInPool } from './concurrency.js';
 export type { LoreConfig, ServiceName } from './config.js';
 export { ConfigError, databaseFor, LoreConfigSchema, loadConfig, SERVICE_NAMES } from './config.js';
-export type { Database, OpenDatabaseOptions, RowValue, Transaction } from './db/index.js';
+export type {
+  Database,
+  OpenDatabaseOptions,
+  PreparedReadStats,
+  RawRow,
+  ReadArg,
+  RowValue,
+  Transaction,
+} from './db/index.js';
 export {
   inbox,
   insertRows,
   migrationsFolder,
   openDatabase,
   outbox,
-  statementCacheStats,
+  PreparedReads,
+  preparedReads,
+  tableReader,
 } from './db/index.js';
 export type { Embedder, EmbedderOptions } from './embeddings.js';
 export { createEmbedder, embedderFromConfig } from './embeddings.js';
