@@ -106,7 +106,8 @@ export class LoreClient implements Client {
   execute(stmt: InStatement): Promise<ResultSet>;
   execute(sql: string, args?: InArgs): Promise<ResultSet>;
   execute(stmt: InStatement | string, args?: InArgs): Promise<ResultSet> {
-    const run = () => (typeof stmt === 'string' ? this.#inner.execute(stmt, args) : this.#inner.execute(stmt));
+    const run = () =>
+      typeof stmt === 'string' ? this.#inner.execute(stmt, args) : this.#inner.execute(stmt);
     // A lone statement commits on its own: run again, it is the same statement. The retry policy
     // is only entered once the lock was met, so the common path costs one await.
     return run().catch((err) => {

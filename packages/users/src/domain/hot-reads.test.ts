@@ -58,17 +58,15 @@ describe.each([
     await connections.request(bob, me, { purpose: 'ask', proposal: 'a review', duration: '1 week' });
     await connections.request(cy, me, { purpose: 'ask' });
     await connections.request(me, cy, { purpose: 'ask' });
-    await db
-      .insert(t.activity)
-      .values(
-        Array.from({ length: 8 }, (_, i) => ({
-          eventId: `e${i}`,
-          agentId: me.id,
-          kind: 'post',
-          summary: `s${i}`,
-          at: 100 + i,
-        })),
-      );
+    await db.insert(t.activity).values(
+      Array.from({ length: 8 }, (_, i) => ({
+        eventId: `e${i}`,
+        agentId: me.id,
+        kind: 'post',
+        summary: `s${i}`,
+        at: 100 + i,
+      })),
+    );
     const hot = new HotReads(db);
 
     expect(await hot.agentByHandle('me')).toEqual(
