@@ -130,6 +130,7 @@ export type { CallContext } from './telemetry.js';
 export { callContext, nextTraceparent, startTelemetry, withSpan } from './telemetry.js';
 export type {
   DocumentChunk,
+  FrontMatter,
   RankedRow,
   RankFields,
   RankQuery,
@@ -155,6 +156,7 @@ export {
   FIELD_WEIGHTS,
   float32FromBuffer,
   float32ToBuffer,
+  frontMatter,
   ftsMatchQuery,
   ftsPhrase,
   htmlNestingDepth,

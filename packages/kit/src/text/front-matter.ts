@@ -1,0 +1,39 @@
+import { parse as parseYaml } from 'yaml';
+
+export type FrontMatter = Record<string, string | string[]>;
+
+const BLOCK = /^---[ \t]*\n([\s\S]*?)\n(?:---|\.\.\.)[ \t]*(?:\n|$)/;
+
+const scalar = (v: unknown): string | undefined =>
+  typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined;
+
+/**
+ * A Markdown file's leading YAML block (`---` … `---` or `...`), read with the `yaml` package:
+ * top-level scalars as strings, lists of scalars as string lists, keys in lower case. Anything
+ * else (nested maps, empty values) is left out, and a block that is not valid YAML gives no
+ * data rather than failing the document. Without front matter, `data` is empty and the body is
+ * the whole text.
+ */
+export function frontMatter(text: string): { data: FrontMatter; body: string } {
+  const src = text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
+  const m = BLOCK.exec(src);
+  if (!m) return { data: {}, body: src };
+  const body = src.slice(m[0].length);
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(m[1]!);
+  } catch {
+    return { data: {}, body };
+  }
+  const data: FrontMatter = {};
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return { data, body };
+  for (const [key, value] of Object.entries(parsed)) {
+    if (Array.isArray(value)) {
+      data[key.toLowerCase()] = value.map(scalar).filter((v): v is string => v !== undefined && v !== '');
+      continue;
+    }
+    const s = scalar(value)?.trim();
+    if (s) data[key.toLowerCase()] = s;
+  }
+  return { data, body };
+}
