@@ -17,6 +17,7 @@ import type {
   Tool,
 } from '@modelcontextprotocol/server';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { ExponentialBackoff, handleWhen, retry } from 'cockatiel';
 import { type ForwardContext, forwardContext } from './context.js';
 import type { AggregatorMetrics } from './metrics.js';
 import { assignNames, type NamedTool } from './naming.js';
@@ -398,7 +399,11 @@ export class Aggregator implements McpBackend {
     );
   }
 
-  /** Transport failures of read-only or idempotent tools are retried with backoff within a deadline. */
+  /**
+   * Transport failures of read-only or idempotent tools are retried with backoff (cockatiel)
+   * within the deadline: a refusal by the protocol or for size, a cancelled call, or a next
+   * attempt that could not start before the deadline ends the retries with that failure.
+   */
   private async withRetries<T>(
     retryable: boolean,
     fn: () => Promise<T>,
@@ -406,22 +411,30 @@ export class Aggregator implements McpBackend {
     log: Logger,
     deadline: number,
   ): Promise<T> {
-    for (let i = 1; ; i++) {
-      try {
-        return await fn();
-      } catch (err) {
-        const last =
-          !retryable ||
-          i >= this.retry.attempts ||
-          signal.aborted ||
-          err instanceof ProtocolError ||
-          tooLarge(err);
-        const wait = this.retry.baseDelayMs * 2 ** (i - 1) * (0.5 + Math.random());
-        if (last || Date.now() + wait > deadline) throw err;
-        log.debug({ attempt: i, err: (err as Error).message }, 'retrying idempotent call');
-        await new Promise((r) => setTimeout(r, wait));
-      }
-    }
+    if (!retryable || this.retry.attempts <= 1) return fn();
+    const policy = retry(
+      handleWhen(
+        (err) =>
+          !signal.aborted &&
+          !(err instanceof ProtocolError) &&
+          !tooLarge(err) &&
+          Date.now() + this.retry.baseDelayMs < deadline,
+      ),
+      {
+        maxAttempts: this.retry.attempts - 1,
+        backoff: new ExponentialBackoff({
+          initialDelay: this.retry.baseDelayMs,
+          maxDelay: this.retry.deadlineMs,
+        }),
+      },
+    );
+    policy.onRetry((r) =>
+      log.debug(
+        { delay: Math.round(r.delay), err: 'error' in r ? (r.error as Error).message : undefined },
+        'retrying idempotent call',
+      ),
+    );
+    return policy.execute(() => fn());
   }
 }
 

@@ -21,7 +21,10 @@ describe('front matter', () => {
 
   it('leaves out what is not a scalar or a list, and survives a block that is not YAML', () => {
     expect(frontMatter(`---\nnested:\n  a: 1\nempty:\ntitle: T\n---\n${BODY}`).data).toEqual({ title: 'T' });
-    expect(frontMatter(`---\ntitle: [unclosed\n: : :\n---\n${BODY}`)).toEqual({ data: {}, body: BODY });
+    expect(frontMatter(`---\ntitle: [unclosed\n: : :\n---\n${BODY}`)).toMatchObject({ data: {}, body: BODY });
+    expect(frontMatter(`---\ntitle: Search: how\n---\n${BODY}`).error).toMatch(
+      /^front matter is not valid YAML: /,
+    );
   });
 
   it('accepts CRLF, a byte order mark and a `...` end, and leaves a file without front matter alone', () => {

@@ -11,10 +11,10 @@ const scalar = (v: unknown): string | undefined =>
  * A Markdown file's leading YAML block (`---` … `---` or `...`), read with the `yaml` package:
  * top-level scalars as strings, lists of scalars as string lists, keys in lower case. Anything
  * else (nested maps, empty values) is left out, and a block that is not valid YAML gives no
- * data rather than failing the document. Without front matter, `data` is empty and the body is
+ * data and an `error` saying why, rather than failing the document. Without front matter, `data` is empty and the body is
  * the whole text.
  */
-export function frontMatter(text: string): { data: FrontMatter; body: string } {
+export function frontMatter(text: string): { data: FrontMatter; body: string; error?: string } {
   const src = text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
   const m = BLOCK.exec(src);
   if (!m) return { data: {}, body: src };
@@ -22,8 +22,13 @@ export function frontMatter(text: string): { data: FrontMatter; body: string } {
   let parsed: unknown;
   try {
     parsed = parseYaml(m[1]!);
-  } catch {
-    return { data: {}, body };
+  } catch (err) {
+    // The reason, for callers that report it (a value with `: ` in it wants quotes).
+    return {
+      data: {},
+      body,
+      error: `front matter is not valid YAML: ${(err as Error).message.split('\n')[0]}`,
+    };
   }
   const data: FrontMatter = {};
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return { data, body };

@@ -35,6 +35,12 @@ describe('articleFromMarkdown', () => {
       ok: true,
       draft: { category: 'philosophy', tags: ['ethics'] },
     });
+    expect(
+      articleFromMarkdown('a.md', `---\ntitle: Search: how\ncategory: guides\n---\n${BODY}`),
+    ).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/^front matter is not valid YAML/),
+    });
     expect(articleFromMarkdown('a.md', BODY)).toEqual({
       ok: false,
       error: 'no category (front matter `category:` or --category)',

@@ -26,7 +26,8 @@ export function articleFromMarkdown(
   text: string,
   defaultCategory?: string,
 ): { ok: true; draft: ArticleDraft & { slug: string } } | { ok: false; error: string } {
-  const { data, body } = frontMatter(text);
+  const { data, body, error } = frontMatter(text);
+  if (error) return { ok: false, error };
   const heading = /^#\s+(.+?)\s*#*\s*$/m.exec(body)?.[1];
   const stem = basename(fileName, extname(fileName));
   const title = str(data.title) ?? heading ?? stem;
