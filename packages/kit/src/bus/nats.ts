@@ -83,6 +83,9 @@ const PULL_EXPIRES_MS = 5_000;
  * The bus between processes: events go through a JetStream stream (durable, deduplicated on the
  * event id), request/reply and `listen` are plain core NATS.
  */
+/** How long closing may wait for the drain of subscriptions and connection. */
+const CLOSE_TIMEOUT_MS = 3000;
+
 export class NatsBus implements EventBus {
   readonly kind = 'nats' as const;
   private readonly subscriptions = new Set<Subscription>();
@@ -225,11 +228,27 @@ export class NatsBus implements EventBus {
     await this.nc.rtt();
   }
 
+  /**
+   * Drains the subscriptions and the connection (what is in flight, acks and replies, is
+   * delivered), within `CLOSE_TIMEOUT_MS`: with the server gone, a drain waits for a reconnect
+   * that may never come, so past the bound the connection is closed as it is.
+   */
   close(): Promise<void> {
     this.closing ??= (async () => {
-      await Promise.all([...this.subscriptions].map((s) => s.close()));
-      // drain delivers what is in flight (acks, replies) before closing.
-      if (!this.nc.isClosed()) await this.nc.drain();
+      const drained = (async () => {
+        await Promise.all([...this.subscriptions].map((s) => s.close()));
+        if (!this.nc.isClosed()) await this.nc.drain();
+      })().then(
+        () => true,
+        () => false,
+      );
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<false>((r) => {
+        timer = setTimeout(() => r(false), CLOSE_TIMEOUT_MS);
+      });
+      const clean = await Promise.race([drained, late]);
+      clearTimeout(timer);
+      if (!clean && !this.nc.isClosed()) await this.nc.close();
     })();
     return this.closing;
   }
