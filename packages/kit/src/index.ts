@@ -13,10 +13,14 @@ export {
   BusNoResponderError,
   BusRemoteError,
   BusTimeoutError,
+  backupStream,
   createBus,
+  JETSTREAM_USAGE,
   MemoryBus,
   NatsBus,
   natsServers,
+  restoreStream,
+  runJetStreamCli,
   subjectMatches,
 } from './bus/index.js';
 export type { NodeLocalBus, NodeRequestOptions } from './bus/local.js';
