@@ -17,10 +17,10 @@ import type {
   Tool,
 } from '@modelcontextprotocol/server';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import { ExponentialBackoff, handleWhen, retry } from 'cockatiel';
 import { type ForwardContext, forwardContext } from './context.js';
 import type { AggregatorMetrics } from './metrics.js';
 import { assignNames, type NamedTool } from './naming.js';
+import { tooLarge, withRetries } from './retries.js';
 import { namespacedUri, withExposedResource } from './ui-resources.js';
 import type { Upstream } from './upstream.js';
 
@@ -327,7 +327,7 @@ export class Aggregator implements McpBackend {
       );
     let outcome = 'ok';
     try {
-      const result = await this.withRetries(route.retryable, attempt, call.signal, log, deadline);
+      const result = await withRetries(this.retry, route.retryable, attempt, call.signal, log, deadline);
       // The client talks to the aggregator: it names itself, not the upstream behind it.
       const meta = (result as { _meta?: Record<string, unknown> })._meta;
       if (meta && SERVER_INFO in meta) {
@@ -398,48 +398,4 @@ export class Aggregator implements McpBackend {
       ),
     );
   }
-
-  /**
-   * Transport failures of read-only or idempotent tools are retried with backoff (cockatiel)
-   * within the deadline: a refusal by the protocol or for size, a cancelled call, or a next
-   * attempt that could not start before the deadline ends the retries with that failure.
-   */
-  private async withRetries<T>(
-    retryable: boolean,
-    fn: () => Promise<T>,
-    signal: AbortSignal,
-    log: Logger,
-    deadline: number,
-  ): Promise<T> {
-    if (!retryable || this.retry.attempts <= 1) return fn();
-    const policy = retry(
-      handleWhen(
-        (err) =>
-          !signal.aborted &&
-          !(err instanceof ProtocolError) &&
-          !tooLarge(err) &&
-          Date.now() + this.retry.baseDelayMs < deadline,
-      ),
-      {
-        maxAttempts: this.retry.attempts - 1,
-        backoff: new ExponentialBackoff({
-          initialDelay: this.retry.baseDelayMs,
-          maxDelay: this.retry.deadlineMs,
-        }),
-      },
-    );
-    policy.onRetry((r) =>
-      log.debug(
-        { delay: Math.round(r.delay), err: 'error' in r ? (r.error as Error).message : undefined },
-        'retrying idempotent call',
-      ),
-    );
-    return policy.execute(() => fn());
-  }
-}
-
-/** An upstream refused the request for its size (HTTP 413): retrying cannot help. */
-function tooLarge(err: unknown): boolean {
-  const e = err as { status?: unknown; code?: unknown; message?: unknown };
-  return e?.status === 413 || e?.code === 413 || /\b413\b|too large/i.test(String(e?.message ?? ''));
 }

@@ -4,14 +4,12 @@ import {
   type ConsumerMessages,
   type ConsumerUpdateConfig,
   DeliverPolicy,
-  JetStreamApiCodes,
   JetStreamApiError,
   type JetStreamClient,
   type JetStreamManager,
   type JsMsg,
   jetstream,
   jetstreamManager,
-  StorageType,
 } from '@nats-io/jetstream';
 import {
   connect,
@@ -25,6 +23,7 @@ import {
   TimeoutError,
 } from '@nats-io/transport-node';
 import { toRemote } from './memory.js';
+import { durableName, ensureStream, natsServers } from './nats-setup.js';
 import {
   BusNoResponderError,
   BusRemoteError,
@@ -320,39 +319,6 @@ export class NatsBus implements EventBus {
   }
 }
 
-async function ensureStream(
-  jsm: JetStreamManager,
-  name: string,
-  subjects: string[],
-  duplicateWindowMs: number,
-  replicas: number,
-) {
-  const settings = { subjects, duplicate_window: nanos(duplicateWindowMs), num_replicas: replicas };
-  try {
-    await jsm.streams.info(name);
-  } catch (err) {
-    if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound) {
-      await jsm.streams.add({ name, storage: StorageType.File, ...settings });
-      return;
-    }
-    throw err;
-  }
-  await jsm.streams.update(name, settings);
-}
-
-/** `nats://a:4222,nats://b:4222` (or one URL) as the client's server list. */
-export function natsServers(url: string): string[] {
-  return url
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-}
-
-/** Durable names may not contain `.`, `*`, `>`, slashes or whitespace. */
-export function durableName(consumer: string): string {
-  return consumer.replace(/[^A-Za-z0-9_-]/g, '_');
-}
-
 function encode(payload: unknown): string {
   return payload === undefined ? '' : JSON.stringify(payload);
 }
@@ -362,3 +328,5 @@ function headerRecord(h: MsgHdrs | undefined): Record<string, string> {
   for (const [k, values] of h ?? []) out[k] = values[0] ?? '';
   return out;
 }
+
+export { durableName, natsServers };
