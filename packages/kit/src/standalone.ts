@@ -52,7 +52,7 @@ export async function runStandalone(
     return {
       async close() {
         await handle.close();
-        await stopWithin(service, log);
+        await stopWithin(() => service.stop(), log);
         await bus.close();
         await stopTelemetry?.();
       },
@@ -70,7 +70,7 @@ export async function runStandalone(
     url: http.url,
     async close() {
       await http.close();
-      await stopWithin(service, log);
+      await stopWithin(() => service.stop(), log);
       await bus.close();
       await stopTelemetry?.();
     },
@@ -78,20 +78,20 @@ export async function runStandalone(
 }
 
 /**
- * How long a service's own shutdown may take (its outbox's last publish, its subscriptions'
+ * Runs a service's (or services') own shutdown, within a bound. How long it may take (its outbox's last publish, its subscriptions'
  * drain) before the bus is closed under it: with the NATS server gone those wait for a
  * reconnect that may never come, and a stop that never ends is worse than one that drops
  * what was in flight (JetStream redelivers what was not acknowledged).
  */
 const STOP_BOUND_MS = 4000;
 
-async function stopWithin(service: LoreService, log: Logger): Promise<void> {
+export async function stopWithin(stop: () => Promise<void>, log: Logger): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<'late'>((r) => {
     timer = setTimeout(() => r('late'), STOP_BOUND_MS);
   });
   const outcome = await Promise.race([
-    service.stop().then(
+    stop().then(
       () => 'stopped' as const,
       (err: unknown) => {
         log.warn({ err: (err as Error).message }, 'stopping the service failed');
