@@ -1,7 +1,7 @@
 /**
  * `pnpm bench [suite...]`: Lore's benchmarks. Every figure is printed beside a baseline
  * measured in the same run, as a ratio, because this machine is shared and noisy. Results go
- * to bench/results/latest.json. Suites: protocol, bus, search, ingest, broadcast, scale (memory
+ * to bench/results/latest.json. Suites: protocol, bus, search, ingest, broadcast, scale, reads (memory
  * rows come from protocol and search; scale runs one and two replicas on sqld and a three-server
  * NATS cluster). Knobs, all optional: BENCH_SECONDS (autocannon duration),
  * BENCH_SEARCH_CHUNKS, BENCH_SEARCH_QUESTIONS, BENCH_INGEST_CHUNKS, BENCH_BROADCAST_PER_NODE,
@@ -17,6 +17,7 @@ import { broadcastSuite } from './suites/broadcast.js';
 import { busSuite } from './suites/bus.js';
 import { ingestSuite } from './suites/ingest.js';
 import { protocolSuite } from './suites/protocol.js';
+import { readsSuite } from './suites/reads.js';
 import { scaleSuite } from './suites/scale.js';
 import { searchSuite } from './suites/search.js';
 
@@ -29,6 +30,7 @@ const SUITES: Record<string, Suite> = {
   ingest: ingestSuite,
   broadcast: broadcastSuite,
   scale: scaleSuite,
+  reads: readsSuite,
 };
 
 const PROFILE_THEMSELVES = new Set(['ingest', 'broadcast']);

@@ -20,6 +20,7 @@ import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { type ForwardContext, forwardContext } from './context.js';
 import type { AggregatorMetrics } from './metrics.js';
 import { assignNames, type NamedTool } from './naming.js';
+import { tooLarge, withRetries } from './retries.js';
 import { namespacedUri, withExposedResource } from './ui-resources.js';
 import type { Upstream } from './upstream.js';
 
@@ -326,7 +327,7 @@ export class Aggregator implements McpBackend {
       );
     let outcome = 'ok';
     try {
-      const result = await this.withRetries(route.retryable, attempt, call.signal, log, deadline);
+      const result = await withRetries(this.retry, route.retryable, attempt, call.signal, log, deadline);
       // The client talks to the aggregator: it names itself, not the upstream behind it.
       const meta = (result as { _meta?: Record<string, unknown> })._meta;
       if (meta && SERVER_INFO in meta) {
@@ -397,36 +398,4 @@ export class Aggregator implements McpBackend {
       ),
     );
   }
-
-  /** Transport failures of read-only or idempotent tools are retried with backoff within a deadline. */
-  private async withRetries<T>(
-    retryable: boolean,
-    fn: () => Promise<T>,
-    signal: AbortSignal,
-    log: Logger,
-    deadline: number,
-  ): Promise<T> {
-    for (let i = 1; ; i++) {
-      try {
-        return await fn();
-      } catch (err) {
-        const last =
-          !retryable ||
-          i >= this.retry.attempts ||
-          signal.aborted ||
-          err instanceof ProtocolError ||
-          tooLarge(err);
-        const wait = this.retry.baseDelayMs * 2 ** (i - 1) * (0.5 + Math.random());
-        if (last || Date.now() + wait > deadline) throw err;
-        log.debug({ attempt: i, err: (err as Error).message }, 'retrying idempotent call');
-        await new Promise((r) => setTimeout(r, wait));
-      }
-    }
-  }
-}
-
-/** An upstream refused the request for its size (HTTP 413): retrying cannot help. */
-function tooLarge(err: unknown): boolean {
-  const e = err as { status?: unknown; code?: unknown; message?: unknown };
-  return e?.status === 413 || e?.code === 413 || /\b413\b|too large/i.test(String(e?.message ?? ''));
 }

@@ -10,6 +10,7 @@ import {
   type LoreService,
   loadNodeIdentity,
   type NetworkDirectory,
+  stopWithin,
 } from '@lore/kit';
 import type { Hono } from 'hono';
 import { Aggregator } from './aggregator.js';
@@ -98,10 +99,13 @@ export async function startAllInOne(config: LoreConfig, opts: AllInOneOptions = 
     app,
     log,
     async close() {
-      await consoleParts.close();
-      await aggregator.stop();
-      await keys.stop();
-      for (const s of [...services].reverse()) await s.stop();
+      // Bounded: with the NATS server gone, the services' subscriptions would drain forever.
+      await stopWithin(async () => {
+        await consoleParts.close();
+        await aggregator.stop();
+        await keys.stop();
+        for (const s of [...services].reverse()) await s.stop();
+      }, log);
       if (!opts.bus) await bus.close();
     },
   };

@@ -8,6 +8,7 @@ import {
   loadConfig,
   PortInUseError,
   parsePort,
+  runJetStreamCli,
   serveHttp,
   serveOverStdio,
   startTelemetry,
@@ -26,6 +27,10 @@ Commands:
   start --port N         listen on port N instead of LORE_PORT (default 7400)
   docs ingest <inputs>   ingest files, folders, URLs or sitemaps into the documentation corpus
   articles load <dir>    load a folder of Markdown files into the community articles
+  jetstream backup <stream> <file>
+                         back up a JetStream stream (events, KV buckets) to a file (NATS_URL)
+  jetstream restore <file>
+                         restore a stream from such a file onto a NATS without it
   help                   this text
 
 \`lore docs --help\` and \`lore articles --help\` describe their options.
@@ -43,6 +48,15 @@ async function main(argv: string[]) {
     // `pnpm lore …` runs in the checkout; the paths the user typed are relative to where they typed them.
     if (process.env.INIT_CWD) process.chdir(process.env.INIT_CWD);
     process.exitCode = await (command === 'docs' ? docs(rest, config) : articles(rest, config));
+    return;
+  }
+  if (command === 'jetstream') {
+    if (process.env.INIT_CWD) process.chdir(process.env.INIT_CWD);
+    process.exitCode = await runJetStreamCli(rest, {
+      natsUrl: process.env.NATS_URL,
+      stdout: process.stdout,
+      stderr: process.stderr,
+    });
     return;
   }
   if (command !== 'start') throw new UsageError(`Unknown command: ${command}`);

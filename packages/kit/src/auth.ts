@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { AgentKeyRotated, UsersRpc, type VerifiedAgent, VerifyKeyReply } from '@lore/schema';
+import { LRUCache } from 'lru-cache';
 import type { EventBus, Subscription } from './bus/types.js';
 
 export const KEY_PREFIX = 'lore_sk_';
@@ -19,7 +20,10 @@ export function bearerToken(header: string | null | undefined): string | null {
  * rotation event drops the old key from every process's cache at once.
  */
 export class Authenticator {
-  private readonly cache = new Map<string, { agent: VerifiedAgent | null; expires: number }>();
+  /** Verified (and unknown) keys by hash, the most recently used 10,000; each entry carries its own expiry. */
+  private readonly cache = new LRUCache<string, { agent: VerifiedAgent | null; expires: number }>({
+    max: 10_000,
+  });
   private sub: Subscription | undefined;
 
   constructor(
@@ -51,7 +55,6 @@ export class Authenticator {
     );
     // Unknown keys are remembered for less time, so a fresh registration is usable at once elsewhere.
     this.cache.set(hash, { agent: reply.agent, expires: t + (reply.agent ? this.ttlMs : 2000) });
-    if (this.cache.size > 10_000) this.cache.delete(this.cache.keys().next().value!);
     return reply.agent;
   }
 

@@ -1,3 +1,4 @@
+import pLimit from 'p-limit';
 /**
  * Runs `fn` over `items` with at most `limit` in flight. Every item is attempted: a failure is
  * collected, not thrown, so that one recipient's trouble does not hold up the others.
@@ -8,36 +9,25 @@ export async function settleInPool<T>(
   fn: (item: T) => Promise<void>,
 ): Promise<Array<{ item: T; err: unknown }>> {
   const failed: Array<{ item: T; err: unknown }> = [];
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const item = items[next++]!;
-      try {
-        await fn(item);
-      } catch (err) {
-        failed.push({ item, err });
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  const slot = pLimit(Math.max(1, limit));
+  await Promise.all(
+    items.map((item) =>
+      slot(async () => {
+        try {
+          await fn(item);
+        } catch (err) {
+          failed.push({ item, err });
+        }
+      }),
+    ),
+  );
   return failed;
 }
 
 /** A gate letting at most `n` calls run at once; the others wait their turn, first come first served. */
 export function limiter(n: number): <T>(fn: () => Promise<T>) => Promise<T> {
-  let running = 0;
-  const waiting: Array<() => void> = [];
-  return async (fn) => {
-    if (running >= n) await new Promise<void>((go) => waiting.push(go));
-    else running++;
-    try {
-      return await fn();
-    } finally {
-      const next = waiting.shift();
-      if (next) next();
-      else running--;
-    }
-  };
+  const slot = pLimit(n);
+  return (fn) => slot(fn);
 }
 
 /**

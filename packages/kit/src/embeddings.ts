@@ -1,3 +1,4 @@
+import pLimit from 'p-limit';
 import type { LoreConfig } from './config.js';
 
 /** Turns texts into vectors: the port semantic search uses (knowledge bases, the docs corpus). */
@@ -73,15 +74,8 @@ export function createEmbedder(opts: EmbedderOptions): Embedder {
     async embed(texts, signal) {
       const batches: string[][] = [];
       for (let i = 0; i < texts.length; i += batchSize) batches.push(texts.slice(i, i + batchSize));
-      const results: Float32Array[][] = new Array(batches.length);
-      let next = 0;
-      const worker = async () => {
-        while (next < batches.length) {
-          const i = next++;
-          results[i] = await request(batches[i]!, signal);
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(concurrency, batches.length) }, worker));
+      const slot = pLimit(concurrency);
+      const results = await Promise.all(batches.map((batch) => slot(() => request(batch, signal))));
       return results.flat();
     },
   };

@@ -13,10 +13,14 @@ export {
   BusNoResponderError,
   BusRemoteError,
   BusTimeoutError,
+  backupStream,
   createBus,
+  JETSTREAM_USAGE,
   MemoryBus,
   NatsBus,
   natsServers,
+  restoreStream,
+  runJetStreamCli,
   subjectMatches,
 } from './bus/index.js';
 export type { NodeLocalBus, NodeRequestOptions } from './bus/local.js';
@@ -24,14 +28,24 @@ export { nodeLocalBus, nodeSubject } from './bus/local.js';
 export { GroupCommit, limiter, settleInPool } from './concurrency.js';
 export type { LoreConfig, ServiceName } from './config.js';
 export { ConfigError, databaseFor, LoreConfigSchema, loadConfig, SERVICE_NAMES } from './config.js';
-export type { Database, OpenDatabaseOptions, RowValue, Transaction } from './db/index.js';
+export type {
+  Database,
+  OpenDatabaseOptions,
+  PreparedReadStats,
+  RawRow,
+  ReadArg,
+  RowValue,
+  Transaction,
+} from './db/index.js';
 export {
   inbox,
   insertRows,
   migrationsFolder,
   openDatabase,
   outbox,
-  statementCacheStats,
+  PreparedReads,
+  preparedReads,
+  tableReader,
 } from './db/index.js';
 export type { Embedder, EmbedderOptions } from './embeddings.js';
 export { createEmbedder, embedderFromConfig } from './embeddings.js';
@@ -111,7 +125,7 @@ export {
 export type { LegacySessionOptions } from './sessions.js';
 export { LegacySessions } from './sessions.js';
 export type { StandaloneOptions } from './standalone.js';
-export { runStandalone } from './standalone.js';
+export { runStandalone, stopWithin } from './standalone.js';
 export type { StatsResponderOptions } from './stats.js';
 export { DailyCalls, statsResponder, utcDayStart } from './stats.js';
 export type { ServiceStore } from './store.js';
@@ -120,6 +134,7 @@ export type { CallContext } from './telemetry.js';
 export { callContext, nextTraceparent, startTelemetry, withSpan } from './telemetry.js';
 export type {
   DocumentChunk,
+  FrontMatter,
   RankedRow,
   RankFields,
   RankQuery,
@@ -145,6 +160,7 @@ export {
   FIELD_WEIGHTS,
   float32FromBuffer,
   float32ToBuffer,
+  frontMatter,
   ftsMatchQuery,
   ftsPhrase,
   htmlNestingDepth,

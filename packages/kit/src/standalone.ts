@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createBus } from './bus/index.js';
 import { loadConfig } from './config.js';
-import { createLogger } from './logger.js';
+import { createLogger, type Logger } from './logger.js';
 import { createDirectory } from './network/index.js';
 import { loadNodeIdentity } from './node.js';
 import { parsePort, serveHttp, serveOverStdio } from './serve.js';
@@ -52,7 +52,7 @@ export async function runStandalone(
     return {
       async close() {
         await handle.close();
-        await service.stop();
+        await stopWithin(() => service.stop(), log);
         await bus.close();
         await stopTelemetry?.();
       },
@@ -70,9 +70,37 @@ export async function runStandalone(
     url: http.url,
     async close() {
       await http.close();
-      await service.stop();
+      await stopWithin(() => service.stop(), log);
       await bus.close();
       await stopTelemetry?.();
     },
   };
+}
+
+/**
+ * Runs a service's (or services') own shutdown, within a bound. How long it may take (its outbox's last publish, its subscriptions'
+ * drain) before the bus is closed under it: with the NATS server gone those wait for a
+ * reconnect that may never come, and a stop that never ends is worse than one that drops
+ * what was in flight (JetStream redelivers what was not acknowledged).
+ */
+const STOP_BOUND_MS = 4000;
+
+export async function stopWithin(stop: () => Promise<void>, log: Logger): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((r) => {
+    timer = setTimeout(() => r('late'), STOP_BOUND_MS);
+  });
+  const outcome = await Promise.race([
+    stop().then(
+      () => 'stopped' as const,
+      (err: unknown) => {
+        log.warn({ err: (err as Error).message }, 'stopping the service failed');
+        return 'failed' as const;
+      },
+    ),
+    late,
+  ]);
+  clearTimeout(timer);
+  if (outcome === 'late')
+    log.warn({ boundMs: STOP_BOUND_MS }, 'the service did not stop in time; closing the bus under it');
 }

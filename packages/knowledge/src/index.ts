@@ -1,6 +1,6 @@
 export type { KnowledgeCliIo } from './cli.js';
 export { KNOWLEDGE_CLI_USAGE, runKnowledgeCli } from './cli.js';
-export { articleFromMarkdown, parseFrontMatter } from './domain/article-files.js';
+export { articleFromMarkdown } from './domain/article-files.js';
 export { ArticleRepository, LORE_AUTHOR, slugify } from './domain/articles.js';
 export { extractDocument, formatFromName, MAX_TEXT_CHARS } from './domain/ingest.js';
 export type { AddedSource, FoundPassage, SearchOutcome } from './domain/knowledge-base.js';

@@ -1,3 +1,5 @@
+import * as usersTables from './tables.js';
+
 export { ActivityLog } from './domain/activity.js';
 export { AgentRepository, toProfile } from './domain/agents.js';
 export { ConnectionRepository } from './domain/connections.js';
@@ -16,3 +18,4 @@ export { StatsGatherer, statsText, summarize } from './domain/platform-stats.js'
 export type { UsersPorts } from './ports.js';
 export type { UsersServiceOptions } from './service.js';
 export { createUsersService, USERS_VERSION, usersTools } from './service.js';
+export { usersTables };

@@ -1,3 +1,5 @@
+import { XMLParser } from 'fast-xml-parser';
+import { type DefaultTreeAdapterMap, parse } from 'parse5';
 import robotsParserModule from 'robots-parser';
 import { assertPublic, type Resolve, readCapped } from './fetch-guard.js';
 import { formatOfResponse } from './parse.js';
@@ -241,8 +243,7 @@ async function sitemapPages(
     if (!res.ok) throw new Error(`sitemap ${url.href} answered HTTP ${res.status}`);
     xml = await text(res);
   }
-  const locs = [...xml.matchAll(/<loc>\s*([^<\s]+)\s*<\/loc>/gi)].map((m) => decodeXml(m[1]!));
-  const isIndex = /<sitemapindex[\s>]/i.test(xml);
+  const { locs, isIndex } = sitemapEntries(xml);
   const out: URL[] = [];
   for (const loc of locs) {
     let u: URL;
@@ -264,27 +265,46 @@ async function sitemapPages(
   return out;
 }
 
-function decodeXml(s: string): string {
-  return s
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&apos;/g, "'")
-    .replace(/&amp;/g, '&');
+const SITEMAP = new XMLParser({
+  ignoreAttributes: true,
+  removeNSPrefix: true,
+  parseTagValue: false,
+  isArray: (name) => name === 'url' || name === 'sitemap',
+});
+
+type Entries = { url?: Array<{ loc?: unknown }>; sitemap?: Array<{ loc?: unknown }> } | string;
+
+/** The `<loc>`s of a sitemap or a sitemap index (sitemaps.org schema), and which of the two it is. */
+export function sitemapEntries(xml: string): { locs: string[]; isIndex: boolean } {
+  const doc = SITEMAP.parse(xml) as { urlset?: Entries; sitemapindex?: Entries };
+  const isIndex = doc.sitemapindex !== undefined;
+  const list = isIndex ? doc.sitemapindex : doc.urlset;
+  const entries = (typeof list === 'object' ? (isIndex ? list.sitemap : list.url) : undefined) ?? [];
+  const locs = entries.map((e) => (typeof e.loc === 'string' ? e.loc.trim() : '')).filter(Boolean);
+  return { locs, isIndex };
 }
 
-/** Absolute http(s) links of a page's `<a href>`s. */
-function links(html: string, base: URL): URL[] {
+type Node = DefaultTreeAdapterMap['node'];
+
+/** Absolute http(s) links of a page's `<a href>`s, in document order. */
+export function links(html: string, base: URL): URL[] {
   const out: URL[] = [];
-  for (const m of html.matchAll(/<a\b[^>]*?\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))/gi)) {
-    const href = decodeXml(m[1] ?? m[2] ?? m[3] ?? '').trim();
-    if (!href || href.startsWith('#') || /^(?:mailto|javascript|tel|data):/i.test(href)) continue;
-    try {
-      const u = new URL(href, base);
-      if (u.protocol === 'http:' || u.protocol === 'https:') out.push(u);
-    } catch {
-      // Not a URL: ignore.
+  const stack: Node[] = [parse(html)];
+  while (stack.length) {
+    const node = stack.pop()!;
+    if ('tagName' in node && node.tagName === 'a') {
+      const href = node.attrs.find((a) => a.name === 'href')?.value.trim();
+      if (href && !href.startsWith('#') && !/^(?:mailto|javascript|tel|data):/i.test(href)) {
+        try {
+          const u = new URL(href, base);
+          if (u.protocol === 'http:' || u.protocol === 'https:') out.push(u);
+        } catch {
+          // Not a URL: ignore.
+        }
+      }
     }
+    if ('childNodes' in node)
+      for (let i = node.childNodes.length - 1; i >= 0; i--) stack.push(node.childNodes[i]!);
   }
   return out;
 }

@@ -1,5 +1,6 @@
+import { frontMatter } from '@lore/kit';
 import { describe, expect, it } from 'vitest';
-import { firstParagraph, frontMatter, parseDocument, stripMdx, titleFromPath } from './parse.js';
+import { firstParagraph, parseDocument, stripMdx, titleFromPath } from './parse.js';
 
 describe('parsing documents', () => {
   it('reads title and description from front matter, else the first heading and paragraph', () => {

@@ -1,4 +1,4 @@
-import { convertHtml, htmlToMarkdown } from '@lore/kit';
+import { convertHtml, frontMatter, htmlToMarkdown } from '@lore/kit';
 
 export type SourceFormat = 'markdown' | 'mdx' | 'html' | 'text';
 
@@ -63,8 +63,9 @@ export function parseDocument(raw: string, format: SourceFormat, fallbackTitle: 
   content = stripContainers(content)
     .replace(/\n{3,}/g, '\n\n')
     .trim();
-  const title = data.title || firstHeading(content) || fallbackTitle;
-  const description = data.description || clip(firstParagraph(content), MAX_DESCRIPTION);
+  const str = (v: string | string[] | undefined) => (Array.isArray(v) ? v.join(', ') : v);
+  const title = str(data.title) || firstHeading(content) || fallbackTitle;
+  const description = str(data.description) || clip(firstParagraph(content), MAX_DESCRIPTION);
   return { title, description, content, splitFormat: 'markdown' };
 }
 
@@ -138,24 +139,6 @@ function decodeEntities(s: string): string {
     }
     return ENTITIES[e.toLowerCase()] ?? whole;
   });
-}
-
-/**
- * A leading `---` YAML block: only flat `key: value` pairs are read (title, description and
- * friends); anything else in it is ignored rather than failing the document.
- */
-export function frontMatter(text: string): { data: Record<string, string>; body: string } {
-  const m = /^---[ \t]*\n([\s\S]*?)\n(?:---|\.\.\.)[ \t]*(?:\n|$)/.exec(text);
-  if (!m) return { data: {}, body: text };
-  const data: Record<string, string> = {};
-  for (const line of m[1]!.split('\n')) {
-    const kv = /^([A-Za-z_][\w-]*)\s*:\s*(.*)$/.exec(line);
-    if (!kv) continue;
-    let value = kv[2]!.trim();
-    if (/^(["']).*\1$/.test(value)) value = value.slice(1, -1).replace(/\\"/g, '"').replace(/''/g, "'");
-    if (value && !/^[|>][-+]?$/.test(value)) data[kv[1]!.toLowerCase()] = value;
-  }
-  return { data, body: text.slice(m[0].length) };
 }
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;

@@ -2,6 +2,8 @@ import { MemoryBus } from './memory.js';
 import { type BusErrorHandler, NatsBus } from './nats.js';
 import type { EventBus } from './types.js';
 
+export { backupStream, restoreStream } from './backup.js';
+export { JETSTREAM_USAGE, runJetStreamCli } from './backup-cli.js';
 export { MemoryBus } from './memory.js';
 export { type BusErrorHandler, NatsBus, type NatsBusOptions, natsServers } from './nats.js';
 export {

@@ -4,14 +4,12 @@ import {
   type ConsumerMessages,
   type ConsumerUpdateConfig,
   DeliverPolicy,
-  JetStreamApiCodes,
   JetStreamApiError,
   type JetStreamClient,
   type JetStreamManager,
   type JsMsg,
   jetstream,
   jetstreamManager,
-  StorageType,
 } from '@nats-io/jetstream';
 import {
   connect,
@@ -25,6 +23,7 @@ import {
   TimeoutError,
 } from '@nats-io/transport-node';
 import { toRemote } from './memory.js';
+import { durableName, ensureStream, natsServers } from './nats-setup.js';
 import {
   BusNoResponderError,
   BusRemoteError,
@@ -83,6 +82,9 @@ const PULL_EXPIRES_MS = 5_000;
  * The bus between processes: events go through a JetStream stream (durable, deduplicated on the
  * event id), request/reply and `listen` are plain core NATS.
  */
+/** How long closing may wait for the drain of subscriptions and connection. */
+const CLOSE_TIMEOUT_MS = 3000;
+
 export class NatsBus implements EventBus {
   readonly kind = 'nats' as const;
   private readonly subscriptions = new Set<Subscription>();
@@ -225,11 +227,27 @@ export class NatsBus implements EventBus {
     await this.nc.rtt();
   }
 
+  /**
+   * Drains the subscriptions and the connection (what is in flight, acks and replies, is
+   * delivered), within `CLOSE_TIMEOUT_MS`: with the server gone, a drain waits for a reconnect
+   * that may never come, so past the bound the connection is closed as it is.
+   */
   close(): Promise<void> {
     this.closing ??= (async () => {
-      await Promise.all([...this.subscriptions].map((s) => s.close()));
-      // drain delivers what is in flight (acks, replies) before closing.
-      if (!this.nc.isClosed()) await this.nc.drain();
+      const drained = (async () => {
+        await Promise.all([...this.subscriptions].map((s) => s.close()));
+        if (!this.nc.isClosed()) await this.nc.drain();
+      })().then(
+        () => true,
+        () => false,
+      );
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<false>((r) => {
+        timer = setTimeout(() => r(false), CLOSE_TIMEOUT_MS);
+      });
+      const clean = await Promise.race([drained, late]);
+      clearTimeout(timer);
+      if (!clean && !this.nc.isClosed()) await this.nc.close();
     })();
     return this.closing;
   }
@@ -301,39 +319,6 @@ export class NatsBus implements EventBus {
   }
 }
 
-async function ensureStream(
-  jsm: JetStreamManager,
-  name: string,
-  subjects: string[],
-  duplicateWindowMs: number,
-  replicas: number,
-) {
-  const settings = { subjects, duplicate_window: nanos(duplicateWindowMs), num_replicas: replicas };
-  try {
-    await jsm.streams.info(name);
-  } catch (err) {
-    if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound) {
-      await jsm.streams.add({ name, storage: StorageType.File, ...settings });
-      return;
-    }
-    throw err;
-  }
-  await jsm.streams.update(name, settings);
-}
-
-/** `nats://a:4222,nats://b:4222` (or one URL) as the client's server list. */
-export function natsServers(url: string): string[] {
-  return url
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-}
-
-/** Durable names may not contain `.`, `*`, `>`, slashes or whitespace. */
-export function durableName(consumer: string): string {
-  return consumer.replace(/[^A-Za-z0-9_-]/g, '_');
-}
-
 function encode(payload: unknown): string {
   return payload === undefined ? '' : JSON.stringify(payload);
 }
@@ -343,3 +328,5 @@ function headerRecord(h: MsgHdrs | undefined): Record<string, string> {
   for (const [k, values] of h ?? []) out[k] = values[0] ?? '';
   return out;
 }
+
+export { durableName, natsServers };

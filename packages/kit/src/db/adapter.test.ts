@@ -2,18 +2,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { sql } from 'drizzle-orm';
+import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import Libsql from 'libsql';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../testing/index.js';
 import { SqldProcess } from '../testing/sqld.js';
-import {
-  ADAPTED_VERSIONS,
-  isBusy,
-  isRemote,
-  localPath,
-  rawTransaction,
-  statementCacheStats,
-} from './adapter.js';
-import { type Database, insertRows, openDatabase } from './index.js';
+import { ADAPTED_VERSIONS, isBusy, isRemote, localPath } from './adapter.js';
+import { type Database, insertRows, openDatabase, preparedReads } from './index.js';
+import { tableReader } from './prepared.js';
 
 const KIT_MIGRATIONS = (
   JSON.parse(readFileSync(new URL('../../migrations/meta/_journal.json', import.meta.url), 'utf8')) as {
@@ -119,14 +115,12 @@ describe('the adapter', () => {
 });
 
 describe.each([fileEngine, sqldEngine])('openDatabase on $name', (engine) => {
-  it('commits a transaction, rolls back a failed one, and inserts rows through the raw transaction', async () => {
+  it('commits a transaction, rolls back a failed one, and inserts many rows at once', async () => {
     const db = await (await engine.fresh()).open();
     await db.transaction(async (tx) => {
       await tx.run(sql`create table t (id integer primary key, v text)`);
     });
-    let sawRaw = false;
     await db.transaction(async (tx) => {
-      sawRaw = rawTransaction(tx) !== undefined;
       await insertRows(
         tx,
         't',
@@ -138,7 +132,18 @@ describe.each([fileEngine, sqldEngine])('openDatabase on $name', (engine) => {
         ],
       );
     });
-    expect(sawRaw).toBe(true);
+    const stored = await db.$client.execute('select id, v from t order by id');
+    expect(
+      stored.rows.map((r) => [r.id, r.v === null ? null : Buffer.from(r.v as ArrayBuffer).toString()]),
+    ).toEqual([
+      [1, 'a'],
+      [2, 'b'],
+      [3, null],
+    ]);
+    await db.transaction(async (tx) => {
+      await insertRows(tx, 't', ['id', 'v'], [[3, 'c']], 'on conflict (id) do update set v = excluded.v');
+    });
+    expect((await db.$client.execute('select v from t where id = 3')).rows[0]!.v).toBe('c');
     await expect(
       db.transaction(async (tx) => {
         await tx.run(sql`insert into t (id, v) values (${4}, ${'kept?'})`);
@@ -189,27 +194,64 @@ describe.each([fileEngine, sqldEngine])('openDatabase on $name', (engine) => {
   }, 60_000);
 });
 
-describe('openDatabase on a local file only', () => {
-  it('reuses prepared statements, and drops one that failed', async () => {
-    const db = await (await fileEngine.fresh()).open();
-    await db.transaction(async (tx) => {
-      await tx.run(sql`create table t (id integer primary key, v text)`);
-    });
-    const before = { ...statementCacheStats };
-    for (let i = 0; i < 20; i++) await db.run(sql`select * from t where id = ${i}`);
-    expect(statementCacheStats.hits - before.hits).toBeGreaterThanOrEqual(19);
-    await db.transaction(async (tx) => {
-      await tx.run(sql`insert into t (id, v) values (${1}, ${'a'})`);
-    });
-    const dropped = statementCacheStats.dropped;
-    await expect(
-      db.transaction(async (tx) => {
-        await tx.run(sql`insert into t (id, v) values (${1}, ${'again'})`);
-      }),
-    ).rejects.toThrow(/Failed query: insert into t/);
-    expect(statementCacheStats.dropped).toBe(dropped + 1);
-  });
+const people = sqliteTable('people', {
+  id: integer('id').primaryKey(),
+  handle: text('handle').notNull(),
+  tags: text('tags', { mode: 'json' }).$type<string[]>().notNull(),
+  seenAt: integer('seen_at'),
+});
 
+describe.each([fileEngine, sqldEngine])('prepared reads on $name', (engine) => {
+  it('return the rows the query builder returns, see every commit, and drop a statement that failed', async () => {
+    const db = await (await engine.fresh()).open();
+    await db.transaction(async (tx) => {
+      await tx.run(
+        sql`create table people (id integer primary key, handle text not null, tags text not null, seen_at integer)`,
+      );
+      await tx.insert(people).values({ id: 1, handle: 'ada', tags: ['math', 'engines'], seenAt: null });
+    });
+    const reads = preparedReads(db);
+    const reader = tableReader(people);
+    const byHandle = `${reader.select} where handle = ?`;
+    const first = await reads.get(byHandle, ['ada']);
+    expect(reader.row(first!)).toEqual((await db.select().from(people))[0]);
+    expect(reader.row(first!)).toEqual({ id: 1, handle: 'ada', tags: ['math', 'engines'], seenAt: null });
+    expect(await reads.get(byHandle, ['nobody'])).toBeUndefined();
+    // A later commit is visible to the same prepared statement.
+    await db.transaction(async (tx) => {
+      await tx.update(people).set({ seenAt: 42 }).where(sql`id = 1`);
+      await tx.insert(people).values({ id: 2, handle: 'bob', tags: [], seenAt: 7 });
+    });
+    expect(reader.row((await reads.get(byHandle, ['ada']))!).seenAt).toBe(42);
+    const all = (await reads.all(`${reader.select} order by id`)).map(reader.row);
+    expect(all.map((p) => p.handle)).toEqual(['ada', 'bob']);
+    // A run that throws (malformed JSON) leaves no broken statement behind.
+    const bad = "select json_extract(?, '$.a') as a";
+    await expect(reads.get(bad, ['{not json'])).rejects.toThrow(/malformed JSON/i);
+    expect((await reads.get(bad, ['{"a": 5}']))?.a).toBe(5);
+    if (engine === fileEngine) {
+      expect(reads.stats.misses).toBeLessThanOrEqual(5);
+      expect(reads.stats.hits).toBeGreaterThanOrEqual(2);
+      expect(reads.stats.dropped).toBe(1);
+    }
+  });
+});
+
+describe('the driver and drizzle stay as shipped', () => {
+  it('adds nothing to drizzle, the libSQL client or the libsql classes', async () => {
+    const proto = Libsql.prototype as unknown as Record<string | symbol, unknown>;
+    const before = Object.getOwnPropertyNames(proto).map((k) => [k, proto[k]]);
+    const db = await (await fileEngine.fresh()).open();
+    await preparedReads(db).get('select 1 as one');
+    expect(Object.getOwnPropertyNames(proto).map((k) => [k, proto[k]])).toEqual(before);
+    expect(Object.getOwnPropertySymbols(proto)).toEqual([]);
+    // The transaction and close are drizzle's and the adapter client's own, not replaced on the instance.
+    expect(Object.hasOwn(db, 'transaction')).toBe(false);
+    expect(Object.hasOwn(db.$client, 'close')).toBe(false);
+  });
+});
+
+describe('openDatabase on a local file only', () => {
   it('sets synchronous = NORMAL on every pooled connection', async () => {
     const db = await (await fileEngine.fresh()).open();
     // Concurrent executes each borrow a connection of their own.

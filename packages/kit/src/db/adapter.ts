@@ -1,21 +1,39 @@
-import { createRequire } from 'node:module';
-import { type Client, type Config, createClient } from '@libsql/client';
+import {
+  type Client,
+  type Config,
+  createClient,
+  type InArgs,
+  type InStatement,
+  type Replicated,
+  type ResultSet,
+  type Transaction,
+  type TransactionMode,
+} from '@libsql/client';
+import { ExponentialBackoff, handleWhen, retry } from 'cockatiel';
+import { PreparedReads } from './prepared.js';
 
 /**
- * Everything Lore needs from @libsql/client and drizzle-orm beyond their public API, in one
- * place, so that a version bump is checked here (adapter.test.ts runs every piece against a
- * file and a libSQL server, and pins the versions it was written for):
+ * Everything Lore needs from @libsql/client, libsql and drizzle-orm, in one place and through
+ * their public API only, so that a version bump is checked here (adapter.test.ts runs every
+ * piece against a file and a libSQL server, and pins the versions it was written for):
  *
  * - which URLs are a local file (a pool of connections, WAL) and which a server (sqld, Turso:
- *   hrana over HTTP or WebSockets, one client, the server holds the lock);
- * - the writer connection's busy timeout (`timeout`, read by the local driver, not typed);
- * - SQLITE_BUSY, as the local driver and the server report it;
- * - the libSQL transaction under a drizzle transaction, for multi-row inserts;
- * - a prepared-statement cache for local connections.
+ *   hrana over HTTP or WebSockets, the server holds the lock);
+ * - write transactions that take turns within a process and wait out another process's write
+ *   lock (SQLITE_BUSY, as the local driver and the server report it);
+ * - prepared statements for the hot per-call reads (prepared.ts);
+ * - multi-row inserts for bulk writes (insert-rows.ts).
+ *
+ * drizzle runs on a `LoreClient`, which implements @libsql/client's `Client` interface around
+ * the real client; drizzle only ever calls that interface.
  */
 
-/** The @libsql/client and drizzle-orm versions this adapter was written and tested against. */
-export const ADAPTED_VERSIONS = { '@libsql/client': '0.18.0', 'drizzle-orm': '0.45.4' } as const;
+/** The versions this adapter was written and tested against. */
+export const ADAPTED_VERSIONS = {
+  '@libsql/client': '0.18.0',
+  libsql: '0.5.29',
+  'drizzle-orm': '0.45.4',
+} as const;
 
 /** A local file database (as opposed to memory or a server). */
 export function localPath(url: string): string | undefined {
@@ -27,23 +45,6 @@ export function localPath(url: string): string | undefined {
 /** A libSQL server (sqld, Turso), reached over hrana: `http(s)://`, `libsql://`, `ws(s)://`. */
 export const isRemote = (url: string) => /^(https?|libsql|wss?):\/\//.test(url);
 
-/** A client for reads (a pool of `connections` on a local file; one client for a server). */
-export function openClient(url: string, authToken?: string, connections?: number): Client {
-  return createClient({
-    url,
-    ...(authToken ? { authToken } : {}),
-    ...(connections && localPath(url) !== undefined ? { concurrency: connections } : {}),
-  });
-}
-
-/**
- * A local file's own writer connection. `timeout` (ms) is the driver's busy timeout: the local
- * driver passes it to SQLite, though `Config` does not declare it.
- */
-export function openWriterClient(url: string, busyTimeoutMs: number): Client {
-  return createClient({ url, concurrency: 1, timeout: busyTimeoutMs } as Config);
-}
-
 /** SQLITE_BUSY, as the local driver (`code`) or a server (`cause.code`, or the message) reports it. */
 export function isBusy(err: unknown): boolean {
   const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
@@ -51,116 +52,225 @@ export function isBusy(err: unknown): boolean {
   return /database is locked|SQLITE_BUSY/.test(`${e?.message ?? ''} ${e?.cause?.message ?? ''}`);
 }
 
-/** Anything with a libSQL-style `execute({ sql, args })`. */
-export interface RawTransaction {
-  execute(stmt: { sql: string; args: Array<string | number | null | Buffer> }): Promise<unknown>;
+export interface LoreClientOptions {
+  url: string;
+  authToken?: string;
+  /** Connections in the pool of a local file (ignored elsewhere). */
+  connections?: number;
 }
 
 /**
- * The libSQL transaction inside a drizzle libsql transaction (drizzle keeps it at `session.tx`),
- * or undefined with another driver. Statements run on it skip drizzle's per-parameter query
- * building, which costs as much as indexing a row in FTS5 during bulk inserts.
+ * How long a local connection waits in SQLite for another process's write lock before reporting
+ * SQLITE_BUSY. Short: the wait blocks the event loop; longer waits are retried with backoff.
  */
-export function rawTransaction(tx: unknown): RawTransaction | undefined {
-  const raw = (tx as { session?: { tx?: RawTransaction } })?.session?.tx;
-  return raw && typeof raw.execute === 'function' ? raw : undefined;
-}
+const BUSY_TIMEOUT_MS = 100;
+const BUSY_ATTEMPTS = 50;
 
 /**
- * Prepared statements kept per connection. @libsql/client prepares every statement it runs
- * afresh and drops it, and preparing costs more than running the small indexed queries a tool
- * call makes: with this cache one `agent_profile` call takes about a third less CPU. libSQL
- * offers no hook for it, so the cache wraps `prepare` of the driver's `Database` class, the one
- * @libsql/client uses (resolved from its own location, so it is the same module instance).
- *
- * Only statements that finished are reused: a statement that threw (SQLITE_BUSY leaves it
- * pending) is dropped from the cache, never handed out again. Very long SQL (multi-row inserts
- * whose shape varies with the batch) is not cached; those amortise their preparation anyway.
+ * The client a service's database runs on. Write transactions (and batches) of one process take
+ * turns, because two writers on one database would only collide; a transaction that meets
+ * another process's lock (replicas sharing a file or a server) is begun again after a backoff.
+ * The BEGIN is the only place a write transaction waits for the lock (`write` mode is BEGIN
+ * IMMEDIATE), so retrying it is safe. `close()` also closes the prepared reads.
  */
-const MAX_STATEMENTS = 256;
-const MAX_SQL_CHARS = 4096;
+export class LoreClient implements Client {
+  readonly reads: PreparedReads;
+  readonly #inner: Client;
+  readonly #url: string;
+  readonly #local: boolean;
+  readonly #remote: boolean;
+  #writer: Client | undefined;
+  #tail: Promise<unknown> = Promise.resolve();
 
-interface Statement {
-  run(...args: unknown[]): unknown;
-  all(...args: unknown[]): unknown;
-  get(...args: unknown[]): unknown;
-  iterate(...args: unknown[]): unknown;
-}
-
-interface DatabaseClass {
-  prototype: {
-    prepare(this: object, sql: string): Statement;
-    [PATCHED]?: true;
-  };
-}
-
-const PATCHED = Symbol.for('lore.statementCache');
-const CACHE = Symbol('lore.statements');
-
-export interface StatementCacheStats {
-  hits: number;
-  misses: number;
-  dropped: number;
-}
-
-export const statementCacheStats: StatementCacheStats = { hits: 0, misses: 0, dropped: 0 };
-
-/** Installs the cache once per process; later calls do nothing. Returns whether it is active. */
-export function installStatementCache(): boolean {
-  let Database: DatabaseClass;
-  try {
-    const client = createRequire(import.meta.url).resolve('@libsql/client');
-    Database = createRequire(client)('libsql') as DatabaseClass;
-  } catch {
-    return false;
+  constructor(opts: LoreClientOptions) {
+    const path = localPath(opts.url);
+    this.#url = opts.url;
+    this.#local = path !== undefined;
+    this.#remote = isRemote(opts.url);
+    this.#inner = createClient({
+      url: opts.url,
+      ...(opts.authToken ? { authToken: opts.authToken } : {}),
+      ...(path !== undefined ? { concurrency: opts.connections ?? 1 } : {}),
+    } satisfies Config);
+    this.reads = new PreparedReads(this.#inner, path);
   }
-  const proto = Database.prototype;
-  if (proto[PATCHED]) return true;
-  if (typeof proto.prepare !== 'function') return false;
-  const prepare = proto.prepare;
-  proto.prepare = function cachedPrepare(this: object & { [CACHE]?: Map<string, Statement> }, sql: string) {
-    if (sql.length > MAX_SQL_CHARS) return prepare.call(this, sql);
-    let cache = this[CACHE];
-    if (!cache) {
-      cache = new Map();
-      this[CACHE] = cache;
-    }
-    const hit = cache.get(sql);
-    if (hit) {
-      // Most recently used last: the first key is the one to evict.
-      cache.delete(sql);
-      cache.set(sql, hit);
-      statementCacheStats.hits++;
-      return hit;
-    }
-    statementCacheStats.misses++;
-    const stmt = guarded(prepare.call(this, sql), () => {
-      if (cache.get(sql) === stmt) {
-        cache.delete(sql);
-        statementCacheStats.dropped++;
-      }
-    });
-    cache.set(sql, stmt);
-    if (cache.size > MAX_STATEMENTS) cache.delete(cache.keys().next().value!);
-    return stmt;
-  };
-  proto[PATCHED] = true;
-  return true;
-}
 
-/** The statement, with every execution dropping it from the cache when it throws. */
-function guarded(stmt: Statement, drop: () => void): Statement {
-  for (const method of ['run', 'all', 'get', 'iterate'] as const) {
-    const original = stmt[method];
-    if (typeof original !== 'function') continue;
-    stmt[method] = function (this: Statement, ...args: unknown[]) {
+  get closed(): boolean {
+    return this.#inner.closed;
+  }
+
+  get protocol(): string {
+    return this.#inner.protocol;
+  }
+
+  execute(stmt: InStatement): Promise<ResultSet>;
+  execute(sql: string, args?: InArgs): Promise<ResultSet>;
+  execute(stmt: InStatement | string, args?: InArgs): Promise<ResultSet> {
+    const run = () =>
+      typeof stmt === 'string' ? this.#inner.execute(stmt, args) : this.#inner.execute(stmt);
+    // A lone statement commits on its own: run again, it is the same statement. The retry policy
+    // is only entered once the lock was met, so the common path costs one await.
+    return run().catch((err) => {
+      if (!isBusy(err)) throw err;
+      return retryBusy(run);
+    });
+  }
+
+  batch(stmts: Array<InStatement | [string, InArgs?]>, mode?: TransactionMode): Promise<ResultSet[]> {
+    return this.#inTurn(() => this.#writing((w) => w.batch(stmts, mode ?? 'write')));
+  }
+
+  migrate(stmts: InStatement[]): Promise<ResultSet[]> {
+    return this.#inTurn(() => this.#writing((w) => w.migrate(stmts)));
+  }
+
+  executeMultiple(sql: string): Promise<void> {
+    return this.#inTurn(() => this.#writing((w) => w.executeMultiple(sql)));
+  }
+
+  /**
+   * Runs a write on the writer, again after a backoff while another process holds the lock. A
+   * local file writes through a connection of its own, opened afresh after SQLITE_BUSY: the
+   * local driver leaves the refused BEGIN pending on its connection, and every later COMMIT
+   * there would fail ("SQL statements in progress").
+   */
+  #writing<T>(run: (writer: Client) => Promise<T>): Promise<T> {
+    return retryBusy(async () => {
+      const writer = await this.#openWriter();
       try {
-        return original.apply(this, args);
+        return await run(writer);
       } catch (err) {
-        drop();
+        if (isBusy(err) && this.#writer === writer) {
+          this.#writer = undefined;
+          writer.close();
+        }
         throw err;
       }
-    };
+    });
   }
-  return stmt;
+
+  async #openWriter(): Promise<Client> {
+    if (!this.#local) return this.#inner;
+    if (this.#writer) return this.#writer;
+    const writer = createClient({ url: this.#url, concurrency: 1, timeout: BUSY_TIMEOUT_MS });
+    await writer.execute('PRAGMA synchronous = NORMAL');
+    this.#writer = writer;
+    return writer;
+  }
+
+  async transaction(mode: TransactionMode = 'write'): Promise<Transaction> {
+    if (mode === 'read') return this.#inner.transaction(mode);
+    const previous = this.#tail;
+    let release!: () => void;
+    this.#tail = new Promise<void>((r) => {
+      release = r;
+    });
+    await previous;
+    try {
+      const tx = await this.#writing((w) => this.#begin(w, mode));
+      return new TurnTransaction(tx, release);
+    } catch (err) {
+      release();
+      throw err;
+    }
+  }
+
+  /** A begun transaction. A server begins lazily, with the first statement: make it begin now. */
+  async #begin(writer: Client, mode: TransactionMode): Promise<Transaction> {
+    const tx = await writer.transaction(mode);
+    if (!this.#remote) return tx;
+    try {
+      await tx.execute('select 1');
+      return tx;
+    } catch (err) {
+      tx.close();
+      throw err;
+    }
+  }
+
+  #inTurn<T>(run: () => Promise<T>): Promise<T> {
+    const next = this.#tail.then(run);
+    this.#tail = next.catch(() => {});
+    return next;
+  }
+
+  sync(): Promise<Replicated> {
+    return this.#inner.sync();
+  }
+
+  reconnect(): void {
+    this.#inner.reconnect();
+  }
+
+  close(): void {
+    this.reads.close();
+    this.#writer?.close();
+    this.#writer = undefined;
+    this.#inner.close();
+  }
 }
+
+/** A write transaction that gives the turn back when it ends, however it ends. */
+class TurnTransaction implements Transaction {
+  #released = false;
+  constructor(
+    private readonly inner: Transaction,
+    private readonly release: () => void,
+  ) {}
+
+  get closed(): boolean {
+    return this.inner.closed;
+  }
+
+  execute(stmt: InStatement): Promise<ResultSet> {
+    return this.inner.execute(stmt);
+  }
+
+  batch(stmts: InStatement[]): Promise<ResultSet[]> {
+    return this.inner.batch(stmts);
+  }
+
+  executeMultiple(sql: string): Promise<void> {
+    return this.inner.executeMultiple(sql);
+  }
+
+  async commit(): Promise<void> {
+    try {
+      await this.inner.commit();
+    } finally {
+      this.#end();
+    }
+  }
+
+  async rollback(): Promise<void> {
+    try {
+      await this.inner.rollback();
+    } finally {
+      this.#end();
+    }
+  }
+
+  close(): void {
+    try {
+      this.inner.close();
+    } finally {
+      this.#end();
+    }
+  }
+
+  #end(): void {
+    if (this.#released) return;
+    this.#released = true;
+    // A failed COMMIT leaves the transaction open on a server; closing it drops it.
+    if (!this.inner.closed) this.inner.close();
+    this.release();
+  }
+}
+
+/** Waits out another writer's lock: short, jittered, growing waits (about 5 s in all at most). */
+const busyRetry = retry(handleWhen(isBusy), {
+  maxAttempts: BUSY_ATTEMPTS,
+  backoff: new ExponentialBackoff({ initialDelay: 5, maxDelay: 200 }),
+});
+
+const retryBusy = <T>(run: () => Promise<T>): Promise<T> => busyRetry.execute(run);

@@ -1,13 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Client } from '@libsql/client';
+import { ExponentialBackoff, handleAll, retry } from 'cockatiel';
 import { drizzle, type LibSQLDatabase } from 'drizzle-orm/libsql';
 import { migrate } from 'drizzle-orm/libsql/migrator';
-import { installStatementCache, isBusy, localPath, openClient, openWriterClient } from './adapter.js';
+import { LoreClient, localPath } from './adapter.js';
+import type { PreparedReads } from './prepared.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: services bring their own schema types.
-export type Database<S extends Record<string, unknown> = any> = LibSQLDatabase<S> & { $client: Client };
+export type Database<S extends Record<string, unknown> = any> = LibSQLDatabase<S> & { $client: LoreClient };
 export type Transaction = Parameters<Parameters<Database['transaction']>[0]>[0];
 
 export interface OpenDatabaseOptions<S extends Record<string, unknown>> {
@@ -28,30 +29,28 @@ const READ_CONNECTIONS = 8;
 export async function openDatabase<S extends Record<string, unknown>>(
   opts: OpenDatabaseOptions<S>,
 ): Promise<Database<S>> {
-  installStatementCache();
   const path = localPath(opts.url);
-  const onDisk = path !== undefined;
-  if (onDisk) mkdirSync(dirname(resolve(path)), { recursive: true });
-  const client = openClient(opts.url, opts.authToken, READ_CONNECTIONS);
-  let db: Database<S>;
-  if (onDisk) {
+  if (path !== undefined) mkdirSync(dirname(resolve(path)), { recursive: true });
+  const client = new LoreClient({
+    url: opts.url,
+    ...(opts.authToken ? { authToken: opts.authToken } : {}),
+    connections: READ_CONNECTIONS,
+  });
+  if (path !== undefined) {
     // WAL lets readers run beside the one writer.
     await client.execute('PRAGMA journal_mode = WAL');
     // Every pooled connection gets the pragma up front: each concurrent execute borrows its own.
     await Promise.all(
       Array.from({ length: READ_CONNECTIONS }, () => client.execute('PRAGMA synchronous = NORMAL')),
     );
-    db = withWriter(drizzle(client, { schema: opts.schema }) as Database<S>, opts);
-  } else {
-    // Memory and remote (sqld, Turso) databases: transactions go through the one client.
-    db = serializeWrites(drizzle(client, { schema: opts.schema }) as Database<S>);
   }
+  const db = drizzle(client, { schema: opts.schema }) as Database<S>;
   const kitFolder = await kitMigrations();
-  await migrateRacing(() =>
+  await migrateRacing.execute(() =>
     migrate(db, { migrationsFolder: kitFolder, migrationsTable: '__lore_kit_migrations' }),
   );
   const own = opts.migrationsFolder;
-  if (own) await migrateRacing(() => migrate(db, { migrationsFolder: own }));
+  if (own) await migrateRacing.execute(() => migrate(db, { migrationsFolder: own }));
   return db;
 }
 
@@ -61,95 +60,13 @@ export async function openDatabase<S extends Record<string, unknown>>(
  * batch, so the loser's batch fails whole (its tables exist, or the lock was taken); run again,
  * it finds them recorded and does nothing. A failure that persists is a real one.
  */
-async function migrateRacing(run: () => Promise<void>): Promise<void> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await run();
-    } catch (err) {
-      if (attempt >= MIGRATE_ATTEMPTS) throw err;
-      await backoff(attempt + 2);
-    }
-  }
-}
-const MIGRATE_ATTEMPTS = 4;
+const migrateRacing = retry(handleAll, {
+  maxAttempts: 4,
+  backoff: new ExponentialBackoff({ initialDelay: 10, maxDelay: 200 }),
+});
 
-/**
- * An on-disk database writes through one connection of its own, one transaction at a time;
- * reads use the pool. A transaction that meets another process's write lock (replicas sharing
- * the file) is retried with backoff on a fresh writer connection, because libSQL leaves the
- * refused `BEGIN IMMEDIATE` pending on its connection and every later COMMIT there would fail
- * ("SQL statements in progress"). The busy timeout is short: the wait blocks the event loop.
- */
-function withWriter<S extends Record<string, unknown>>(
-  db: Database<S>,
-  opts: OpenDatabaseOptions<S>,
-): Database<S> {
-  const open = () => {
-    const client = openWriterClient(opts.url, WRITER_BUSY_TIMEOUT_MS);
-    return { client, db: drizzle(client, { schema: opts.schema }) as Database<S>, ready: false };
-  };
-  let writer = open();
-  const closeReads = db.$client.close.bind(db.$client);
-  db.$client.close = () => {
-    writer.client.close();
-    closeReads();
-  };
-  const transact = (async (
-    fn: Parameters<Database<S>['transaction']>[0],
-    config?: Parameters<Database<S>['transaction']>[1],
-  ) => {
-    for (let attempt = 0; ; attempt++) {
-      if (!writer.ready) {
-        await writer.client.execute('PRAGMA synchronous = NORMAL');
-        writer.ready = true;
-      }
-      try {
-        return await writer.db.transaction(fn, config);
-      } catch (err) {
-        if (!isBusy(err) || attempt >= BUSY_ATTEMPTS) throw err;
-        writer.client.close();
-        writer = open();
-        await backoff(attempt);
-      }
-    }
-  }) as Database<S>['transaction'];
-  return serializeWrites(db, transact);
-}
-
-const WRITER_BUSY_TIMEOUT_MS = 100;
-const BUSY_ATTEMPTS = 50;
-
-/**
- * Write transactions of one process take turns (two writers on one file would collide).
- * Every write goes through `transaction`.
- */
-function serializeWrites<D extends Database>(db: D, transact?: D['transaction']): D {
-  const original = transact ?? (db.transaction.bind(db) as D['transaction']);
-  let tail: Promise<unknown> = Promise.resolve();
-  const run = ((fn: Parameters<D['transaction']>[0], config?: Parameters<D['transaction']>[1]) => {
-    const next = tail.then(() =>
-      transact ? original(fn, config) : withBusyRetry(() => original(fn, config)),
-    );
-    tail = next.catch(() => {});
-    return next;
-  }) as D['transaction'];
-  db.transaction = run;
-  return db;
-}
-
-const backoff = (attempt: number) =>
-  new Promise((r) => setTimeout(r, Math.min(200, 5 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random())));
-
-async function withBusyRetry<T>(fn: () => Promise<T>): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (!isBusy(err) || attempt >= BUSY_ATTEMPTS) throw err;
-      await backoff(attempt);
-    }
-  }
-}
+/** The statements a service prepares once for its per-call reads (see prepared.ts). */
+export const preparedReads = (db: Database): PreparedReads => db.$client.reads;
 
 async function kitMigrations(): Promise<string> {
   const { existsSync } = await import('node:fs');
@@ -159,6 +76,7 @@ async function kitMigrations(): Promise<string> {
 /** A package's migrations folder, from its `import.meta.url` (works from src/ and dist/). */
 export const migrationsFolder = (moduleUrl: string) => fileURLToPath(new URL('../migrations', moduleUrl));
 
-export { statementCacheStats } from './adapter.js';
+export { ADAPTED_VERSIONS, isBusy, isRemote, LoreClient, localPath } from './adapter.js';
 export { insertRows, type RowValue } from './insert-rows.js';
 export { inbox, outbox } from './kit-tables.js';
+export { type PreparedReadStats, PreparedReads, type RawRow, type ReadArg, tableReader } from './prepared.js';

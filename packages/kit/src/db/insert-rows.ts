@@ -1,13 +1,13 @@
-import { sql } from 'drizzle-orm';
-import { rawTransaction } from './adapter.js';
+import { Param, SQL, StringChunk } from 'drizzle-orm';
 import type { Transaction } from './index.js';
 
 export type RowValue = string | number | null | Buffer;
 
 /**
- * A multi-row INSERT for bulk writes (ingest), on the libSQL transaction under drizzle's
- * (see the adapter), which skips drizzle's per-parameter query building (about 15 µs a row).
- * Without it (another driver), the same SQL goes through drizzle. `suffix` is appended as is (`on conflict …`, `returning …`).
+ * A multi-row INSERT for bulk writes (ingest), through drizzle's public `SQL` type. The statement
+ * is built as one flat list of text and parameters rather than nested `sql` templates, which
+ * keeps drizzle's query building to a few steps a value. `suffix` is appended as is
+ * (`on conflict …`, `returning …`).
  */
 export async function insertRows(
   tx: Transaction,
@@ -17,23 +17,18 @@ export async function insertRows(
   suffix = '',
 ): Promise<void> {
   if (!rows.length) return;
-  const raw = rawTransaction(tx);
-  const head = `insert into ${table} (${columns.join(', ')}) values `;
-  if (raw) {
-    const one = `(${columns.map(() => '?').join(', ')})`;
-    await raw.execute({ sql: `${head}${rows.map(() => one).join(', ')} ${suffix}`, args: rows.flat() });
-    return;
+  const chunks: Array<StringChunk | Param> = [];
+  let text = `insert into ${table} (${columns.join(', ')}) values `;
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r]!;
+    text += r === 0 ? '(' : ', (';
+    for (let c = 0; c < row.length; c++) {
+      if (c > 0) text += ', ';
+      chunks.push(new StringChunk(text), new Param(row[c]));
+      text = '';
+    }
+    text += ')';
   }
-  await tx.run(
-    sql`${sql.raw(head)}${sql.join(
-      rows.map(
-        (r) =>
-          sql`(${sql.join(
-            r.map((v) => sql`${v}`),
-            sql`, `,
-          )})`,
-      ),
-      sql`, `,
-    )} ${sql.raw(suffix)}`,
-  );
+  chunks.push(new StringChunk(`${text} ${suffix}`));
+  await tx.run(new SQL(chunks));
 }

@@ -1,3 +1,4 @@
+export { type FrontMatter, frontMatter } from './front-matter.js';
 export {
   DEFAULT_MIN_MATCHES,
   DEFAULT_RARE_SHARE,

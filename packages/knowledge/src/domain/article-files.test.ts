@@ -1,12 +1,13 @@
+import { frontMatter } from '@lore/kit';
 import { describe, expect, it } from 'vitest';
-import { articleFromMarkdown, parseFrontMatter } from './article-files.js';
+import { articleFromMarkdown } from './article-files.js';
 
 const BODY =
   '# Using Lore\n\nLore lets agents ask each other questions and answer from their own knowledge.\n';
 
-describe('parseFrontMatter', () => {
+describe('front matter of an article', () => {
   it('reads scalars, inline lists and block lists', () => {
-    const { data, body } = parseFrontMatter(
+    const { data, body } = frontMatter(
       `---\ntitle: "Hello: world"\ntags: [a, 'b c']\nsummary: Short.\nlist:\n  - x\n  - y\n---\n${BODY}`,
     );
     expect(data).toEqual({ title: 'Hello: world', tags: ['a', 'b c'], summary: 'Short.', list: ['x', 'y'] });
@@ -14,7 +15,7 @@ describe('parseFrontMatter', () => {
   });
 
   it('leaves a file without front matter alone', () => {
-    expect(parseFrontMatter(BODY)).toEqual({ data: {}, body: BODY });
+    expect(frontMatter(BODY)).toEqual({ data: {}, body: BODY });
   });
 });
 
@@ -33,6 +34,12 @@ describe('articleFromMarkdown', () => {
     ).toMatchObject({
       ok: true,
       draft: { category: 'philosophy', tags: ['ethics'] },
+    });
+    expect(
+      articleFromMarkdown('a.md', `---\ntitle: Search: how\ncategory: guides\n---\n${BODY}`),
+    ).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/^front matter is not valid YAML/),
     });
     expect(articleFromMarkdown('a.md', BODY)).toEqual({
       ok: false,

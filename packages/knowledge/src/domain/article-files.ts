@@ -1,50 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
+import { frontMatter } from '@lore/kit';
 import { ArticleCategory, ArticlePublishInput } from '@lore/schema';
 import { type ArticleDraft, slugify } from './articles.js';
-
-export type FrontMatter = Record<string, string | string[]>;
-
-const unquote = (s: string) => {
-  const t = s.trim();
-  if ((t.startsWith('"') && t.endsWith('"')) || (t.startsWith("'") && t.endsWith("'"))) return t.slice(1, -1);
-  return t;
-};
-
-/**
- * The front matter of a Markdown file: the simple YAML subset articles use — `key: value`,
- * `key: [a, b]` and `key:` followed by `- item` lines. Without front matter, `data` is empty.
- */
-export function parseFrontMatter(text: string): { data: FrontMatter; body: string } {
-  const src = text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
-  const m = /^---\n([\s\S]*?)\n---[ \t]*(?:\n|$)/.exec(src);
-  if (!m) return { data: {}, body: src };
-  const data: FrontMatter = {};
-  let listKey: string | null = null;
-  for (const line of (m[1] ?? '').split('\n')) {
-    if (!line.trim() || line.trimStart().startsWith('#')) continue;
-    const item = /^\s*-\s+(.*)$/.exec(line);
-    if (item && listKey) {
-      (data[listKey] as string[]).push(unquote(item[1] ?? ''));
-      continue;
-    }
-    const kv = /^([A-Za-z_][\w-]*)\s*:\s*(.*)$/.exec(line);
-    if (!kv) continue;
-    const key = kv[1]!.toLowerCase();
-    const value = (kv[2] ?? '').trim();
-    if (value === '') {
-      data[key] = [];
-      listKey = key;
-    } else if (value.startsWith('[') && value.endsWith(']')) {
-      data[key] = value.slice(1, -1).split(',').map(unquote).filter(Boolean);
-      listKey = null;
-    } else {
-      data[key] = unquote(value);
-      listKey = null;
-    }
-  }
-  return { data, body: src.slice(m[0].length) };
-}
 
 const str = (v: string | string[] | undefined) => (Array.isArray(v) ? v.join(', ') : v);
 const list = (v: string | string[] | undefined) =>
@@ -68,7 +26,8 @@ export function articleFromMarkdown(
   text: string,
   defaultCategory?: string,
 ): { ok: true; draft: ArticleDraft & { slug: string } } | { ok: false; error: string } {
-  const { data, body } = parseFrontMatter(text);
+  const { data, body, error } = frontMatter(text);
+  if (error) return { ok: false, error };
   const heading = /^#\s+(.+?)\s*#*\s*$/m.exec(body)?.[1];
   const stem = basename(fileName, extname(fileName));
   const title = str(data.title) ?? heading ?? stem;

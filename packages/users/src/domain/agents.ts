@@ -13,9 +13,10 @@ import { AgentKeyRotated, AgentRegistered, AgentUpdated } from '@lore/schema';
 import { and, desc, eq, gte, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import * as tables from '../tables.js';
 import { rankAgents, type SearchCriteria, type SearchFit } from './agent-search.js';
+import { HotReads } from './hot-reads.js';
 import { mergeCapabilities, NO_CAPABILITIES, normalizeSkills, normalizeTags } from './profile.js';
 
-const { agents, apiKeys, activity, sourceTopics } = tables;
+const { agents, apiKeys, sourceTopics } = tables;
 type Row = typeof agents.$inferSelect;
 
 export function toProfile(r: Row): AgentProfile {
@@ -39,13 +40,17 @@ export function toProfile(r: Row): AgentProfile {
 
 /** The users service's storage: agents, their keys, what they did, what they know about. */
 export class AgentRepository {
+  private readonly hot: HotReads;
+
   constructor(
     private readonly db: Database<typeof tables>,
     private readonly outbox: Outbox,
     private readonly nodeId: string,
     private readonly now: () => number = Date.now,
     private readonly directory?: NetworkDirectory,
-  ) {}
+  ) {
+    this.hot = new HotReads(db);
+  }
 
   async register(input: AgentRegisterInput): Promise<{ profile: AgentProfile; apiKey: string }> {
     const apiKey = generateApiKey();
@@ -123,11 +128,11 @@ export class AgentRepository {
   }
 
   async byHandle(handle: string): Promise<Row | undefined> {
-    return this.db.query.agents.findFirst({ where: eq(agents.handle, handle) });
+    return this.hot.agentByHandle(handle);
   }
 
   async byId(id: string): Promise<Row | undefined> {
-    return this.db.query.agents.findFirst({ where: eq(agents.id, id) });
+    return this.hot.agentById(id);
   }
 
   async byHandleOrId(ref: string): Promise<Row | undefined> {
@@ -187,13 +192,7 @@ export class AgentRepository {
 
   /** Key verification for every service; also how presence is learned. */
   async verifyKey(keyHash: string): Promise<VerifiedAgent | null> {
-    const rows = await this.db
-      .select({ id: agents.id, handle: agents.handle, node: agents.node, lastActiveAt: agents.lastActiveAt })
-      .from(apiKeys)
-      .innerJoin(agents, eq(agents.id, apiKeys.agentId))
-      .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)))
-      .limit(1);
-    const r = rows[0];
+    const r = await this.hot.liveKey(keyHash);
     if (!r) return null;
     const t = this.now();
     // Presence needs minute resolution, not a write per call.
@@ -296,12 +295,7 @@ export class AgentRepository {
   }
 
   async recentActivity(agentId: string, limit = 5) {
-    return this.db
-      .select()
-      .from(activity)
-      .where(eq(activity.agentId, agentId))
-      .orderBy(desc(activity.at))
-      .limit(limit);
+    return this.hot.recentActivity(agentId, limit);
   }
 
   async countActiveSince(since: number): Promise<number> {

@@ -1,9 +1,10 @@
 import { conflict, type Database, type Outbox } from '@lore/kit';
 import { ConnectionMade, ConnectionRequested } from '@lore/schema';
-import { and, eq, inArray, or, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import * as tables from '../tables.js';
+import { HotReads } from './hot-reads.js';
 
-const { agents, connectionRequests, connections } = tables;
+const { connectionRequests, connections } = tables;
 
 export interface Party {
   id: string;
@@ -26,11 +27,15 @@ const pair = (x: string, y: string): [string, string] => (x < y ? [x, y] : [y, x
  * request makes the connection (an "active partnership").
  */
 export class ConnectionRepository {
+  private readonly hot: HotReads;
+
   constructor(
     private readonly db: Database<typeof tables>,
     private readonly outbox: Outbox,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.hot = new HotReads(db);
+  }
 
   async request(
     from: Party,
@@ -104,35 +109,12 @@ export class ConnectionRepository {
 
   /** Handles of the agent's connections, oldest first. */
   async connectedHandles(agentId: string): Promise<string[]> {
-    const rows = await this.db
-      .select({ a: connections.a, b: connections.b, at: connections.createdAt })
-      .from(connections)
-      .where(or(eq(connections.a, agentId), eq(connections.b, agentId)))
-      .orderBy(connections.createdAt);
-    const others = rows.map((r) => (r.a === agentId ? r.b : r.a));
-    if (!others.length) return [];
-    const names = await this.db
-      .select({ id: agents.id, handle: agents.handle })
-      .from(agents)
-      .where(inArray(agents.id, others));
-    const byId = new Map(names.map((n) => [n.id, n.handle]));
-    return others.map((id) => byId.get(id)).filter((h): h is string => !!h);
+    return this.hot.connectedHandles(agentId);
   }
 
   /** Requests addressed to the agent that it has not answered. */
   async pendingFor(agentId: string): Promise<Array<RequestRow & { fromHandle: string }>> {
-    const rows = await this.db
-      .select({ req: connectionRequests, fromHandle: agents.handle })
-      .from(connectionRequests)
-      .innerJoin(agents, eq(agents.id, connectionRequests.fromId))
-      .where(
-        and(
-          eq(connectionRequests.toId, agentId),
-          sql`not exists (select 1 from connection_requests back where back.from_id = ${agentId} and back.to_id = "connection_requests"."from_id")`,
-        ),
-      )
-      .orderBy(connectionRequests.createdAt);
-    return rows.map((r) => ({ ...r.req, fromHandle: r.fromHandle }));
+    return this.hot.pendingFor(agentId);
   }
 
   async count(): Promise<number> {

@@ -1,5 +1,6 @@
 import { isContentTerm, synonymsOf, tokenize } from '@lore/kit';
 import type { DiscoveryGoal, ExpertiseLevel, Skill } from '@lore/schema';
+import { LRUCache } from 'lru-cache';
 
 /** What discovery knows about an agent: its declared profile and the topics of its knowledge. */
 export interface Candidate {
@@ -71,7 +72,7 @@ export function weightsFor(goal: DiscoveryGoal, hasTopic: boolean): Record<strin
 
 const stem = (t: string) => (t.length > 3 && t.endsWith('s') && !t.endsWith('ss') ? t.slice(0, -1) : t);
 
-const termCache = new Map<string, ReadonlySet<string>>();
+const termCache = new LRUCache<string, ReadonlySet<string>>({ max: 20_000 });
 
 /**
  * Content words of a text, crudely singularised so "transformers" meets "transformer", with the
@@ -85,7 +86,6 @@ export function terms(text: string): ReadonlySet<string> {
   const out = new Set(tokenize(text).filter(isContentTerm).map(stem));
   for (const alt of synonymsOf(text))
     for (const w of tokenize(alt.text)) if (isContentTerm(w)) out.add(stem(w));
-  if (termCache.size >= 20_000) termCache.clear();
   termCache.set(text, out);
   return out;
 }

@@ -1,0 +1,102 @@
+import type { Client, InValue } from '@libsql/client';
+import { type Column, getTableColumns, getTableName, type Table } from 'drizzle-orm';
+import Libsql from 'libsql';
+import { LRUCache } from 'lru-cache';
+
+export type ReadArg = string | number | bigint | null | Buffer;
+export type RawRow = Record<string, unknown>;
+
+interface Statement {
+  all(...args: ReadArg[]): unknown[];
+  get(...args: ReadArg[]): unknown;
+}
+
+export interface PreparedReadStats {
+  hits: number;
+  misses: number;
+  /** Statements dropped because a run threw (a statement that failed is never handed out again). */
+  dropped: number;
+}
+
+/** Statements kept per database; the hot reads of a service are a handful. */
+const MAX_STATEMENTS = 128;
+
+/**
+ * The per-call reads of a service, prepared once and run again. @libsql/client prepares every
+ * statement it runs afresh and drops it, which costs more than running the small indexed
+ * queries a tool call makes, and drizzle's query builders add as much again. On a local file the
+ * reads run on a read-only connection of their own (libsql's better-sqlite3 API), with its
+ * statements kept by SQL text; WAL lets it read beside the writer and see every commit. On a
+ * server the SQL goes over hrana, where the server does its own caching.
+ */
+export class PreparedReads {
+  readonly stats: PreparedReadStats = { hits: 0, misses: 0, dropped: 0 };
+  #connection: InstanceType<typeof Libsql> | undefined;
+  readonly #statements = new LRUCache<string, Statement>({ max: MAX_STATEMENTS });
+
+  constructor(
+    private readonly client: Client,
+    private readonly path: string | undefined,
+  ) {}
+
+  /** Every row the SELECT returns, keyed by column name. */
+  async all(sql: string, args: ReadArg[] = []): Promise<RawRow[]> {
+    if (this.path === undefined) {
+      const rs = await this.client.execute({ sql, args: args as InValue[] });
+      return rs.rows.map((row) => Object.fromEntries(rs.columns.map((c, i) => [c, row[i]])));
+    }
+    return this.#run(sql, (s) => s.all(...args) as RawRow[]);
+  }
+
+  /** The first row the SELECT returns, if any. */
+  async get(sql: string, args: ReadArg[] = []): Promise<RawRow | undefined> {
+    if (this.path === undefined) return (await this.all(sql, args))[0];
+    return this.#run(sql, (s) => s.get(...args) as RawRow | undefined);
+  }
+
+  close(): void {
+    this.#statements.clear();
+    this.#connection?.close();
+    this.#connection = undefined;
+  }
+
+  #run<T>(sql: string, run: (s: Statement) => T): T {
+    let stmt = this.#statements.get(sql);
+    if (stmt) this.stats.hits++;
+    else {
+      this.stats.misses++;
+      this.#connection ??= new Libsql(this.path!, { readonly: true });
+      stmt = this.#connection.prepare<ReadArg[]>(sql);
+      this.#statements.set(sql, stmt);
+    }
+    try {
+      return run(stmt);
+    } catch (err) {
+      this.#statements.delete(sql);
+      this.stats.dropped++;
+      throw err;
+    }
+  }
+}
+
+/**
+ * A table's SELECT list and the mapping of its raw rows to drizzle's row type, so that prepared
+ * reads return what the query builders would (JSON columns parsed, names in camelCase).
+ */
+export function tableReader<T extends Table>(
+  table: T,
+): { select: string; row(raw: RawRow): T['$inferSelect'] } {
+  const columns = Object.entries(getTableColumns(table)) as Array<[string, Column]>;
+  const select = `select ${columns.map(([, c]) => `"${c.name}"`).join(', ')} from "${getTableName(table)}"`;
+  return {
+    select,
+    row(raw) {
+      const out: Record<string, unknown> = {};
+      for (const [key, col] of columns) {
+        const v = raw[col.name];
+        out[key] = v === null || v === undefined ? null : col.mapFromDriverValue(v);
+      }
+      return out as T['$inferSelect'];
+    },
+  };
+}

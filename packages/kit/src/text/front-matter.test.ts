@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { frontMatter } from './front-matter.js';
+
+const BODY = '# Using Lore\n\nBody text.\n';
+
+describe('front matter', () => {
+  it('reads scalars, inline lists, block lists and block scalars, keys in lower case', () => {
+    const { data, body } = frontMatter(
+      `---\nTitle: "Hello: world"\ntags: [a, 'b c']\nsummary: Short.\nsidebar: 2\nlist:\n  - x\n  - y\nabout: |\n  two\n  lines\n---\n${BODY}`,
+    );
+    expect(data).toEqual({
+      title: 'Hello: world',
+      tags: ['a', 'b c'],
+      summary: 'Short.',
+      sidebar: '2',
+      list: ['x', 'y'],
+      about: 'two\nlines',
+    });
+    expect(body).toBe(BODY);
+  });
+
+  it('leaves out what is not a scalar or a list, and survives a block that is not YAML', () => {
+    expect(frontMatter(`---\nnested:\n  a: 1\nempty:\ntitle: T\n---\n${BODY}`).data).toEqual({ title: 'T' });
+    expect(frontMatter(`---\ntitle: [unclosed\n: : :\n---\n${BODY}`)).toMatchObject({ data: {}, body: BODY });
+    expect(frontMatter(`---\ntitle: Search: how\n---\n${BODY}`).error).toMatch(
+      /^front matter is not valid YAML: /,
+    );
+  });
+
+  it('accepts CRLF, a byte order mark and a `...` end, and leaves a file without front matter alone', () => {
+    expect(frontMatter(`\uFEFF---\r\ntitle: T\r\n...\r\n${BODY}`)).toEqual({
+      data: { title: 'T' },
+      body: BODY,
+    });
+    expect(frontMatter(BODY)).toEqual({ data: {}, body: BODY });
+    expect(frontMatter('---\nnot closed\n# Title')).toEqual({ data: {}, body: '---\nnot closed\n# Title' });
+  });
+});

@@ -1,0 +1,44 @@
+import { parse as parseYaml } from 'yaml';
+
+export type FrontMatter = Record<string, string | string[]>;
+
+const BLOCK = /^---[ \t]*\n([\s\S]*?)\n(?:---|\.\.\.)[ \t]*(?:\n|$)/;
+
+const scalar = (v: unknown): string | undefined =>
+  typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined;
+
+/**
+ * A Markdown file's leading YAML block (`---` … `---` or `...`), read with the `yaml` package:
+ * top-level scalars as strings, lists of scalars as string lists, keys in lower case. Anything
+ * else (nested maps, empty values) is left out, and a block that is not valid YAML gives no
+ * data and an `error` saying why, rather than failing the document. Without front matter, `data` is empty and the body is
+ * the whole text.
+ */
+export function frontMatter(text: string): { data: FrontMatter; body: string; error?: string } {
+  const src = text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
+  const m = BLOCK.exec(src);
+  if (!m) return { data: {}, body: src };
+  const body = src.slice(m[0].length);
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(m[1]!);
+  } catch (err) {
+    // The reason, for callers that report it (a value with `: ` in it wants quotes).
+    return {
+      data: {},
+      body,
+      error: `front matter is not valid YAML: ${(err as Error).message.split('\n')[0]}`,
+    };
+  }
+  const data: FrontMatter = {};
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return { data, body };
+  for (const [key, value] of Object.entries(parsed)) {
+    if (Array.isArray(value)) {
+      data[key.toLowerCase()] = value.map(scalar).filter((v): v is string => v !== undefined && v !== '');
+      continue;
+    }
+    const s = scalar(value)?.trim();
+    if (s) data[key.toLowerCase()] = s;
+  }
+  return { data, body };
+}

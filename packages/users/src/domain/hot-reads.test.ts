@@ -1,0 +1,121 @@
+import { fileURLToPath } from 'node:url';
+import { createLogger, type Database, MemoryBus, Outbox, openDatabase } from '@lore/kit';
+import { SqldProcess, tempDir } from '@lore/kit/testing';
+import { and, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
+import { afterAll, describe, expect, it } from 'vitest';
+import * as t from '../tables.js';
+import { AgentRepository } from './agents.js';
+import { ConnectionRepository } from './connections.js';
+import { HotReads } from './hot-reads.js';
+
+const MIGRATIONS = fileURLToPath(new URL('../../migrations', import.meta.url));
+const cleanups: Array<() => Promise<void> | void> = [];
+afterAll(async () => {
+  for (const c of cleanups.reverse()) await c();
+});
+
+async function fileDb(): Promise<Database<typeof t>> {
+  const dir = tempDir();
+  cleanups.push(dir.cleanup);
+  return openDatabase({ url: `file:${dir.path}/users.db`, schema: t, migrationsFolder: MIGRATIONS });
+}
+
+async function sqldDb(): Promise<Database<typeof t>> {
+  const dir = tempDir('lore-sqld-');
+  const server = new SqldProcess(dir.path);
+  await server.start();
+  cleanups.push(dir.cleanup, () => server.kill());
+  return openDatabase({ url: server.url, schema: t, migrationsFolder: MIGRATIONS });
+}
+
+describe.each([
+  ['a local file', fileDb],
+  ['a libSQL server (sqld)', sqldDb],
+])('the users hot reads on %s', (_name, open) => {
+  it('return what the query builders return', async () => {
+    const db = await open();
+    cleanups.push(() => db.$client.close());
+    const outbox = new Outbox(
+      db,
+      new MemoryBus(),
+      { node: 'n', service: 'users' },
+      createLogger({ name: 't', level: 'silent' }),
+    );
+    const agents = new AgentRepository(db, outbox, 'n');
+    const connections = new ConnectionRepository(db, outbox);
+    const reg = async (h: string) => {
+      const r = await agents.register({
+        username: h,
+        email: `${h}@example.com`,
+        displayName: h,
+        skills: ['go'],
+      } as never);
+      return { id: r.profile.id, handle: h, key: r.apiKey };
+    };
+    const [me, ann, bob, cy] = [await reg('me'), await reg('ann'), await reg('bob'), await reg('cy')];
+    await connections.request(me, ann, { purpose: 'pair' });
+    await connections.request(ann, me, { purpose: 'pair' });
+    await connections.request(bob, me, { purpose: 'ask', proposal: 'a review', duration: '1 week' });
+    await connections.request(cy, me, { purpose: 'ask' });
+    await connections.request(me, cy, { purpose: 'ask' });
+    await db.insert(t.activity).values(
+      Array.from({ length: 8 }, (_, i) => ({
+        eventId: `e${i}`,
+        agentId: me.id,
+        kind: 'post',
+        summary: `s${i}`,
+        at: 100 + i,
+      })),
+    );
+    const hot = new HotReads(db);
+
+    expect(await hot.agentByHandle('me')).toEqual(
+      await db.query.agents.findFirst({ where: eq(t.agents.handle, 'me') }),
+    );
+    expect(await hot.agentById(ann.id)).toEqual(
+      await db.query.agents.findFirst({ where: eq(t.agents.id, ann.id) }),
+    );
+    expect(await hot.agentByHandle('nobody')).toBeUndefined();
+    expect((await hot.agentByHandle('me'))?.skills).toEqual([{ name: 'go', level: 'intermediate' }]);
+
+    expect(await hot.recentActivity(me.id, 5)).toEqual(
+      await db
+        .select()
+        .from(t.activity)
+        .where(eq(t.activity.agentId, me.id))
+        .orderBy(desc(t.activity.at))
+        .limit(5),
+    );
+
+    const pairs = await db
+      .select()
+      .from(t.connections)
+      .where(or(eq(t.connections.a, me.id), eq(t.connections.b, me.id)))
+      .orderBy(t.connections.createdAt);
+    const others = pairs.map((p) => (p.a === me.id ? p.b : p.a));
+    const names = await db.select().from(t.agents).where(inArray(t.agents.id, others));
+    expect(await hot.connectedHandles(me.id)).toEqual(
+      others.map((id) => names.find((n) => n.id === id)!.handle),
+    );
+    expect((await hot.connectedHandles(me.id)).sort()).toEqual(['ann', 'cy']);
+
+    const pending = await hot.pendingFor(me.id);
+    expect(pending.map((p) => [p.fromHandle, p.purpose, p.proposal, p.duration])).toEqual([
+      ['bob', 'ask', 'a review', '1 week'],
+    ]);
+    const [built] = await db
+      .select()
+      .from(t.connectionRequests)
+      .where(and(eq(t.connectionRequests.fromId, bob.id), eq(t.connectionRequests.toId, me.id)));
+    expect(pending[0]).toEqual({ ...built, fromHandle: 'bob' });
+
+    const [keyRow] = await db
+      .select()
+      .from(t.apiKeys)
+      .where(and(eq(t.apiKeys.agentId, me.id), isNull(t.apiKeys.revokedAt)));
+    expect(await hot.liveKey(keyRow!.keyHash)).toMatchObject({ id: me.id, handle: 'me', node: 'n' });
+    // A revoked key is not live, as soon as the revocation commits.
+    await db.update(t.apiKeys).set({ revokedAt: 1 }).where(sql`key_hash = ${keyRow!.keyHash}`);
+    expect(await hot.liveKey(keyRow!.keyHash)).toBeUndefined();
+  }, 30_000);
+});
