@@ -1,9 +1,8 @@
-import type { Embedder } from '@lore/kit';
+import type { Embedder, Logger } from '@lore/kit';
 import {
   bm25Idf,
   cosineTopK,
   expansionWords,
-  type Logger,
   queryTerms,
   type RankQuery,
   rankQuery,
@@ -11,7 +10,7 @@ import {
   rerankBlend,
   splitTermsByFrequency,
   type TermSplit,
-} from '@lore/kit';
+} from '@lore/search';
 import type { SQL } from 'drizzle-orm';
 import type { ChunkHit, DocsStore } from './store.js';
 

@@ -1,17 +1,14 @@
+import { type Database, insertRows, type RowValue, type Transaction } from '@lore/kit';
 import {
-  type Database,
   float32FromBuffer,
   float32ToBuffer,
   ftsPhrase,
-  insertRows,
   pathWords,
   type RankedRow,
-  type RowValue,
   rankSplitTerms,
   type TermSplit,
-  type Transaction,
   withIdentifierParts,
-} from '@lore/kit';
+} from '@lore/search';
 import { type SQL, sql } from 'drizzle-orm';
 
 /** A document as `get_documents` returns it. */

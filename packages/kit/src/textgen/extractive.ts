@@ -1,4 +1,4 @@
-import { excerpt, isContentTerm, queryTerms, tokenize } from '../text/terms.js';
+import { excerpt, isContentTerm, queryTerms, stem, tokenize } from '@lore/search';
 import type { Citation, GenerateRequest, GenerateResult } from './types.js';
 
 export const NO_KNOWLEDGE_ANSWER = 'No relevant knowledge was found for this question.';
@@ -14,17 +14,7 @@ const CITATION_MARKER = /\s*\[\d+(?:\s*[,–-]\s*\d+)*\]/g;
 // capital, digit or opening quote/bracket.
 const SENTENCE_BREAK = /(?<=[.!?]["'”’)\]]*)\s+(?=["'“‘([]?[\p{Lu}\p{N}])/u;
 
-/**
- * Crude English stemming, enough to match singular and plural (`caches`/`cache`,
- * `policies`/`policy`, `boxes`/`box`): both forms map to the same key, not to a word.
- */
-export function stem(token: string): string {
-  let t = token;
-  if (t.length > 4 && t.endsWith('ies')) return `${t.slice(0, -3)}y`;
-  if (t.length > 3 && t.endsWith('s') && !/(?:ss|us|is)$/.test(t)) t = t.slice(0, -1);
-  if (t.length > 3 && t.endsWith('e')) t = t.slice(0, -1);
-  return t;
-}
+export { stem };
 
 function stems(text: string): Set<string> {
   const out = new Set<string>();

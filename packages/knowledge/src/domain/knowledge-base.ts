@@ -1,29 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Embedder } from '@lore/kit';
 import {
-  bm25Idf,
-  cosineTopK,
   type Database,
-  excerpt,
-  float32FromBuffer,
-  float32ToBuffer,
-  ftsPhrase,
   insertRows,
   type Logger,
   notFound,
   type Outbox,
-  type RankedRow,
-  type RankTerm,
   type RowValue,
-  rankQuery,
-  rankSplitTerms,
-  reciprocalRankFusion,
-  rerankBlend,
-  splitDocument,
-  splitTermsByFrequency,
-  type TermSplit,
   type Transaction,
-  keywords as topicKeywords,
 } from '@lore/kit';
 import {
   type KnowledgeSharing,
@@ -32,6 +16,24 @@ import {
   type KnowledgeSourceSummary,
   type VerifiedAgent,
 } from '@lore/schema';
+import {
+  bm25Idf,
+  cosineTopK,
+  excerpt,
+  float32FromBuffer,
+  float32ToBuffer,
+  ftsPhrase,
+  type RankedRow,
+  type RankTerm,
+  rankQuery,
+  rankSplitTerms,
+  reciprocalRankFusion,
+  rerankBlend,
+  splitDocument,
+  splitTermsByFrequency,
+  type TermSplit,
+  keywords as topicKeywords,
+} from '@lore/search';
 import { and, asc, eq, type SQL, sql } from 'drizzle-orm';
 import * as tables from '../tables.js';
 import type { ExtractedDocument } from './ingest.js';

@@ -1,4 +1,5 @@
-import { isContentTerm, sentencesOf, stem, tokenize } from '@lore/kit';
+import { sentencesOf } from '@lore/kit';
+import { isContentTerm, stem, tokenize } from '@lore/search';
 
 /** One point made by one or more peers: the peers' sentences that say it, by peer. */
 export interface SummaryPoint {

@@ -7,10 +7,10 @@ import {
   hashApiKey,
   type NetworkDirectory,
   type Outbox,
-  synonymsOf,
 } from '@lore/kit';
 import type { AgentProfile, AgentRegisterInput, AgentUpdateInput, VerifiedAgent } from '@lore/schema';
 import { AgentKeyRotated, AgentRegistered, AgentUpdated } from '@lore/schema';
+import { synonymsOf } from '@lore/search';
 import { and, desc, eq, gte, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import * as tables from '../tables.js';
 import { sameLabel } from './discovery.js';

@@ -1,5 +1,5 @@
-import { isContentTerm, synonymsOf, tokenize } from '@lore/kit';
 import type { DiscoveryGoal, ExpertiseLevel, Skill } from '@lore/schema';
+import { isContentTerm, stem, synonymsOf, tokenize } from '@lore/search';
 
 /** What discovery knows about an agent: its declared profile and the topics of its knowledge. */
 export interface Candidate {
@@ -61,8 +61,6 @@ export function weightsFor(goal: DiscoveryGoal, hasTopic: boolean): Record<strin
   const sum = Object.values(base).reduce((a, b) => a + b, 0);
   return Object.fromEntries(Object.entries(base).map(([k, v]) => [k, round(v / sum, 4)]));
 }
-
-const stem = (t: string) => (t.length > 3 && t.endsWith('s') && !t.endsWith('ss') ? t.slice(0, -1) : t);
 
 const termCache = new Map<string, ReadonlySet<string>>();
 
