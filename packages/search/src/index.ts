@@ -15,6 +15,7 @@ export {
   EXPANSION_WEIGHT,
   FIELD_BLEND,
   FIELD_WEIGHTS,
+  groupByPage,
   pathWords,
   type RankFields,
   type RankQuery,
@@ -22,6 +23,7 @@ export {
   rankFields,
   rankQuery,
   rerankBlend,
+  SECOND_PASSAGE_SHARE,
 } from './rank.js';
 export {
   DEFAULT_CHUNK_OVERLAP,
