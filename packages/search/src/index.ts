@@ -1,3 +1,4 @@
+export { excerpt } from './excerpt.js';
 export {
   DEFAULT_MIN_MATCHES,
   DEFAULT_RARE_SHARE,
@@ -10,6 +11,7 @@ export {
   type TermSplit,
   type TermSplitOptions,
 } from './fts.js';
+export { keywords } from './keywords.js';
 export {
   bm25Idf,
   EXPANSION_WEIGHT,
@@ -40,13 +42,5 @@ export {
   synonymsOf,
   withIdentifierParts,
 } from './synonyms.js';
-export {
-  excerpt,
-  ftsMatchQuery,
-  isContentTerm,
-  keywords,
-  queryTerms,
-  STOP_WORDS,
-  tokenize,
-} from './terms.js';
+export { ftsMatchQuery, isContentTerm, queryTerms, STOP_WORDS, tokenize } from './terms.js';
 export { cosineTopK, float32FromBuffer, float32ToBuffer, reciprocalRankFusion } from './vector.js';

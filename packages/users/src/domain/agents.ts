@@ -10,11 +10,12 @@ import {
 } from '@lore/kit';
 import type { AgentProfile, AgentRegisterInput, AgentUpdateInput, VerifiedAgent } from '@lore/schema';
 import { AgentKeyRotated, AgentRegistered, AgentUpdated } from '@lore/schema';
-import { synonymsOf } from '@lore/search';
 import { and, desc, eq, gte, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import * as tables from '../tables.js';
-import { sameLabel } from './discovery.js';
+import { filterAgents, type SearchCriteria } from './agent-filter.js';
 import { mergeCapabilities, NO_CAPABILITIES, normalizeSkills, normalizeTags } from './profile.js';
+
+export type { SearchCriteria } from './agent-filter.js';
 
 const { agents, apiKeys, activity, sourceTopics } = tables;
 type Row = typeof agents.$inferSelect;
@@ -36,16 +37,6 @@ export function toProfile(r: Row): AgentProfile {
     joinedAt: new Date(r.createdAt).toISOString(),
     lastActiveAt: r.lastActiveAt ? new Date(r.lastActiveAt).toISOString() : null,
   };
-}
-
-export interface SearchCriteria {
-  skills?: string[];
-  interests?: string[];
-  location?: string;
-  capabilities?: string[];
-  query?: string;
-  limit: number;
-  offset: number;
 }
 
 /** The users service's storage: agents, their keys, what they did, what they know about. */
@@ -270,53 +261,7 @@ export class AgentRepository {
   async search(c: SearchCriteria): Promise<{ agents: AgentProfile[]; total: number }> {
     // Few enough agents per node that filtering JSON fields in memory beats a query builder.
     const rows = await this.db.select().from(agents).orderBy(desc(agents.lastActiveAt), agents.handle);
-    const lc = (s: string) => s.toLowerCase();
-    // A criterion matches as written, or as an abbreviation or close term of it (NLP ~ natural
-    // language processing, k8s ~ Kubernetes).
-    const has = (list: string[], wanted: string[]) =>
-      wanted.every((w) => list.some((x) => lc(x).includes(lc(w)) || sameLabel(x, w)));
-    const terms = (c.query ?? '')
-      .toLowerCase()
-      .split(/\s+/)
-      .filter(Boolean)
-      .map((t) => [t, ...synonymsOf(t).map((alt) => alt.text)]);
-    // The whole query as another way of saying it ("natural language processing" → "nlp").
-    const restated = synonymsOf(c.query ?? '').map((alt) => alt.text.split(' '));
-    const matches = rows.filter((r) => {
-      if (
-        c.skills?.length &&
-        !has(
-          r.skills.map((s) => s.name),
-          c.skills,
-        )
-      )
-        return false;
-      if (c.interests?.length && !has(r.interests, c.interests)) return false;
-      if (c.location && !lc(r.location ?? '').includes(lc(c.location))) return false;
-      if (c.capabilities?.length) {
-        const caps = r.capabilities as unknown as Record<string, unknown>;
-        const ok = c.capabilities.every((cap) => {
-          const key = cap.startsWith('can_') ? cap : `can_${cap}`;
-          return caps[key] === true || r.capabilities.other.some((o) => lc(o) === lc(cap));
-        });
-        if (!ok) return false;
-      }
-      if (terms.length) {
-        const hay = lc(
-          [
-            r.handle,
-            r.displayName,
-            r.bio,
-            r.location ?? '',
-            ...r.skills.map((s) => s.name),
-            ...r.interests,
-          ].join(' '),
-        );
-        const words = (ws: string[]) => ws.every((w) => hay.includes(w));
-        if (!terms.every((alts) => alts.some((t) => hay.includes(t))) && !restated.some(words)) return false;
-      }
-      return true;
-    });
+    const matches = filterAgents(rows, c);
     return { agents: matches.slice(c.offset, c.offset + c.limit).map(toProfile), total: matches.length };
   }
 
