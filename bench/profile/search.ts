@@ -13,8 +13,9 @@
  */
 import { join } from 'node:path';
 import { DocsSearch, DocsStore } from '@lore/docs';
-import { createLogger, type Database, MemoryBus, Outbox, openDatabase, tokenize } from '@lore/kit';
+import { createLogger, type Database, MemoryBus, Outbox, openDatabase } from '@lore/kit';
 import { agentToken, analyzeQuery, KnowledgeBase, scorePassage, stem } from '@lore/knowledge';
+import { tokenize } from '@lore/search';
 import { Corpus } from '../corpus.js';
 import { percentile } from '../lib.js';
 

@@ -1,18 +1,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DocsStore, ingestInputs, parseDocument, runDocsCli } from '@lore/docs';
-import {
-  createLogger,
-  type Database,
-  MemoryBus,
-  migrationsFolder,
-  Outbox,
-  openDatabase,
-  splitDocument,
-} from '@lore/kit';
+import { createLogger, type Database, MemoryBus, migrationsFolder, Outbox, openDatabase } from '@lore/kit';
 import { appFetch, connectClient, ok } from '@lore/kit/testing';
 import { createKnowledgeService } from '@lore/knowledge';
 import { DocsCorpusIngested, KnowledgeSourceAdded } from '@lore/schema';
+import { splitDocument } from '@lore/search';
 import { createUsersService } from '@lore/users';
 import { Corpus } from '../corpus.js';
 import { type Row, row } from '../lib.js';

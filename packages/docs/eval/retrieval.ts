@@ -5,11 +5,11 @@ import {
   createLogger,
   databaseFor,
   type Embedder,
-  ftsMatchQuery,
   loadConfig,
   migrationsFolder,
   openDatabase,
 } from '@lore/kit';
+import { ftsMatchQuery } from '@lore/search';
 import { sql } from 'drizzle-orm';
 import { ingestInputs } from '../src/domain/ingest.js';
 import { DocsSearch } from '../src/domain/search.js';

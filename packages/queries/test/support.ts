@@ -6,7 +6,6 @@ import {
   MemoryDirectory,
   type NodeIdentity,
   type ServiceDeps,
-  tokenize,
 } from '@lore/kit';
 import { appFetch, connectClient, ok, testDeps } from '@lore/kit/testing';
 import {
@@ -18,6 +17,7 @@ import {
   KnowledgeRpc,
   QueriesRpc,
 } from '@lore/schema';
+import { tokenize } from '@lore/search';
 import { expect } from 'vitest';
 import type { z } from 'zod';
 import { createUsersService } from '../../users/src/index.js';

@@ -1,5 +1,23 @@
 import { HANDLE_PATTERN } from '@lore/schema';
-import { type Category, TOPIC_CATEGORIES, TRAIT_CATEGORIES } from './lexicon.js';
+import { STOP_WORDS, stem as stemWord } from '@lore/search';
+import { type Category, TOPIC_CATEGORIES, TRAIT_CATEGORIES } from './categories.js';
+import {
+  ANYONE,
+  CONNECTION_WORDS,
+  CONNECTORS,
+  DENY,
+  FILLER,
+  GENERIC_SENDERS,
+  MARKERS,
+  OBJECTS,
+  PREPOSITIONS,
+  PRONOUNS,
+  QUANTIFIERS,
+  type SegmentKind,
+  TOPIC_LEAD,
+  TOPIC_NOISE,
+  TOPIC_TAIL,
+} from './lexicon.js';
 
 /**
  * A set of words to look for: every group must be present, a group is present when any of
@@ -32,265 +50,8 @@ export interface Interpretation {
 
 export type Tri = 'match' | 'no-match' | 'unknown';
 
-/**
- * Reject/deny/block make a deny rule (and, because an allow reading of them would share what
- * the owner meant to hold back: never, refuse, decline, "do not").
- */
-const DENY =
-  /\b(reject|rejects|rejected|rejecting|deny|denies|denied|denying|block|blocks|blocked|blocking|never|refuse|refuses|refused|decline|declines|declined|don't|dont|do not)\b/;
-
-type SegmentKind = 'head' | 'sender' | 'topic' | 'other';
-const MARKERS: Array<[string[], SegmentKind]> = [
-  [['on', 'the', 'topic', 'of'], 'topic'],
-  [['on', 'the', 'subject', 'of'], 'topic'],
-  [['in', 'the', 'field', 'of'], 'topic'],
-  [['in', 'the', 'area', 'of'], 'topic'],
-  [['to', 'do', 'with'], 'topic'],
-  [['related', 'to'], 'topic'],
-  [['relating', 'to'], 'topic'],
-  [['about'], 'topic'],
-  [['regarding'], 'topic'],
-  [['concerning'], 'topic'],
-  [['sent', 'by'], 'sender'],
-  [['asked', 'by'], 'sender'],
-  [['from'], 'sender'],
-  ...(
-    [
-      'that',
-      'which',
-      'when',
-      'whenever',
-      'if',
-      'unless',
-      'except',
-      'but',
-      'who',
-      'whose',
-      'where',
-      'while',
-      'during',
-      'after',
-      'before',
-      'between',
-      'with',
-      'without',
-      'on',
-      'at',
-      'in',
-      'within',
-      'until',
-      'because',
-      'since',
-      'than',
-    ] as const
-  ).map((w): [string[], SegmentKind] => [[w], 'other']),
-];
-
-const PREPOSITIONS = new Set([
-  'on',
-  'at',
-  'in',
-  'within',
-  'with',
-  'without',
-  'between',
-  'during',
-  'after',
-  'before',
-  'until',
-  'since',
-  'than',
-]);
-const VERBS = new Set([
-  'allow',
-  'allows',
-  'accept',
-  'accepts',
-  'approve',
-  'approves',
-  'auto',
-  'automatically',
-  'always',
-  'share',
-  'answer',
-  'permit',
-  'let',
-  'through',
-  'reply',
-  'respond',
-  'reject',
-  'rejects',
-  'deny',
-  'denies',
-  'block',
-  'blocks',
-  'never',
-  'refuse',
-  'decline',
-  'do',
-  'not',
-  "don't",
-  'dont',
-  'please',
-  'release',
-  'send',
-  'pass',
-]);
-const QUANTIFIERS = new Set([
-  'all',
-  'any',
-  'every',
-  'each',
-  'the',
-  'a',
-  'an',
-  'only',
-  'my',
-  'their',
-  'these',
-  'those',
-]);
-const OBJECTS = new Set([
-  'question',
-  'questions',
-  'query',
-  'queries',
-  'request',
-  'requests',
-  'message',
-  'messages',
-  'answers',
-  'ask',
-  'asks',
-]);
-const FILLER = new Set([
-  ...VERBS,
-  ...QUANTIFIERS,
-  ...OBJECTS,
-  'to',
-  'me',
-  'i',
-  'be',
-  'is',
-  'are',
-  'it',
-  'them',
-  'everything',
-  'anything',
-  'always',
-  'also',
-  'for',
-  'of',
-  'and',
-  ',',
-]);
-const ANYONE = new Set(['anyone', 'anybody', 'everyone', 'everybody', 'all', 'any', 'anywhere', 'whoever']);
-const GENERIC_SENDERS = new Set([
-  'user',
-  'users',
-  'agent',
-  'agents',
-  'people',
-  'peer',
-  'peers',
-  'member',
-  'members',
-  'folks',
-  'asker',
-  'askers',
-  'sender',
-  'senders',
-  'account',
-  'accounts',
-  'person',
-  'persons',
-  'one',
-  'ones',
-]);
-const TOPIC_LEAD = new Set([
-  'the',
-  'topic',
-  'topics',
-  'subject',
-  'subjects',
-  'of',
-  'field',
-  'fields',
-  'area',
-  'areas',
-  'like',
-  'such',
-  'as',
-  'things',
-  'any',
-  'all',
-]);
-const TOPIC_TAIL = new Set([
-  'topic',
-  'topics',
-  'subject',
-  'subjects',
-  'matter',
-  'matters',
-  'things',
-  'stuff',
-  'area',
-  'areas',
-  'field',
-  'fields',
-  'question',
-  'questions',
-  'query',
-  'queries',
-  'issue',
-  'issues',
-]);
-/** A sender phrase with these ("people I trust") describes a relation, not a profile trait. */
-const PRONOUNS = new Set([
-  'i',
-  'me',
-  'my',
-  'we',
-  'our',
-  'us',
-  'you',
-  'your',
-  'they',
-  'them',
-  'their',
-  'he',
-  'she',
-  'him',
-  'her',
-]);
-const CONNECTORS = new Set([',', 'and', 'or', '&', '/', 'plus']);
-/** "from my connections", "from agents I am connected to", "from my partners". */
-const CONNECTION_WORDS = new Set(['connection', 'connections', 'connected', 'partner', 'partners']);
-const STOP = new Set([
-  'the',
-  'a',
-  'an',
-  'of',
-  'in',
-  'on',
-  'for',
-  'to',
-  'with',
-  'its',
-  'their',
-  'new',
-  'latest',
-  'recent',
-]);
-
-/** Crude stemming, the same on both sides of a comparison: singular and plural meet. */
-export function stem(token: string): string {
-  let t = token.toLowerCase();
-  if (t.length > 4 && t.endsWith('ies')) return `${t.slice(0, -3)}y`;
-  if (t.length > 3 && t.endsWith('s') && !/(?:ss|us|is)$/.test(t)) t = t.slice(0, -1);
-  if (t.length > 3 && t.endsWith('e')) t = t.slice(0, -1);
-  return t;
-}
+/** Lore's stemmer (`@lore/search`), the same on both sides of a comparison, over lower case. */
+export const stem = (token: string): string => stemWord(token.toLowerCase());
 
 const singular = (w: string) =>
   w.length > 4 && w.endsWith('ies')
@@ -407,7 +168,9 @@ function readTopics(ws: string[], out: Interpretation, original: string) {
   while (start < ws.length && TOPIC_LEAD.has(ws[start]!)) start++;
   let end = ws.length;
   while (end > start && TOPIC_TAIL.has(ws[end - 1]!)) end--;
-  const items = splitItems(ws.slice(start, end)).map((item) => item.filter((w) => !STOP.has(w)));
+  const items = splitItems(ws.slice(start, end)).map((item) =>
+    item.filter((w) => !STOP_WORDS.has(w) && !TOPIC_NOISE.has(w)),
+  );
   const usable = items.filter((i) => i.length > 0);
   if (!usable.length) {
     if (ws.some((w) => !FILLER.has(w) && !TOPIC_LEAD.has(w) && !TOPIC_TAIL.has(w)))

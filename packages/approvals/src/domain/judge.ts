@@ -1,4 +1,4 @@
-import { tokenize } from '@lore/kit';
+import { tokenize } from '@lore/search';
 import { type Interpretation, type Matcher, stem, type Tri } from './interpret.js';
 import { requestsOf } from './request.js';
 

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { basename, resolve } from 'node:path';
-import { type Embedder, type Logger, type Outbox, splitDocument, type Transaction } from '@lore/kit';
+import type { Embedder, Logger, Outbox, Transaction } from '@lore/kit';
 import { DocsCorpusIngested } from '@lore/schema';
+import { splitDocument } from '@lore/search';
 import { type CrawlOptions, crawl } from './crawl.js';
 import { parseDocumentIsolated, titleFromPath } from './parse.js';
 import { collectLocal, type RawDocument } from './sources.js';

@@ -1,13 +1,7 @@
 import { join } from 'node:path';
-import {
-  type Database,
-  databaseFor,
-  ftsPhrase,
-  migrationsFolder,
-  openDatabase,
-  type TermSplit,
-} from '@lore/kit';
+import { type Database, databaseFor, migrationsFolder, openDatabase } from '@lore/kit';
 import { seededRandom as rng, tempDir, testConfig } from '@lore/kit/testing';
+import { ftsPhrase, type TermSplit } from '@lore/search';
 import { type SQL, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tables from '../tables.js';

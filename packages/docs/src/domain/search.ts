@@ -1,9 +1,9 @@
-import type { Embedder } from '@lore/kit';
+import type { Embedder, Logger } from '@lore/kit';
 import {
   bm25Idf,
   cosineTopK,
   expansionWords,
-  type Logger,
+  groupByPage,
   queryTerms,
   type RankQuery,
   rankQuery,
@@ -11,7 +11,7 @@ import {
   rerankBlend,
   splitTermsByFrequency,
   type TermSplit,
-} from '@lore/kit';
+} from '@lore/search';
 import type { SQL } from 'drizzle-orm';
 import type { ChunkHit, DocsStore } from './store.js';
 
@@ -80,7 +80,10 @@ export class DocsSearch {
       if (!terms) return { hits: [], more: false, mode: 'bm25' };
       const depth = Math.max(RERANK_DEPTH, req.offset + req.limit + 1);
       const rows = await this.store.searchBm25(terms, req.filter, depth, 0);
-      const ranked = [...this.rerank(prepared, rows.slice(0, RERANK_DEPTH)), ...rows.slice(RERANK_DEPTH)];
+      const ranked = [
+        ...this.byPage(this.rerank(prepared, rows.slice(0, RERANK_DEPTH))),
+        ...rows.slice(RERANK_DEPTH),
+      ];
       const page = ranked.slice(req.offset, req.offset + req.limit);
       return { hits: page, more: ranked.length > req.offset + req.limit, mode: 'bm25' };
     }
@@ -107,6 +110,15 @@ export class DocsSearch {
       .slice(req.offset, req.offset + req.limit)
       .map(({ item, score }) => ({ ...hydrated.get(item)!, score }));
     return { hits: page, more: fused.length > req.offset + req.limit, mode: 'hybrid' };
+  }
+
+  /** Chunks of one page together, pages ordered by their best chunks (see `groupByPage`). */
+  private byPage(hits: ChunkHit[]): ChunkHit[] {
+    return groupByPage(
+      hits,
+      (h) => h.document,
+      (h) => h.score,
+    );
   }
 
   /** BM25 candidates rescored field-aware: title, URL path, heading path and text weighted apart, phrases rewarded. */

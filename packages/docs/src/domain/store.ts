@@ -1,18 +1,10 @@
-import {
-  type Database,
-  float32FromBuffer,
-  float32ToBuffer,
-  ftsPhrase,
-  insertRows,
-  pathWords,
-  type RankedRow,
-  type RowValue,
-  rankSplitTerms,
-  type TermSplit,
-  type Transaction,
-  withIdentifierParts,
-} from '@lore/kit';
+import type { Database, Transaction } from '@lore/kit';
+import { float32FromBuffer, ftsPhrase, type RankedRow, rankSplitTerms, type TermSplit } from '@lore/search';
 import { type SQL, sql } from 'drizzle-orm';
+import { inList, ROWS_PER_INSERT, type Row, slices, toHit } from './store-rows.js';
+import { removeDocuments, upgradeIndex, writeDocuments } from './store-writes.js';
+
+export { ftsRow } from './store-rows.js';
 
 /** A document as `get_documents` returns it. */
 export interface StoredDocument {
@@ -56,14 +48,6 @@ export interface ChunkHit {
 export const BM25_WEIGHTS = [1.0, 4.0, 2.0] as const;
 const BM25 = sql.raw(`bm25(chunks_fts, ${BM25_WEIGHTS.join(', ')})`);
 
-/** What `ftsRow` writes; a database indexed otherwise is rewritten at start (`upgradeIndex`). */
-const FTS_VERSION = '2';
-
-// Rows per multi-row INSERT: well under SQLite's bound-parameter limit.
-const ROWS_PER_INSERT = 400;
-
-type Row = Record<string, unknown>;
-
 /** Reads and writes the docs tables. Every write is one transaction (see `openDatabase`). */
 export class DocsStore {
   constructor(readonly db: Database) {}
@@ -77,112 +61,21 @@ export class DocsStore {
   }
 
   /** Writes documents and their chunks (FTS rows too), replacing older versions, in the caller's transaction. */
-  async writeDocuments(tx: Transaction, docs: DocumentWrite[]): Promise<number> {
-    if (!docs.length) return 0;
-    const replaced = docs.filter((d) => d.replaces).map((d) => d.name);
-    if (replaced.length) await this.deleteChunks(tx, replaced);
-    for (const part of slices(docs, Math.floor(ROWS_PER_INSERT / 2))) {
-      await insertRows(
-        tx,
-        'documents',
-        ['name', 'uri', 'title', 'description', 'content', 'data_source', 'content_hash', 'update_time'],
-        part.map((d) => [
-          d.name,
-          d.uri,
-          d.title,
-          d.description,
-          d.content,
-          d.dataSource,
-          d.contentHash,
-          d.updateTime,
-        ]),
-        `on conflict(name) do update set uri = excluded.uri, title = excluded.title, description = excluded.description,
-          content = excluded.content, data_source = excluded.data_source, content_hash = excluded.content_hash,
-          update_time = excluded.update_time`,
-      );
-    }
-    const top = await tx.all<{ id: number | null }>(sql`select max(id) as id from chunks`);
-    let next = (top[0]?.id ?? 0) + 1;
-    const rows: Array<{ id: number; doc: DocumentWrite; chunk: DocumentWrite['chunks'][number] }> = [];
-    for (const doc of docs) for (const chunk of doc.chunks) rows.push({ id: next++, doc, chunk });
-    for (const part of slices(rows, ROWS_PER_INSERT)) {
-      await insertRows(
-        tx,
-        'chunks',
-        ['id', 'document', 'ordinal', 'heading_path', 'text', 'vector'],
-        part.map((r) => [
-          r.id,
-          r.doc.name,
-          r.chunk.ordinal,
-          JSON.stringify(r.chunk.headingPath),
-          r.chunk.text,
-          r.chunk.vector ? float32ToBuffer(r.chunk.vector) : null,
-        ]),
-      );
-      await insertRows(
-        tx,
-        'chunks_fts',
-        ['rowid', 'text', 'title', 'heading'],
-        part.map((r) => ftsRow(r.id, r.doc, r.chunk)),
-      );
-    }
-    return rows.length;
+  writeDocuments(tx: Transaction, docs: DocumentWrite[]): Promise<number> {
+    return writeDocuments(tx, docs);
   }
 
   /** Removes documents with their chunks, in the caller's transaction. */
-  async removeDocuments(tx: Transaction, names: string[]): Promise<void> {
-    if (!names.length) return;
-    await this.deleteChunks(tx, names);
-    for (const part of slices(names, ROWS_PER_INSERT)) {
-      await tx.run(sql`delete from documents where name in ${inList(part)}`);
-    }
-  }
-
-  private async deleteChunks(tx: Transaction, names: string[]) {
-    for (const part of slices(names, ROWS_PER_INSERT)) {
-      await tx.run(
-        sql`delete from chunks_fts where rowid in (select id from chunks where document in ${inList(part)})`,
-      );
-      await tx.run(sql`delete from chunks where document in ${inList(part)}`);
-    }
+  removeDocuments(tx: Transaction, names: string[]): Promise<void> {
+    return removeDocuments(tx, names);
   }
 
   /**
    * Rewrites the FTS index from the chunks when it was written by an older `ftsRow` (the index is
    * contentless, so a change in what it holds needs every row again). True when it did.
    */
-  async upgradeIndex(): Promise<boolean> {
-    const rows = await this.db.all<{ value: string }>(
-      sql`select value from docs_meta where key = 'fts_version'`,
-    );
-    if (rows[0]?.value === FTS_VERSION) return false;
-    const rewrite = (await this.chunkCount()) > 0;
-    await this.db.transaction(async (tx) => {
-      if (rewrite) await tx.run(sql`delete from chunks_fts`);
-      for (let after = 0; rewrite; ) {
-        const part = await tx.all<{
-          id: number;
-          heading: string;
-          text: string;
-          title: string;
-          uri: string;
-        }>(sql`
-          select c.id as id, c.heading_path as heading, c.text as text, d.title as title, d.uri as uri
-          from chunks c cross join documents d on d.name = c.document
-          where c.id > ${after} order by c.id limit ${ROWS_PER_INSERT}`);
-        if (!part.length) break;
-        await insertRows(
-          tx,
-          'chunks_fts',
-          ['rowid', 'text', 'title', 'heading'],
-          part.map((r) => ftsRow(Number(r.id), r, { headingPath: parseHeading(r.heading), text: r.text })),
-        );
-        after = Number(part[part.length - 1]!.id);
-      }
-      await tx.run(sql`insert into docs_meta (key, value) values ('fts_version', ${FTS_VERSION})
-        on conflict(key) do update set value = excluded.value`);
-    });
-    return rewrite;
+  upgradeIndex(): Promise<boolean> {
+    return upgradeIndex(this.db);
   }
 
   /** Moves the corpus generation on (vector caches reload when it changes). */
@@ -362,57 +255,4 @@ export class DocsStore {
     const documents = bySource.reduce((n, r) => n + Number(r.n), 0);
     return { documents, chunks: Number(chunks[0]?.n ?? 0), dataSources };
   }
-}
-
-/**
- * A chunk's FTS row: identifiers in the text and headings also indexed as their parts
- * (`bodyLimit` → body limit), and the document's URL path beside its title (a page at
- * `/docs/middleware/builtin/body-limit` is about a body limit whatever its title says).
- */
-export function ftsRow(
-  id: number,
-  doc: { title: string; uri: string },
-  chunk: { headingPath: string[]; text: string },
-): RowValue[] {
-  return [
-    id,
-    withIdentifierParts(chunk.text),
-    withIdentifierParts(`${doc.title}\n${pathWords(doc.uri)}`),
-    withIdentifierParts(chunk.headingPath.join(' ')),
-  ];
-}
-
-function parseHeading(json: unknown): string[] {
-  try {
-    const v = JSON.parse(String(json)) as unknown;
-    return Array.isArray(v) ? v.map(String) : [];
-  } catch {
-    // A malformed row: no heading path rather than no result.
-    return [];
-  }
-}
-
-function toHit(r: Row): ChunkHit {
-  const headingPath = parseHeading(r.heading);
-  return {
-    chunkId: Number(r.id),
-    document: String(r.document),
-    ordinal: Number(r.ordinal),
-    headingPath,
-    text: String(r.text),
-    title: String(r.title),
-    uri: String(r.uri),
-    score: -Number(r.rank),
-  };
-}
-
-function inList(values: Array<string | number>): SQL {
-  return sql`(${sql.join(
-    values.map((v) => sql`${v}`),
-    sql`, `,
-  )})`;
-}
-
-function* slices<T>(items: T[], size: number): Generator<T[]> {
-  for (let i = 0; i < items.length; i += size) yield items.slice(i, i + size);
 }

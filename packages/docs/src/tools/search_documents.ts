@@ -1,5 +1,5 @@
-import { excerpt, queryTerms } from '@lore/kit';
 import { SearchDocumentsInput, SearchDocumentsOutput } from '@lore/schema';
+import { excerpt, queryTerms } from '@lore/search';
 import { both, corpusSql } from '../domain/corpus.js';
 import { compileFilter } from '../domain/filter.js';
 import { decodePageToken, encodePageToken } from '../domain/paging.js';

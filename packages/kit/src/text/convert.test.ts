@@ -1,8 +1,8 @@
+import { splitDocument } from '@lore/search';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
 import { htmlToMarkdown } from './html.js';
 import { pdfToText } from './isolate.js';
-import { splitDocument } from './split.js';
 
 describe('htmlToMarkdown', () => {
   it('converts a page to Markdown with ATX headings and fenced code, dropping chrome', () => {

@@ -1,14 +1,4 @@
 export { type FrontMatter, frontMatter } from './front-matter.js';
-export {
-  DEFAULT_MIN_MATCHES,
-  DEFAULT_RARE_SHARE,
-  ftsPhrase,
-  type RankedRow,
-  rankSplitTerms,
-  splitTermsByFrequency,
-  type TermSplit,
-  type TermSplitOptions,
-} from './fts.js';
 export { htmlToMarkdown } from './html.js';
 export { convertHtml, ParserPool, parserPool, pdfToText } from './isolate.js';
 export {
@@ -19,41 +9,3 @@ export {
   type ParseLimits,
 } from './limits.js';
 export { extractPdfText } from './pdf.js';
-export {
-  bm25Idf,
-  EXPANSION_WEIGHT,
-  FIELD_BLEND,
-  FIELD_WEIGHTS,
-  pathWords,
-  type RankFields,
-  type RankQuery,
-  type RankTerm,
-  rankFields,
-  rankQuery,
-  rerankBlend,
-} from './rank.js';
-export {
-  DEFAULT_CHUNK_OVERLAP,
-  DEFAULT_CHUNK_SIZE,
-  type DocumentChunk,
-  type SplitOptions,
-  splitDocument,
-} from './split.js';
-export { stem } from './stem.js';
-export {
-  expansionWords,
-  identifierParts,
-  SYNONYM_GROUPS,
-  synonymsOf,
-  withIdentifierParts,
-} from './synonyms.js';
-export {
-  excerpt,
-  ftsMatchQuery,
-  isContentTerm,
-  keywords,
-  queryTerms,
-  STOP_WORDS,
-  tokenize,
-} from './terms.js';
-export { cosineTopK, float32FromBuffer, float32ToBuffer, reciprocalRankFusion } from './vector.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { stem } from '../text/stem.js';
+import { stem } from '@lore/search';
 import { aspectUnanswered, questionShape, stemsWithSynonyms } from './aspects.js';
 
 describe('questionShape', () => {

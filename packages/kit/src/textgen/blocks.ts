@@ -1,4 +1,4 @@
-import { tokenize } from '../text/terms.js';
+import { tokenize } from '@lore/search';
 
 /**
  * What an answer can quote from a passage: a sentence of prose, or a code block, list or table

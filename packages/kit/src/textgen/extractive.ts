@@ -1,10 +1,9 @@
-import { stem } from '../text/stem.js';
-import { excerpt, queryTerms } from '../text/terms.js';
+import { excerpt, queryTerms, stem } from '@lore/search';
 import { type Aspect, aspectUnanswered, coversAspect, questionShape, stemsWithSynonyms } from './aspects.js';
 import { type Unit, unitsOf } from './blocks.js';
 import type { Citation, GenerateRequest, GenerateResult } from './types.js';
 
-export { stem } from '../text/stem.js';
+export { stem } from '@lore/search';
 export { sentencesOf } from './blocks.js';
 
 export const NO_KNOWLEDGE_ANSWER = 'No relevant knowledge was found for this question.';

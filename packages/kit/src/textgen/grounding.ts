@@ -1,4 +1,4 @@
-import { isContentTerm, tokenize } from '../text/terms.js';
+import { isContentTerm, tokenize } from '@lore/search';
 
 const FENCE = /^\s{0,3}(?:`{3,}|~{3,})/;
 const MARKER = /\[(\d+(?:\s*,\s*\d+)*)\]/g;

@@ -1,4 +1,4 @@
-import { excerpt, queryTerms } from '../text/terms.js';
+import { excerpt, queryTerms } from '@lore/search';
 import type { Citation, GenerateRequest, JudgeRequest, Passage } from './types.js';
 
 /** Most passages put in one prompt, and most characters of each. */

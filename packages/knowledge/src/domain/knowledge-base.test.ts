@@ -3,18 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Embedder } from '@lore/kit';
-import {
-  createLogger,
-  type Database,
-  float32FromBuffer,
-  keywords,
-  MemoryBus,
-  Outbox,
-  openDatabase,
-  splitDocument,
-} from '@lore/kit';
+import { createLogger, type Database, MemoryBus, Outbox, openDatabase } from '@lore/kit';
 import type { EventEnvelope, VerifiedAgent } from '@lore/schema';
 import { KnowledgeSourceAdded } from '@lore/schema';
+import { float32FromBuffer, keywords, splitDocument } from '@lore/search';
 import { sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as tables from '../tables.js';

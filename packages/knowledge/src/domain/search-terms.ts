@@ -1,4 +1,4 @@
-import { ftsMatchQuery, queryTerms, STOP_WORDS, stem, tokenize } from '@lore/kit';
+import { ftsMatchQuery, queryTerms, STOP_WORDS, stem, tokenize } from '@lore/search';
 
 export { stem };
 

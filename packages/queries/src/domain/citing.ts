@@ -1,5 +1,5 @@
-import { isContentTerm, tokenize } from '@lore/kit';
 import type { AnswerCitation } from '@lore/schema';
+import { isContentTerm, tokenize } from '@lore/search';
 
 /** Consecutive words an edit must keep from an excerpt to count as quoting it. */
 export const SHINGLE = 4;

@@ -1,7 +1,7 @@
 import type { Database, Outbox, Transaction } from '@lore/kit';
-import { ftsMatchQuery } from '@lore/kit';
 import type { AnswerCitation, AskerProfile, PeerStatus } from '@lore/schema';
 import { type AnswerShared, QUERY_ID_PATTERN, QuestionAsked } from '@lore/schema';
+import { ftsMatchQuery } from '@lore/search';
 import { and, asc, count, desc, eq, gte, inArray, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import * as tables from '../tables.js';

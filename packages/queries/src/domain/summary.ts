@@ -1,4 +1,5 @@
-import { isContentTerm, sentencesOf, stem, tokenize } from '@lore/kit';
+import { sentencesOf } from '@lore/kit';
+import { isContentTerm, stem, tokenize } from '@lore/search';
 
 /** A source a peer's answer cites: the document and the words quoted from it. */
 export interface PeerSource {

@@ -1,5 +1,5 @@
-import { isContentTerm, synonymsOf, tokenize } from '@lore/kit';
 import type { DiscoveryGoal, ExpertiseLevel, Skill } from '@lore/schema';
+import { isContentTerm, stem, synonymsOf, tokenize } from '@lore/search';
 import { LRUCache } from 'lru-cache';
 
 /** What discovery knows about an agent: its declared profile and the topics of its knowledge. */
@@ -69,8 +69,6 @@ export function weightsFor(goal: DiscoveryGoal, hasTopic: boolean): Record<strin
   const sum = Object.values(base).reduce((a, b) => a + b, 0);
   return Object.fromEntries(Object.entries(base).map(([k, v]) => [k, round(v / sum, 4)]));
 }
-
-const stem = (t: string) => (t.length > 3 && t.endsWith('s') && !t.endsWith('ss') ? t.slice(0, -1) : t);
 
 const termCache = new LRUCache<string, ReadonlySet<string>>({ max: 20_000 });
 

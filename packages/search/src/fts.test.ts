@@ -1,6 +1,6 @@
 import { createClient } from '@libsql/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seededRandom as rng } from '../testing/index.js';
+import { seededRandom as rng } from '../test/random.js';
 import {
   ftsPhrase,
   ftsSplitExpressions,

@@ -1,3 +1,5 @@
+import { markdownBlocks, packBlocks } from './blocks.js';
+
 // The splitter (and langchain under it) is loaded on first use: services that never split text
 // do not carry it in memory.
 let splitters: Promise<typeof import('@langchain/textsplitters')> | undefined;
@@ -120,7 +122,9 @@ function resolveSizes(opts: SplitOptions): { chunkSize: number; chunkOverlap: nu
 /**
  * Splits a document into chunks for indexing. Markdown is cut at headings first (outside
  * fenced code), so every chunk belongs to exactly one section and keeps its heading path;
- * sections longer than `chunkSize` are split further by langchain's
+ * sections longer than `chunkSize` are packed from whole blocks (paragraphs, lists and fenced
+ * code blocks, see `markdownBlocks`) so that a code block or a list that fits in a chunk keeps
+ * its lines together; only a block longer than a chunk is cut, by langchain's
  * `RecursiveCharacterTextSplitter` with its Markdown separators. Empty chunks are dropped.
  *
  * Async because langchain's splitter is (its `splitText` returns a Promise); sections that
@@ -139,7 +143,14 @@ export async function splitDocument(content: string, opts: SplitOptions): Promis
 
   const chunks: DocumentChunk[] = [];
   for (const section of sections) {
-    const pieces = section.text.length <= chunkSize ? [section.text] : await splitter.splitText(section.text);
+    const pieces =
+      section.text.length <= chunkSize
+        ? [section.text]
+        : opts.format === 'markdown'
+          ? await packBlocks(markdownBlocks(section.text), chunkSize, chunkOverlap, (t) =>
+              splitter.splitText(t),
+            )
+          : await splitter.splitText(section.text);
     for (const piece of pieces) {
       const text = piece.trim();
       if (text === '') continue;

@@ -1,0 +1,65 @@
+import type { RowValue } from '@lore/kit';
+import { pathWords, withIdentifierParts } from '@lore/search';
+import { type SQL, sql } from 'drizzle-orm';
+import type { ChunkHit } from './store.js';
+
+// Rows per multi-row statement: well under SQLite's bound-parameter limit.
+export const ROWS_PER_INSERT = 400;
+
+export type Row = Record<string, unknown>;
+
+/** What `ftsRow` writes; a database indexed otherwise is rewritten at start (`upgradeIndex`). */
+export const FTS_VERSION = '2';
+
+/**
+ * A chunk's FTS row: identifiers in the text and headings also indexed as their parts
+ * (`bodyLimit` → body limit), and the document's URL path beside its title (a page at
+ * `/docs/middleware/builtin/body-limit` is about a body limit whatever its title says).
+ */
+export function ftsRow(
+  id: number,
+  doc: { title: string; uri: string },
+  chunk: { headingPath: string[]; text: string },
+): RowValue[] {
+  return [
+    id,
+    withIdentifierParts(chunk.text),
+    withIdentifierParts(`${doc.title}\n${pathWords(doc.uri)}`),
+    withIdentifierParts(chunk.headingPath.join(' ')),
+  ];
+}
+
+export function parseHeading(json: unknown): string[] {
+  try {
+    const v = JSON.parse(String(json)) as unknown;
+    return Array.isArray(v) ? v.map(String) : [];
+  } catch {
+    // A malformed row: no heading path rather than no result.
+    return [];
+  }
+}
+
+export function toHit(r: Row): ChunkHit {
+  const headingPath = parseHeading(r.heading);
+  return {
+    chunkId: Number(r.id),
+    document: String(r.document),
+    ordinal: Number(r.ordinal),
+    headingPath,
+    text: String(r.text),
+    title: String(r.title),
+    uri: String(r.uri),
+    score: -Number(r.rank),
+  };
+}
+
+export function inList(values: Array<string | number>): SQL {
+  return sql`(${sql.join(
+    values.map((v) => sql`${v}`),
+    sql`, `,
+  )})`;
+}
+
+export function* slices<T>(items: T[], size: number): Generator<T[]> {
+  for (let i = 0; i < items.length; i += size) yield items.slice(i, i + size);
+}

@@ -1,0 +1,113 @@
+import { type Database, insertRows, type Transaction } from '@lore/kit';
+import { float32ToBuffer } from '@lore/search';
+import { sql } from 'drizzle-orm';
+import { chunks } from '../tables.js';
+import type { DocumentWrite } from './store.js';
+import { FTS_VERSION, ftsRow, inList, parseHeading, ROWS_PER_INSERT, slices } from './store-rows.js';
+
+/** The write side of the docs tables; `DocsStore` runs these in its callers' transactions. */
+
+/** Writes documents and their chunks (FTS rows too), replacing older versions, in the caller's transaction. */
+export async function writeDocuments(tx: Transaction, docs: DocumentWrite[]): Promise<number> {
+  if (!docs.length) return 0;
+  const replaced = docs.filter((d) => d.replaces).map((d) => d.name);
+  if (replaced.length) await deleteChunks(tx, replaced);
+  for (const part of slices(docs, Math.floor(ROWS_PER_INSERT / 2))) {
+    await insertRows(
+      tx,
+      'documents',
+      ['name', 'uri', 'title', 'description', 'content', 'data_source', 'content_hash', 'update_time'],
+      part.map((d) => [
+        d.name,
+        d.uri,
+        d.title,
+        d.description,
+        d.content,
+        d.dataSource,
+        d.contentHash,
+        d.updateTime,
+      ]),
+      `on conflict(name) do update set uri = excluded.uri, title = excluded.title, description = excluded.description,
+        content = excluded.content, data_source = excluded.data_source, content_hash = excluded.content_hash,
+        update_time = excluded.update_time`,
+    );
+  }
+  const rows = docs.flatMap((doc) => doc.chunks.map((chunk) => ({ doc, chunk })));
+  for (const part of slices(rows, ROWS_PER_INSERT)) {
+    // A chunk's FTS row shares its id, which SQLite assigns: RETURNING hands it back.
+    const inserted = await tx
+      .insert(chunks)
+      .values(
+        part.map(({ doc, chunk }) => ({
+          document: doc.name,
+          ordinal: chunk.ordinal,
+          headingPath: chunk.headingPath,
+          text: chunk.text,
+          vector: chunk.vector ? float32ToBuffer(chunk.vector) : null,
+        })),
+      )
+      .returning({ id: chunks.id, document: chunks.document, ordinal: chunks.ordinal });
+    const ids = new Map(inserted.map((r) => [`${r.ordinal} ${r.document}`, r.id]));
+    await insertRows(
+      tx,
+      'chunks_fts',
+      ['rowid', 'text', 'title', 'heading'],
+      part.map(({ doc, chunk }) => ftsRow(ids.get(`${chunk.ordinal} ${doc.name}`)!, doc, chunk)),
+    );
+  }
+  return rows.length;
+}
+
+/** Removes documents with their chunks, in the caller's transaction. */
+export async function removeDocuments(tx: Transaction, names: string[]): Promise<void> {
+  if (!names.length) return;
+  await deleteChunks(tx, names);
+  for (const part of slices(names, ROWS_PER_INSERT)) {
+    await tx.run(sql`delete from documents where name in ${inList(part)}`);
+  }
+}
+
+async function deleteChunks(tx: Transaction, names: string[]) {
+  for (const part of slices(names, ROWS_PER_INSERT)) {
+    await tx.run(
+      sql`delete from chunks_fts where rowid in (select id from chunks where document in ${inList(part)})`,
+    );
+    await tx.run(sql`delete from chunks where document in ${inList(part)}`);
+  }
+}
+
+/**
+ * Rewrites the FTS index from the chunks when it was written by an older `ftsRow` (the index is
+ * contentless, so a change in what it holds needs every row again). True when it did.
+ */
+export async function upgradeIndex(db: Database): Promise<boolean> {
+  const rows = await db.all<{ value: string }>(sql`select value from docs_meta where key = 'fts_version'`);
+  if (rows[0]?.value === FTS_VERSION) return false;
+  const rewrite = Number((await db.all<{ n: number }>(sql`select count(*) as n from chunks`))[0]?.n ?? 0) > 0;
+  await db.transaction(async (tx) => {
+    if (rewrite) await tx.run(sql`delete from chunks_fts`);
+    for (let after = 0; rewrite; ) {
+      const part = await tx.all<{
+        id: number;
+        heading: string;
+        text: string;
+        title: string;
+        uri: string;
+      }>(sql`
+        select c.id as id, c.heading_path as heading, c.text as text, d.title as title, d.uri as uri
+        from chunks c cross join documents d on d.name = c.document
+        where c.id > ${after} order by c.id limit ${ROWS_PER_INSERT}`);
+      if (!part.length) break;
+      await insertRows(
+        tx,
+        'chunks_fts',
+        ['rowid', 'text', 'title', 'heading'],
+        part.map((r) => ftsRow(Number(r.id), r, { headingPath: parseHeading(r.heading), text: r.text })),
+      );
+      after = Number(part[part.length - 1]!.id);
+    }
+    await tx.run(sql`insert into docs_meta (key, value) values ('fts_version', ${FTS_VERSION})
+      on conflict(key) do update set value = excluded.value`);
+  });
+  return rewrite;
+}

@@ -1,0 +1,37 @@
+import { LRUCache } from 'lru-cache';
+import type { CorpusStats } from './relevance.js';
+
+/** Agents whose search statistics and vectors stay cached. */
+const CACHED_AGENTS = 64;
+/** Stems whose document frequency an agent's statistics hold, at most (then they start over). */
+export const STATS_CACHE_STEMS = 20_000;
+
+/** An agent's BM25 statistics (`df`: the stems met so far), valid for one revision of its chunks. */
+export interface AgentStats extends CorpusStats {
+  rev: string;
+  lo: number;
+  hi: number;
+  df: Map<string, number>;
+  /** At least the rows of the whole FTS table (all agents'), whose IDF FTS5's bm25 uses. */
+  tableRows: number;
+}
+
+export interface AgentVectors {
+  rev: string;
+  items: Array<{ id: string; vector: Float32Array }>;
+}
+
+/**
+ * What search keeps per agent between calls, least recently used agents dropped first. Each
+ * entry carries the revision of the agent's chunks it was computed for (see `agentSummary`);
+ * readers compare it, and writers drop the agent's vectors when its sources change.
+ */
+export class AgentCaches {
+  readonly stats = new LRUCache<string, AgentStats>({ max: CACHED_AGENTS });
+  readonly vectors = new LRUCache<string, AgentVectors>({ max: CACHED_AGENTS });
+
+  /** The agent's sources changed: its vectors are stale (statistics check their revision). */
+  forget(agentId: string): void {
+    this.vectors.delete(agentId);
+  }
+}

@@ -1,0 +1,211 @@
+import type { Database, Embedder, Logger } from '@lore/kit';
+import {
+  bm25Idf,
+  cosineTopK,
+  excerpt,
+  float32FromBuffer,
+  type RankTerm,
+  rankQuery,
+  reciprocalRankFusion,
+  rerankBlend,
+} from '@lore/search';
+import { and, eq, sql } from 'drizzle-orm';
+import type * as tables from '../tables.js';
+import { chunks } from '../tables.js';
+import { type AgentCaches, type AgentStats, STATS_CACHE_STEMS } from './agent-caches.js';
+import { agentSummary, type CandidateRow, revision, ScopeRanker, stemCounts } from './agent-scope.js';
+import { agentToken, type FoundPassage, passageText, type SearchOutcome } from './knowledge-types.js';
+import { scoreStemCounts } from './relevance.js';
+import { analyzeQuery, GENERIC_STEMS, GENERIC_WEIGHT, MAX_QUERY_TERMS, stemCounter } from './search-terms.js';
+
+type Db = Database<typeof tables>;
+
+/** Candidates BM25 hands to rescoring (and the vector scan returns), at least. */
+const MIN_CANDIDATES = 50;
+
+/** Searches an agent's knowledge: BM25 candidates rescored with its own statistics, fused with vectors. */
+export class KnowledgeSearcher {
+  private readonly ranker: ScopeRanker;
+
+  constructor(
+    private readonly db: Db,
+    private readonly embedder: Embedder | null,
+    private readonly caches: AgentCaches,
+    private readonly log: Logger,
+  ) {
+    this.ranker = new ScopeRanker(db);
+  }
+
+  /**
+   * The agent's best passages for a query: BM25 candidates from the FTS index, rescored with the
+   * agent's own statistics (see relevance.ts), fused with the nearest vectors when embeddings
+   * are configured.
+   */
+  async search(
+    agentId: string,
+    text: string,
+    opts: { limit: number; source?: string; signal?: AbortSignal; relevantFirst?: boolean },
+  ): Promise<SearchOutcome> {
+    const q = analyzeQuery(text);
+    const strategy = this.embedder ? 'hybrid' : 'bm25';
+    if (!q.match) return { query: q, strategy, passages: [] };
+    const k = Math.max(MIN_CANDIDATES, opts.limit * 5);
+    const token = agentToken(agentId);
+    const nearest = this.nearest(agentId, text, k, opts.signal);
+    const stats = await this.corpusStats(agentId, token, q.stems);
+    const lexical = await this.ranker.lexical(agentId, token, q, stats, k, opts.source);
+    const vectorHits = await nearest;
+
+    const byId = new Map<number, CandidateRow>(lexical.map((r) => [r.id, r]));
+    const missing = vectorHits.map((h) => Number(h.id)).filter((id) => !byId.has(id));
+    for (const r of await this.ranker.candidates(agentId, missing, opts.source)) byId.set(r.id, r);
+
+    const scored = new Map<number, FoundPassage>();
+    const count = stemCounter(q.stems);
+    for (const r of byId.values()) {
+      const headingPath = JSON.parse(r.heading_path) as string[];
+      const s = scoreStemCounts(q, count(passageText(headingPath, r.text)), stats);
+      scored.set(r.id, {
+        id: String(r.id),
+        source: r.source,
+        chunk: r.position,
+        headingPath,
+        text: r.text,
+        excerpt: '',
+        score: s.score,
+        relevant: s.relevant,
+      });
+    }
+    const lexicalRanked = this.rerank(
+      text,
+      stats,
+      [...lexical.map((r) => scored.get(r.id)!)].filter((p) => p.score > 0).sort((a, b) => b.score - a.score),
+    );
+    let ranked: FoundPassage[];
+    if (vectorHits.length) {
+      const vectorRanked = vectorHits
+        .map((h) => scored.get(Number(h.id)))
+        .filter((p): p is FoundPassage => p !== undefined);
+      ranked = reciprocalRankFusion([lexicalRanked, vectorRanked], (p) => p.id).map(({ item, score }) => ({
+        ...item,
+        score,
+      }));
+    } else ranked = lexicalRanked;
+    // For drafting, a relevant passage must not be pushed out of the top by a vector-only hit.
+    if (opts.relevantFirst)
+      ranked = [...ranked.filter((p) => p.relevant), ...ranked.filter((p) => !p.relevant)];
+    const words = [...q.terms, ...q.stems];
+    return {
+      query: q,
+      strategy,
+      passages: ranked.slice(0, opts.limit).map((p) => ({ ...p, excerpt: excerpt(p.text, words) })),
+    };
+  }
+
+  /**
+   * The field-aware second stage the docs search uses too (`rerankBlend`): the source's name
+   * stands for the page title and path, the heading path and the text are fields of their own.
+   */
+  private rerank(text: string, stats: AgentStats, ranked: FoundPassage[]): FoundPassage[] {
+    const q = rankQuery(text, MAX_QUERY_TERMS, (s) => (GENERIC_STEMS.has(s) ? GENERIC_WEIGHT : 1));
+    const n = Math.max(stats.chunks, 1);
+    // Stems the agent's statistics hold get their IDF; expansions it never counted a neutral 1.
+    const idf = (t: RankTerm) => {
+      const df = t.stems.length === 1 ? stats.df.get(t.stems[0]!) : undefined;
+      return df === undefined ? 1 : bm25Idf(n, Math.min(df, n));
+    };
+    return rerankBlend(
+      q,
+      ranked,
+      (p) => p.score,
+      (p) => ({ title: p.source, path: p.source, heading: p.headingPath.join(' '), body: p.text }),
+      idf,
+    ).map(({ item, score }) => ({ ...item, score }));
+  }
+
+  async stats(): Promise<{ sources: number; chunks: number; agents: number }> {
+    const [row] = await this.db.all<{ sources: number; chunks: number; agents: number }>(
+      sql`select count(*) as sources, coalesce(sum(chunks), 0) as chunks, count(distinct agent_id) as agents from sources`,
+    );
+    return {
+      sources: Number(row?.sources ?? 0),
+      chunks: Number(row?.chunks ?? 0),
+      agents: Number(row?.agents ?? 0),
+    };
+  }
+
+  /**
+   * The agent's statistics for BM25: chunk count, mean length, and how many of its chunks hold
+   * each query stem. Cached per agent while its revision (`agentSummary`) holds, so a search
+   * only counts the stems it has not met yet.
+   */
+  private async corpusStats(agentId: string, token: string, queryStems: string[]): Promise<AgentStats> {
+    const cached = this.caches.stats.get(agentId);
+    if (cached && cached.df.size > STATS_CACHE_STEMS) cached.df.clear();
+    const missing = cached ? queryStems.filter((s) => !cached.df.has(s)) : [];
+    const [row] = await this.db.all<Record<string, number | null>>(sql`
+      select a.* ${cached && missing.length ? sql`, ${stemCounts(cached, token, missing)}` : sql``}
+      from (${agentSummary(agentId)}) a`);
+    const rev = revision(row);
+    let stats: AgentStats;
+    if (cached?.rev === rev) {
+      for (const [i, s] of missing.entries()) cached.df.set(s, Number(row?.[`d${i}`] ?? 0));
+      stats = cached;
+    } else {
+      const n = Number(row?.n ?? 0);
+      stats = {
+        rev,
+        chunks: n,
+        avgLength: Number(row?.t ?? 0) / Math.max(n, 1),
+        lo: Number(row?.lo ?? 0),
+        hi: Number(row?.hi ?? 0),
+        df: new Map(),
+        tableRows: 0,
+      };
+      if (n > 0 && queryStems.length) {
+        const [counts] = await this.db.all<Record<string, number | null>>(
+          sql`select ${stemCounts(stats, token, queryStems)}`,
+        );
+        for (const [i, s] of queryStems.entries()) stats.df.set(s, Number(counts?.[`d${i}`] ?? 0));
+      }
+    }
+    stats.tableRows = Number(row?.top ?? 0);
+    this.caches.stats.set(agentId, stats);
+    return stats;
+  }
+
+  /** The agent's chunks nearest to the query by cosine, when embeddings are configured. */
+  private async nearest(
+    agentId: string,
+    text: string,
+    k: number,
+    signal?: AbortSignal,
+  ): Promise<Array<{ id: string; score: number }>> {
+    if (!this.embedder) return [];
+    try {
+      const [[query], items] = await Promise.all([
+        this.embedder.embed([text], signal),
+        this.vectors(agentId),
+      ]);
+      return query && items.length ? cosineTopK(query, items, k) : [];
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message }, 'query embedding failed; searching by keywords only');
+      return [];
+    }
+  }
+
+  /** The agent's vectors, cached until its chunks change (see `agentSummary`). */
+  private async vectors(agentId: string): Promise<Array<{ id: string; vector: Float32Array }>> {
+    const [row] = await this.db.all<Record<string, number | null>>(agentSummary(agentId));
+    const key = revision(row);
+    const cached = this.caches.vectors.get(agentId);
+    if (cached?.rev === key) return cached.items;
+    const rows = await this.db
+      .select({ id: chunks.id, embedding: chunks.embedding })
+      .from(chunks)
+      .where(and(eq(chunks.agentId, agentId), sql`${chunks.embedding} is not null`));
+    const items = rows.map((r) => ({ id: String(r.id), vector: float32FromBuffer(r.embedding!) }));
+    this.caches.vectors.set(agentId, { rev: key, items });
+    return items;
+  }
+}

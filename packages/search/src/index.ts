@@ -1,0 +1,46 @@
+export { excerpt } from './excerpt.js';
+export {
+  DEFAULT_MIN_MATCHES,
+  DEFAULT_RARE_SHARE,
+  ftsPhrase,
+  ftsSplitExpressions,
+  mergeSplitRankings,
+  type RankedRow,
+  rankSplitTerms,
+  splitTermsByFrequency,
+  type TermSplit,
+  type TermSplitOptions,
+} from './fts.js';
+export { keywords } from './keywords.js';
+export {
+  bm25Idf,
+  EXPANSION_WEIGHT,
+  FIELD_BLEND,
+  FIELD_WEIGHTS,
+  groupByPage,
+  pathWords,
+  type RankFields,
+  type RankQuery,
+  type RankTerm,
+  rankFields,
+  rankQuery,
+  rerankBlend,
+  SECOND_PASSAGE_SHARE,
+} from './rank.js';
+export {
+  DEFAULT_CHUNK_OVERLAP,
+  DEFAULT_CHUNK_SIZE,
+  type DocumentChunk,
+  type SplitOptions,
+  splitDocument,
+} from './split.js';
+export { stem } from './stem.js';
+export {
+  expansionWords,
+  identifierParts,
+  SYNONYM_GROUPS,
+  synonymsOf,
+  withIdentifierParts,
+} from './synonyms.js';
+export { ftsMatchQuery, isContentTerm, queryTerms, STOP_WORDS, tokenize } from './terms.js';
+export { cosineTopK, float32FromBuffer, float32ToBuffer, reciprocalRankFusion } from './vector.js';
