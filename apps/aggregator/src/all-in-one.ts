@@ -4,12 +4,15 @@ import {
   createBus,
   createDirectory,
   createLogger,
+  directoryTrust,
   type EventBus,
   type Logger,
   type LoreConfig,
   type LoreService,
   loadNodeIdentity,
   type NetworkDirectory,
+  natsAccess,
+  registerNodeKey,
 } from '@lore/kit';
 import type { Hono } from 'hono';
 import { Aggregator } from './aggregator.js';
@@ -50,13 +53,14 @@ export async function startAllInOne(config: LoreConfig, opts: AllInOneOptions = 
     opts.bus ??
     (await createBus({
       natsUrl: config.NATS_URL,
+      ...natsAccess(config, (m) => log.warn(m)),
       name: `lore-${node.id}`,
       replicas: config.LORE_NATS_REPLICAS,
       onError: (err, event, consumer) =>
         log.warn({ err: (err as Error).message, subject: event?.subject, consumer }, 'event handler failed'),
     }));
-  const directory = opts.directory ?? (await createDirectory(bus));
-  await directory.registerNode(node.id, node.publicKey);
+  const directory = opts.directory ?? (await createDirectory(bus, directoryTrust(config, log)));
+  await registerNodeKey(directory, node, log);
   const services: LoreService[] = [];
   for (const entry of opts.services ?? SERVICES) {
     services.push(await entry.create({ config, bus, nodeId: node.id, node, directory, log }));

@@ -25,6 +25,7 @@ import {
   TimeoutError,
 } from '@nats-io/transport-node';
 import { toRemote } from './memory.js';
+import { type NatsCredentials, natsAuthenticator } from './nats-auth.js';
 import {
   BusNoResponderError,
   BusRemoteError,
@@ -58,6 +59,10 @@ export interface NatsBusOptions {
   /** How long a re-published event id is recognised as a duplicate. Default 2 minutes. */
   duplicateWindowMs?: number;
   onError?: BusErrorHandler;
+  /** How this process authenticates; none for a server without authorization. */
+  credentials?: NatsCredentials;
+  /** Prefix of this connection's reply subjects (`_INBOX.<user>`), matching its NATS permissions. */
+  inboxPrefix?: string;
 }
 
 type Reply =
@@ -111,6 +116,8 @@ export class NatsBus implements EventBus {
     const nc = await connect({
       servers: natsServers(options.url),
       name: options.name,
+      ...(options.credentials ? { authenticator: natsAuthenticator(options.credentials) } : {}),
+      ...(options.inboxPrefix ? { inboxPrefix: options.inboxPrefix } : {}),
       // A service outlives NATS restarts: keep reconnecting, `ping` reports the outage meanwhile.
       maxReconnectAttempts: -1,
     });

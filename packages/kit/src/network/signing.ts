@@ -58,3 +58,14 @@ export async function verifyEnvelope(
   keys = await directory.nodeKeys(sig.node, { fresh: true });
   return check(keys) ? { ok: true, node: sig.node } : { ok: false, reason: 'bad signature' };
 }
+
+/** True when the envelope checks out; otherwise `onDrop` hears why. */
+export async function believeEnvelope(
+  envelope: SignedEnvelope,
+  directory: NetworkDirectory,
+  onDrop: (reason: string) => void,
+): Promise<boolean> {
+  const v = await verifyEnvelope(envelope, directory);
+  if (!v.ok) onDrop(v.reason);
+  return v.ok;
+}
