@@ -59,7 +59,7 @@ export async function startAllInOne(config: LoreConfig, opts: AllInOneOptions = 
       onError: (err, event, consumer) =>
         log.warn({ err: (err as Error).message, subject: event?.subject, consumer }, 'event handler failed'),
     }));
-  const directory = opts.directory ?? (await createDirectory(bus, directoryTrust(config, log)));
+  const directory = opts.directory ?? (await createDirectory(bus, directoryTrust(config, log, node)));
   await registerNodeKey(directory, node, log);
   const services: LoreService[] = [];
   for (const entry of opts.services ?? SERVICES) {

@@ -40,7 +40,7 @@ export async function runStandalone(
     onError: (err, event, consumer) =>
       log.warn({ err: (err as Error).message, subject: event?.subject, consumer }, 'event handler failed'),
   });
-  const directory = await createDirectory(bus, directoryTrust(config, log));
+  const directory = await createDirectory(bus, directoryTrust(config, log, node));
   // The users service publishes the node's key: on a NATS with the shipped permissions it is the
   // only one allowed to write the directory (every process of the node shares the key).
   if (name === 'users' || bus.kind === 'memory') await registerNodeKey(directory, node, log);

@@ -12,6 +12,8 @@ export type NodeKeyProof = Pick<NodeKeyRecord, 'endorsement' | 'rotatedFrom'>;
 export interface DirectoryTrust {
   networkKey?: string;
   onRefused?: (node: string, reason: string) => void;
+  /** This node's own key, known first-hand: believed whatever the bucket says. */
+  ownNode?: NodeKeyRecord;
 }
 
 export interface HandleRecord {
@@ -103,7 +105,7 @@ export class NatsDirectory implements NetworkDirectory {
     private readonly agents: KV,
     trust: DirectoryTrust,
   ) {
-    this.trust = new NodeKeyTrust(trust.networkKey, trust.onRefused);
+    this.trust = new NodeKeyTrust(trust.networkKey, trust.onRefused, trust.ownNode ? [trust.ownNode] : []);
   }
 
   /** `replicas`: copies of each bucket on a JetStream cluster (3 on three servers). */
@@ -182,6 +184,7 @@ export class NatsDirectory implements NetworkDirectory {
         if (held) await this.nodes.update(nodeId, JSON.stringify(record), held.revision);
         else await this.nodes.create(nodeId, JSON.stringify(record));
         this.keyCache.delete(nodeId);
+        this.trust.pin(record);
         return;
       } catch (err) {
         if (attempt >= 3) throw err;

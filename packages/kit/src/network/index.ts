@@ -54,9 +54,11 @@ export async function registerNodeKey(
 export function directoryTrust(
   config: { LORE_NETWORK_KEY?: string },
   log: { warn(obj: object, msg: string): void },
+  node?: NodeIdentity,
 ): DirectoryTrust {
   return {
     ...(config.LORE_NETWORK_KEY ? { networkKey: config.LORE_NETWORK_KEY } : {}),
+    ...(node ? { ownNode: { node: node.id, publicKey: node.publicKey } } : {}),
     onRefused: (node, reason) => log.warn({ node, reason }, 'node key in the directory refused'),
   };
 }

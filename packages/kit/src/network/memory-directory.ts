@@ -9,7 +9,7 @@ export class MemoryDirectory implements NetworkDirectory {
   private readonly trust: NodeKeyTrust;
 
   constructor(trust: DirectoryTrust = {}) {
-    this.trust = new NodeKeyTrust(trust.networkKey, trust.onRefused);
+    this.trust = new NodeKeyTrust(trust.networkKey, trust.onRefused, trust.ownNode ? [trust.ownNode] : []);
   }
 
   async claimHandle(handle: string, record: HandleRecord): Promise<boolean> {
@@ -32,6 +32,7 @@ export class MemoryDirectory implements NetworkDirectory {
     const verdict = judgeNodeKey(this.nodes.get(nodeId) ?? null, record, this.trust.networkKey);
     if (!verdict.ok) throw new NodeKeyRefusedError(verdict.reason);
     this.nodes.set(nodeId, record);
+    this.trust.pin(record);
   }
   /** Stores a record as is, as a participant writing the bucket directly would. */
   putNodeRecord(record: NodeKeyRecord): void {

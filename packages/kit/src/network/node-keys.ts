@@ -110,7 +110,15 @@ export class NodeKeyTrust {
   constructor(
     readonly networkKey: string | undefined,
     private readonly onRefused: (node: string, reason: string) => void = () => {},
-  ) {}
+    known: NodeKeyRecord[] = [],
+  ) {
+    for (const r of known) this.pins.set(r.node, r);
+  }
+
+  /** Pins a key known first-hand (this node's own, or one just written): the bucket cannot talk a reader out of it. */
+  pin(record: NodeKeyRecord): void {
+    this.pins.set(record.node, record);
+  }
 
   /** The key to check a node's signatures with, given the directory's record; null when none is believed. */
   believe(record: NodeKeyRecord | null, node: string): string | null {

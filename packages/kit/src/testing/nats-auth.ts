@@ -10,11 +10,12 @@ export const SHIPPED_NATS_AUTH = fileURLToPath(new URL('../../../../infra/nats/a
  * its environment, and each process's credentials.
  */
 export class NatsAuthFixture {
+  /** Passwords start with a letter: nats-server parses the variables' values, and would read digits as a number. */
   readonly passwords: Record<string, string>;
 
   constructor(readonly configFile = SHIPPED_NATS_AUTH) {
     const users = [...readFileSync(configFile, 'utf8').matchAll(/user: "([^"]+)"/g)].map((m) => m[1]!);
-    this.passwords = Object.fromEntries(users.map((u) => [u, randomBytes(12).toString('hex')]));
+    this.passwords = Object.fromEntries(users.map((u) => [u, `pw${randomBytes(12).toString('hex')}`]));
   }
 
   get users(): string[] {
