@@ -16,6 +16,7 @@ import {
 import { runKnowledgeCli } from '@lore/knowledge';
 import { startAllInOne } from './all-in-one.js';
 import { startDistributed } from './distributed.js';
+import { runNetworkCli } from './network-cli.js';
 import { clientConfigs, ensureOwner, keepOwnerKey, stdioLauncher } from './owner.js';
 
 const USAGE = `Usage: lore <command> [options]
@@ -26,6 +27,7 @@ Commands:
   start --port N         listen on port N instead of LORE_PORT (default 7400)
   docs ingest <inputs>   ingest files, folders, URLs or sitemaps into the documentation corpus
   articles load <dir>    load a folder of Markdown files into the community articles
+  network <command>      the network key and this node's signing key (lore network --help)
   help                   this text
 
 \`lore docs --help\` and \`lore articles --help\` describe their options.
@@ -43,6 +45,12 @@ async function main(argv: string[]) {
     // `pnpm lore …` runs in the checkout; the paths the user typed are relative to where they typed them.
     if (process.env.INIT_CWD) process.chdir(process.env.INIT_CWD);
     process.exitCode = await (command === 'docs' ? docs(rest, config) : articles(rest, config));
+    return;
+  }
+  if (command === 'network') {
+    const config = loadConfig(process.env);
+    if (process.env.INIT_CWD) process.chdir(process.env.INIT_CWD);
+    process.exitCode = runNetworkCli(rest, config, { stdout: process.stdout });
     return;
   }
   if (command !== 'start') throw new UsageError(`Unknown command: ${command}`);

@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { LoreConfig } from '../config.js';
+import { loadNodeIdentity } from '../node.js';
 
 /** The users and permissions every Lore topology ships (rendered by `pnpm nats:config`). */
 export const SHIPPED_NATS_AUTH = fileURLToPath(new URL('../../../../infra/nats/auth.conf', import.meta.url));
@@ -46,4 +49,17 @@ export class NatsAuthFixture {
   get include(): string {
     return `include ${JSON.stringify(this.configFile)}`;
   }
+}
+
+/** A node's identity file (node.json) under `dir`, made once: what every process of that node shares. */
+export function nodeIdentityFile(dir: string, nodeId: string): string {
+  loadNodeIdentity({ LORE_DATA_DIR: dir, LORE_NODE_ID: nodeId } as LoreConfig);
+  return join(dir, 'node.json');
+}
+
+/** Puts the node's identity into a process's data directory (as a mounted Secret does); returns the directory. */
+export function shareNodeIdentity(identityFile: string, dataDir: string): string {
+  mkdirSync(dataDir, { recursive: true });
+  copyFileSync(identityFile, join(dataDir, 'node.json'));
+  return dataDir;
 }
