@@ -1,7 +1,8 @@
 /**
  * `pnpm nats:config`: renders the NATS server configuration every topology uses from
  * permissions.ts: `auth.conf` (users and permissions, included by every server) and
- * `nats-server.conf` (one server with JetStream, as `pnpm dev` runs it). Passwords are not in
+ * `nats-server.conf` (one server with JetStream, as `pnpm dev` runs it), and the same `auth.conf`
+ * beside the Kubernetes NATS configuration of each overlay. Passwords are not in
  * the files: nats-server reads `LORE_NATS_PASSWORD_<USER>` from its environment.
  *
  *   pnpm nats:config           # write the files
@@ -42,17 +43,20 @@ export function renderServer(): string {
   return `${HEADER}listen: 127.0.0.1:4222\njetstream { store_dir: "./data/nats" }\ninclude "auth.conf"\n`;
 }
 
-export const NATS_CONFIG_DIR = fileURLToPath(new URL('.', import.meta.url));
+export const REPO_DIR = fileURLToPath(new URL('../../', import.meta.url));
+/** Every file the generator writes, by path from the repository root. */
 export const RENDERED: Record<string, () => string> = {
-  'auth.conf': renderAuth,
-  'nats-server.conf': renderServer,
+  'infra/nats/auth.conf': renderAuth,
+  'infra/nats/nats-server.conf': renderServer,
+  'infra/k8s/base/nats/auth.conf': renderAuth,
+  'infra/k8s/overlays/dev/nats/auth.conf': renderAuth,
 };
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const check = process.argv.includes('--check');
   let stale = 0;
   for (const [file, render] of Object.entries(RENDERED)) {
-    const path = `${NATS_CONFIG_DIR}${file}`;
+    const path = `${REPO_DIR}${file}`;
     const text = render();
     if (check) {
       let current = '';
@@ -60,7 +64,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
         current = readFileSync(path, 'utf8');
       } catch {}
       if (current !== text) {
-        process.stderr.write(`infra/nats/${file} is out of date: run pnpm nats:config\n`);
+        process.stderr.write(`${file} is out of date: run pnpm nats:config\n`);
         stale++;
       }
     } else writeFileSync(path, text);

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { NATS_CONFIG_DIR, RENDERED } from '../../../infra/nats/generate.js';
+import { RENDERED, REPO_DIR } from '../../../infra/nats/generate.js';
 import { NATS_SERVICES, permissionsFor } from '../../../infra/nats/permissions.js';
 
 describe('the shipped NATS configuration', () => {
-  it.each(Object.keys(RENDERED))('infra/nats/%s is what pnpm nats:config renders', (file) => {
-    expect(readFileSync(`${NATS_CONFIG_DIR}${file}`, 'utf8')).toBe(RENDERED[file]!());
+  it.each(Object.keys(RENDERED))('%s is what pnpm nats:config renders', (file) => {
+    expect(readFileSync(`${REPO_DIR}${file}`, 'utf8')).toBe(RENDERED[file]!());
   });
 
   it('gives each service its own events, replies and inbox, and nobody else’s', () => {
