@@ -149,10 +149,10 @@ function countingBus(
   log: Logger,
 ): EventBus {
   // A dropped envelope is acknowledged (it would fail the same way again), counted and logged.
-  const dropped = (event: EventEnvelope, reason: string) => {
-    metrics.droppedEnvelopes.inc({ service: metrics.service, reason: reason.split(' ')[0] ?? 'invalid' });
+  const dropped = (event: EventEnvelope, reason: string, detail: string) => {
+    metrics.droppedEnvelopes.inc({ service: metrics.service, reason });
     log.warn(
-      { eventId: event.id, subject: event.subject, producer: event.producer, reason },
+      { eventId: event.id, subject: event.subject, producer: event.producer, reason: detail },
       'event dropped',
     );
   };
@@ -163,7 +163,10 @@ function countingBus(
     ) =>
       bus.subscribe(options, async (event, info) => {
         const labels = { service: metrics.service, consumer: options.consumer };
-        if (directory && !(await believeEnvelope(event, directory, (reason) => dropped(event, reason))))
+        if (
+          directory &&
+          !(await believeEnvelope(event, directory, (reason, detail) => dropped(event, reason, detail)))
+        )
           return;
         try {
           await handler(event, info);
