@@ -38,9 +38,12 @@ export function renderAuth(): string {
   return `${HEADER}authorization {\n  users: [\n${NATS_USERS.map(userBlock).join('\n')}\n  ]\n}\n`;
 }
 
-/** One server with JetStream, for `pnpm dev` and tests (`-sd` or `store_dir` may be overridden). */
+/**
+ * One server with JetStream, as `pnpm dev` runs it: `nats-server -c infra/nats/nats-server.conf
+ * -sd <store>` (the store is given on the command line; `-p` moves the port).
+ */
 export function renderServer(): string {
-  return `${HEADER}listen: 127.0.0.1:4222\njetstream { store_dir: "./data/nats" }\ninclude "auth.conf"\n`;
+  return `${HEADER}listen: 127.0.0.1:4222\njetstream: enabled\ninclude "auth.conf"\n`;
 }
 
 export const REPO_DIR = fileURLToPath(new URL('../../', import.meta.url));
