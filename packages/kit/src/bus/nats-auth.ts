@@ -82,3 +82,11 @@ export function natsInboxPrefix(env: NatsAuthEnv): string | undefined {
   if (env.NATS_INBOX_PREFIX) return env.NATS_INBOX_PREFIX;
   return env.NATS_USER ? `_INBOX.${env.NATS_USER}` : undefined;
 }
+
+/** The connection options for credentials and a reply prefix, when given. */
+export function natsConnectAuth(o: { credentials?: NatsCredentials; inboxPrefix?: string }) {
+  return {
+    ...(o.credentials ? { authenticator: natsAuthenticator(o.credentials) } : {}),
+    ...(o.inboxPrefix ? { inboxPrefix: o.inboxPrefix } : {}),
+  };
+}

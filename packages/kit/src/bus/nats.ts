@@ -25,7 +25,7 @@ import {
   TimeoutError,
 } from '@nats-io/transport-node';
 import { toRemote } from './memory.js';
-import { type NatsCredentials, natsAuthenticator } from './nats-auth.js';
+import { type NatsCredentials, natsConnectAuth } from './nats-auth.js';
 import {
   BusNoResponderError,
   BusRemoteError,
@@ -59,9 +59,8 @@ export interface NatsBusOptions {
   /** How long a re-published event id is recognised as a duplicate. Default 2 minutes. */
   duplicateWindowMs?: number;
   onError?: BusErrorHandler;
-  /** How this process authenticates; none for a server without authorization. */
+  /** How this process authenticates, and its reply prefix (`_INBOX.<user>`, as its permissions allow). */
   credentials?: NatsCredentials;
-  /** Prefix of this connection's reply subjects (`_INBOX.<user>`), matching its NATS permissions. */
   inboxPrefix?: string;
 }
 
@@ -69,7 +68,7 @@ type Reply =
   | { ok: true; value: unknown }
   | { ok: false; error: { message: string; code: number; data?: Record<string, unknown> } };
 
-/** This server API code means "a consumer with that name exists with another config" (create-only action). */
+/** Server API code: a consumer with that name exists with another config (create-only action). */
 const CONSUMER_ALREADY_EXISTS = 10148;
 const ACK_WAIT_MS = 30_000;
 /**
@@ -116,8 +115,7 @@ export class NatsBus implements EventBus {
     const nc = await connect({
       servers: natsServers(options.url),
       name: options.name,
-      ...(options.credentials ? { authenticator: natsAuthenticator(options.credentials) } : {}),
-      ...(options.inboxPrefix ? { inboxPrefix: options.inboxPrefix } : {}),
+      ...natsConnectAuth(options),
       // A service outlives NATS restarts: keep reconnecting, `ping` reports the outage meanwhile.
       maxReconnectAttempts: -1,
     });

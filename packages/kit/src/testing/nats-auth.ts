@@ -44,11 +44,6 @@ export class NatsAuthFixture {
     const { NATS_USER, NATS_PASSWORD } = this.env(user);
     return { user: NATS_USER, pass: NATS_PASSWORD, inboxPrefix: `_INBOX.${user}` };
   }
-
-  /** The `include` line a cluster's server files add (see NatsCluster's `auth`). */
-  get include(): string {
-    return `include ${JSON.stringify(this.configFile)}`;
-  }
 }
 
 /** A node's identity file (node.json) under `dir`, made once: what every process of that node shares. */

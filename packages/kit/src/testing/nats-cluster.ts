@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
@@ -115,6 +115,7 @@ export class NatsCluster {
         .filter((o) => o.name !== s.name)
         .map((o) => `nats-route://127.0.0.1:${o.clusterPort}`);
       const file = join(dir, 'nats.conf');
+      if (options.auth) copyFileSync(options.auth.configFile, join(dir, 'auth.conf'));
       writeFileSync(
         file,
         [
@@ -126,7 +127,8 @@ export class NatsCluster {
           `  listen: 127.0.0.1:${s.clusterPort}`,
           `  routes: [${routes.join(', ')}]`,
           '}',
-          options.auth?.include ?? '',
+          // nats-server resolves includes relative to the including file.
+          options.auth ? 'include "auth.conf"' : '',
           options.extraConfig ?? '',
           '',
         ].join('\n'),
