@@ -233,4 +233,10 @@ describe('a hostile participant on the shipped NATS configuration', () => {
     expect(count).toBe(3);
     expect(users.output()).toMatch(/node key in the directory refused/);
   });
+
+  it('logged the refused attempts on the server, and no refusal of a Lore service', () => {
+    const refusals = [...nats.output.matchAll(/Violation - User "([^"]+)"/g)].map((m) => m[1]);
+    expect(refusals.length).toBeGreaterThan(0);
+    expect(new Set(refusals)).toEqual(new Set(['dms']));
+  });
 });

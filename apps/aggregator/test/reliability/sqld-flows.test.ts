@@ -233,4 +233,8 @@ describe('every service on sqld, distributed, through the aggregator', () => {
       );
     }
   }, 60_000);
+
+  it('kept every service within its NATS permissions (the shipped configuration)', () => {
+    expect(nats.output).not.toMatch(/Permissions Violation/);
+  });
 });
