@@ -109,6 +109,45 @@ describe('two replicas of a service and two aggregators, each pair behind a roun
     dir.cleanup();
   });
 
+  it('opens a 2025-11-25 session only for a key the users service knows', async () => {
+    if (!nats) return;
+    const anon = await connectClient(undefined, { url: `${proxy.url}/mcp` });
+    const handle = `session_${Date.now().toString(36)}`;
+    const reg = await ok<{ apiKey: string }>(anon, 'agent_register', {
+      username: handle,
+      email: `${handle}@example.com`,
+      displayName: 'S',
+    });
+    const initialize = (key: string) =>
+      fetch(`${proxy.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${key}`,
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-11-25',
+            capabilities: {},
+            clientInfo: { name: 'k', version: '1' },
+          },
+        }),
+      });
+    // Both aggregators (the proxy alternates) refuse a made-up key a session, and grant a real one.
+    for (let i = 0; i < 2; i++) {
+      const bad = await initialize('lore_sk_made_up_key_000000000000');
+      await bad.body?.cancel();
+      expect(bad.headers.get('mcp-session-id')).toBeNull();
+      const good = await initialize(reg.data.apiKey);
+      await good.body?.cancel();
+      expect(good.headers.get('mcp-session-id')).toBeTruthy();
+    }
+  });
+
   it('gives a 2026-07-28 client the same results as one aggregator, with no affinity', async () => {
     if (!nats) return;
     const anon = await connectClient(undefined, { url: `${proxy.url}/mcp` });
