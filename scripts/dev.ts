@@ -11,16 +11,23 @@
  *   pnpm dev --watch             # restart a process when its sources change (tsx watch)
  *   pnpm dev --no-aggregator     # services only
  *
- * NATS_URL (default nats://127.0.0.1:4222), LORE_NODE_ID (default `dev`), LORE_PORT (default
- * 7400) and LORE_LOG_LEVEL are taken from the environment; every other LORE_* variable is passed through as is.
+ * NATS: without NATS_URL, a nats-server with the shipped configuration (infra/nats) runs on the
+ * base port + 9 with its store under ./data/dev/nats, and each process connects as its own NATS
+ * user (passwords made once, in ./data/dev/nats-passwords.json). With NATS_URL, that server is
+ * used and the processes take their credentials (NATS_USER/NATS_PASSWORD, NATS_CREDS, …, or
+ * LORE_NATS_INSECURE=true) from the environment.
+ * LORE_NODE_ID (default `dev`), LORE_PORT (default 7400) and LORE_LOG_LEVEL are taken from the
+ * environment; every other LORE_* variable is passed through as is.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { NATS_USERS, passwordVariable } from '../infra/nats/permissions.js';
 import type { LoreConfig } from '../packages/kit/src/config.js';
 import { loadNodeIdentity } from '../packages/kit/src/node.js';
 
@@ -103,6 +110,41 @@ async function healthy(port: number, timeoutMs: number, alive: () => boolean): P
   return false;
 }
 
+const NATS_BIN = ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'].find((p) =>
+  existsSync(p),
+);
+
+/** One password per NATS user, made once (they start with a letter: nats-server parses the values). */
+function natsPasswords(file: string): Record<string, string> {
+  const saved = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>) : {};
+  const all = Object.fromEntries(
+    NATS_USERS.map((u) => [u, saved[u] ?? `pw${randomBytes(16).toString('hex')}`]),
+  );
+  writeFileSync(file, JSON.stringify(all, null, 2), { mode: 0o600 });
+  return all;
+}
+
+/** A nats-server with the shipped configuration, unless one already answers on the port. */
+async function startNats(port: number, dataRoot: string, passwords: Record<string, string>) {
+  const url = `nats://127.0.0.1:${port}`;
+  if (await natsUp(url)) return { url, child: undefined };
+  if (!NATS_BIN) throw new Error('nats-server is not installed (or set NATS_URL to a running one)');
+  const env = Object.fromEntries(NATS_USERS.map((u) => [passwordVariable(u), passwords[u]!]));
+  const child = spawn(
+    NATS_BIN,
+    ['-c', join(ROOT, 'infra', 'nats', 'nats-server.conf'), '-a', '127.0.0.1', '-p', String(port)].concat([
+      '-sd',
+      join(dataRoot, 'nats'),
+    ]),
+    { env: { ...process.env, ...env }, stdio: 'ignore', detached: true },
+  );
+  for (let i = 0; i < 100 && !(await natsUp(url)); i++) {
+    if (child.exitCode !== null) throw new Error(`nats-server exited with ${child.exitCode}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { url, child };
+}
+
 interface Proc {
   name: Name;
   child: ChildProcess;
@@ -129,18 +171,25 @@ async function main(argv: string[]) {
   for (const s of wanted.filter((w) => !present.includes(w)))
     process.stderr.write(`dev: packages/${s}/src/main.ts does not exist yet; ${s} is left out\n`);
 
-  const natsUrl = process.env.NATS_URL || 'nats://127.0.0.1:4222';
-  if (!(await natsUp(natsUrl))) {
-    process.stderr.write(
-      `dev: nothing answers at ${natsUrl}. Start NATS with JetStream first, e.g.\n` +
-        '  nats-server -js -sd ./data/dev/nats\n' +
-        'or point NATS_URL at one.\n',
-    );
-    process.exit(1);
-  }
-
   // One node identity for every process: the directory holds one signing key per node id.
   const dataRoot = resolve(ROOT, 'data', 'dev');
+  mkdirSync(dataRoot, { recursive: true });
+  let natsUrl = process.env.NATS_URL ?? '';
+  let passwords: Record<string, string> | undefined;
+  let natsChild: ChildProcess | undefined;
+  if (natsUrl) {
+    if (!(await natsUp(natsUrl.split(',')[0]!))) {
+      process.stderr.write(`dev: nothing answers at ${natsUrl}; unset NATS_URL to run the shipped NATS\n`);
+      process.exit(1);
+    }
+  } else {
+    passwords = natsPasswords(join(dataRoot, 'nats-passwords.json'));
+    const nats = await startNats(base + 9, dataRoot, passwords);
+    natsUrl = nats.url;
+    natsChild = nats.child;
+  }
+  const natsCredentials = (name: Name): Record<string, string> =>
+    passwords && name !== 'aggregator' ? { NATS_USER: name, NATS_PASSWORD: passwords[name]! } : {};
   const nodeId = process.env.LORE_NODE_ID || 'dev';
   const node = loadNodeIdentity({ LORE_DATA_DIR: dataRoot, LORE_NODE_ID: nodeId } as LoreConfig);
   const identity = join(dataRoot, 'node.json');
@@ -168,6 +217,7 @@ async function main(argv: string[]) {
         LORE_LOG_LEVEL: level,
         LORE_DATA_DIR: dataDir,
         LORE_PORT: String(ports[name]),
+        ...natsCredentials(name),
         ...env,
       },
     });
@@ -209,11 +259,13 @@ async function main(argv: string[]) {
           }),
       ),
     );
+    natsChild?.kill('SIGTERM');
     process.exit(0);
   };
   process.on('SIGINT', () => void stopAll());
   process.on('SIGTERM', () => void stopAll());
   process.on('exit', () => {
+    natsChild?.kill('SIGKILL');
     for (const p of procs) {
       try {
         if (p.child.exitCode === null) process.kill(-p.child.pid!, 'SIGKILL');

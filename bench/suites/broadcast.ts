@@ -6,10 +6,19 @@ import {
   createLogger,
   type Database,
   type EventBus,
+  natsAccess,
   nodeLocalBus,
   openDatabase,
 } from '@lore/kit';
-import { appFetch, type Client, connectClient, freePort, NatsServerProcess, ok } from '@lore/kit/testing';
+import {
+  appFetch,
+  type Client,
+  connectClient,
+  freePort,
+  NatsAuthFixture,
+  NatsServerProcess,
+  ok,
+} from '@lore/kit/testing';
 import { KnowledgeRpc } from '@lore/schema';
 import { Corpus } from '../corpus.js';
 import { type Proc, ROOT, type Row, row, start, timeIt } from '../lib.js';
@@ -80,16 +89,18 @@ export async function broadcastSuite(opts: { seconds: number; dataDir: string })
   const corpus = new Corpus(77);
   const topic = corpus.topic(0);
   const question = `How do I configure the ${topic.terms[1]} ${topic.terms[2]} for ${topic.name}?`;
-  const nats = new NatsServerProcess(await freePort(), join(opts.dataDir, 'nats'));
+  const auth = new NatsAuthFixture();
+  const nats = new NatsServerProcess(await freePort(), join(opts.dataDir, 'nats'), auth);
   await nats.start();
   const closers: Array<() => Promise<unknown>> = [() => nats.kill()];
   let a: AllInOne | undefined;
   let bus: EventBus | undefined;
   let b: Proc | undefined;
   try {
-    const env = { NATS_URL: nats.url, LORE_LOG_LEVEL: 'error' };
+    // Each node is one process (the all-in-one): it connects as the node user.
+    const env = { NATS_URL: nats.url, ...auth.env('node'), LORE_LOG_LEVEL: 'error' };
     const configA = benchConfig(join(opts.dataDir, 'a'), { ...env, LORE_NODE_ID: 'bench-a' });
-    bus = await createBus({ natsUrl: nats.url, name: 'lore-bench-a' });
+    bus = await createBus({ natsUrl: nats.url, name: 'lore-bench-a', ...natsAccess(env, () => {}) });
     const directory = await createDirectory(bus);
     // BENCH_TRACE=1: time node A's bus requests, publishes, handlers and directory look-ups.
     const spans = process.env.BENCH_TRACE ? new Spans() : undefined;

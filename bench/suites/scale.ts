@@ -1,11 +1,14 @@
 import { join } from 'node:path';
 import {
   connectClient,
+  NatsAuthFixture,
   NatsCluster,
+  nodeIdentityFile,
   ok,
   type RoundRobinProxy,
   roundRobinProxy,
   SqldProcess,
+  shareNodeIdentity,
 } from '@lore/kit/testing';
 import { load, MCP_HEADERS, type Proc, ROOT, type Row, row, rssMiB, start, toolsCallBody } from '../lib.js';
 
@@ -18,13 +21,23 @@ const CONNECTIONS = 10;
  * One users process alone, one call at a time, on each engine: what sqld and the NATS cluster
  * cost a tool call, against a file database with an in-process bus in the same run.
  */
-async function engineRows(dataDir: string, sqld: SqldProcess, cluster: NatsCluster): Promise<Row[]> {
+async function engineRows(
+  dataDir: string,
+  sqld: SqldProcess,
+  cluster: NatsCluster,
+  auth: NatsAuthFixture,
+): Promise<Row[]> {
   const engines: Array<{ name: string; env: Record<string, string> }> = [
     { name: 'file, in-process bus', env: { NATS_URL: '' } },
     { name: 'sqld, in-process bus', env: { NATS_URL: '', LORE_USERS_DB_URL: sqld.url } },
     {
       name: 'sqld, NATS cluster R3',
-      env: { NATS_URL: cluster.url, LORE_NATS_REPLICAS: '3', LORE_USERS_DB_URL: sqld.url },
+      env: {
+        NATS_URL: cluster.url,
+        ...auth.env('users'),
+        LORE_NATS_REPLICAS: '3',
+        LORE_USERS_DB_URL: sqld.url,
+      },
     },
   ];
   const rows: Row[] = [];
@@ -104,10 +117,14 @@ export async function scaleSuite(opts: { seconds: number; dataDir: string }): Pr
   const sqld = new SqldProcess(join(opts.dataDir, 'sqld'));
   let cluster: NatsCluster | undefined;
   try {
-    [cluster] = await Promise.all([NatsCluster.start(join(opts.dataDir, 'nats')), sqld.start()]);
-    rows.push(...(await engineRows(opts.dataDir, sqld, cluster)));
+    const auth = new NatsAuthFixture();
+    [cluster] = await Promise.all([NatsCluster.start(join(opts.dataDir, 'nats'), { auth }), sqld.start()]);
+    rows.push(...(await engineRows(opts.dataDir, sqld, cluster, auth)));
+    // The replicas are processes of one node: they share its identity.
+    const identity = nodeIdentityFile(join(opts.dataDir, 'identity'), 'bench-scale');
     const env = {
       NATS_URL: cluster.url,
+      ...auth.env('users'),
       LORE_NATS_REPLICAS: '3',
       LORE_NODE_ID: 'bench-scale',
       LORE_RATE_LIMITS: 'false',
@@ -120,7 +137,7 @@ export async function scaleSuite(opts: { seconds: number; dataDir: string }): Pr
       const p = await start(
         USERS,
         [],
-        { ...env, LORE_DATA_DIR: join(opts.dataDir, `users${n}`) },
+        { ...env, LORE_DATA_DIR: shareNodeIdentity(identity, join(opts.dataDir, `users${n}`)) },
         /"url":"(http[^"]+)"/,
       );
       procs.push(p);

@@ -5,11 +5,15 @@
  * SIGUSR1/SIGUSR2 start and write a CPU profile (into BENCH_CPU_PROF).
  */
 import { startAllInOne } from '@lore/aggregator';
-import { createBus, createDirectory, loadConfig, serveHttp } from '@lore/kit';
+import { createBus, createDirectory, loadConfig, natsAccess, serveHttp } from '@lore/kit';
 import { startCpuProfile } from '../profile/cpu.js';
 
 const config = loadConfig(process.env);
-const bus = await createBus({ natsUrl: config.NATS_URL, name: `lore-${config.LORE_NODE_ID}` });
+const bus = await createBus({
+  natsUrl: config.NATS_URL,
+  name: `lore-${config.LORE_NODE_ID}`,
+  ...natsAccess(config, (m) => process.stderr.write(`${m}\n`)),
+});
 const directory = await createDirectory(bus);
 const lore = await startAllInOne(config, { bus, directory });
 const http = await serveHttp(lore.app, config);

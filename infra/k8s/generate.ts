@@ -67,6 +67,12 @@ function deployment(s: Server) {
           secretEnv('LORE_LLM_API_KEY'),
           secretEnv('LORE_EMBEDDINGS_API_KEY'),
           secretEnv(`LORE_${s.name.toUpperCase()}_DB_AUTH_TOKEN`),
+          // Its own NATS user (infra/nats): the password from its own Secret, shared with the NATS pods.
+          { name: 'NATS_USER', value: s.name },
+          {
+            name: 'NATS_PASSWORD',
+            valueFrom: { secretKeyRef: { name: `lore-nats-${s.name}`, key: 'password' } },
+          },
         ]
       : [];
   return {

@@ -4,6 +4,7 @@ import {
   createBus,
   createDirectory,
   createLogger,
+  directoryTrust,
   type EventBus,
   type Logger,
   type LoreConfig,
@@ -11,6 +12,8 @@ import {
   loadNodeIdentity,
   type NetworkDirectory,
   stopWithin,
+  natsAccess,
+  registerNodeKey,
 } from '@lore/kit';
 import type { Hono } from 'hono';
 import { Aggregator } from './aggregator.js';
@@ -51,13 +54,14 @@ export async function startAllInOne(config: LoreConfig, opts: AllInOneOptions = 
     opts.bus ??
     (await createBus({
       natsUrl: config.NATS_URL,
+      ...natsAccess(config, (m) => log.warn(m)),
       name: `lore-${node.id}`,
       replicas: config.LORE_NATS_REPLICAS,
       onError: (err, event, consumer) =>
         log.warn({ err: (err as Error).message, subject: event?.subject, consumer }, 'event handler failed'),
     }));
-  const directory = opts.directory ?? (await createDirectory(bus));
-  await directory.registerNode(node.id, node.publicKey);
+  const directory = opts.directory ?? (await createDirectory(bus, directoryTrust(config, log, node)));
+  await registerNodeKey(directory, node, log);
   const services: LoreService[] = [];
   for (const entry of opts.services ?? SERVICES) {
     services.push(await entry.create({ config, bus, nodeId: node.id, node, directory, log }));

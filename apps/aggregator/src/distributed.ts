@@ -4,6 +4,7 @@ import { Aggregator } from './aggregator.js';
 import { consoleOverCatalog } from './console/deps.js';
 import { createGateway } from './gateway.js';
 import { AggregatorMetrics } from './metrics.js';
+import { sessionKeyCheck } from './session-keys.js';
 import { Upstream } from './upstream.js';
 import { readUpstreams, type UpstreamConfig } from './upstream-config.js';
 
@@ -48,6 +49,7 @@ export async function startDistributed(
     healthIntervalMs: opts.healthIntervalMs ?? config.LORE_HEALTH_INTERVAL_MS,
   });
   await aggregator.start();
+  const keyCheck = sessionKeyCheck(upstreams);
   const app = createGateway({
     // The console calls the same upstreams through this catalog; its sessions are sealed with
     // LORE_CONSOLE_SECRET (or this node's key), so replicas that share it share sessions.
@@ -55,6 +57,7 @@ export async function startDistributed(
     config,
     aggregator,
     metrics,
+    ...(keyCheck ? { verifyKey: keyCheck } : {}),
     // One bad upstream must not take the endpoint out of rotation: ready while any upstream is up.
     ready: async () => ({ upstreams: upstreams.some((u) => u.up) ? 'ok' : 'no upstream is up' }),
   });

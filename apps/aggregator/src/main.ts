@@ -17,6 +17,7 @@ import {
 import { runKnowledgeCli } from '@lore/knowledge';
 import { startAllInOne } from './all-in-one.js';
 import { startDistributed } from './distributed.js';
+import { runNetworkCli } from './network-cli.js';
 import { clientConfigs, ensureOwner, keepOwnerKey, stdioLauncher } from './owner.js';
 
 const USAGE = `Usage: lore <command> [options]
@@ -31,6 +32,7 @@ Commands:
                          back up a JetStream stream (events, KV buckets) to a file (NATS_URL)
   jetstream restore <file>
                          restore a stream from such a file onto a NATS without it
+  network <command>      the network key and this node's signing key (lore network --help)
   help                   this text
 
 \`lore docs --help\` and \`lore articles --help\` describe their options.
@@ -57,6 +59,12 @@ async function main(argv: string[]) {
       stdout: process.stdout,
       stderr: process.stderr,
     });
+    return;
+  }
+  if (command === 'network') {
+    const config = loadConfig(process.env);
+    if (process.env.INIT_CWD) process.chdir(process.env.INIT_CWD);
+    process.exitCode = runNetworkCli(rest, config, { stdout: process.stdout });
     return;
   }
   if (command !== 'start') throw new UsageError(`Unknown command: ${command}`);

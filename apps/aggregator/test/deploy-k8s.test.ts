@@ -62,7 +62,15 @@ const OVERLAYS = ['base', 'overlays/dev', 'overlays/prod'] as const;
 const SERVERS = [...SERVICE_NAMES, 'aggregator'] as const;
 const CONFIG_NAMES = new Set(Object.keys(LoreConfigSchema.shape));
 /** Secrets the operator creates (infra/README.md); everything else referenced must be rendered. */
-const OPERATOR_SECRETS = new Set(['lore-node', 'lore-secrets', 'lore-tls']);
+const OPERATOR_SECRETS = new Set([
+  'lore-node',
+  'lore-secrets',
+  'lore-tls',
+  // One per NATS user (infra/nats/permissions.ts), read by that service and by the NATS pods.
+  ...['users', 'queries', 'approvals', 'knowledge', 'dens', 'dms', 'showcase', 'docs', 'node', 'ops'].map(
+    (u) => `lore-nats-${u}`,
+  ),
+]);
 const ROOT = join(K8S_DIR, '..', '..');
 
 const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' });
@@ -245,8 +253,23 @@ describe.skipIf(!haveKubectl)('Kubernetes manifests', () => {
               if (!CONFIG_NAMES.has(e.name))
                 problems.push(`${where}: env ${e.name} is not in LoreConfigSchema`);
               const sk = e.valueFrom?.secretKeyRef;
-              if (sk && !(OPERATOR_SECRETS.has(sk.name) && sk.key === e.name && sk.optional === true))
+              // A NATS password is required, from the user's own Secret; other secrets are optional, keyed by name.
+              const natsPassword =
+                e.name === 'NATS_PASSWORD' && sk?.name.startsWith('lore-nats-') && sk.key === 'password';
+              if (
+                sk &&
+                !(
+                  OPERATOR_SECRETS.has(sk.name) &&
+                  (natsPassword || (sk.key === e.name && sk.optional === true))
+                )
+              )
                 problems.push(`${where}: ${e.name} from secret ${sk.name}/${sk.key}`);
+              if (
+                natsPassword &&
+                sk?.name !==
+                  `lore-nats-${c.env?.find((v: { name: string; value?: string }) => v.name === 'NATS_USER')?.value}`
+              )
+                problems.push(`${where}: NATS_PASSWORD is not from the Secret of its NATS_USER`);
               const ck = e.valueFrom?.configMapKeyRef;
               if (ck) {
                 const cm = objs.find((o) => o.kind === 'ConfigMap' && o.metadata.name === ck.name);

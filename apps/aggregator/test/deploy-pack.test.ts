@@ -7,7 +7,15 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { call, connectClient, freePort, NatsServerProcess, ok, tempDir } from '@lore/kit/testing';
+import {
+  call,
+  connectClient,
+  freePort,
+  NatsAuthFixture,
+  NatsServerProcess,
+  ok,
+  tempDir,
+} from '@lore/kit/testing';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -160,14 +168,20 @@ describe('a service packed, installed with npm into an empty folder, and started
     }
     const data = tempDir('lore-stdio-');
     const store = tempDir('lore-stdio-nats-');
-    const nats = new NatsServerProcess(await freePort(), store.path);
+    const auth = new NatsAuthFixture();
+    const nats = new NatsServerProcess(await freePort(), store.path, auth);
     await nats.start();
     let err = '';
     const transport = new StdioClientTransport({
       command: bin,
       args: ['--stdio'],
       cwd: install.path,
-      env: cleanEnv({ LORE_DATA_DIR: data.path, NATS_URL: nats.url, LORE_LOG_LEVEL: 'info' }),
+      env: cleanEnv({
+        LORE_DATA_DIR: data.path,
+        NATS_URL: nats.url,
+        ...auth.env('node'),
+        LORE_LOG_LEVEL: 'info',
+      }),
       stderr: 'pipe',
     });
     transport.stderr?.on('data', (d) => {

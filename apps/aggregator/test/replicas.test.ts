@@ -4,11 +4,14 @@ import {
   call,
   connectClient,
   freePort,
+  NatsAuthFixture,
   NatsServerProcess,
+  nodeIdentityFile,
   ok,
   type RoundRobinProxy,
   roundRobinProxy,
   SqldProcess,
+  shareNodeIdentity,
   tempDir,
 } from '@lore/kit/testing';
 import { jetstreamManager } from '@nats-io/jetstream';
@@ -18,6 +21,8 @@ import { ROOT, type Spawned, spawnTs } from './helpers.js';
 describe('two replicas of a service and two aggregators, each pair behind a round-robin proxy', () => {
   const dir = tempDir();
   let nats: NatsServerProcess;
+  const auth = new NatsAuthFixture();
+  const opsCredentials = () => ({ kind: 'user' as const, user: 'ops', password: auth.passwords.ops! });
   let sqld: SqldProcess;
   const users: Spawned[] = [];
   let dms: Spawned;
@@ -30,10 +35,12 @@ describe('two replicas of a service and two aggregators, each pair behind a roun
       if (process.env.CI) throw new Error('nats-server is required under CI');
       return;
     }
-    nats = new NatsServerProcess(await freePort(), join(dir.path, 'nats'));
+    nats = new NatsServerProcess(await freePort(), join(dir.path, 'nats'), auth);
     sqld = new SqldProcess(join(dir.path, 'sqld'));
     await Promise.all([nats.start(), sqld.start()]);
     const common = { NATS_URL: nats.url, LORE_LOG_LEVEL: 'warn', LORE_NODE_ID: 'replica-test' };
+    // The processes of one node share its identity (its signing key), as from a mounted Secret.
+    const identity = nodeIdentityFile(join(dir.path, 'identity'), 'replica-test');
     // Two processes of the users service: one node id, one database on one libSQL server (as in
     // production), one durable consumer per subscription between them. They start together on
     // the empty database, so both race to migrate it.
@@ -47,7 +54,8 @@ describe('two replicas of a service and two aggregators, each pair behind a roun
               ...common,
               LORE_LOG_LEVEL: 'info',
               LORE_PORT: '0',
-              LORE_DATA_DIR: join(dir.path, `users${n}`),
+              ...auth.env('users'),
+              LORE_DATA_DIR: shareNodeIdentity(identity, join(dir.path, `users${n}`)),
               LORE_USERS_DB_URL: sqld.url,
               // The concurrent-writes test registers many agents from one address.
               LORE_RATE_LIMITS: 'false',
@@ -62,7 +70,13 @@ describe('two replicas of a service and two aggregators, each pair behind a roun
     dms = await spawnTs(
       join(ROOT, 'packages/dms/src/main.ts'),
       [],
-      { ...common, LORE_LOG_LEVEL: 'info', LORE_PORT: '0', LORE_DATA_DIR: join(dir.path, 'dms') },
+      {
+        ...common,
+        ...auth.env('dms'),
+        LORE_LOG_LEVEL: 'info',
+        LORE_PORT: '0',
+        LORE_DATA_DIR: shareNodeIdentity(identity, join(dir.path, 'dms')),
+      },
       /"url":"(http[^"]+)"/,
     );
     usersProxy = await roundRobinProxy(users.map((u) => u.url.replace(/\/mcp$/, '')));
@@ -93,6 +107,45 @@ describe('two replicas of a service and two aggregators, each pair behind a roun
     await nats?.kill();
     await sqld?.kill('SIGTERM');
     dir.cleanup();
+  });
+
+  it('opens a 2025-11-25 session only for a key the users service knows', async () => {
+    if (!nats) return;
+    const anon = await connectClient(undefined, { url: `${proxy.url}/mcp` });
+    const handle = `session_${Date.now().toString(36)}`;
+    const reg = await ok<{ apiKey: string }>(anon, 'agent_register', {
+      username: handle,
+      email: `${handle}@example.com`,
+      displayName: 'S',
+    });
+    const initialize = (key: string) =>
+      fetch(`${proxy.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${key}`,
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-11-25',
+            capabilities: {},
+            clientInfo: { name: 'k', version: '1' },
+          },
+        }),
+      });
+    // Both aggregators (the proxy alternates) refuse a made-up key a session, and grant a real one.
+    for (let i = 0; i < 2; i++) {
+      const bad = await initialize('lore_sk_made_up_key_000000000000');
+      await bad.body?.cancel();
+      expect(bad.headers.get('mcp-session-id')).toBeNull();
+      const good = await initialize(reg.data.apiKey);
+      await good.body?.cancel();
+      expect(good.headers.get('mcp-session-id')).toBeTruthy();
+    }
   });
 
   it('gives a 2026-07-28 client the same results as one aggregator, with no affinity', async () => {
@@ -185,7 +238,11 @@ describe('two replicas of a service and two aggregators, each pair behind a roun
       expect(p.data.recentActivity.map((x) => x.kind)).toContain('dm');
     }
     // Nothing left pending or redelivered on the shared consumer.
-    const bus = await NatsBus.connect({ url: nats.url });
+    const bus = await NatsBus.connect({
+      url: nats.url,
+      credentials: opsCredentials(),
+      inboxPrefix: '_INBOX.ops',
+    });
     try {
       const jsm = await jetstreamManager(bus.connection);
       const info = await jsm.consumers.info('LORE_EVENTS', 'users-activity-dms-replica-test');
@@ -202,7 +259,11 @@ describe('two replicas of a service and two aggregators, each pair behind a roun
   it('takes concurrent writes through both replicas on one sqld database: nothing lost, nothing applied twice', async () => {
     if (!nats) return;
     const subjectCount = async (subject: string) => {
-      const bus = await NatsBus.connect({ url: nats.url });
+      const bus = await NatsBus.connect({
+        url: nats.url,
+        credentials: opsCredentials(),
+        inboxPrefix: '_INBOX.ops',
+      });
       try {
         const jsm = await jetstreamManager(bus.connection);
         const info = await jsm.streams.info('LORE_EVENTS', { subjects_filter: subject });
@@ -246,7 +307,10 @@ describe('two replicas of a service and two aggregators, each pair behind a roun
     await expect
       .poll(() => subjectCount('lore.users.agent.updated'), { timeout: 15_000 })
       .toBe(updatedBefore + 30);
-    expect(await sqld.query('select count(*) from lore_outbox where sent_at is null')).toEqual([[0]]);
+    // A relay marks its rows sent once NATS acknowledged them: the stream can show them a moment before.
+    await expect
+      .poll(() => sqld.query('select count(*) from lore_outbox where sent_at is null'), { timeout: 15_000 })
+      .toEqual([[0]]);
     expect(usersProxy.hits[0]).toBeGreaterThan(20);
     expect(usersProxy.hits[1]).toBeGreaterThan(20);
   }, 90_000);

@@ -45,6 +45,24 @@ export const LoreConfigSchema = z.object({
   /** One NATS URL, or a cluster's URLs separated by commas. */
   NATS_URL: z.string().optional(),
   /** JetStream replicas of Lore's stream and KV buckets: 3 on a three-server cluster. */
+  /** NATS credentials, one form: user and password, a token, a user nkey seed or a `.creds` file. */
+  NATS_USER: z.string().optional(),
+  NATS_PASSWORD: z.string().optional(),
+  NATS_TOKEN: z.string().optional(),
+  NATS_NKEY_SEED: z.string().optional(),
+  NATS_CREDS: z.string().optional(),
+  /** Reply subjects' prefix; default `_INBOX.<NATS_USER>`, the inbox the shipped permissions give each user. */
+  NATS_INBOX_PREFIX: z.string().optional(),
+  /** Connect to NATS without credentials (a warning is logged). */
+  LORE_NATS_INSECURE: bool.default(false),
+  /** The network key (public, PEM or base64 of the PEM): node keys in the directory must be endorsed by it. */
+  LORE_NETWORK_KEY: z
+    .string()
+    .transform((v) => (v.includes('BEGIN PUBLIC KEY') ? v : Buffer.from(v, 'base64').toString('utf8')))
+    .refine((v) => v.includes('BEGIN PUBLIC KEY'), 'a public key (PEM, or its base64)')
+    .optional(),
+  /** This node's endorsement by the network key (`lore network sign-node`). */
+  LORE_NODE_ENDORSEMENT: z.string().optional(),
   LORE_NATS_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
   LORE_DB_URL: z.string().optional(),
   LORE_DB_AUTH_TOKEN: z.string().optional(),

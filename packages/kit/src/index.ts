@@ -18,6 +18,10 @@ export {
   JETSTREAM_USAGE,
   MemoryBus,
   NatsBus,
+  NatsCredentialsError,
+  NatsInsecureError,
+  natsAccess,
+  natsCredentialsFrom,
   natsServers,
   restoreStream,
   runJetStreamCli,
@@ -25,6 +29,7 @@ export {
 } from './bus/index.js';
 export type { NodeLocalBus, NodeRequestOptions } from './bus/local.js';
 export { nodeLocalBus, nodeSubject } from './bus/local.js';
+export type { NatsCredentials } from './bus/nats-auth.js';
 export { GroupCommit, limiter, settleInPool } from './concurrency.js';
 export type { LoreConfig, ServiceName } from './config.js';
 export { ConfigError, databaseFor, LoreConfigSchema, loadConfig, SERVICE_NAMES } from './config.js';
@@ -85,20 +90,30 @@ export {
 } from './moderation/index.js';
 export type {
   AgentCard,
+  DirectoryTrust,
   HandleRecord,
   NetworkDirectory,
+  NodeKeyProof,
+  NodeKeyRecord,
   SignedEnvelope,
   VerifyOutcome,
 } from './network/index.js';
 export {
   createDirectory,
+  createNetworkKey,
+  directoryTrust,
   EnvelopeSigner,
+  endorseNodeKey,
   MemoryDirectory,
   NatsDirectory,
+  NodeKeyRefusedError,
+  NodeKeyTrust,
+  registerNodeKey,
+  signRotation,
   verifyEnvelope,
 } from './network/index.js';
 export type { NodeIdentity } from './node.js';
-export { loadNodeIdentity } from './node.js';
+export { loadNodeIdentity, rotateNodeIdentity } from './node.js';
 export type { Emit } from './outbox.js';
 export { handleOnce, Outbox } from './outbox.js';
 export {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ToolErrorBody } from '@lore/schema';
+import type { EventEnvelope, ToolErrorBody } from '@lore/schema';
 import type { CallToolResult, InputRequiredResult, Resource, Tool } from '@modelcontextprotocol/server';
 import {
   createMcpHandler,
@@ -30,6 +30,7 @@ import {
 } from './mcp.js';
 import { ServiceMetrics } from './metrics.js';
 import type { NetworkDirectory } from './network/directory.js';
+import { believeEnvelope } from './network/signing.js';
 import type { NodeIdentity } from './node.js';
 import type { Outbox } from './outbox.js';
 import { RATE_LIMITS, RateLimiter, sharedRateLimitStore } from './rate-limit.js';
@@ -122,7 +123,9 @@ export function createService<P>(opts: ServiceOptions<P>): LoreService {
       if (started) return;
       started = true;
       await auth.start();
-      const counted = countingBus(bus, metrics);
+      // On NATS anyone with access could publish: every event's signature is checked first.
+      const verifier = deps.bus.kind === 'nats' ? deps.directory : undefined;
+      const counted = countingBus(bus, metrics, verifier, log);
       for (const h of opts.handlers ?? []) subs.push(await h(counted));
       opts.outbox?.start();
       cleanup = await opts.onStart?.();
@@ -139,7 +142,20 @@ export function createService<P>(opts: ServiceOptions<P>): LoreService {
 }
 
 /** The bus handed to a service's handlers: every event delivery is counted by consumer and outcome. */
-function countingBus(bus: EventBus, metrics: ServiceMetrics): EventBus {
+function countingBus(
+  bus: EventBus,
+  metrics: ServiceMetrics,
+  directory: NetworkDirectory | undefined,
+  log: Logger,
+): EventBus {
+  // A dropped envelope is acknowledged (it would fail the same way again), counted and logged.
+  const dropped = (event: EventEnvelope, reason: string, detail: string) => {
+    metrics.droppedEnvelopes.inc({ service: metrics.service, reason });
+    log.warn(
+      { eventId: event.id, subject: event.subject, producer: event.producer, reason: detail },
+      'event dropped',
+    );
+  };
   return Object.assign(Object.create(bus) as EventBus, {
     subscribe: (
       options: Parameters<EventBus['subscribe']>[0],
@@ -147,6 +163,11 @@ function countingBus(bus: EventBus, metrics: ServiceMetrics): EventBus {
     ) =>
       bus.subscribe(options, async (event, info) => {
         const labels = { service: metrics.service, consumer: options.consumer };
+        if (
+          directory &&
+          !(await believeEnvelope(event, directory, (reason, detail) => dropped(event, reason, detail)))
+        )
+          return;
         try {
           await handler(event, info);
           metrics.events.inc({ ...labels, result: 'ok' });

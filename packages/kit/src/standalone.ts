@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
-import { createBus } from './bus/index.js';
+import { createBus, natsAccess } from './bus/index.js';
 import { loadConfig } from './config.js';
 import { createLogger, type Logger } from './logger.js';
-import { createDirectory } from './network/index.js';
+import { createDirectory, directoryTrust, registerNodeKey } from './network/index.js';
 import { loadNodeIdentity } from './node.js';
 import { parsePort, serveHttp, serveOverStdio } from './serve.js';
 import type { LoreService, ServiceDeps } from './service.js';
@@ -34,13 +34,16 @@ export async function runStandalone(
   const stopTelemetry = await startTelemetry(config.OTEL_EXPORTER_OTLP_ENDPOINT, `lore-${name}`);
   const bus = await createBus({
     natsUrl: config.NATS_URL,
+    ...natsAccess(config, (m) => log.warn(m)),
     name: `lore-${name}`,
     replicas: config.LORE_NATS_REPLICAS,
     onError: (err, event, consumer) =>
       log.warn({ err: (err as Error).message, subject: event?.subject, consumer }, 'event handler failed'),
   });
-  const directory = await createDirectory(bus);
-  await directory.registerNode(node.id, node.publicKey);
+  const directory = await createDirectory(bus, directoryTrust(config, log, node));
+  // The users service publishes the node's key: on a NATS with the shipped permissions it is the
+  // only one allowed to write the directory (every process of the node shares the key).
+  if (name === 'users' || bus.kind === 'memory') await registerNodeKey(directory, node, log);
   const service = await create({ config, bus, nodeId: node.id, node, directory, log });
   await service.start();
   const stdio = !!args.stdio;

@@ -1,11 +1,12 @@
 import { join } from 'node:path';
-import { createBus, type EventBus, type LoreService } from '@lore/kit';
+import { createBus, type EventBus, type LoreService, natsAccess } from '@lore/kit';
 import {
   appFetch,
   type Client,
   call,
   connectClient,
   freePort,
+  NatsAuthFixture,
   NatsServerProcess,
   ok,
   tempDir,
@@ -26,11 +27,16 @@ describe.skipIf(!NatsServerProcess.binaryAvailable())('rate limits across replic
   const replicas: LoreService[] = [];
 
   beforeAll(async () => {
-    nats = new NatsServerProcess(await freePort(), join(dir.path, 'js'));
+    const auth = new NatsAuthFixture();
+    nats = new NatsServerProcess(await freePort(), join(dir.path, 'js'), auth);
     await nats.start();
     const config = testConfig(dir.path, { NATS_URL: nats.url, LORE_NODE_ID: 'limits-node' });
     for (let i = 0; i < 2; i++) {
-      const bus = await createBus({ natsUrl: nats.url, name: `replica-${i}` });
+      const bus = await createBus({
+        natsUrl: nats.url,
+        name: `replica-${i}`,
+        ...natsAccess({ NATS_URL: nats.url, ...auth.env('users') }, () => {}),
+      });
       buses.push(bus);
       const service = await createUsersService({ config, bus, nodeId: 'limits-node' });
       await service.start();

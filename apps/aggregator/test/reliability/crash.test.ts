@@ -37,6 +37,8 @@ describe('crash safety: kill -9 of the service, the consumer and NATS mid-stream
   let recorder: Spawned;
   const env = () => ({
     NATS_URL: nats.url,
+    // A private server without authorization: the recorder reads the raw stream as an observer.
+    LORE_NATS_INSECURE: 'true',
     LORE_NODE_ID: 'crash-test',
     LORE_LOG_LEVEL: 'info',
     LORE_RATE_LIMITS: 'false',

@@ -7,7 +7,15 @@
  */
 import { join } from 'node:path';
 import { NatsBus } from '@lore/kit';
-import { type Client, connectClient, NatsCluster, NatsServerProcess, ok, tempDir } from '@lore/kit/testing';
+import {
+  type Client,
+  connectClient,
+  NatsAuthFixture,
+  NatsCluster,
+  NatsServerProcess,
+  ok,
+  tempDir,
+} from '@lore/kit/testing';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Spawned, spawnTs } from '../helpers.js';
@@ -18,6 +26,7 @@ type Requested = Record<string, { status: string }>;
 
 describe('a JetStream cluster losing a server, then the stream leader, under load', () => {
   const dir = tempDir('lore-nats-cluster-');
+  const auth = new NatsAuthFixture();
   let cluster: NatsCluster;
   const nodes: Record<'a' | 'b', Spawned | undefined> = { a: undefined, b: undefined };
   const recovery: Record<string, number> = {};
@@ -25,10 +34,11 @@ describe('a JetStream cluster losing a server, then the stream leader, under loa
   beforeAll(async () => {
     if (!NatsServerProcess.binaryAvailable())
       throw new Error('nats-server is required for the cluster tests');
-    cluster = await NatsCluster.start(join(dir.path, 'nats'));
+    cluster = await NatsCluster.start(join(dir.path, 'nats'), { auth });
     const servers = cluster.nodes.map((n) => n.url);
     const env = (id: 'a' | 'b', order: string[]) => ({
       NATS_URL: order.join(','),
+      ...auth.env('node'),
       LORE_NATS_REPLICAS: '3',
       LORE_NODE_ID: `cluster-${id}`,
       LORE_DATA_DIR: join(dir.path, id),
@@ -154,7 +164,12 @@ describe('a JetStream cluster losing a server, then the stream leader, under loa
       (c) => c >= 15,
       60_000,
     );
-    const bus = await NatsBus.connect({ url: cluster.url, replicas: 3 });
+    const bus = await NatsBus.connect({
+      url: cluster.url,
+      replicas: 3,
+      credentials: { kind: 'user', user: 'ops', password: auth.passwords.ops! },
+      inboxPrefix: '_INBOX.ops',
+    });
     const jsm = await jetstreamManager(bus.connection);
     const leader = (await jsm.streams.info('LORE_EVENTS')).cluster!.leader!;
     await fault('stream-leader', leader);

@@ -8,7 +8,15 @@
  * return.
  */
 import { join } from 'node:path';
-import { type Client, connectClient, freePort, NatsServerProcess, ok, tempDir } from '@lore/kit/testing';
+import {
+  type Client,
+  connectClient,
+  freePort,
+  NatsAuthFixture,
+  NatsServerProcess,
+  ok,
+  tempDir,
+} from '@lore/kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, type Spawned, spawnTs } from '../helpers.js';
 import { sleep, waitFor } from './support.js';
@@ -34,6 +42,7 @@ describe('no question is lost while knowledge and approvals are down for 60 s', 
   const procs: Record<string, Spawned> = {};
   const ports: Record<string, number> = {};
   let agg: Spawned;
+  const auth = new NatsAuthFixture();
   const env = () => ({
     NATS_URL: nats.url,
     LORE_NODE_ID: 'outage-test',
@@ -47,7 +56,7 @@ describe('no question is lost while knowledge and approvals are down for 60 s', 
     procs[service] = await spawnTs(
       join(ROOT, `packages/${service}/src/main.ts`),
       [],
-      { ...env(), LORE_LOG_LEVEL: 'info', LORE_PORT: String(ports[service]) },
+      { ...env(), ...auth.env(service), LORE_LOG_LEVEL: 'info', LORE_PORT: String(ports[service]) },
       /"url":"(http[^"]+)"/,
       60_000,
     );
@@ -55,7 +64,7 @@ describe('no question is lost while knowledge and approvals are down for 60 s', 
 
   beforeAll(async () => {
     if (!NatsServerProcess.binaryAvailable()) throw new Error('nats-server is required for the fault tests');
-    nats = new NatsServerProcess(await freePort(), join(dir.path, 'nats'));
+    nats = new NatsServerProcess(await freePort(), join(dir.path, 'nats'), auth);
     await nats.start();
     for (const s of ['users', 'queries', 'approvals', 'knowledge']) ports[s] = await freePort();
     // users first: it creates the node's identity that the others load.

@@ -11,9 +11,12 @@ import {
   call,
   connectClient,
   freePort,
+  NatsAuthFixture,
   NatsServerProcess,
+  nodeIdentityFile,
   ok,
   type SqldProcess,
+  shareNodeIdentity,
   startSqlds,
   tempDir,
 } from '@lore/kit/testing';
@@ -31,6 +34,7 @@ const until = <T>(fn: () => Promise<T>, check: (v: T) => boolean, timeout = 30_0
 
 describe('every service on sqld, distributed, through the aggregator', () => {
   const dir = tempDir('lore-sqld-flows-');
+  const auth = new NatsAuthFixture();
   let nats: NatsServerProcess;
   let sqlds: Map<string, SqldProcess>;
   const services = new Map<string, Spawned>();
@@ -55,9 +59,11 @@ describe('every service on sqld, distributed, through the aggregator', () => {
   beforeAll(async () => {
     if (!NatsServerProcess.binaryAvailable()) throw new Error('nats-server is required');
     const t0 = performance.now();
-    nats = new NatsServerProcess(await freePort(), join(dir.path, 'nats'));
+    nats = new NatsServerProcess(await freePort(), join(dir.path, 'nats'), auth);
     [sqlds] = await Promise.all([startSqlds(join(dir.path, 'sqld'), SERVICES), nats.start()]);
     timings.enginesUp = Math.round(performance.now() - t0);
+    // The processes of one node share its identity (its signing key).
+    const identity = nodeIdentityFile(join(dir.path, 'identity'), 'sqld-flows');
     const common = {
       NATS_URL: nats.url,
       LORE_NODE_ID: 'sqld-flows',
@@ -78,7 +84,8 @@ describe('every service on sqld, distributed, through the aggregator', () => {
             [],
             {
               ...common,
-              LORE_DATA_DIR: join(dir.path, name),
+              ...auth.env(name),
+              LORE_DATA_DIR: shareNodeIdentity(identity, join(dir.path, name)),
               [`LORE_${name.toUpperCase()}_DB_URL`]: sqlds.get(name)!.url,
             },
             /"url":"(http[^"]+)"/,
@@ -226,4 +233,8 @@ describe('every service on sqld, distributed, through the aggregator', () => {
       );
     }
   }, 60_000);
+
+  it('kept every service within its NATS permissions (the shipped configuration)', () => {
+    expect(nats.output).not.toMatch(/Permissions Violation/);
+  });
 });

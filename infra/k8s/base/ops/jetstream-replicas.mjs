@@ -14,6 +14,13 @@ if (!Number.isInteger(replicas) || replicas < 1 || replicas > 5) {
 }
 const nc = await connect({
   servers: (process.env.NATS_URL ?? 'nats://127.0.0.1:4222').split(','),
+  ...(process.env.NATS_USER
+    ? {
+        user: process.env.NATS_USER,
+        pass: process.env.NATS_PASSWORD,
+        inboxPrefix: `_INBOX.${process.env.NATS_USER}`,
+      }
+    : {}),
   name: 'lore-jetstream-replicas',
 });
 const jsm = await jetstreamManager(nc);

@@ -24,6 +24,7 @@ import {
 } from '@nats-io/transport-node';
 import { toRemote } from './memory.js';
 import { durableName, ensureStream, natsServers } from './nats-setup.js';
+import { type NatsCredentials, natsConnectAuth } from './nats-auth.js';
 import {
   BusNoResponderError,
   BusRemoteError,
@@ -57,13 +58,16 @@ export interface NatsBusOptions {
   /** How long a re-published event id is recognised as a duplicate. Default 2 minutes. */
   duplicateWindowMs?: number;
   onError?: BusErrorHandler;
+  /** How this process authenticates, and its reply prefix (`_INBOX.<user>`, as its permissions allow). */
+  credentials?: NatsCredentials;
+  inboxPrefix?: string;
 }
 
 type Reply =
   | { ok: true; value: unknown }
   | { ok: false; error: { message: string; code: number; data?: Record<string, unknown> } };
 
-/** This server API code means "a consumer with that name exists with another config" (create-only action). */
+/** Server API code: a consumer with that name exists with another config (create-only action). */
 const CONSUMER_ALREADY_EXISTS = 10148;
 const ACK_WAIT_MS = 30_000;
 /**
@@ -113,6 +117,7 @@ export class NatsBus implements EventBus {
     const nc = await connect({
       servers: natsServers(options.url),
       name: options.name,
+      ...natsConnectAuth(options),
       // A service outlives NATS restarts: keep reconnecting, `ping` reports the outage meanwhile.
       maxReconnectAttempts: -1,
     });

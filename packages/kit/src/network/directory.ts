@@ -1,7 +1,20 @@
-import { createHash } from 'node:crypto';
 import type { KV } from '@nats-io/kv';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
+import { judgeNodeKey, type NodeKeyRecord, NodeKeyRefusedError, NodeKeyTrust } from './node-keys.js';
+
+export { MemoryDirectory } from './memory-directory.js';
+
+/** How a node proves its key: the network key's endorsement, or a rotation signed by its previous key. */
+export type NodeKeyProof = Pick<NodeKeyRecord, 'endorsement' | 'rotatedFrom'>;
+
+/** What the directory believes of node keys: the network key (public PEM), and who hears of refusals. */
+export interface DirectoryTrust {
+  networkKey?: string;
+  onRefused?: (node: string, reason: string) => void;
+  /** This node's own key, known first-hand: believed whatever the bucket says. */
+  ownNode?: NodeKeyRecord;
+}
 
 export interface HandleRecord {
   agentId: string;
@@ -37,9 +50,13 @@ export interface NetworkDirectory {
   lookupHandle(handle: string): Promise<HandleRecord | null>;
   /** Every claimed handle on the network. */
   listHandles(): Promise<Array<{ handle: string } & HandleRecord>>;
-  /** Add a signing key for a node (each process of a node may hold its own). */
-  registerNode(nodeId: string, publicKeyPem: string): Promise<void>;
-  /** Every public key the node's processes sign with. */
+  /**
+   * Publish a node's signing key (every process of a node shares it). Refused with
+   * {@link NodeKeyRefusedError} when the network key does not endorse it or, without a network
+   * key, when the node already has another key and this one is not a rotation signed by it.
+   */
+  registerNode(nodeId: string, publicKeyPem: string, proof?: NodeKeyProof): Promise<void>;
+  /** The node's key, when the directory's record of it is believed (none, or the pinned one, otherwise). */
   nodeKeys(nodeId: string, options?: { fresh?: boolean }): Promise<string[]>;
   /** Publish (or replace) an agent's card for the whole network. */
   putAgentCard(card: AgentCard): Promise<void>;
@@ -47,47 +64,6 @@ export interface NetworkDirectory {
   /** Every agent card on the network. */
   agentCards(): Promise<AgentCard[]>;
   close(): Promise<void>;
-}
-
-export class MemoryDirectory implements NetworkDirectory {
-  readonly kind = 'memory' as const;
-  private readonly handles = new Map<string, HandleRecord>();
-  private readonly nodes = new Map<string, Set<string>>();
-
-  async claimHandle(handle: string, record: HandleRecord): Promise<boolean> {
-    const held = this.handles.get(handle);
-    if (held && held.agentId !== record.agentId) return false;
-    this.handles.set(handle, record);
-    return true;
-  }
-  async releaseHandle(handle: string, agentId: string): Promise<void> {
-    if (this.handles.get(handle)?.agentId === agentId) this.handles.delete(handle);
-  }
-  async lookupHandle(handle: string): Promise<HandleRecord | null> {
-    return this.handles.get(handle) ?? null;
-  }
-  async listHandles() {
-    return [...this.handles].map(([handle, r]) => ({ handle, ...r }));
-  }
-  async registerNode(nodeId: string, publicKeyPem: string): Promise<void> {
-    const keys = this.nodes.get(nodeId) ?? new Set<string>();
-    keys.add(publicKeyPem);
-    this.nodes.set(nodeId, keys);
-  }
-  async nodeKeys(nodeId: string): Promise<string[]> {
-    return [...(this.nodes.get(nodeId) ?? [])];
-  }
-  private readonly cards = new Map<string, AgentCard>();
-  async putAgentCard(card: AgentCard): Promise<void> {
-    this.cards.set(card.handle, { ...card });
-  }
-  async removeAgentCard(handle: string): Promise<void> {
-    this.cards.delete(handle);
-  }
-  async agentCards(): Promise<AgentCard[]> {
-    return [...this.cards.values()].map((c) => ({ ...c }));
-  }
-  async close(): Promise<void> {}
 }
 
 const HANDLES_BUCKET = 'lore_handles';
@@ -115,6 +91,7 @@ const SYNC_WAIT_MS = 5_000;
 export class NatsDirectory implements NetworkDirectory {
   readonly kind = 'nats' as const;
   private readonly keyCache = new Map<string, { keys: string[]; at: number }>();
+  private readonly trust: NodeKeyTrust;
   private readonly replica = new Map<string, Replicated>();
   private synced = false;
   private onSynced: Array<() => void> = [];
@@ -126,15 +103,23 @@ export class NatsDirectory implements NetworkDirectory {
     private readonly handles: KV,
     private readonly nodes: KV,
     private readonly agents: KV,
-  ) {}
+    trust: DirectoryTrust,
+  ) {
+    this.trust = new NodeKeyTrust(trust.networkKey, trust.onRefused, trust.ownNode ? [trust.ownNode] : []);
+  }
 
   /** `replicas`: copies of each bucket on a JetStream cluster (3 on three servers). */
-  static async open(nc: NatsConnection, prefix = '', replicas = 1): Promise<NatsDirectory> {
+  static async open(
+    nc: NatsConnection,
+    prefix = '',
+    replicas = 1,
+    trust: DirectoryTrust = {},
+  ): Promise<NatsDirectory> {
     const kvm = new Kvm(nc);
     const handles = await kvm.create(`${prefix}${HANDLES_BUCKET}`, { history: 1, replicas });
     const nodes = await kvm.create(`${prefix}${NODES_BUCKET}`, { history: 1, replicas });
     const agents = await kvm.create(`${prefix}${AGENTS_BUCKET}`, { history: 1, replicas });
-    const directory = new NatsDirectory(nc, handles, nodes, agents);
+    const directory = new NatsDirectory(nc, handles, nodes, agents, trust);
     // Not awaited: until the replica has synced, look-ups read the bucket as before.
     void directory.follow();
     return directory;
@@ -187,24 +172,47 @@ export class NatsDirectory implements NetworkDirectory {
     return out;
   }
 
-  async registerNode(nodeId: string, publicKeyPem: string): Promise<void> {
-    // One entry per key: the processes of one node may each hold their own key.
-    await this.nodes.put(`${nodeId}.${fingerprint(publicKeyPem)}`, publicKeyPem);
-    this.keyCache.delete(nodeId);
+  async registerNode(nodeId: string, publicKeyPem: string, proof: NodeKeyProof = {}): Promise<void> {
+    const record: NodeKeyRecord = { node: nodeId, publicKey: publicKeyPem, ...proof };
+    for (let attempt = 0; ; attempt++) {
+      const held = await this.nodeRecord(nodeId);
+      const verdict = judgeNodeKey(held?.record ?? null, record, this.trust.networkKey);
+      if (!verdict.ok) throw new NodeKeyRefusedError(verdict.reason);
+      if (held && JSON.stringify(held.record) === JSON.stringify(record)) return;
+      try {
+        // Compare-and-set: two writers racing cannot both replace the same record.
+        if (held) await this.nodes.update(nodeId, JSON.stringify(record), held.revision);
+        else await this.nodes.create(nodeId, JSON.stringify(record));
+        this.keyCache.delete(nodeId);
+        this.trust.pin(record);
+        return;
+      } catch (err) {
+        if (attempt >= 3) throw err;
+      }
+    }
   }
 
   async nodeKeys(nodeId: string, options: { fresh?: boolean } = {}): Promise<string[]> {
     const cached = this.keyCache.get(nodeId);
     if (!options.fresh && cached && cached.at > Date.now() - 30_000) return cached.keys;
-    const names: string[] = [];
-    for await (const k of await this.nodes.keys(`${nodeId}.*`)) names.push(k);
-    const keys: string[] = [];
-    for (const name of names) {
-      const e = await this.nodes.get(name);
-      if (e?.operation === 'PUT') keys.push(e.string());
-    }
+    const held = await this.nodeRecord(nodeId);
+    const key = this.trust.believe(held?.record ?? null, nodeId);
+    const keys = key ? [key] : [];
     this.keyCache.set(nodeId, { keys, at: Date.now() });
     return keys;
+  }
+
+  /** The bucket's record of a node's key; a record that is not one is no record. */
+  private async nodeRecord(nodeId: string): Promise<{ record: NodeKeyRecord; revision: number } | null> {
+    const e = await this.nodes.get(nodeId);
+    if (e?.operation !== 'PUT') return null;
+    try {
+      const record = e.json<NodeKeyRecord>();
+      if (typeof record?.publicKey !== 'string' || record.node !== nodeId) return null;
+      return { record, revision: e.revision };
+    } catch {
+      return null;
+    }
   }
 
   async putAgentCard(card: AgentCard): Promise<void> {
@@ -313,5 +321,3 @@ export class NatsDirectory implements NetworkDirectory {
     return synced;
   }
 }
-
-const fingerprint = (pem: string) => createHash('sha256').update(pem).digest('hex').slice(0, 16);

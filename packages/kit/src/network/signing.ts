@@ -58,3 +58,22 @@ export async function verifyEnvelope(
   keys = await directory.nodeKeys(sig.node, { fresh: true });
   return check(keys) ? { ok: true, node: sig.node } : { ok: false, reason: 'bad signature' };
 }
+
+/** The metric label of a failed check (`lore_envelopes_dropped_total{reason}`). */
+export function dropReason(verifyReason: string): string {
+  if (verifyReason === 'unsigned') return 'unsigned';
+  if (verifyReason.startsWith('unknown node')) return 'unknown-node';
+  if (verifyReason.startsWith('signer is not')) return 'signer-not-producer';
+  return 'bad-signature';
+}
+
+/** True when the envelope checks out; otherwise `onDrop` hears why (the label, and the detail). */
+export async function believeEnvelope(
+  envelope: SignedEnvelope,
+  directory: NetworkDirectory,
+  onDrop: (reason: string, detail: string) => void,
+): Promise<boolean> {
+  const v = await verifyEnvelope(envelope, directory);
+  if (!v.ok) onDrop(dropReason(v.reason), v.reason);
+  return v.ok;
+}

@@ -1,9 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { freePort, NatsServerProcess, reachable } from './nats.js';
+import type { NatsAuthFixture } from './nats-auth.js';
 
 export interface NatsClusterOptions {
   /** Servers in the cluster. Default 3 (JetStream needs a majority: three tolerate the loss of one). */
@@ -15,6 +16,8 @@ export interface NatsClusterOptions {
    * permissions (authorization), TLS. Clients then need the matching credentials.
    */
   extraConfig?: string;
+  /** The shipped users and permissions, with their passwords in each server's environment. */
+  auth?: NatsAuthFixture;
 }
 
 /** One server of a {@link NatsCluster}: it keeps its ports and store across kill and start. */
@@ -27,6 +30,7 @@ export class NatsClusterNode {
     readonly port: number,
     readonly clusterPort: number,
     readonly configFile: string,
+    private readonly env: Record<string, string> = {},
   ) {}
 
   get url(): string {
@@ -44,7 +48,10 @@ export class NatsClusterNode {
   async start(): Promise<void> {
     const bin = NatsServerProcess.binaryPath();
     if (!bin) throw new Error('nats-server is not installed');
-    const child = spawn(bin, ['-c', this.configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(bin, ['-c', this.configFile], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...this.env },
+    });
     this.child = child;
     const keep = (d: Buffer) => {
       this.log = (this.log + d.toString()).slice(-8000);
@@ -76,7 +83,10 @@ export class NatsClusterNode {
  * `url` (every server, comma-separated) and create streams and KV buckets with three replicas.
  */
 export class NatsCluster {
-  private constructor(readonly nodes: NatsClusterNode[]) {}
+  private constructor(
+    readonly nodes: NatsClusterNode[],
+    readonly auth?: NatsAuthFixture,
+  ) {}
 
   /** Every server's URL, comma-separated: what `NATS_URL` holds for a cluster. */
   get url(): string {
@@ -105,6 +115,7 @@ export class NatsCluster {
         .filter((o) => o.name !== s.name)
         .map((o) => `nats-route://127.0.0.1:${o.clusterPort}`);
       const file = join(dir, 'nats.conf');
+      if (options.auth) copyFileSync(options.auth.configFile, join(dir, 'auth.conf'));
       writeFileSync(
         file,
         [
@@ -116,13 +127,15 @@ export class NatsCluster {
           `  listen: 127.0.0.1:${s.clusterPort}`,
           `  routes: [${routes.join(', ')}]`,
           '}',
+          // nats-server resolves includes relative to the including file.
+          options.auth ? 'include "auth.conf"' : '',
           options.extraConfig ?? '',
           '',
         ].join('\n'),
       );
-      return new NatsClusterNode(s.name, s.port, s.clusterPort, file);
+      return new NatsClusterNode(s.name, s.port, s.clusterPort, file, options.auth?.serverEnv);
     });
-    const cluster = new NatsCluster(nodes);
+    const cluster = new NatsCluster(nodes, options.auth);
     try {
       await Promise.all(nodes.map((n) => n.start()));
       await cluster.ready();
@@ -143,7 +156,11 @@ export class NatsCluster {
     while (Date.now() < deadline) {
       let nc: NatsConnection | undefined;
       try {
-        nc = await connect({ servers: this.nodes.filter((n) => n.running).map((n) => n.url), timeout: 2000 });
+        nc = await connect({
+          servers: this.nodes.filter((n) => n.running).map((n) => n.url),
+          timeout: 2000,
+          ...(this.auth ? this.auth.client('ops') : {}),
+        });
         const jsm = await jetstreamManager(nc, { timeout: 2000 });
         await jsm.getAccountInfo();
         // A meta leader alone is not enough: a replicated stream is placed only once every running

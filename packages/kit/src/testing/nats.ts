@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createConnection } from 'node:net';
+import type { NatsAuthFixture } from './nats-auth.js';
 
 export const NATS_URL = process.env.NATS_URL || 'nats://127.0.0.1:4222';
 
@@ -36,11 +37,22 @@ const NATS_BIN = ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/b
 /** A private nats-server with JetStream, for tests that stop and restart the server. */
 export class NatsServerProcess {
   private child: ChildProcess | undefined;
+  private log = '';
 
+  /**
+   * `auth`: the shipped users and permissions (see {@link NatsAuthFixture}); without it the
+   * server lets anyone in.
+   */
   constructor(
     readonly port: number,
     readonly storeDir: string,
+    readonly auth?: NatsAuthFixture,
   ) {}
+
+  /** What the server printed last (permission violations among it). */
+  get output(): string {
+    return this.log;
+  }
 
   get url(): string {
     return `nats://127.0.0.1:${this.port}`;
@@ -56,10 +68,20 @@ export class NatsServerProcess {
 
   async start(): Promise<void> {
     if (!NATS_BIN) throw new Error('nats-server is not installed');
-    this.child = spawn(NATS_BIN, ['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', this.storeDir], {
-      stdio: 'ignore',
+    const args = ['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', this.storeDir];
+    if (this.auth) args.unshift('-c', this.auth.configFile);
+    const child = spawn(NATS_BIN, args, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...(this.auth?.serverEnv ?? {}) },
     });
+    this.child = child;
+    const keep = (d: Buffer) => {
+      this.log = (this.log + d.toString()).slice(-20_000);
+    };
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
     for (let i = 0; i < 100; i++) {
+      if (child.exitCode !== null) throw new Error(`nats-server exited:\n${this.log}`);
       if (await reachable(this.url, 200)) return;
       await new Promise((r) => setTimeout(r, 50));
     }

@@ -1,0 +1,124 @@
+/**
+ * Who may do what on Lore's NATS: one user per service, allowed exactly the subjects that
+ * service uses. The single source of truth for the server configuration of every topology
+ * (`pnpm dev`, the test harness, Kubernetes); `generate.ts` renders it.
+ */
+
+export const NATS_SERVICES = [
+  'users',
+  'queries',
+  'approvals',
+  'knowledge',
+  'dens',
+  'dms',
+  'showcase',
+  'docs',
+] as const;
+export type NatsService = (typeof NATS_SERVICES)[number];
+
+/** The user a whole node connects as when every service runs in one process (`lore start` with NATS_URL). */
+export const NODE_USER = 'node';
+/**
+ * The operator's user: JetStream administration (stream backups and restores, inspection) and
+ * nothing else. It publishes no events, answers no requests and writes no bucket.
+ */
+export const OPS_USER = 'ops';
+export type NatsUser = NatsService | typeof NODE_USER | typeof OPS_USER;
+
+const EVENTS_STREAM = 'LORE_EVENTS';
+const DIRECTORY_BUCKETS = ['lore_handles', 'lore_nodes', 'lore_agents'] as const;
+const RATE_LIMIT_BUCKET = 'lore-rate-limits';
+
+/** Requests each service sends (with their per-node forms, `<subject>.node.<id>`). */
+const REQUESTS: Record<NatsService, string[]> = {
+  users: ['rpc.*.stats'],
+  queries: ['rpc.users.agent_traits', 'rpc.knowledge.retrieve', 'rpc.approvals.evaluate'],
+  approvals: ['rpc.knowledge.source_facts', 'rpc.users.agents_connected', 'rpc.queries.decide'],
+  knowledge: [],
+  dens: [],
+  dms: ['rpc.users.resolve_handles'],
+  showcase: [],
+  docs: [],
+};
+/** Every service checks API keys with the users service. */
+const EVERYONE_REQUESTS = ['rpc.users.verify_key'];
+
+/** JetStream API calls every service makes: the event stream, its own consumers, shared limits, reading the directory. */
+function jetstreamApi(): string[] {
+  const kvStreams = [...DIRECTORY_BUCKETS, RATE_LIMIT_BUCKET].map((b) => `KV_${b}`);
+  return [
+    '$JS.API.INFO',
+    `$JS.API.STREAM.INFO.${EVENTS_STREAM}`,
+    `$JS.API.STREAM.CREATE.${EVENTS_STREAM}`,
+    `$JS.API.STREAM.UPDATE.${EVENTS_STREAM}`,
+    `$JS.API.CONSUMER.CREATE.${EVENTS_STREAM}.>`,
+    `$JS.API.CONSUMER.DURABLE.CREATE.${EVENTS_STREAM}.>`,
+    `$JS.API.CONSUMER.INFO.${EVENTS_STREAM}.>`,
+    `$JS.API.CONSUMER.MSG.NEXT.${EVENTS_STREAM}.>`,
+    `$JS.ACK.${EVENTS_STREAM}.>`,
+    // Buckets: created once with Lore's settings (an existing one is left as it is), read by
+    // direct get, listed and watched through ordered consumers that are deleted afterwards.
+    ...kvStreams.flatMap((s) => [
+      `$JS.API.STREAM.INFO.${s}`,
+      `$JS.API.STREAM.CREATE.${s}`,
+      `$JS.API.STREAM.MSG.GET.${s}`,
+      `$JS.API.DIRECT.GET.${s}`,
+      `$JS.API.DIRECT.GET.${s}.>`,
+      `$JS.API.CONSUMER.CREATE.${s}`,
+      `$JS.API.CONSUMER.CREATE.${s}.>`,
+      `$JS.API.CONSUMER.INFO.${s}.*`,
+      `$JS.API.CONSUMER.DELETE.${s}.*`,
+      `$JS.FC.${s}.>`,
+    ]),
+    // Rate-limit counters are written by every service: an agent's limits hold across all of them.
+    `$KV.${RATE_LIMIT_BUCKET}.>`,
+  ];
+}
+
+export interface UserPermissions {
+  publish: string[];
+  subscribe: string[];
+}
+
+const withNodeForms = (subjects: string[]) => subjects.flatMap((s) => [s, `${s}.node.*`]);
+
+/** The subjects one user may publish and subscribe to. */
+export function permissionsFor(user: NatsUser): UserPermissions {
+  if (user === OPS_USER) return { publish: ['$JS.API.>'], subscribe: [`_INBOX.${OPS_USER}.>`] };
+  if (user === NODE_USER) {
+    const all = NATS_SERVICES.map((s) => permissionsFor(s));
+    const merge = (pick: (p: UserPermissions) => string[]) =>
+      [...new Set(all.flatMap(pick))].filter((s) => !s.startsWith('_INBOX.'));
+    return {
+      publish: merge((p) => p.publish),
+      subscribe: [`_INBOX.${NODE_USER}.>`, ...merge((p) => p.subscribe)],
+    };
+  }
+  const publish = [
+    // Its own events, and nobody else's.
+    `lore.${user}.>`,
+    ...withNodeForms([...EVERYONE_REQUESTS, ...REQUESTS[user]]),
+    ...jetstreamApi(),
+  ];
+  if (user === 'users') {
+    // The directory (handles, node keys, agent cards) is written by the users service alone.
+    for (const b of DIRECTORY_BUCKETS) publish.push(`$KV.${b}.>`);
+  }
+  return {
+    publish,
+    subscribe: [
+      // Replies come to the user's own inbox, which no other user can read.
+      `_INBOX.${user}.>`,
+      // It answers its own RPC subjects, and no other service can answer (or queue on) them.
+      `rpc.${user}.>`,
+      // Key rotations drop cached keys at once.
+      'lore.users.agent.key_rotated',
+    ],
+  };
+}
+
+/** Every user the configuration declares. */
+export const NATS_USERS: NatsUser[] = [...NATS_SERVICES, NODE_USER, OPS_USER];
+
+/** The environment variable holding a user's password, read by nats-server from its environment. */
+export const passwordVariable = (user: NatsUser) => `LORE_NATS_PASSWORD_${user.toUpperCase()}`;
