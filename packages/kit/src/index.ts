@@ -111,7 +111,7 @@ export {
 export type { LegacySessionOptions } from './sessions.js';
 export { LegacySessions } from './sessions.js';
 export type { StandaloneOptions } from './standalone.js';
-export { runStandalone } from './standalone.js';
+export { runStandalone, STANDALONE_USAGE, startupFailure } from './standalone.js';
 export type { StatsResponderOptions } from './stats.js';
 export { DailyCalls, statsResponder, utcDayStart } from './stats.js';
 export type { ServiceStore } from './store.js';
