@@ -51,7 +51,10 @@ describe.each(['users', 'docs'])('`lore-%s` (a service alone)', (service) => {
   it('a port in use is one line naming the port and LORE_PORT, and a non-zero exit', async () => {
     const { port, server } = await blockPort();
     try {
-      for (const how of [{ args: [], env: { LORE_PORT: String(port) } }, { args: ['--port', String(port)] }]) {
+      for (const how of [
+        { args: [], env: { LORE_PORT: String(port) } },
+        { args: ['--port', String(port)] },
+      ]) {
         const r = await start(how.args, how.env);
         expect(r.code, r.stderr).toBe(1);
         expect(failureLines(r.stderr, `lore-${service}:`)).toEqual([
