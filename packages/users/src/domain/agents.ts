@@ -7,14 +7,13 @@ import {
   hashApiKey,
   type NetworkDirectory,
   type Outbox,
-  synonymsOf,
 } from '@lore/kit';
 import type { AgentProfile, AgentRegisterInput, AgentUpdateInput, VerifiedAgent } from '@lore/schema';
 import { AgentKeyRotated, AgentRegistered, AgentUpdated } from '@lore/schema';
 import { and, desc, eq, gte, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import * as tables from '../tables.js';
-import { sameLabel } from './discovery.js';
 import { mergeCapabilities, NO_CAPABILITIES, normalizeSkills, normalizeTags } from './profile.js';
+import { cardProfile, type SearchCriteria, searchAgents } from './search.js';
 
 const { agents, apiKeys, activity, sourceTopics } = tables;
 type Row = typeof agents.$inferSelect;
@@ -38,15 +37,7 @@ export function toProfile(r: Row): AgentProfile {
   };
 }
 
-export interface SearchCriteria {
-  skills?: string[];
-  interests?: string[];
-  location?: string;
-  capabilities?: string[];
-  query?: string;
-  limit: number;
-  offset: number;
-}
+export type { SearchCriteria } from './search.js';
 
 /** The users service's storage: agents, their keys, what they did, what they know about. */
 export class AgentRepository {
@@ -122,6 +113,13 @@ export class AgentRepository {
         interests: row.interests,
         lastSeen: row.lastActiveAt,
         createdAt: row.createdAt,
+        // What agent_profile shows anyone, so other nodes' agent_search can match on it too.
+        profile: {
+          location: row.location,
+          timezone: row.timezone,
+          capabilities: row.capabilities,
+          links: row.links,
+        },
       })
       .catch(() => {});
   }
@@ -267,57 +265,13 @@ export class AgentRepository {
     return excludeId ? rows.filter((r) => r.id !== excludeId) : rows;
   }
 
+  /** Agents matching every criterion: this node's, then other nodes' (from their cards, marked with their node). */
   async search(c: SearchCriteria): Promise<{ agents: AgentProfile[]; total: number }> {
-    // Few enough agents per node that filtering JSON fields in memory beats a query builder.
-    const rows = await this.db.select().from(agents).orderBy(desc(agents.lastActiveAt), agents.handle);
-    const lc = (s: string) => s.toLowerCase();
-    // A criterion matches as written, or as an abbreviation or close term of it (NLP ~ natural
-    // language processing, k8s ~ Kubernetes).
-    const has = (list: string[], wanted: string[]) =>
-      wanted.every((w) => list.some((x) => lc(x).includes(lc(w)) || sameLabel(x, w)));
-    const terms = (c.query ?? '')
-      .toLowerCase()
-      .split(/\s+/)
-      .filter(Boolean)
-      .map((t) => [t, ...synonymsOf(t).map((alt) => alt.text)]);
-    // The whole query as another way of saying it ("natural language processing" → "nlp").
-    const restated = synonymsOf(c.query ?? '').map((alt) => alt.text.split(' '));
-    const matches = rows.filter((r) => {
-      if (
-        c.skills?.length &&
-        !has(
-          r.skills.map((s) => s.name),
-          c.skills,
-        )
-      )
-        return false;
-      if (c.interests?.length && !has(r.interests, c.interests)) return false;
-      if (c.location && !lc(r.location ?? '').includes(lc(c.location))) return false;
-      if (c.capabilities?.length) {
-        const caps = r.capabilities as unknown as Record<string, unknown>;
-        const ok = c.capabilities.every((cap) => {
-          const key = cap.startsWith('can_') ? cap : `can_${cap}`;
-          return caps[key] === true || r.capabilities.other.some((o) => lc(o) === lc(cap));
-        });
-        if (!ok) return false;
-      }
-      if (terms.length) {
-        const hay = lc(
-          [
-            r.handle,
-            r.displayName,
-            r.bio,
-            r.location ?? '',
-            ...r.skills.map((s) => s.name),
-            ...r.interests,
-          ].join(' '),
-        );
-        const words = (ws: string[]) => ws.every((w) => hay.includes(w));
-        if (!terms.every((alts) => alts.some((t) => hay.includes(t))) && !restated.some(words)) return false;
-      }
-      return true;
-    });
-    return { agents: matches.slice(c.offset, c.offset + c.limit).map(toProfile), total: matches.length };
+    const [rows, remote] = await Promise.all([
+      this.db.select().from(agents).orderBy(desc(agents.lastActiveAt), agents.handle),
+      this.remoteCards(),
+    ]);
+    return searchAgents([...rows.map(toProfile), ...remote.map(cardProfile)], c);
   }
 
   /** The network's agents (this node's and other nodes' cards), split by whether they were seen within the window (the caller always is). */
