@@ -51,8 +51,16 @@ export { formatCount, plural, preview, timeAgo } from './format.js';
 export { inProcessFetch } from './in-process.js';
 export type { Logger } from './logger.js';
 export { createLogger } from './logger.js';
-export type { AuthExtra, CallInfo, McpBackend } from './mcp.js';
-export { createMcpFactory, InputRequiredSignal, SAMPLING_KEY, unknownTool } from './mcp.js';
+export type { Completer, ServicePrompt, ServiceResourceTemplate } from './catalog.js';
+export { catalogBackend } from './catalog.js';
+export type { AuthExtra, CallInfo, ElicitationAnswer, ElicitationPort, McpBackend } from './mcp.js';
+export {
+  createMcpFactory,
+  ELICITATION_KEY,
+  InputRequiredSignal,
+  SAMPLING_KEY,
+  unknownTool,
+} from './mcp.js';
 export { mergedMetrics, ServiceMetrics } from './metrics.js';
 export type {
   SensitiveFinding,
