@@ -21,6 +21,8 @@ export {
 } from './bus/index.js';
 export type { NodeLocalBus, NodeRequestOptions } from './bus/local.js';
 export { nodeLocalBus, nodeSubject } from './bus/local.js';
+export type { Completer, ServicePrompt, ServiceResourceTemplate } from './catalog.js';
+export { catalogBackend } from './catalog.js';
 export { GroupCommit, limiter, settleInPool } from './concurrency.js';
 export type { LoreConfig, ServiceName } from './config.js';
 export { ConfigError, databaseFor, LoreConfigSchema, loadConfig, SERVICE_NAMES } from './config.js';
@@ -51,8 +53,6 @@ export { formatCount, plural, preview, timeAgo } from './format.js';
 export { inProcessFetch } from './in-process.js';
 export type { Logger } from './logger.js';
 export { createLogger } from './logger.js';
-export type { Completer, ServicePrompt, ServiceResourceTemplate } from './catalog.js';
-export { catalogBackend } from './catalog.js';
 export type { AuthExtra, CallInfo, ElicitationAnswer, ElicitationPort, McpBackend } from './mcp.js';
 export {
   createMcpFactory,
