@@ -22,8 +22,8 @@ import type {
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { type ForwardContext, forwardContext } from './context.js';
 import type { AggregatorMetrics } from './metrics.js';
-import { ResourceRouting } from './resource-routing.js';
 import { assignNames, type NamedTool } from './naming.js';
+import { ResourceRouting } from './resource-routing.js';
 import { namespacedUri, withExposedResource } from './ui-resources.js';
 import type { Upstream } from './upstream.js';
 
@@ -403,7 +403,8 @@ export class Aggregator implements McpBackend {
 
   async readResource(uri: string, call: CallInfo): Promise<ReadResourceResult> {
     const templated = this.resourceRoutes.has(uri) ? undefined : this.templateRoutes.byUri(uri);
-    const r = this.resourceRoutes.get(uri) ?? (templated ? { upstream: templated, original: uri } : undefined);
+    const r =
+      this.resourceRoutes.get(uri) ?? (templated ? { upstream: templated, original: uri } : undefined);
     if (!r) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource: ${uri}`);
     const result = await forwardContext.run({ token: call.token, requestId: call.requestId }, () =>
       r.upstream.readResource(r.original, call),

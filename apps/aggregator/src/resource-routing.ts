@@ -1,5 +1,9 @@
 import type { CallInfo } from '@lore/kit';
-import type { CompleteRequestParams, CompleteResult, ResourceTemplateType } from '@modelcontextprotocol/server';
+import type {
+  CompleteRequestParams,
+  CompleteResult,
+  ResourceTemplateType,
+} from '@modelcontextprotocol/server';
 import { ProtocolError, ProtocolErrorCode, UriTemplate } from '@modelcontextprotocol/server';
 import { forwardContext } from './context.js';
 import type { Upstream } from './upstream.js';
@@ -51,7 +55,8 @@ export class ResourceRouting {
       forwarded = { ...params, ref: { ...ref, name: r.original } };
     } else {
       upstream = this.templates.find(({ template }) => template.uriTemplate === ref.uri)?.upstream;
-      if (!upstream) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource template: ${ref.uri}`);
+      if (!upstream)
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource template: ${ref.uri}`);
     }
     if (!upstream.completes) return EMPTY;
     return forwardContext.run({ token: call.token, requestId: call.requestId }, () =>
