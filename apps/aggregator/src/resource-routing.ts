@@ -20,7 +20,7 @@ export class ResourceRouting {
 
   rebuild(live: Upstream[]): void {
     this.templates = live.flatMap((upstream) =>
-      upstream.resourceTemplates.map((template) => ({
+      (upstream.resourceTemplates ?? []).map((template) => ({
         upstream,
         template,
         match: new UriTemplate(template.uriTemplate),
