@@ -9,11 +9,14 @@ import {
 } from '@lore/kit';
 import type {
   CallToolResult,
+  CompleteRequestParams,
+  CompleteResult,
   GetPromptResult,
   InputRequiredResult,
   Prompt,
   ReadResourceResult,
   Resource,
+  ResourceTemplateType,
   Tool,
 } from '@modelcontextprotocol/server';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
@@ -21,6 +24,7 @@ import { type ForwardContext, forwardContext } from './context.js';
 import type { AggregatorMetrics } from './metrics.js';
 import { assignNames, type NamedTool } from './naming.js';
 import { tooLarge, withRetries } from './retries.js';
+import { ResourceRouting } from './resource-routing.js';
 import { namespacedUri, withExposedResource } from './ui-resources.js';
 import type { Upstream } from './upstream.js';
 
@@ -66,6 +70,7 @@ export class Aggregator implements McpBackend {
   private promptRoutes = new Map<string, { upstream: Upstream; original: string }>();
   /** Exposed resource URI → the upstream serving it and its own URI. */
   private resourceRoutes = new Map<string, { upstream: Upstream; original: string }>();
+  private readonly templateRoutes = new ResourceRouting();
   private readonly listeners = new Set<() => void>();
   private readonly resultListeners = new Set<ResultListener>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
@@ -159,6 +164,7 @@ export class Aggregator implements McpBackend {
       live.flatMap((u) => u.tools.map((t) => [`${u.name}\u0000${t.name}`, { u, t }] as const)),
     );
     const exposedUris = this.rebuildResources(live);
+    this.templateRoutes.rebuild(live);
     const routes = new Map<string, Route>();
     const tools: Tool[] = [];
     for (const n of names) {
@@ -252,6 +258,31 @@ export class Aggregator implements McpBackend {
     return this.resources;
   }
 
+  listResourceTemplates(): ResourceTemplateType[] {
+    return this.templateRoutes.list();
+  }
+
+  complete(params: CompleteRequestParams, call: CallInfo): Promise<CompleteResult> {
+    return this.templateRoutes.complete(params, call, (name) => this.promptRoutes.get(name));
+  }
+
+  subscribeResource(uri: string, call: CallInfo): Promise<void> {
+    return this.subscription(uri, true, call);
+  }
+
+  unsubscribeResource(uri: string, call: CallInfo): Promise<void> {
+    return this.subscription(uri, false, call);
+  }
+
+  private async subscription(uri: string, on: boolean, call: CallInfo): Promise<void> {
+    const r = this.resourceRoutes.get(uri);
+    const upstream = r?.upstream ?? this.templateRoutes.byUri(uri);
+    if (!upstream) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource: ${uri}`);
+    await forwardContext.run({ token: call.token, requestId: call.requestId }, () =>
+      upstream.subscribe(r?.original ?? uri, on, call),
+    );
+  }
+
   /** Hear every finished call (the `lore` command keeps the owner's rotated key this way). */
   onResult(listener: ResultListener): () => void {
     this.resultListeners.add(listener);
@@ -294,6 +325,7 @@ export class Aggregator implements McpBackend {
           token: call.token,
           requestId: call.requestId,
           ...(cc.traceparent ? { traceparent: cc.traceparent } : {}),
+          ...(call.notify ? { notify: call.notify } : {}),
         }),
     );
   }
@@ -371,7 +403,9 @@ export class Aggregator implements McpBackend {
   }
 
   async readResource(uri: string, call: CallInfo): Promise<ReadResourceResult> {
-    const r = this.resourceRoutes.get(uri);
+    const templated = this.resourceRoutes.has(uri) ? undefined : this.templateRoutes.byUri(uri);
+    const r =
+      this.resourceRoutes.get(uri) ?? (templated ? { upstream: templated, original: uri } : undefined);
     if (!r) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource: ${uri}`);
     const result = await forwardContext.run({ token: call.token, requestId: call.requestId }, () =>
       r.upstream.readResource(r.original, call),

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { LoggingLevel } from '@modelcontextprotocol/client';
 
 /** The caller of the tools/call being forwarded: upstream fetches read it to pass identity on. */
 export interface ForwardContext {
@@ -7,6 +8,8 @@ export interface ForwardContext {
   traceparent?: string;
   /** The client's address, passed on as X-Forwarded-For (services trust it from the aggregator only). */
   ip?: string;
+  /** Passes an upstream's log message about this call on to the caller (filtered by its level). */
+  notify?: (level: LoggingLevel, data: unknown) => Promise<void>;
 }
 
 export const forwardContext = new AsyncLocalStorage<ForwardContext>();

@@ -1,16 +1,20 @@
 import { type CallInfo, InputRequiredSignal, type McpBackend } from '@lore/kit';
 import type {
   CallToolResult,
+  CompleteRequestParams,
+  CompleteResult,
   GetPromptResult,
   InputRequiredResult,
   Prompt,
   ReadResourceResult,
   Resource,
+  ResourceTemplateType,
   Tool,
 } from '@modelcontextprotocol/client';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   Client,
+  LOG_LEVEL_META_KEY,
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -66,6 +70,7 @@ export class Upstream {
   tools: Tool[] = [];
   prompts: Prompt[] = [];
   resources: Resource[] = [];
+  resourceTemplates: ResourceTemplateType[] = [];
   /** Protocol extensions the upstream advertises (capabilities.extensions). */
   extensions: Record<string, Record<string, unknown>> = {};
   state: UpstreamState = 'connecting';
@@ -93,6 +98,11 @@ export class Upstream {
         { name: 'lore-aggregator', version: '0.1.0' },
         { versionNegotiation: { mode: 'auto' } },
       );
+      // An upstream's log messages about a call reach the caller of that call, whose forwarding
+      // context the response stream carrying them runs in.
+      client.setNotificationHandler('notifications/message', (n) => {
+        void forwardContext.getStore()?.notify?.(n.params.level, n.params.data);
+      });
       await client.connect(this.transport());
       this.client = client;
       await this.refresh();
@@ -141,6 +151,7 @@ export class Upstream {
       this.tools = backend.listTools();
       this.prompts = backend.listPrompts?.() ?? [];
       this.resources = backend.listResources?.() ?? [];
+      this.resourceTemplates = backend.listResourceTemplates?.() ?? [];
       this.extensions = backend.extensions?.() ?? {};
       return;
     }
@@ -154,6 +165,35 @@ export class Upstream {
     this.resources = caps?.resources
       ? await this.all((c) => client.listResources(c ? { cursor: c } : undefined), 'resources')
       : [];
+    this.resourceTemplates = caps?.resources
+      ? await this.all<ResourceTemplateType, 'resourceTemplates'>(
+          (c) => client.listResourceTemplates(c ? { cursor: c } : undefined),
+          'resourceTemplates',
+        ).catch(() => [])
+      : [];
+  }
+
+  /** Whether the upstream completes prompt and template arguments. */
+  get completes(): boolean {
+    if (this.opts.backend) return !!this.opts.backend.complete;
+    return !!this.client?.getServerCapabilities()?.completions;
+  }
+
+  async complete(params: CompleteRequestParams, info?: CallInfo): Promise<CompleteResult> {
+    const backend = this.opts.backend;
+    if (backend?.complete && info) return backend.complete(params, info);
+    return this.requireClient().complete(params);
+  }
+
+  async subscribe(uri: string, on: boolean, info?: CallInfo): Promise<void> {
+    const backend = this.opts.backend;
+    if (backend && info) {
+      await (on ? backend.subscribeResource : backend.unsubscribeResource)?.call(backend, uri, info);
+      return;
+    }
+    const client = this.requireClient();
+    if (!client.getServerCapabilities()?.resources?.subscribe) return;
+    await (on ? client.subscribeResource({ uri }) : client.unsubscribeResource({ uri }));
   }
 
   async call(
@@ -166,8 +206,11 @@ export class Upstream {
     const params: Record<string, unknown> = { name, arguments: args };
     if (options.inputResponses) params.inputResponses = options.inputResponses;
     if (options.requestState !== undefined) params.requestState = options.requestState;
-    if (options.clientCapabilities)
-      params._meta = { [CLIENT_CAPABILITIES_META_KEY]: options.clientCapabilities };
+    // Every log message about the call is asked for; the caller's own level filters what it hears.
+    params._meta = {
+      [LOG_LEVEL_META_KEY]: 'debug',
+      ...(options.clientCapabilities ? { [CLIENT_CAPABILITIES_META_KEY]: options.clientCapabilities } : {}),
+    };
     // The upstream validates its own results; checking them again here would cost time and
     // would refuse an input request (which has no structured content) from a tool with an
     // output schema.

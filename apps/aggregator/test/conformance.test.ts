@@ -4,24 +4,38 @@ import { type HttpServerHandle, serveHttp } from '@lore/kit';
 import { tempDir, testConfig, testDeps } from '@lore/kit/testing';
 import { createUsersService } from '@lore/users';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AllInOne, startAllInOne } from '../src/index.js';
+import { createConformanceFixture } from '../conformance/fixture.js';
+import { type AllInOne, startAllInOne, startDistributed, UpstreamConfig } from '../src/index.js';
 
 const here = import.meta.dirname;
 const CLI = join(here, '../node_modules/@modelcontextprotocol/conformance/dist/index.js');
 const SHIM = join(here, '../conformance/node20-shim.mjs');
+const BEARER = join(here, '../conformance/bearer.mjs');
 
 /** Run the official suite in server mode against a URL with a baseline of expected failures. */
 function conformance(
   url: string,
-  baseline: string,
+  baseline?: string,
+  key?: string,
 ): Promise<{ code: number; out: string; passed: number; failed: number }> {
   const cwd = tempDir('lore-conformance-');
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
-      ['--import', SHIM, CLI, 'server', '--url', url, '--expected-failures', baseline],
+      [
+        '--import',
+        SHIM,
+        '--import',
+        BEARER,
+        CLI,
+        'server',
+        '--url',
+        url,
+        ...(baseline ? ['--expected-failures', baseline] : []),
+      ],
       {
         cwd: cwd.path,
+        env: { ...process.env, LORE_CONFORMANCE_KEY: key ?? '' },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
@@ -40,7 +54,57 @@ function conformance(
   });
 }
 
-describe('MCP conformance suite (server mode)', () => {
+describe('MCP conformance suite (server mode), every scenario, no expected failures', () => {
+  let env: ReturnType<typeof testDeps>;
+  let fixture: ReturnType<typeof createConformanceFixture>;
+  let http: HttpServerHandle;
+
+  beforeAll(async () => {
+    env = testDeps();
+    fixture = createConformanceFixture(env.deps);
+    await fixture.start();
+    http = await serveHttp(fixture.app, env.deps.config, 0);
+  });
+  afterAll(async () => {
+    await http.close();
+    await fixture.stop();
+    await env.cleanup();
+  });
+
+  it('passes against the suite’s fixtures served by the kit', async () => {
+    const r = await conformance(`${http.url}/mcp`);
+    console.log(`conformance vs kit fixture: ${r.passed} passed, ${r.failed} failed`);
+    expect(r.failed, r.out.slice(-6000)).toBe(0);
+    expect(r.code, r.out.slice(-3000)).toBe(0);
+    expect(r.passed).toBeGreaterThan(0);
+  }, 180_000);
+
+  it('passes through the aggregator, with the fixtures as its upstream service over HTTP', async () => {
+    const dir = tempDir();
+    const config = testConfig(dir.path);
+    const agg = await startDistributed(config, {
+      upstreams: [UpstreamConfig.parse({ name: 'conformance', url: `${http.url}/mcp` })],
+    });
+    const front = await serveHttp(agg.app, config, 0);
+    try {
+      // The suite as a client configured with a key: the aggregator's sessions open only for one.
+      const r = await conformance(
+        `${front.url}/mcp`,
+        join(here, '../conformance/baseline-aggregator-fixture.yml'),
+        'lore_sk_conformance_client',
+      );
+      console.log(`conformance vs aggregator + kit fixture: ${r.passed} passed, ${r.failed} failed`);
+      expect(r.code, r.out.slice(-3000)).toBe(0);
+      expect(r.passed).toBeGreaterThan(0);
+    } finally {
+      await front.close();
+      await agg.close();
+      dir.cleanup();
+    }
+  }, 180_000);
+});
+
+describe('MCP conformance suite (server mode) against Lore', () => {
   const dir = tempDir();
   let lore: AllInOne;
   let aggHttp: HttpServerHandle;

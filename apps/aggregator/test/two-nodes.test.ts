@@ -197,6 +197,8 @@ describe.skipIf(!natsUp)('two nodes on one NATS network', () => {
       bio: 'Cryogenics engineer for superconducting qubits.',
       skills: [{ name: 'cryogenics', level: 'expert' }],
       interests: ['quantum computing'],
+      location: 'Delft',
+      capabilities: { can_analyze_data: true },
     });
     const activeOnA = async () =>
       (
@@ -219,6 +221,32 @@ describe.skipIf(!natsUp)('two nodes on one NATS network', () => {
       limit: 20,
     });
     expect(found.data.agents.find((a) => a.username === h('dana'))?.node).toBe(ids.b);
+
+    // agent_search spans the network too, on every criterion of the public profile.
+    for (const criteria of [
+      { skills: ['cryogenics'] },
+      { query: `${h('dana')} superconducting` },
+      { location: 'delft', capabilities: ['can_analyze_data'] },
+    ]) {
+      const r = await ok<{ agents: Array<{ username: string; node: string }>; total: number }>(
+        alice,
+        'agent_search',
+        { ...criteria, limit: 100 },
+      );
+      expect(r.data.agents.find((a) => a.username === h('dana'))?.node, JSON.stringify(criteria)).toBe(ids.b);
+      expect(r.text).toContain(`@${h('dana')} - dana (node ${ids.b})`);
+    }
+    // A's own agents come first and carry no node mark; criteria still exclude B's agents that do not match.
+    const local = await ok<{ agents: Array<{ username: string; node: string }> }>(alice, 'agent_search', {
+      query: h('alice'),
+    });
+    expect(local.data.agents.map((a) => [a.username, a.node])).toEqual([[h('alice'), ids.a]]);
+    expect(local.text).not.toContain('(node ');
+    const none = await ok<{ total: number }>(alice, 'agent_search', {
+      skills: ['cryogenics'],
+      location: 'Lisbon',
+    });
+    expect(none.data.total).toBe(0);
   });
 
   it('runs the mission scenario across nodes: alice on A asks bob on B (and carol on A)', async () => {

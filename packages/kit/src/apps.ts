@@ -14,7 +14,8 @@ export interface ServiceResource {
   description?: string;
   mimeType: string;
   meta?: Record<string, unknown>;
-  read(): string | Promise<string>;
+  /** The contents: text, or bytes (sent as a base64 blob). */
+  read(): string | Uint8Array | Promise<string | Uint8Array>;
 }
 
 /**

@@ -30,6 +30,8 @@ export {
 export type { NodeLocalBus, NodeRequestOptions } from './bus/local.js';
 export { nodeLocalBus, nodeSubject } from './bus/local.js';
 export type { NatsCredentials } from './bus/nats-auth.js';
+export type { Completer, ServicePrompt, ServiceResourceTemplate } from './catalog.js';
+export { catalogBackend } from './catalog.js';
 export { GroupCommit, limiter, settleInPool } from './concurrency.js';
 export type { LoreConfig, ServiceName } from './config.js';
 export { ConfigError, databaseFor, LoreConfigSchema, loadConfig, SERVICE_NAMES } from './config.js';
@@ -70,8 +72,14 @@ export { formatCount, plural, preview, timeAgo } from './format.js';
 export { inProcessFetch } from './in-process.js';
 export type { Logger } from './logger.js';
 export { createLogger } from './logger.js';
-export type { AuthExtra, CallInfo, McpBackend } from './mcp.js';
-export { createMcpFactory, InputRequiredSignal, SAMPLING_KEY, unknownTool } from './mcp.js';
+export type { AuthExtra, CallInfo, ElicitationAnswer, ElicitationPort, McpBackend } from './mcp.js';
+export {
+  createMcpFactory,
+  ELICITATION_KEY,
+  InputRequiredSignal,
+  SAMPLING_KEY,
+  unknownTool,
+} from './mcp.js';
 export { mergedMetrics, ServiceMetrics } from './metrics.js';
 export type {
   SensitiveFinding,
@@ -140,7 +148,7 @@ export {
 export type { LegacySessionOptions } from './sessions.js';
 export { LegacySessions } from './sessions.js';
 export type { StandaloneOptions } from './standalone.js';
-export { runStandalone, stopWithin } from './standalone.js';
+export { runStandalone, STANDALONE_USAGE, startupFailure, stopWithin } from './standalone.js';
 export type { StatsResponderOptions } from './stats.js';
 export { DailyCalls, statsResponder, utcDayStart } from './stats.js';
 export type { ServiceStore } from './store.js';

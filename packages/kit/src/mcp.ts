@@ -1,15 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import {
   type CallToolResult,
+  type CompleteRequestParams,
+  type CompleteResult,
+  type ElicitInputParams,
   type GetPromptResult,
+  type InputRequest,
   type InputRequiredResult,
   inputRequired,
+  type LoggingLevel,
   type McpServerFactory,
   type Prompt,
   ProtocolError,
   ProtocolErrorCode,
   type ReadResourceResult,
   type Resource,
+  type ResourceTemplateType as ResourceTemplate,
   Server,
   type ServerContext,
   type Tool,
@@ -36,11 +42,24 @@ export interface CallInfo {
   meta?: Record<string, unknown>;
   /** What the calling client declared it can do (sampling, elicitation…), in either era. */
   clientCapabilities?: Record<string, unknown>;
+  /** Asks the calling client's user for input, when the client offers elicitation in this era. */
+  elicitation?: ElicitationPort | undefined;
   /**
    * Tells this client something the server logged about its call (`notifications/message`),
    * filtered by the level it chose with `logging/setLevel`; a no-op when it chose none.
    */
-  notify?(level: 'info' | 'warning' | 'error', data: unknown): Promise<void>;
+  notify?(level: LoggingLevel, data: unknown): Promise<void>;
+}
+
+/** The answer of the client's user to an elicitation: accepted (with content), declined or cancelled. */
+export interface ElicitationAnswer {
+  action: 'accept' | 'decline' | 'cancel';
+  content?: Record<string, unknown>;
+}
+
+/** Asks the user behind the calling client for structured input (`elicitation/create`). */
+export interface ElicitationPort {
+  elicit(params: ElicitInputParams): Promise<ElicitationAnswer>;
 }
 
 /** What an MCP endpoint serves: a service's own tools, or the aggregator's union. */
@@ -63,6 +82,13 @@ export interface McpBackend {
   ): Promise<GetPromptResult>;
   listResources?(): Resource[];
   readResource?(uri: string, call: CallInfo): Promise<ReadResourceResult>;
+  /** Resource templates (`resources/templates/list`); their URIs are read through readResource. */
+  listResourceTemplates?(): ResourceTemplate[];
+  /** Accepts a client's interest in one resource (`resources/subscribe`); throws for an unknown URI. */
+  subscribeResource?(uri: string, call: CallInfo): Promise<void>;
+  unsubscribeResource?(uri: string, call: CallInfo): Promise<void>;
+  /** Suggested values for a prompt's or a resource template's argument (`completion/complete`). */
+  complete?(params: CompleteRequestParams, call: CallInfo): Promise<CompleteResult>;
   /** Protocol extensions the backend serves (MCP Apps), advertised under `capabilities.extensions`. */
   extensions?(): Record<string, Record<string, unknown>>;
   /** How long 2026-07-28 clients may cache tools/list (their way of noticing catalog changes). */
@@ -71,22 +97,39 @@ export interface McpBackend {
   onToolsChanged?(listener: () => void): () => void;
 }
 
-/** Thrown by a sampling port on the 2026-07-28 path: the call ends with an input request. */
+/**
+ * Thrown by a sampling or elicitation port: the call ends with an input request, and the
+ * client's answer comes back with the retried call (2026-07-28), or the SDK asks the client and
+ * re-enters the handler (a 2025-11-25 session).
+ */
 export class InputRequiredSignal extends Error {
-  constructor(readonly request: Parameters<SamplingPort['createMessage']>[0]) {
-    super('input required: sampling');
+  constructor(
+    readonly request: Parameters<SamplingPort['createMessage']>[0] | undefined,
+    private readonly input: { key: string; request: InputRequest } = {
+      key: SAMPLING_KEY,
+      request: inputRequired.createMessage(request as never),
+    },
+  ) {
+    super(`input required: ${input.key === SAMPLING_KEY ? 'sampling' : 'elicitation'}`);
     this.name = 'InputRequiredSignal';
   }
 
-  /** The tools/call result that asks the client's model, and carries the answer back on retry. */
-  result(): InputRequiredResult {
-    return inputRequired({
-      inputRequests: { [SAMPLING_KEY]: inputRequired.createMessage(this.request as never) },
+  /** An elicitation of the client's user. */
+  static elicitation(params: ElicitInputParams): InputRequiredSignal {
+    return new InputRequiredSignal(undefined, {
+      key: ELICITATION_KEY,
+      request: inputRequired.elicit(params),
     });
+  }
+
+  /** The tools/call result that asks the client, and carries the answer back on retry. */
+  result(): InputRequiredResult {
+    return inputRequired({ inputRequests: { [this.input.key]: this.input.request } });
   }
 }
 
 export const SAMPLING_KEY = 'lore_sampling';
+export const ELICITATION_KEY = 'lore_elicitation';
 
 export interface AuthExtra {
   requestId?: string;
@@ -111,7 +154,10 @@ export function createMcpFactory(backend: McpBackend): McpServerFactory {
         // see a server's warnings about their calls.
         logging: {},
         ...(prompts ? { prompts: { listChanged: true } } : {}),
-        ...(resources ? { resources: { listChanged: true } } : {}),
+        ...(resources
+          ? { resources: { listChanged: true, ...(backend.subscribeResource ? { subscribe: true } : {}) } }
+          : {}),
+        ...(backend.complete ? { completions: {} } : {}),
         // Extension settings are plain JSON (what the SDK's JSONObject type spells out).
         ...(Object.keys(extensions).length ? { extensions: extensions as Record<string, never> } : {}),
       },
@@ -132,6 +178,7 @@ export function createMcpFactory(backend: McpBackend): McpServerFactory {
         requestId: extra.requestId ?? randomUUID(),
         signal: ctx.mcpReq.signal,
         sampling: samplingPort(server, ctx),
+        elicitation: elicitationPort(server, ctx),
         progress: progressReporter(ctx),
         notify: (level, data) => ctx.mcpReq.log(level, data, backend.info.name).catch(() => {}),
         ...(extra.ip ? { ip: extra.ip } : {}),
@@ -172,7 +219,24 @@ export function createMcpFactory(backend: McpBackend): McpServerFactory {
       server.setRequestHandler('resources/read', async (req, ctx) =>
         backend.readResource!(req.params.uri, callInfo(ctx)),
       );
+      server.setRequestHandler('resources/templates/list', async (req) =>
+        paginate(backend.listResourceTemplates?.() ?? [], req.params?.cursor, 'resourceTemplates'),
+      );
+      if (backend.subscribeResource) {
+        server.setRequestHandler('resources/subscribe', async (req, ctx) => {
+          await backend.subscribeResource!(req.params.uri, callInfo(ctx));
+          return {};
+        });
+        server.setRequestHandler('resources/unsubscribe', async (req, ctx) => {
+          await backend.unsubscribeResource?.(req.params.uri, callInfo(ctx));
+          return {};
+        });
+      }
     }
+    if (backend.complete)
+      server.setRequestHandler('completion/complete', async (req, ctx) =>
+        backend.complete!(req.params, callInfo(ctx)),
+      );
     return server;
   };
 }
@@ -221,6 +285,18 @@ function samplingPort(server: Server, ctx: ServerContext): SamplingPort | undefi
     async createMessage(params) {
       if (answered !== undefined) return samplingText(answered);
       throw new InputRequiredSignal(params);
+    },
+  };
+}
+
+/** The client's user, when the client declared elicitation: asked through an input request, as sampling is. */
+function elicitationPort(server: Server, ctx: ServerContext): ElicitationPort | undefined {
+  if (!server.getClientCapabilities()?.elicitation) return undefined;
+  const answered = ctx.mcpReq.inputResponses?.[ELICITATION_KEY] as ElicitationAnswer | undefined;
+  return {
+    async elicit(params) {
+      if (answered !== undefined) return answered;
+      throw InputRequiredSignal.elicitation(params);
     },
   };
 }

@@ -10,10 +10,11 @@ import {
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { z } from 'zod';
-import { MCP_APP_MIME, MCP_APPS_EXTENSION, type ServiceResource } from './apps.js';
+import type { ServiceResource } from './apps.js';
 import { Authenticator, bearerToken } from './auth.js';
 import { nodeLocalBus } from './bus/local.js';
 import type { EventBus, Subscription } from './bus/types.js';
+import { catalogBackend, type ServicePrompt, type ServiceResourceTemplate } from './catalog.js';
 import type { LoreConfig } from './config.js';
 import type { Database } from './db/index.js';
 import { clientAddress, jsonTooDeep, trustedProxies } from './edge.js';
@@ -61,6 +62,9 @@ export interface ServiceOptions<P> {
   tools: AnyTool<P>[];
   /** Resources the service serves (its MCP Apps' HTML); the MCP Apps extension is advertised with them. */
   resources?: ServiceResource[];
+  /** Resources behind URI templates, and prompts (see catalog.ts; both may offer argument completion). */
+  resourceTemplates?: ServiceResourceTemplate[];
+  prompts?: ServicePrompt[];
   ports: P;
   deps: ServiceDeps;
   db?: Database;
@@ -104,7 +108,11 @@ export function createService<P>(opts: ServiceOptions<P>): LoreService {
     ready: readiness(opts),
     bodyAllowance: FORWARDING_ALLOWANCE,
     legacySessions: {},
-    verifyKey: async (key) => (await auth.verify(key).catch(() => null)) !== null,
+    // A session needs a valid key, unless the service has no keys to ask for: when every tool is
+    // public, a key proves nothing, and sessions open as they do on any keyless MCP server.
+    ...(opts.tools.length && opts.tools.every((t) => t.public)
+      ? { openSessions: true }
+      : { verifyKey: async (key: string) => (await auth.verify(key).catch(() => null)) !== null }),
   });
   const subs: Subscription[] = [];
   let cleanup: (() => Promise<void>) | undefined;
@@ -242,32 +250,6 @@ export function describeTool(t: AnyTool): Tool {
   };
 }
 
-/** resources/list and resources/read for a service's own resources (none: no resources capability). */
-function resourceBackend(resources: ServiceResource[] | undefined): Partial<McpBackend> {
-  if (!resources?.length) return {};
-  const byUri = new Map(resources.map((r) => [r.uri, r]));
-  const listed: Resource[] = resources.map((r) => ({
-    uri: r.uri,
-    name: r.name,
-    mimeType: r.mimeType,
-    ...(r.title ? { title: r.title } : {}),
-    ...(r.description ? { description: r.description } : {}),
-    ...(r.meta ? { _meta: r.meta } : {}),
-  }));
-  const apps = resources.some((r) => r.mimeType === MCP_APP_MIME);
-  return {
-    listResources: () => listed,
-    async readResource(uri) {
-      const r = byUri.get(uri);
-      if (!r) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource: ${uri}`);
-      return {
-        contents: [{ uri, mimeType: r.mimeType, text: await r.read(), ...(r.meta ? { _meta: r.meta } : {}) }],
-      };
-    },
-    ...(apps ? { extensions: () => ({ [MCP_APPS_EXTENSION]: { mimeTypes: [MCP_APP_MIME] } }) } : {}),
-  };
-}
-
 /** Where a failed call's machine-readable error travels: the result's `_meta`. */
 export const ERROR_META_KEY = 'lore/error';
 
@@ -353,7 +335,9 @@ function toolBackend<P>(opts: ServiceOptions<P>, rt: Runtime): McpBackend {
         signal: info.signal,
         requestId: info.requestId,
         sampling: info.sampling,
+        elicitation: info.elicitation,
         progress: info.progress,
+        notify: async (level, data) => info.notify?.(level, data),
       });
       const result = await tool.handler(parsed.data, ctx);
       const out = tool.output.safeParse(result.data);
@@ -365,7 +349,7 @@ function toolBackend<P>(opts: ServiceOptions<P>, rt: Runtime): McpBackend {
         throw new ToolError(500, 'Internal error: the result did not match its declared shape.');
       }
       return {
-        content: [{ type: 'text', text: result.text }],
+        content: [{ type: 'text', text: result.text }, ...(result.content ?? [])],
         structuredContent: out.data as Record<string, unknown>,
       };
     } catch (err) {
@@ -391,7 +375,7 @@ function toolBackend<P>(opts: ServiceOptions<P>, rt: Runtime): McpBackend {
     ...(opts.instructions ? { instructions: opts.instructions } : {}),
     listTools: () => listed,
     callTool: call,
-    ...resourceBackend(opts.resources),
+    ...catalogBackend(opts),
   };
 }
 
@@ -413,6 +397,8 @@ export interface HttpAppOptions {
    * can never fill the session table. Without it a session needs a key, unchecked.
    */
   verifyKey?: (key: string) => Promise<boolean>;
+  /** Open 2025-11-25 sessions without a key (a server whose every tool is public). */
+  openSessions?: boolean;
   /** Receives the endpoint's notifier, to tell clients the catalog changed. */
   onNotifier?: (notify: { toolsChanged(): void }) => void;
   /**
@@ -485,7 +471,8 @@ export function createHttpApp(opts: HttpAppOptions): Hono {
     const body = parsedBody === undefined ? {} : { parsedBody };
     if (sessions && c.req.header('mcp-session-id')) return sessions.handle(request, authInfo, parsedBody, ip);
     if (sessions && (await isLegacyRequest(request, parsedBody, { maxRequestBodySize: maxBody }))) {
-      const mayOpen = token !== '' && (opts.verifyKey ? await opts.verifyKey(token) : true);
+      const mayOpen =
+        opts.openSessions || (token !== '' && (opts.verifyKey ? await opts.verifyKey(token) : true));
       if (mayOpen) return sessions.handle(request, authInfo, parsedBody, ip);
       return sessionless.fetch(request, { authInfo, ...body });
     }

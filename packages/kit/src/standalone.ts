@@ -1,10 +1,10 @@
 import { parseArgs } from 'node:util';
 import { createBus, natsAccess } from './bus/index.js';
-import { loadConfig } from './config.js';
+import { ConfigError, loadConfig } from './config.js';
 import { createLogger, type Logger } from './logger.js';
 import { createDirectory, directoryTrust, registerNodeKey } from './network/index.js';
 import { loadNodeIdentity } from './node.js';
-import { parsePort, serveHttp, serveOverStdio } from './serve.js';
+import { PortInUseError, parsePort, serveHttp, serveOverStdio, UsageError } from './serve.js';
 import type { LoreService, ServiceDeps } from './service.js';
 import { startTelemetry } from './telemetry.js';
 
@@ -23,11 +23,9 @@ export async function runStandalone(
   create: (deps: ServiceDeps) => Promise<LoreService>,
   opts: StandaloneOptions,
 ): Promise<{ close(): Promise<void>; url?: string }> {
-  const { values: args } = parseArgs({
-    args: opts.argv,
-    strict: true,
-    options: { stdio: { type: 'boolean' }, port: { type: 'string' } },
-  });
+  const args = standaloneArgs(opts.argv);
+  // Checked before anything starts: a bad flag costs nothing to report.
+  const explicitPort = args.port !== undefined ? parsePort(args.port, '--port') : undefined;
   const config = loadConfig(opts.env);
   const log = createLogger({ name: `lore-${name}`, level: config.LORE_LOG_LEVEL });
   const node = loadNodeIdentity(config);
@@ -62,8 +60,8 @@ export async function runStandalone(
     };
   }
   const port =
-    args.port !== undefined
-      ? parsePort(args.port, '--port')
+    explicitPort !== undefined
+      ? explicitPort
       : opts.env.LORE_PORT
         ? config.LORE_PORT
         : (opts.defaultPort ?? config.LORE_PORT);
@@ -106,4 +104,34 @@ export async function stopWithin(stop: () => Promise<void>, log: Logger): Promis
   clearTimeout(timer);
   if (outcome === 'late')
     log.warn({ boundMs: STOP_BOUND_MS }, 'the service did not stop in time; closing the bus under it');
+}
+
+/** How a service is started from the command line. */
+export const STANDALONE_USAGE = '[--stdio] [--port N]';
+
+function standaloneArgs(argv: string[]): { stdio?: boolean; port?: string } {
+  try {
+    return parseArgs({
+      args: argv,
+      strict: true,
+      options: { stdio: { type: 'boolean' }, port: { type: 'string' } },
+    }).values;
+  } catch (err) {
+    // `--port` with no value, an unknown flag: parseArgs says which; the user gets it as one line.
+    throw new UsageError((err as Error).message);
+  }
+}
+
+/**
+ * What a service's entry prints when it cannot start, and its exit code: one line for what the
+ * user can fix (a usage mistake exits 2; a port in use or bad configuration exits 1), the stack
+ * only for what they cannot.
+ */
+export function startupFailure(name: string, err: unknown): { message: string; exitCode: number } {
+  const prefix = `lore-${name}:`;
+  if (err instanceof UsageError)
+    return { message: `${prefix} ${err.message} Usage: lore-${name} ${STANDALONE_USAGE}`, exitCode: 2 };
+  if (err instanceof PortInUseError || err instanceof ConfigError)
+    return { message: `${prefix} ${err.message}`, exitCode: 1 };
+  return { message: `${prefix} ${(err as Error)?.stack ?? String(err)}`, exitCode: 1 };
 }

@@ -1,7 +1,9 @@
 import type { VerifiedAgent } from '@lore/schema';
+import type { ContentBlock, LoggingLevel } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import { unauthenticated } from './errors.js';
 import type { Logger } from './logger.js';
+import type { ElicitationPort } from './mcp.js';
 import type { SamplingPort } from './textgen/types.js';
 
 export type RateClass = 'read' | 'write' | 'dm' | 'post' | 'none';
@@ -27,6 +29,10 @@ export interface ToolContext<P> {
   readonly sampling: SamplingPort | undefined;
   /** Report progress to the client (no-op when it did not ask for progress). */
   progress(progress: number, total?: number, message?: string): Promise<void>;
+  /** The calling client's user, when the client offers elicitation. */
+  readonly elicitation?: ElicitationPort | undefined;
+  /** Send the client a log message about this call (filtered by the level it set; no-op without one). */
+  notify(level: LoggingLevel, data: unknown): Promise<void>;
 }
 
 export interface ToolResult<O> {
@@ -34,6 +40,8 @@ export interface ToolResult<O> {
   text: string;
   /** The structured result; must satisfy the tool's output schema. */
   data: O;
+  /** Further content after the text: images, audio, embedded resources, links. */
+  content?: ContentBlock[];
 }
 
 export interface ToolDefinition<

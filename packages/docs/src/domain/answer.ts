@@ -1,5 +1,6 @@
 import type { GenerateResult, Passage, SamplingPort, TextGenerator } from '@lore/kit';
 import type { SQL } from 'drizzle-orm';
+import { withCodeBlocks } from './code-blocks.js';
 import type { DocsSearch } from './search.js';
 import type { ChunkHit } from './store.js';
 
@@ -62,7 +63,13 @@ export async function answerFromDocs(
       ...(opts.signal ? { signal: opts.signal } : {}),
     },
   );
-  const { text, references } = citeDocuments(result.text, result.citations);
+  const cited = citeDocuments(result.text, result.citations);
+  const { references } = cited;
+  // Sentences that introduce a command or a file come back with it, line breaks and all.
+  const text = withCodeBlocks(
+    cited.text,
+    page.hits.filter((h) => references.includes(h.document)).map((h) => h.text),
+  );
   const legend = references.map((name, i) => `[${i + 1}] ${name}`);
   return {
     answerText: legend.length ? `${text}\n\nReferences:\n${legend.join('\n')}` : text,

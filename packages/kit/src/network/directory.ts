@@ -36,6 +36,13 @@ export interface AgentCard {
   /** Epoch ms of the agent's last authenticated call, null when it never made one. */
   lastSeen: number | null;
   createdAt: number;
+  /** The rest of the agent's public profile (cards written before it existed lack it). */
+  profile?: {
+    location: string | null;
+    timezone: string | null;
+    capabilities: Record<string, unknown> & { other: string[] };
+    links: Record<string, string | undefined>;
+  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { isContentTerm, synonymsOf, tokenize } from '@lore/kit';
+import { isContentTerm, synonymsOf, tokenize } from '@lore/search';
 import type { Capabilities, ExpertiseLevel } from '@lore/schema';
 import { terms } from './discovery.js';
 

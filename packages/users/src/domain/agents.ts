@@ -15,6 +15,7 @@ import * as tables from '../tables.js';
 import { rankAgents, type SearchCriteria, type SearchFit } from './agent-search.js';
 import { HotReads } from './hot-reads.js';
 import { mergeCapabilities, NO_CAPABILITIES, normalizeSkills, normalizeTags } from './profile.js';
+import { cardProfile } from './search.js';
 
 const { agents, apiKeys, sourceTopics } = tables;
 type Row = typeof agents.$inferSelect;
@@ -37,6 +38,8 @@ export function toProfile(r: Row): AgentProfile {
     lastActiveAt: r.lastActiveAt ? new Date(r.lastActiveAt).toISOString() : null,
   };
 }
+
+export type { SearchCriteria } from './agent-search.js';
 
 /** The users service's storage: agents, their keys, what they did, what they know about. */
 export class AgentRepository {
@@ -116,6 +119,13 @@ export class AgentRepository {
         interests: row.interests,
         lastSeen: row.lastActiveAt,
         createdAt: row.createdAt,
+        // What agent_profile shows anyone, so other nodes' agent_search can match on it too.
+        profile: {
+          location: row.location,
+          timezone: row.timezone,
+          capabilities: row.capabilities,
+          links: row.links,
+        },
       })
       .catch(() => {});
   }
@@ -255,17 +265,32 @@ export class AgentRepository {
     return excludeId ? rows.filter((r) => r.id !== excludeId) : rows;
   }
 
-  /** Agents of this node meeting every criterion, best fit first (see `rankAgents`), with why. */
+  /**
+   * Agents meeting every criterion, best fit first (see `rankAgents`), with why: this node's and
+   * other nodes' (from their cards, marked with their node). A handle seen twice counts once.
+   */
   async search(
     c: SearchCriteria,
   ): Promise<{ agents: Array<{ profile: AgentProfile; fit: SearchFit }>; total: number }> {
-    // Few enough agents per node that ranking in memory beats a query builder.
-    const rows = await this.db.select().from(agents).orderBy(desc(agents.lastActiveAt), agents.handle);
-    const ranked = rankAgents(rows, c);
+    const [rows, remote] = await Promise.all([
+      this.db.select().from(agents).orderBy(desc(agents.lastActiveAt), agents.handle),
+      this.remoteCards(),
+    ]);
+    const seen = new Set<string>();
+    const profiles = [...rows.map(toProfile), ...remote.map(cardProfile)].filter((p) => {
+      if (seen.has(p.username)) return false;
+      seen.add(p.username);
+      return true;
+    });
+    const ranked = rankAgents(
+      profiles.map((p) => ({ ...p, handle: p.username })),
+      c,
+    );
     return {
-      agents: ranked
-        .slice(c.offset, c.offset + c.limit)
-        .map((r) => ({ profile: toProfile(r.agent), fit: r.fit })),
+      agents: ranked.slice(c.offset, c.offset + c.limit).map(({ agent: { handle: _, ...profile }, fit }) => ({
+        profile: profile as AgentProfile,
+        fit,
+      })),
       total: ranked.length,
     };
   }

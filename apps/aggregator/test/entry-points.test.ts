@@ -1,0 +1,129 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ROOT } from './helpers.js';
+
+/** Runs a command as a user types it from the checkout; resolves with its exit code and output. */
+function sh(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      command,
+      args,
+      { cwd: ROOT, env: { ...process.env, NATS_URL: '', ...env }, timeout: 120_000 },
+      (err, stdout, stderr) =>
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+async function blockPort(): Promise<{ port: number; server: Server }> {
+  const server = createServer();
+  const port = await new Promise<number>((res) =>
+    server.listen(0, '127.0.0.1', () => res((server.address() as { port: number }).port)),
+  );
+  return { port, server };
+}
+
+/** Lines a user would read as the failure: the entry's own lines and any stack frame. */
+const failureLines = (stderr: string, prefix: string) =>
+  stderr.split('\n').filter((l) => l.startsWith(prefix) || /^\s+at /.test(l));
+
+// Each service's entry goes through the same kit path; users and docs stand for all of them.
+// Run as `npx lore-<service>` runs it: the entry itself (pnpm's script runner would rewrite the exit code).
+describe.each(['users', 'docs'])('`lore-%s` (a service alone)', (service) => {
+  mkdirSync(join(ROOT, 'data'), { recursive: true });
+  const work = mkdtempSync(join(ROOT, 'data', `entry-${service}-`));
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+  const env = { LORE_DATA_DIR: work, LORE_LOG_LEVEL: 'warn' };
+  const start = (args: string[], extra: Record<string, string> = {}) =>
+    sh(
+      join(ROOT, 'node_modules/.bin/tsx'),
+      ['--conditions=development', join('packages', service, 'src/main.ts'), ...args],
+      { ...env, ...extra },
+    );
+
+  it('a port in use is one line naming the port and LORE_PORT, and a non-zero exit', async () => {
+    const { port, server } = await blockPort();
+    try {
+      for (const how of [
+        { args: [], env: { LORE_PORT: String(port) } },
+        { args: ['--port', String(port)] },
+      ]) {
+        const r = await start(how.args, how.env);
+        expect(r.code, r.stderr).toBe(1);
+        expect(failureLines(r.stderr, `lore-${service}:`)).toEqual([
+          expect.stringMatching(new RegExp(`^lore-${service}: Port ${port} .*in use.*LORE_PORT`)),
+        ]);
+      }
+    } finally {
+      server.close();
+    }
+  }, 120_000);
+
+  it('`--port` with no value or no number is a one-line usage error', async () => {
+    for (const args of [['--port'], ['--port', 'abc'], ['--port', '70000'], ['--bogus']]) {
+      const r = await start(args);
+      expect(r.code, r.stderr).toBe(2);
+      const lines = failureLines(r.stderr, `lore-${service}:`);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(args[0] === '--bogus' ? /--bogus/ : /--port/);
+      expect(lines[0]).toMatch(/Usage: lore-\w+ \[--stdio\] \[--port N\]/);
+      expect(r.stderr).not.toMatch(/NaN/);
+    }
+  }, 120_000);
+});
+
+describe('`pnpm dev` takes its base port from LORE_PORT', () => {
+  mkdirSync(join(ROOT, 'data'), { recursive: true });
+  it('serves the aggregator on LORE_PORT and the service on the next port, and stops cleanly', async () => {
+    const { port: base, server } = await blockPort();
+    // A free base: the port the blocker held is free again once it closes (services take base+1).
+    await new Promise<void>((r) => server.close(() => r()));
+    const child: ChildProcess = spawn('pnpm', ['dev', 'users'], {
+      cwd: ROOT,
+      env: { ...process.env, LORE_PORT: String(base), NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // Its own process group, so the stop reaches pnpm, the script and the servers behind it.
+      detached: true,
+    });
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+    });
+    child.stderr!.on('data', (d) => {
+      out += d;
+    });
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    try {
+      await expect
+        .poll(() => out.includes(`Lore is up at http://127.0.0.1:${base}/mcp`) || child.exitCode !== null, {
+          timeout: 150_000,
+          interval: 250,
+        })
+        .toBe(true);
+      expect(out).toContain(`Lore is up at http://127.0.0.1:${base}/mcp`);
+      expect(out).toContain(`users:${base + 1}`);
+      const health = await fetch(`http://127.0.0.1:${base}/healthz`);
+      expect(health.ok).toBe(true);
+      const users = await fetch(`http://127.0.0.1:${base + 1}/healthz`);
+      expect(users.ok).toBe(true);
+      process.kill(-child.pid!, 'SIGINT');
+      const code = await exited;
+      expect([0, 130, null]).toContain(code);
+      expect(out).toContain('dev: stopping');
+      // Nothing is left listening on either port.
+      await expect(fetch(`http://127.0.0.1:${base}/healthz`)).rejects.toThrow();
+      await expect(fetch(`http://127.0.0.1:${base + 1}/healthz`)).rejects.toThrow();
+    } finally {
+      try {
+        if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
+      } catch {}
+    }
+  }, 200_000);
+});
