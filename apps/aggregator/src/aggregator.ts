@@ -70,12 +70,14 @@ export class Aggregator implements McpBackend {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private stopped = false;
   private readonly retry: { attempts: number; deadlineMs: number; baseDelayMs: number };
+  private readonly debug: boolean;
 
   constructor(
     readonly upstreams: Upstream[],
     private readonly opts: AggregatorOptions,
   ) {
     this.retry = opts.retry ?? { attempts: 3, deadlineMs: 10_000, baseDelayMs: 100 };
+    this.debug = opts.log.isLevelEnabled('debug');
     // A 2026-07-28 client learns of catalog changes by re-reading the list: as often as health can change.
     this.listTtlMs = opts.listTtlMs ?? opts.healthIntervalMs ?? 5000;
     this.rebuild();
@@ -306,24 +308,27 @@ export class Aggregator implements McpBackend {
   ): Promise<CallToolResult | InputRequiredResult> {
     const { upstream } = route;
     const t0 = performance.now();
-    const log = this.opts.log.child({ requestId: call.requestId, tool: name, upstream: upstream.name });
+    let callLog: Logger | undefined;
+    const log = () =>
+      (callLog ??= this.opts.log.child({ requestId: call.requestId, tool: name, upstream: upstream.name }));
     const deadline = Date.now() + this.retry.deadlineMs;
     // Each attempt may take what is left of the deadline at most, so a hung read-only tool is
     // given up on at the deadline rather than after attempts × the upstream's timeout.
-    const attempt = () =>
-      forwardContext.run(ctx, () =>
-        upstream.call(route.original, args, {
-          info: call,
-          ...(route.retryable
-            ? { timeoutMs: Math.max(1, Math.min(upstream.opts.timeoutMs ?? 60_000, deadline - Date.now())) }
-            : {}),
-          signal: call.signal,
-          onprogress: (p) => void call.progress(p.progress, p.total, p.message),
-          ...(call.inputResponses ? { inputResponses: call.inputResponses } : {}),
-          ...(call.requestState !== undefined ? { requestState: call.requestState } : {}),
-          ...(call.clientCapabilities ? { clientCapabilities: call.clientCapabilities } : {}),
-        }),
-      );
+    const send = () =>
+      upstream.call(route.original, args, {
+        info: call,
+        forward: ctx,
+        ...(route.retryable
+          ? { timeoutMs: Math.max(1, Math.min(upstream.opts.timeoutMs ?? 60_000, deadline - Date.now())) }
+          : {}),
+        signal: call.signal,
+        onprogress: (p) => void call.progress(p.progress, p.total, p.message),
+        ...(call.inputResponses ? { inputResponses: call.inputResponses } : {}),
+        ...(call.requestState !== undefined ? { requestState: call.requestState } : {}),
+        ...(call.clientCapabilities ? { clientCapabilities: call.clientCapabilities } : {}),
+      });
+    // An in-process backend is handed the caller directly; the MCP client's fetch reads it from the context.
+    const attempt = upstream.opts.backend ? send : () => forwardContext.run(ctx, send);
     let outcome = 'ok';
     try {
       const result = await this.withRetries(route.retryable, attempt, call.signal, log, deadline);
@@ -334,7 +339,7 @@ export class Aggregator implements McpBackend {
         (result as { _meta?: Record<string, unknown> })._meta = rest;
       }
       if ((result as CallToolResult).isError) outcome = 'tool_error';
-      log.debug({ ms: Math.round(performance.now() - t0), outcome }, 'forwarded');
+      if (this.debug) log().debug({ ms: Math.round(performance.now() - t0), outcome }, 'forwarded');
       return result;
     } catch (err) {
       if (call.signal.aborted) {
@@ -342,7 +347,7 @@ export class Aggregator implements McpBackend {
         throw err;
       }
       outcome = 'upstream_error';
-      log.warn({ err: (err as Error).message }, 'upstream call failed');
+      log().warn({ err: (err as Error).message }, 'upstream call failed');
       if (err instanceof ProtocolError && err.code === ProtocolErrorCode.InvalidParams) throw err;
       if (tooLarge(err))
         return errorResult(
@@ -403,7 +408,7 @@ export class Aggregator implements McpBackend {
     retryable: boolean,
     fn: () => Promise<T>,
     signal: AbortSignal,
-    log: Logger,
+    log: () => Logger,
     deadline: number,
   ): Promise<T> {
     for (let i = 1; ; i++) {
@@ -418,7 +423,7 @@ export class Aggregator implements McpBackend {
           tooLarge(err);
         const wait = this.retry.baseDelayMs * 2 ** (i - 1) * (0.5 + Math.random());
         if (last || Date.now() + wait > deadline) throw err;
-        log.debug({ attempt: i, err: (err as Error).message }, 'retrying idempotent call');
+        log().debug({ attempt: i, err: (err as Error).message }, 'retrying idempotent call');
         await new Promise((r) => setTimeout(r, wait));
       }
     }
