@@ -71,6 +71,11 @@ export function groupProfile(file: string): { total: number; byGroup: Record<Gro
     if (group) {
       for (let cur: number | undefined = leaf; cur !== undefined; cur = parent.get(cur)) {
         const { functionName, url } = byId.get(cur)!.callFrame;
+        // The profiler stopping itself is not the server's work.
+        if (url === 'node:inspector') {
+          group = null;
+          break;
+        }
         const rule = RULES.find(([, test]) => test(functionName, url));
         if (rule) {
           group = rule[0];

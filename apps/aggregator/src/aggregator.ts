@@ -36,7 +36,7 @@ export interface AggregatorOptions {
 
 const SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
 
-interface Route {
+export interface Route {
   upstream: Upstream;
   original: string;
   retryable: boolean;
@@ -229,6 +229,31 @@ export class Aggregator implements McpBackend {
     const out: Record<string, Record<string, unknown>> = {};
     for (const u of this.upstreams) if (u.up) Object.assign(out, u.extensions);
     return out;
+  }
+
+  /**
+   * Where a tools/call may be relayed as it is (see relay.ts): a live Lore service reached over
+   * HTTP, while nobody listens to results in this process. Undefined means the full exchange.
+   */
+  relayRoute(tool: string): Readonly<Route> | undefined {
+    const r = this.routes.get(tool);
+    if (!r || this.resultListeners.size || !r.upstream.up) return undefined;
+    const o = r.upstream.opts;
+    return o.lore && o.url && !o.backend && !o.command ? r : undefined;
+  }
+
+  /** The retry policy of read-only and idempotent tools, and the outcome figures (for the relay). */
+  get retryPolicy(): Readonly<{ attempts: number; deadlineMs: number; baseDelayMs: number }> {
+    return this.retry;
+  }
+
+  recordCall(upstream: string, tool: string, outcome: string, seconds: number) {
+    this.opts.metrics?.record(upstream, tool, outcome, seconds);
+  }
+
+  /** The tool result that says an upstream is unavailable (a 503 the client may retry). */
+  unavailableResult(upstream: Upstream, tool: string, reason?: string): CallToolResult {
+    return this.unavailable(upstream, tool, reason);
   }
 
   /** Which upstream serves an exposed tool name, and under which name. */

@@ -3,6 +3,7 @@ import type { Hono } from 'hono';
 import { Aggregator } from './aggregator.js';
 import { createGateway } from './gateway.js';
 import { AggregatorMetrics } from './metrics.js';
+import { createRelay } from './relay.js';
 import { Upstream } from './upstream.js';
 import { readUpstreams, type UpstreamConfig } from './upstream-config.js';
 
@@ -47,10 +48,12 @@ export async function startDistributed(
     healthIntervalMs: opts.healthIntervalMs ?? config.LORE_HEALTH_INTERVAL_MS,
   });
   await aggregator.start();
+  const relay = config.LORE_RELAY ? await createRelay(aggregator, log) : undefined;
   const app = createGateway({
     config,
     aggregator,
     metrics,
+    ...(relay ? { relay } : {}),
     // One bad upstream must not take the endpoint out of rotation: ready while any upstream is up.
     ready: async () => ({ upstreams: upstreams.some((u) => u.up) ? 'ok' : 'no upstream is up' }),
   });
@@ -64,6 +67,7 @@ export async function startDistributed(
     log,
     async close() {
       await aggregator.stop();
+      await relay?.close();
     },
   };
 }

@@ -61,6 +61,8 @@ export const LoreConfigSchema = z.object({
   LORE_SERVICES: z.string().optional(),
   LORE_SERVICES_FILE: z.string().optional(),
   LORE_HEALTH_INTERVAL_MS: int(5000),
+  /** Distributed mode: relay tools/call to Lore's services as it is (false: the full MCP exchange for every call). */
+  LORE_RELAY: bool.default(true),
   LORE_KNOWLEDGE_ROOTS: z.string().optional(),
   LORE_QUERY_TTL_HOURS: int(72),
   /** How long a received query's drafting or evaluation is retried before it is marked undeliverable. */

@@ -98,7 +98,8 @@ export {
 } from './rate-limit.js';
 export type { HttpServerHandle } from './serve.js';
 export { PortInUseError, parsePort, serveHttp, serveOverStdio, UsageError } from './serve.js';
-export type { HttpAppOptions, LoreService, ServiceDeps, ServiceOptions } from './service.js';
+export type { HttpAppOptions, RelayRequest } from './http-app.js';
+export type { LoreService, ServiceDeps, ServiceOptions } from './service.js';
 export {
   createHttpApp,
   createService,
