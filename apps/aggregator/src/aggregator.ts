@@ -67,6 +67,9 @@ export class Aggregator implements McpBackend {
   private resourceRoutes = new Map<string, { upstream: Upstream; original: string }>();
   private readonly listeners = new Set<() => void>();
   private readonly resultListeners = new Set<ResultListener>();
+  /** Tools whose results a listener reads (they are never relayed), and listeners of every tool. */
+  private readonly watched = new Map<string, number>();
+  private watchAll = 0;
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private stopped = false;
   private readonly retry: { attempts: number; deadlineMs: number; baseDelayMs: number };
@@ -233,11 +236,11 @@ export class Aggregator implements McpBackend {
 
   /**
    * Where a tools/call may be relayed as it is (see relay.ts): a live Lore service reached over
-   * HTTP, while nobody listens to results in this process. Undefined means the full exchange.
+   * HTTP, for a tool whose results nobody in this process listens to. Undefined means the full exchange.
    */
   relayRoute(tool: string): Readonly<Route> | undefined {
     const r = this.routes.get(tool);
-    if (!r || this.resultListeners.size || !r.upstream.up) return undefined;
+    if (!r || this.watchAll || this.watched.get(tool) || !r.upstream.up) return undefined;
     const o = r.upstream.opts;
     return o.lore && o.url && !o.backend && !o.command ? r : undefined;
   }
@@ -278,10 +281,19 @@ export class Aggregator implements McpBackend {
     return this.resources;
   }
 
-  /** Hear every finished call (the `lore` command keeps the owner's rotated key this way). */
-  onResult(listener: ResultListener): () => void {
+  /**
+   * Hear every finished call, or the calls of the named tools only (the `lore` command keeps the
+   * owner's rotated key this way). Listened-to tools take the full exchange in distributed mode.
+   */
+  onResult(listener: ResultListener, tools?: readonly string[]): () => void {
     this.resultListeners.add(listener);
-    return () => this.resultListeners.delete(listener);
+    if (tools) for (const t of tools) this.watched.set(t, (this.watched.get(t) ?? 0) + 1);
+    else this.watchAll++;
+    return () => {
+      if (!this.resultListeners.delete(listener)) return;
+      if (tools) for (const t of tools) this.watched.set(t, (this.watched.get(t) ?? 1) - 1);
+      else this.watchAll--;
+    };
   }
 
   async callTool(

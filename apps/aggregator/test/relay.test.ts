@@ -203,6 +203,22 @@ describe('distributed mode relays tools/call to Lore services as it is', () => {
     one.state.failNext = 0;
   });
 
+  it('takes the full exchange for a tool whose results this process listens to, and only for it', async () => {
+    const heard: string[] = [];
+    const stop = agg.aggregator.onResult((name) => heard.push(name), ['note']);
+    const note = await post(http.url, 'note');
+    expect(note.headers.get(RELAYED_BY)).toBeNull();
+    await note.text();
+    expect(heard).toEqual(['note']);
+    const who = await post(http.url, 'whoami');
+    expect(who.headers.get(RELAYED_BY)).toBe('one');
+    await who.text();
+    stop();
+    const again = await post(http.url, 'note');
+    expect(again.headers.get(RELAYED_BY)).toBe('one');
+    await again.text();
+  });
+
   it('answers the same with the relay turned off (LORE_RELAY=false), through the full exchange', async () => {
     const res = await post(plainHttp.url, 'whoami', { authorization: 'Bearer lore_sk_relay_caller' });
     expect(res.headers.get(RELAYED_BY)).toBeNull();
