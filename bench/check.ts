@@ -13,17 +13,21 @@ import { join } from 'node:path';
 import { TARGETS } from './ladder.js';
 import { protocolSuite } from './suites/protocol.js';
 
-/** Half the spread of a ratio between rounds of one run, measured over repeated runs (BENCHMARKS.md). */
-const NOISE_BAND = 0.25;
+/**
+ * The spread of a ratio between rounds of one run on this shared 2-core machine, relative to its
+ * median: ±20–40 % for service/minimal, up to ±60 % for the all-in-one and distributed ratios
+ * (BENCHMARKS.md, "fast path"). A ratio fails only when it is worse than its floor by more.
+ */
+const NOISE_BAND = 0.5;
 
 /** Floors by target name: a higher-is-better ratio must stay above, a lower-is-better one below. */
 const FLOORS: Record<string, number> = {
   'service direct / minimal SDK server, throughput': 0.3,
-  'all-in-one / service direct, throughput': 0.55,
+  'all-in-one / service direct, throughput': 0.6,
   'all-in-one / SDK v1 reference server, throughput': 0.1,
-  'distributed / service direct, throughput': 0.5,
-  'distributed / service direct, p50 latency': 2,
-  'distributed p99 / its p50': 3,
+  'distributed / service direct, throughput': 0.3,
+  'distributed / service direct, p50 latency': 3,
+  'distributed p99 / its p50': 10,
 };
 
 process.env.BENCH_ROUNDS ??= '2';
