@@ -37,12 +37,17 @@ export async function start(
   env: Record<string, string>,
   ready: RegExp,
   timeoutMs = 60_000,
+  nodeArgs: string[] = [],
 ): Promise<Proc> {
-  const child = spawn(process.execPath, ['--conditions=development', '--import', TSX, entry, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--conditions=development', '--import', TSX, ...nodeArgs, entry, ...args],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {
     const t = setTimeout(() => reject(new Error(`${entry} did not start:\n${out}`)), timeoutMs);
@@ -74,6 +79,14 @@ export async function start(
   };
 }
 
+/** CPU time a process has used so far (user + system), from /proc (ms). */
+export function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime and stime are fields 14 and 15 of /proc/<pid>/stat, in clock ticks (100 per second).
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 /** Resident set size of a process, from /proc (MiB). */
 export function rssMiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -83,6 +96,8 @@ export function rssMiB(pid: number): number {
 
 export interface LoadResult {
   rps: number;
+  /** Requests completed in the window. */
+  total: number;
   p50: number;
   p99: number;
   errors: number;
@@ -110,6 +125,7 @@ export async function load(
   });
   return {
     rps: r.requests.average,
+    total: r.requests.total,
     p50: r.latency.p50,
     p99: r.latency.p99,
     errors: r.errors + r.timeouts,

@@ -1,5 +1,7 @@
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { connectClient } from '@lore/kit/testing';
+import { median, perRound, type Rung, type RungResult, runLadder, TARGETS } from '../ladder.js';
 import {
   load,
   MCP_HEADERS,
@@ -12,27 +14,98 @@ import {
   timeIt,
   toolsCallBody,
 } from '../lib.js';
+import { GROUPS, groupProfile } from '../profile/groups.js';
 
 const users = join(ROOT, 'packages/users/src/main.ts');
 const lore = join(ROOT, 'apps/aggregator/src/main.ts');
+const HOOK = ['--import', join(ROOT, 'bench/targets/profile-hook.ts')];
 
 async function registerAgent(url: string, handle: string): Promise<string> {
   const c = await connectClient(undefined, { url });
   const r = (await c.callTool({
     name: 'agent_register',
     arguments: { username: handle, email: `${handle}@example.com`, displayName: handle },
-  })) as {
-    structuredContent: { apiKey: string };
-  };
+  })) as { structuredContent: { apiKey: string } };
   await c.close();
   return r.structuredContent.apiKey;
 }
 
+/** A 2025-11-25 session on the SDK v1 server, as a reference-server client opens one. */
+async function v1Session(url: string): Promise<Record<string, string>> {
+  const headers = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
+  const init = await fetch(url, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'lore-bench', version: '1' },
+      },
+    }),
+  });
+  await init.text();
+  const session = init.headers.get('mcp-session-id');
+  if (!session) throw new Error(`the SDK v1 server opened no session (${init.status})`);
+  const h = { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
+  await (
+    await fetch(url, {
+      method: 'POST',
+      headers: h,
+      body: '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+    })
+  ).text();
+  return h;
+}
+
+/** The CPU a call costs on one rung, by group, from a V8 profile of the measured window. */
+async function breakdown(proc: Proc, rung: Rung, out: string, seconds: number): Promise<Row[]> {
+  const said = (re: RegExp) =>
+    new Promise<void>((resolve) => {
+      const on = (d: Buffer) => {
+        if (re.test(String(d))) {
+          proc.child.stderr!.off('data', on);
+          resolve();
+        }
+      };
+      proc.child.stderr!.on('data', on);
+    });
+  const started = said(/profile started/);
+  proc.child.kill('SIGUSR1');
+  await started;
+  const r = await load(rung.url, { connections: 50, seconds, body: rung.body, headers: rung.headers });
+  const written = said(/profile written/);
+  proc.child.kill('SIGUSR2');
+  await written;
+  if (!existsSync(out)) throw new Error(`no profile at ${out}`);
+  const { total, byGroup } = groupProfile(out);
+  const perCall = (us: number) => us / 1000 / r.total;
+  return [
+    row({ suite: 'cpu', name: `${rung.name}: sampled CPU per call`, value: perCall(total), unit: 'ms' }),
+    ...GROUPS.filter((g) => byGroup[g] > 0).map((g) =>
+      row({
+        suite: 'cpu',
+        name: `${rung.name}: ${g}`,
+        value: perCall(byGroup[g]) * 1000,
+        unit: `µs (${((100 * byGroup[g]) / total).toFixed(0)}%)`,
+      }),
+    ),
+  ];
+}
+
 /**
- * Protocol floor: a bare Hono echo vs one service's read-only tool called directly vs the same
- * tool through the all-in-one aggregator vs through the aggregator in distributed mode.
+ * The protocol ladder (see bench/ladder.ts): bare Hono echo, a minimal server on the MCP SDK v2,
+ * a reference server on the SDK v1, the users service direct, the all-in-one aggregator and the
+ * aggregator in distributed mode in front of that service; then where a call's CPU goes in the
+ * users service and the all-in-one (BENCH_PROTOCOL_PROFILE=0 skips that). BENCH_ROUNDS (3) and
+ * BENCH_CONNECTIONS (50) tune it.
  */
 export async function protocolSuite(opts: { seconds: number; dataDir: string }): Promise<Row[]> {
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+  const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
   const env = {
     LORE_RATE_LIMITS: 'false',
     LORE_LOG_LEVEL: 'info',
@@ -41,45 +114,76 @@ export async function protocolSuite(opts: { seconds: number; dataDir: string }):
   };
   const procs: Proc[] = [];
   const rows: Row[] = [];
+  const profDir = join(opts.dataDir, 'profiles');
+  mkdirSync(profDir, { recursive: true });
+  const t0 = performance.now();
+  const started = async (p: Promise<Proc>) => {
+    const proc = await p;
+    procs.push(proc);
+    return proc;
+  };
   try {
-    const echo = await start(join(ROOT, 'bench/targets/echo.ts'), [], {}, /listening (\S+)/);
-    procs.push(echo);
-    const direct = await start(
-      users,
-      [],
-      { ...env, LORE_PORT: '0', LORE_DATA_DIR: join(opts.dataDir, 'users') },
-      /"url":"(http[^"]+)"/,
+    const echo = await started(start(join(ROOT, 'bench/targets/echo.ts'), [], {}, /listening (\S+)/));
+    const minimal = await started(
+      start(join(ROOT, 'bench/targets/sdk-minimal.ts'), [], {}, /listening (\S+)/),
     );
-    procs.push(direct);
-    const allInOne = await start(
-      lore,
-      ['start'],
-      { ...env, LORE_PORT: '0', LORE_DATA_DIR: join(opts.dataDir, 'aio') },
-      /Lore is running at (\S+)/,
+    const v1 = await started(start(join(ROOT, 'bench/targets/sdk-v1.ts'), [], {}, /listening (\S+)/));
+    const readyFrom = performance.now();
+    const direct = await started(
+      start(
+        users,
+        [],
+        {
+          ...env,
+          LORE_PORT: '0',
+          LORE_DATA_DIR: join(opts.dataDir, 'users'),
+          BENCH_PROFILE_OUT: join(profDir, 'users.cpuprofile'),
+        },
+        /"url":"(http[^"]+)"/,
+        60_000,
+        HOOK,
+      ),
     );
-    procs.push(allInOne);
-    const distributed = await start(
-      lore,
-      ['start'],
-      {
-        ...env,
-        LORE_PORT: '0',
-        LORE_DATA_DIR: join(opts.dataDir, 'dist'),
-        LORE_SERVICES: `users=${direct.url}`,
-      },
-      /Lore is running at (\S+)/,
+    const directReady = performance.now() - readyFrom;
+    const aioFrom = performance.now();
+    const allInOne = await started(
+      start(
+        lore,
+        ['start'],
+        {
+          ...env,
+          LORE_PORT: '0',
+          LORE_DATA_DIR: join(opts.dataDir, 'aio'),
+          BENCH_PROFILE_OUT: join(profDir, 'aio.cpuprofile'),
+        },
+        /Lore is running at (\S+)/,
+        60_000,
+        HOOK,
+      ),
     );
-    procs.push(distributed);
-    await new Promise((r) => setTimeout(r, 1000));
+    const aioReady = performance.now() - aioFrom;
+    const distributed = await started(
+      start(
+        lore,
+        ['start'],
+        {
+          ...env,
+          LORE_PORT: '0',
+          LORE_DATA_DIR: join(opts.dataDir, 'dist'),
+          LORE_SERVICES: `users=${direct.url}`,
+        },
+        /Lore is running at (\S+)/,
+      ),
+    );
     rows.push(
+      row({ suite: 'memory', name: 'ready, users service (tsx)', value: directReady, unit: 'ms' }),
+      row({ suite: 'memory', name: 'ready, all-in-one (tsx)', value: aioReady, unit: 'ms' }),
       row({
         suite: 'memory',
         name: 'idle RSS, one service alone (users)',
         value: rssMiB(direct.pid),
         unit: 'MiB',
       }),
-    );
-    rows.push(
       row({
         suite: 'memory',
         name: 'idle RSS, all-in-one process',
@@ -91,92 +195,116 @@ export async function protocolSuite(opts: { seconds: number; dataDir: string }):
 
     const keyDirect = await registerAgent(direct.url, 'bench_reader');
     const keyAio = await registerAgent(allInOne.url, 'bench_reader');
-    const body = toolsCallBody('agent_profile', { username: 'bench_reader' });
-    const targets = [
-      { name: 'bare Hono echo', url: echo.url, headers: { 'content-type': 'application/json' } },
+    const loreBody = toolsCallBody('agent_profile', { username: 'bench_reader' });
+    const loreHeaders = (key: string) => ({
+      ...MCP_HEADERS,
+      'mcp-method': 'tools/call',
+      'mcp-name': 'agent_profile',
+      authorization: `Bearer ${key}`,
+    });
+    const rungs: Rung[] = [
       {
-        name: 'service direct',
+        key: 'echo',
+        name: 'bare Hono echo',
+        url: echo.url,
+        headers: { 'content-type': 'application/json' },
+        body: loreBody,
+        pids: [echo.pid],
+      },
+      {
+        key: 'minimal',
+        name: 'minimal SDK v2 server',
+        url: minimal.url,
+        headers: { ...MCP_HEADERS, 'mcp-method': 'tools/call', 'mcp-name': 'lookup' },
+        body: toolsCallBody('lookup', { username: 'bench_reader' }),
+        pids: [minimal.pid],
+      },
+      {
+        key: 'v1',
+        name: 'SDK v1 reference server',
+        url: v1.url,
+        headers: await v1Session(v1.url),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'lookup', arguments: { username: 'bench_reader' } },
+        }),
+        pids: [v1.pid],
+      },
+      {
+        key: 'direct',
+        name: 'users service direct',
         url: direct.url,
-        headers: {
-          ...MCP_HEADERS,
-          'mcp-method': 'tools/call',
-          'mcp-name': 'agent_profile',
-          authorization: `Bearer ${keyDirect}`,
-        },
+        headers: loreHeaders(keyDirect),
+        body: loreBody,
+        pids: [direct.pid],
       },
       {
-        name: 'aggregator all-in-one',
+        key: 'aio',
+        name: 'all-in-one aggregator',
         url: allInOne.url,
-        headers: {
-          ...MCP_HEADERS,
-          'mcp-method': 'tools/call',
-          'mcp-name': 'agent_profile',
-          authorization: `Bearer ${keyAio}`,
-        },
+        headers: loreHeaders(keyAio),
+        body: loreBody,
+        pids: [allInOne.pid],
       },
       {
-        name: 'aggregator distributed',
+        key: 'dist',
+        name: 'distributed aggregator → users',
         url: distributed.url,
-        headers: {
-          ...MCP_HEADERS,
-          'mcp-method': 'tools/call',
-          'mcp-name': 'agent_profile',
-          authorization: `Bearer ${keyDirect}`,
-        },
+        headers: loreHeaders(keyDirect),
+        body: loreBody,
+        pids: [distributed.pid, direct.pid],
       },
     ];
-    // Warm up every path (JIT, caches) before measuring.
-    for (const t of targets) await load(t.url, { connections: 10, seconds: 1, body, headers: t.headers });
-    for (const connections of [10, 50]) {
-      const results = new Map<string, Awaited<ReturnType<typeof load>>>();
-      for (const t of targets)
-        results.set(
-          t.name,
-          await load(t.url, { connections, seconds: opts.seconds, body, headers: t.headers }),
-        );
-      const echoR = results.get('bare Hono echo')!;
-      const directR = results.get('service direct')!;
-      for (const t of targets) {
-        const r = results.get(t.name)!;
-        const isAgg = t.name.startsWith('aggregator');
-        rows.push(
-          row({
-            suite: 'protocol',
-            name: `${t.name}, ${connections} conns: throughput`,
-            value: r.rps,
-            unit: 'req/s',
-            ...(t.name === 'bare Hono echo' ? {} : { baseline: { name: 'bare echo', value: echoR.rps } }),
-            ...(isAgg ? { target: '≥ 0.20 × echo', met: r.rps / echoR.rps >= 0.2 } : {}),
-          }),
-        );
-        rows.push(
-          row({
-            suite: 'protocol',
-            name: `${t.name}, ${connections} conns: p50`,
-            value: r.p50,
-            unit: 'ms',
-            ...(isAgg
-              ? {
-                  baseline: { name: 'direct p50', value: directR.p50 },
-                  target: '≤ 1.2 × direct',
-                  met: r.p50 <= 1.2 * directR.p50,
-                }
-              : {}),
-          }),
-        );
-        rows.push(
-          row({ suite: 'protocol', name: `${t.name}, ${connections} conns: p99`, value: r.p99, unit: 'ms' }),
-        );
-        if (r.errors || r.non2xx)
-          rows.push(
-            row({
-              suite: 'protocol',
-              name: `${t.name}, ${connections} conns: errors`,
-              value: r.errors + r.non2xx,
-              unit: 'count',
-            }),
-          );
-      }
+    // Warm up every path (JIT, caches) and check it answers before measuring.
+    for (const r of rungs) {
+      const w = await load(r.url, { connections: 10, seconds: 1, body: r.body, headers: r.headers });
+      if (w.errors || w.non2xx || !w.total)
+        throw new Error(`${r.name} does not answer (${w.non2xx} non-2xx, ${w.errors} errors)`);
+    }
+    const results = await runLadder(rungs, { rounds, connections, seconds: opts.seconds });
+    const of = (key: string, f: (r: RungResult) => number) => median(results.get(key)!.map(f));
+    for (const r of rungs) {
+      const res = results.get(r.key)!;
+      const base =
+        r.key === 'echo' ? undefined : { name: 'minimal SDK v2', value: of('minimal', (x) => x.rps) };
+      rows.push(
+        row({
+          suite: 'protocol',
+          name: `${r.name}: throughput`,
+          value: of(r.key, (x) => x.rps),
+          unit: 'req/s',
+          ...(base && r.key !== 'minimal' ? { baseline: base } : {}),
+        }),
+        row({
+          suite: 'protocol',
+          name: `${r.name}: p50 / p99`,
+          value: of(r.key, (x) => x.p50),
+          unit: `ms / ${of(r.key, (x) => x.p99).toFixed(0)} ms`,
+        }),
+        row({
+          suite: 'protocol',
+          name: `${r.name}: CPU per call`,
+          value: of(r.key, (x) => x.cpuPerCall),
+          unit: 'ms',
+        }),
+      );
+      const errors = res.reduce((n, x) => n + x.errors + x.non2xx, 0);
+      if (errors)
+        rows.push(row({ suite: 'protocol', name: `${r.name}: errors`, value: errors, unit: 'count' }));
+    }
+    for (const t of TARGETS) {
+      const m = perRound(rounds, (i) => t.of((key) => results.get(key)![i]!));
+      const met = t.min !== undefined ? m.value >= t.min : m.value <= t.max!;
+      rows.push({
+        suite: 'ratio',
+        name: t.name,
+        value: m.value,
+        unit: `± ${m.band.toFixed(2)} (${m.values.map((v) => v.toFixed(2)).join(', ')})`,
+        target: t.min !== undefined ? `≥ ${t.min}` : `≤ ${t.max}`,
+        met,
+      });
     }
 
     // tools/list, sequential: what the aggregator adds to a catalog read.
@@ -184,7 +312,7 @@ export async function protocolSuite(opts: { seconds: number; dataDir: string }):
       jsonrpc: '2.0',
       id: 1,
       method: 'tools/list',
-      params: { _meta: JSON.parse(toolsCallBody('x', {})).params._meta },
+      params: { _meta: JSON.parse(loreBody).params._meta },
     });
     const list = (url: string) => () =>
       fetch(url, {
@@ -192,8 +320,8 @@ export async function protocolSuite(opts: { seconds: number; dataDir: string }):
         headers: { ...MCP_HEADERS, 'mcp-method': 'tools/list' },
         body: listBody,
       }).then((r) => r.text());
-    const dl = await timeIt(500, list(direct.url));
-    const al = await timeIt(500, list(allInOne.url));
+    const dl = await timeIt(300, list(direct.url));
+    const al = await timeIt(300, list(allInOne.url));
     rows.push(row({ suite: 'protocol', name: 'tools/list direct: p50', value: dl.p50, unit: 'ms' }));
     rows.push(
       row({
@@ -205,6 +333,9 @@ export async function protocolSuite(opts: { seconds: number; dataDir: string }):
       }),
     );
     rows.push(
+      row({ suite: 'memory', name: 'RSS after load, users service', value: rssMiB(direct.pid), unit: 'MiB' }),
+    );
+    rows.push(
       row({
         suite: 'memory',
         name: 'RSS after load, all-in-one process',
@@ -212,8 +343,14 @@ export async function protocolSuite(opts: { seconds: number; dataDir: string }):
         unit: 'MiB',
       }),
     );
+
+    if (process.env.BENCH_PROTOCOL_PROFILE !== '0') {
+      rows.push(...(await breakdown(direct, rungs[3]!, join(profDir, 'users.cpuprofile'), opts.seconds)));
+      rows.push(...(await breakdown(allInOne, rungs[4]!, join(profDir, 'aio.cpuprofile'), opts.seconds)));
+    }
   } finally {
     for (const p of procs.reverse()) await p.stop();
   }
+  process.stderr.write(`protocol: ${((performance.now() - t0) / 1000).toFixed(0)} s\n`);
   return rows;
 }

@@ -41,7 +41,7 @@ export interface AggregatorOptions {
 
 const SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
 
-interface Route {
+export interface Route {
   upstream: Upstream;
   original: string;
   retryable: boolean;
@@ -73,15 +73,20 @@ export class Aggregator implements McpBackend {
   private readonly templateRoutes = new ResourceRouting();
   private readonly listeners = new Set<() => void>();
   private readonly resultListeners = new Set<ResultListener>();
+  /** Tools whose results a listener reads (they are never relayed), and listeners of every tool. */
+  private readonly watched = new Map<string, number>();
+  private watchAll = 0;
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private stopped = false;
   private readonly retry: { attempts: number; deadlineMs: number; baseDelayMs: number };
+  private readonly debug: boolean;
 
   constructor(
     readonly upstreams: Upstream[],
     private readonly opts: AggregatorOptions,
   ) {
     this.retry = opts.retry ?? { attempts: 3, deadlineMs: 10_000, baseDelayMs: 100 };
+    this.debug = opts.log.isLevelEnabled('debug');
     // A 2026-07-28 client learns of catalog changes by re-reading the list: as often as health can change.
     this.listTtlMs = opts.listTtlMs ?? opts.healthIntervalMs ?? 5000;
     this.rebuild();
@@ -236,6 +241,31 @@ export class Aggregator implements McpBackend {
     return out;
   }
 
+  /**
+   * Where a tools/call may be relayed as it is (see relay.ts): a live Lore service reached over
+   * HTTP, for a tool whose results nobody in this process listens to. Undefined means the full exchange.
+   */
+  relayRoute(tool: string): Readonly<Route> | undefined {
+    const r = this.routes.get(tool);
+    if (!r || this.watchAll || this.watched.get(tool) || !r.upstream.up) return undefined;
+    const o = r.upstream.opts;
+    return o.lore && o.url && !o.backend && !o.command ? r : undefined;
+  }
+
+  /** The retry policy of read-only and idempotent tools, and the outcome figures (for the relay). */
+  get retryPolicy(): Readonly<{ attempts: number; deadlineMs: number; baseDelayMs: number }> {
+    return this.retry;
+  }
+
+  recordCall(upstream: string, tool: string, outcome: string, seconds: number) {
+    this.opts.metrics?.record(upstream, tool, outcome, seconds);
+  }
+
+  /** The tool result that says an upstream is unavailable (a 503 the client may retry). */
+  unavailableResult(upstream: Upstream, tool: string, reason?: string): CallToolResult {
+    return this.unavailable(upstream, tool, reason);
+  }
+
   /** Which upstream serves an exposed tool name, and under which name. */
   resolve(tool: string): NamedTool | undefined {
     const r = this.routes.get(tool);
@@ -283,10 +313,19 @@ export class Aggregator implements McpBackend {
     );
   }
 
-  /** Hear every finished call (the `lore` command keeps the owner's rotated key this way). */
-  onResult(listener: ResultListener): () => void {
+  /**
+   * Hear every finished call, or the calls of the named tools only (the `lore` command keeps the
+   * owner's rotated key this way). Listened-to tools take the full exchange in distributed mode.
+   */
+  onResult(listener: ResultListener, tools?: readonly string[]): () => void {
     this.resultListeners.add(listener);
-    return () => this.resultListeners.delete(listener);
+    if (tools) for (const t of tools) this.watched.set(t, (this.watched.get(t) ?? 0) + 1);
+    else this.watchAll++;
+    return () => {
+      if (!this.resultListeners.delete(listener)) return;
+      if (tools) for (const t of tools) this.watched.set(t, (this.watched.get(t) ?? 1) - 1);
+      else this.watchAll--;
+    };
   }
 
   async callTool(
@@ -339,24 +378,27 @@ export class Aggregator implements McpBackend {
   ): Promise<CallToolResult | InputRequiredResult> {
     const { upstream } = route;
     const t0 = performance.now();
-    const log = this.opts.log.child({ requestId: call.requestId, tool: name, upstream: upstream.name });
+    let callLog: Logger | undefined;
+    const log = () =>
+      (callLog ??= this.opts.log.child({ requestId: call.requestId, tool: name, upstream: upstream.name }));
     const deadline = Date.now() + this.retry.deadlineMs;
     // Each attempt may take what is left of the deadline at most, so a hung read-only tool is
     // given up on at the deadline rather than after attempts × the upstream's timeout.
-    const attempt = () =>
-      forwardContext.run(ctx, () =>
-        upstream.call(route.original, args, {
-          info: call,
-          ...(route.retryable
-            ? { timeoutMs: Math.max(1, Math.min(upstream.opts.timeoutMs ?? 60_000, deadline - Date.now())) }
-            : {}),
-          signal: call.signal,
-          onprogress: (p) => void call.progress(p.progress, p.total, p.message),
-          ...(call.inputResponses ? { inputResponses: call.inputResponses } : {}),
-          ...(call.requestState !== undefined ? { requestState: call.requestState } : {}),
-          ...(call.clientCapabilities ? { clientCapabilities: call.clientCapabilities } : {}),
-        }),
-      );
+    const send = () =>
+      upstream.call(route.original, args, {
+        info: call,
+        forward: ctx,
+        ...(route.retryable
+          ? { timeoutMs: Math.max(1, Math.min(upstream.opts.timeoutMs ?? 60_000, deadline - Date.now())) }
+          : {}),
+        signal: call.signal,
+        onprogress: (p) => void call.progress(p.progress, p.total, p.message),
+        ...(call.inputResponses ? { inputResponses: call.inputResponses } : {}),
+        ...(call.requestState !== undefined ? { requestState: call.requestState } : {}),
+        ...(call.clientCapabilities ? { clientCapabilities: call.clientCapabilities } : {}),
+      });
+    // An in-process backend is handed the caller directly; the MCP client's fetch reads it from the context.
+    const attempt = upstream.opts.backend ? send : () => forwardContext.run(ctx, send);
     let outcome = 'ok';
     try {
       const result = await withRetries(this.retry, route.retryable, attempt, call.signal, log, deadline);
@@ -367,7 +409,7 @@ export class Aggregator implements McpBackend {
         (result as { _meta?: Record<string, unknown> })._meta = rest;
       }
       if ((result as CallToolResult).isError) outcome = 'tool_error';
-      log.debug({ ms: Math.round(performance.now() - t0), outcome }, 'forwarded');
+      if (this.debug) log().debug({ ms: Math.round(performance.now() - t0), outcome }, 'forwarded');
       return result;
     } catch (err) {
       if (call.signal.aborted) {
@@ -375,7 +417,7 @@ export class Aggregator implements McpBackend {
         throw err;
       }
       outcome = 'upstream_error';
-      log.warn({ err: (err as Error).message }, 'upstream call failed');
+      log().warn({ err: (err as Error).message }, 'upstream call failed');
       if (err instanceof ProtocolError && err.code === ProtocolErrorCode.InvalidParams) throw err;
       if (tooLarge(err))
         return errorResult(

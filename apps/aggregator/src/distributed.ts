@@ -5,6 +5,7 @@ import { consoleOverCatalog } from './console/deps.js';
 import { createGateway } from './gateway.js';
 import { AggregatorMetrics } from './metrics.js';
 import { sessionKeyCheck } from './session-keys.js';
+import { createRelay } from './relay.js';
 import { Upstream } from './upstream.js';
 import { readUpstreams, type UpstreamConfig } from './upstream-config.js';
 
@@ -50,6 +51,7 @@ export async function startDistributed(
   });
   await aggregator.start();
   const keyCheck = sessionKeyCheck(upstreams);
+  const relay = config.LORE_RELAY ? await createRelay(aggregator, log) : undefined;
   const app = createGateway({
     // The console calls the same upstreams through this catalog; its sessions are sealed with
     // LORE_CONSOLE_SECRET (or this node's key), so replicas that share it share sessions.
@@ -58,6 +60,7 @@ export async function startDistributed(
     aggregator,
     metrics,
     ...(keyCheck ? { verifyKey: keyCheck } : {}),
+    ...(relay ? { relay } : {}),
     // One bad upstream must not take the endpoint out of rotation: ready while any upstream is up.
     ready: async () => ({ upstreams: upstreams.some((u) => u.up) ? 'ok' : 'no upstream is up' }),
   });
@@ -71,6 +74,7 @@ export async function startDistributed(
     log,
     async close() {
       await aggregator.stop();
+      await relay?.close();
     },
   };
 }

@@ -5,6 +5,7 @@ import type { Aggregator } from './aggregator.js';
 import { catalogJson, mountCatalog } from './catalog-page.js';
 import { type ConsoleDeps, mountConsole } from './console/index.js';
 import type { AggregatorMetrics } from './metrics.js';
+import type { Relay } from './relay.js';
 
 export interface GatewayOptions {
   config: LoreConfig;
@@ -17,6 +18,8 @@ export interface GatewayOptions {
   console?: Omit<ConsoleDeps, 'backend' | 'catalog'>;
   /** Checks keys before a 2025-11-25 session is opened (see HttpAppOptions.verifyKey). */
   verifyKey?: (key: string) => Promise<boolean>;
+  /** Relays tools/call to the owning service as it is (distributed mode; see relay.ts). */
+  relay?: Relay;
 }
 
 /** The aggregator's HTTP face: `/mcp` (sessions for 2025 clients), health, metrics, the catalog page, the console. */
@@ -26,6 +29,7 @@ export function createGateway(opts: GatewayOptions): Hono {
     config: opts.config,
     legacySessions: {},
     ...(opts.verifyKey ? { verifyKey: opts.verifyKey } : {}),
+    ...(opts.relay ? { relay: opts.relay.relay } : {}),
     onNotifier: (notify) => opts.aggregator.onToolsChanged(() => notify.toolsChanged()),
     metrics: {
       registry: {

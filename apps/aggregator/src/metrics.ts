@@ -23,9 +23,24 @@ export class AggregatorMetrics {
     registers: [this.registry],
   });
 
+  /** Each (upstream, tool, outcome)'s series, looked up once. */
+  private readonly series = new Map<
+    string,
+    { calls: { inc(): void }; latency: { observe(v: number): void } }
+  >();
+
   record(upstream: string, tool: string, outcome: string, seconds: number) {
-    this.calls.inc({ upstream, tool, outcome });
-    this.latency.observe({ upstream, tool }, seconds);
+    const key = `${upstream}|${tool}|${outcome}`;
+    let s = this.series.get(key);
+    if (!s) {
+      s = {
+        calls: this.calls.labels({ upstream, tool, outcome }),
+        latency: this.latency.labels({ upstream, tool }),
+      };
+      this.series.set(key, s);
+    }
+    s.calls.inc();
+    s.latency.observe(seconds);
   }
 
   setUp(upstream: string, isUp: boolean) {

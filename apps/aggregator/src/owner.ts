@@ -112,12 +112,15 @@ export function clientConfigs(
 export function keepOwnerKey(agg: Aggregator, dataDir: string, owner: OwnerInfo) {
   let key = owner.key;
   const file = join(dataDir, 'owner.key');
-  const stop = agg.onResult((name, call, result) => {
-    if (name !== 'agent_rotate_key' || result.isError || call.token !== key) return;
-    const next = (result.structuredContent as { apiKey?: string } | undefined)?.apiKey;
-    if (!next) return;
-    key = next;
-    writeFileSync(file, `${next}\n`, { mode: 0o600 });
-  });
+  const stop = agg.onResult(
+    (name, call, result) => {
+      if (name !== 'agent_rotate_key' || result.isError || call.token !== key) return;
+      const next = (result.structuredContent as { apiKey?: string } | undefined)?.apiKey;
+      if (!next) return;
+      key = next;
+      writeFileSync(file, `${next}\n`, { mode: 0o600 });
+    },
+    ['agent_rotate_key'],
+  );
   return { current: () => key, stop };
 }

@@ -18,7 +18,7 @@ import {
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { forwardContext, identityFetch } from './context.js';
+import { type ForwardContext, forwardContext, identityFetch } from './context.js';
 
 type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
@@ -62,6 +62,8 @@ export interface CallOptions {
   timeoutMs?: number;
   /** The aggregator's own call, handed on as is to an in-process backend. */
   info?: CallInfo;
+  /** The caller to pass on (identity, request id, trace context); else the forwarding context's. */
+  forward?: ForwardContext;
 }
 
 /** One MCP server behind the aggregator, reached through the MCP client, watched by health checks. */
@@ -245,7 +247,7 @@ export class Upstream {
   ): Promise<CallToolResult | InputRequiredResult> {
     const info = options.info;
     if (!info) throw new Error(`upstream ${this.name} is in process and needs the caller's call`);
-    const ctx = forwardContext.getStore();
+    const ctx = options.forward ?? forwardContext.getStore();
     const abort = new AbortController();
     const onAbort = () => abort.abort(info.signal.reason);
     info.signal.addEventListener('abort', onAbort, { once: true });

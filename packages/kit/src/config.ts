@@ -81,6 +81,8 @@ export const LoreConfigSchema = z.object({
   LORE_HEALTH_INTERVAL_MS: int(5000),
   /** Seals the console's session cookies; replicas of the aggregator that share it share sessions. */
   LORE_CONSOLE_SECRET: z.string().min(32, 'at least 32 characters').optional(),
+  /** Distributed mode: relay tools/call to Lore's services as it is (false: the full MCP exchange for every call). */
+  LORE_RELAY: bool.default(true),
   LORE_KNOWLEDGE_ROOTS: z.string().optional(),
   LORE_QUERY_TTL_HOURS: int(72),
   /** How long a received query's drafting or evaluation is retried before it is marked undeliverable. */

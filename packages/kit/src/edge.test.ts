@@ -47,7 +47,11 @@ describe('the HTTP edge', () => {
   let http: HttpServerHandle;
 
   beforeAll(async () => {
-    const config = testConfig(dir.path, { LORE_TRUSTED_PROXIES: '127.0.0.1', LORE_MAX_JSON_DEPTH: '32' });
+    const config = testConfig(dir.path, {
+      LORE_TRUSTED_PROXIES: '127.0.0.1',
+      LORE_MAX_JSON_DEPTH: '32',
+      LORE_MAX_BODY_BYTES: '262144',
+    });
     const app = createHttpApp({
       backend,
       config,
@@ -76,6 +80,68 @@ describe('the HTTP edge', () => {
     const res = await post(deeplyNestedJson(100_000));
     expect(res.status).toBe(400);
     expect((await res.json()).error.message).toMatch(/deeper than 32 levels \(LORE_MAX_JSON_DEPTH\)/);
+  });
+
+  it('refuses a body over LORE_MAX_BODY_BYTES with a 413, whether its length is declared or chunked', async () => {
+    const big = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/list',
+      params: { pad: 'x'.repeat(300_000) },
+    });
+    const declared = await post(big);
+    expect(declared.status).toBe(413);
+    expect((await declared.json()).error.message).toBe('Request body too large');
+    const chunked = await fetch(`${http.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: new ReadableStream({
+        start(c) {
+          for (let i = 0; i < 10; i++)
+            c.enqueue(new TextEncoder().encode(big.slice(i * 30_100, (i + 1) * 30_100)));
+          c.close();
+        },
+      }),
+      duplex: 'half',
+    } as RequestInit);
+    expect(chunked.status).toBe(413);
+  });
+
+  it('serves a chunked body under the limit, and answers a body that is not JSON as the SDK does', async () => {
+    const list = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/list',
+      params: {
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' },
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
+      },
+    });
+    const res = await fetch(`${http.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/list',
+      },
+      body: new ReadableStream({
+        start(c) {
+          c.enqueue(new TextEncoder().encode(list.slice(0, 40)));
+          c.enqueue(new TextEncoder().encode(list.slice(40)));
+          c.close();
+        },
+      }),
+      duplex: 'half',
+    } as RequestInit);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('whoami');
+    const broken = await post('{"jsonrpc":', { 'mcp-protocol-version': '2026-07-28' });
+    expect(broken.status).toBe(400);
+    expect((await broken.json()).error.code).toBe(-32700);
   });
 
   it('takes the client address from X-Forwarded-For when the peer is a trusted proxy', async () => {

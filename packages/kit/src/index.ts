@@ -69,6 +69,7 @@ export {
   unavailable,
 } from './errors.js';
 export { formatCount, plural, preview, timeAgo } from './format.js';
+export type { HttpAppOptions, RelayRequest } from './http-app.js';
 export { inProcessFetch } from './in-process.js';
 export type { Logger } from './logger.js';
 export { createLogger } from './logger.js';
@@ -135,7 +136,7 @@ export {
 } from './rate-limit.js';
 export type { HttpServerHandle } from './serve.js';
 export { PortInUseError, parsePort, serveHttp, serveOverStdio, UsageError } from './serve.js';
-export type { HttpAppOptions, LoreService, ServiceDeps, ServiceOptions } from './service.js';
+export type { LoreService, ServiceDeps, ServiceOptions } from './service.js';
 export {
   createHttpApp,
   createService,

@@ -38,9 +38,24 @@ export class ServiceMetrics {
     });
   }
 
+  /** The series of each (tool, code), looked up once: a call then costs an increment and an observation. */
+  private readonly series = new Map<
+    string,
+    { calls: { inc(): void }; latency: { observe(v: number): void } }
+  >();
+
   record(tool: string, code: number, seconds: number) {
-    this.calls.inc({ service: this.service, tool, code: String(code) });
-    this.latency.observe({ service: this.service, tool }, seconds);
+    const key = `${tool}|${code}`;
+    let s = this.series.get(key);
+    if (!s) {
+      s = {
+        calls: this.calls.labels({ service: this.service, tool, code: String(code) }),
+        latency: this.latency.labels({ service: this.service, tool }),
+      };
+      this.series.set(key, s);
+    }
+    s.calls.inc();
+    s.latency.observe(seconds);
   }
 
   /** Calls since start, for platform statistics. */

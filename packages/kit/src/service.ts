@@ -1,41 +1,26 @@
-import { randomUUID } from 'node:crypto';
 import type { EventEnvelope, ToolErrorBody } from '@lore/schema';
 import type { CallToolResult, InputRequiredResult, Resource, Tool } from '@modelcontextprotocol/server';
-import {
-  createMcpHandler,
-  isLegacyRequest,
-  ProtocolError,
-  ProtocolErrorCode,
-} from '@modelcontextprotocol/server';
-import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { ServiceResource } from './apps.js';
-import { Authenticator, bearerToken } from './auth.js';
+import { Authenticator } from './auth.js';
 import { nodeLocalBus } from './bus/local.js';
 import type { EventBus, Subscription } from './bus/types.js';
 import { catalogBackend, type ServicePrompt, type ServiceResourceTemplate } from './catalog.js';
 import type { LoreConfig } from './config.js';
 import type { Database } from './db/index.js';
-import { clientAddress, jsonTooDeep, trustedProxies } from './edge.js';
 import { fromZodError, rateLimited, ToolError, toToolError, unauthenticated } from './errors.js';
+import { createHttpApp, FORWARDING_ALLOWANCE } from './http-app.js';
 import { controlCharacterError } from './input.js';
 import { createLogger, type Logger } from './logger.js';
-import {
-  type AuthExtra,
-  type CallInfo,
-  createMcpFactory,
-  InputRequiredSignal,
-  type McpBackend,
-  unknownTool,
-} from './mcp.js';
+import { type CallInfo, InputRequiredSignal, type McpBackend, unknownTool } from './mcp.js';
 import { ServiceMetrics } from './metrics.js';
 import type { NetworkDirectory } from './network/directory.js';
 import { believeEnvelope } from './network/signing.js';
 import type { NodeIdentity } from './node.js';
 import type { Outbox } from './outbox.js';
 import { RATE_LIMITS, RateLimiter, sharedRateLimitStore } from './rate-limit.js';
-import { type LegacySessionOptions, LegacySessions } from './sessions.js';
 import { withSpan } from './telemetry.js';
 import type { TextGenerator } from './textgen/types.js';
 import { type AnyTool, makeContext } from './tool.js';
@@ -328,10 +313,18 @@ function toolBackend<P>(opts: ServiceOptions<P>, rt: Runtime): McpBackend {
           wait,
           `Rate limit for ${tool.rateClass} calls reached (${RATE_LIMITS[tool.rateClass as 'read']}/min); retry in ${wait} s.`,
         );
+      let callLog: Logger | undefined;
       const ctx = makeContext<P>({
         caller,
         ports: opts.ports,
-        log: rt.log.child({ tool: name, requestId: info.requestId, ...(traceparent ? { traceparent } : {}) }),
+        get log() {
+          callLog ??= rt.log.child({
+            tool: name,
+            requestId: info.requestId,
+            ...(traceparent ? { traceparent } : {}),
+          });
+          return callLog;
+        },
         signal: info.signal,
         requestId: info.requestId,
         sampling: info.sampling,
@@ -379,138 +372,4 @@ function toolBackend<P>(opts: ServiceOptions<P>, rt: Runtime): McpBackend {
   };
 }
 
-export interface HttpAppOptions {
-  backend: McpBackend;
-  config: LoreConfig;
-  metrics?: { registry: { contentType: string; metrics(): Promise<string> } };
-  ready?: () => Promise<Record<string, string>>;
-  /** Extra routes (the aggregator's catalog page). */
-  extend?: (app: Hono) => void;
-  /**
-   * Serve 2025-11-25 clients with sessions (server→client requests, list-changed
-   * notifications) instead of statelessly.
-   */
-  legacySessions?: LegacySessionOptions | false;
-  /**
-   * Whether a key is valid. A 2025-11-25 session is opened only for a valid key; other legacy
-   * requests (agent_register, a wrong key) are served statelessly, so unauthenticated traffic
-   * can never fill the session table. Without it a session needs a key, unchecked.
-   */
-  verifyKey?: (key: string) => Promise<boolean>;
-  /** Open 2025-11-25 sessions without a key (a server whose every tool is public). */
-  openSessions?: boolean;
-  /** Receives the endpoint's notifier, to tell clients the catalog changed. */
-  onNotifier?: (notify: { toolsChanged(): void }) => void;
-  /**
-   * Bytes accepted beyond LORE_MAX_BODY_BYTES. Services allow a little more than the
-   * aggregator in front of them, because a forwarded request carries its envelope too.
-   */
-  bodyAllowance?: number;
-}
-
-/** What a service accepts beyond the configured limit, for the aggregator's forwarding envelope. */
-export const FORWARDING_ALLOWANCE = 64 * 1024;
-
-/** The Hono app every Lore process serves: `/mcp`, `/healthz`, `/readyz`, `/metrics`. */
-export function createHttpApp(opts: HttpAppOptions): Hono {
-  const factory = createMcpFactory(opts.backend);
-  const proxies = trustedProxies(opts.config.LORE_TRUSTED_PROXIES);
-  const maxDepth = opts.config.LORE_MAX_JSON_DEPTH;
-  const maxBody = opts.config.LORE_MAX_BODY_BYTES + (opts.bodyAllowance ?? 0);
-  const sessions = opts.legacySessions
-    ? new LegacySessions(factory, {
-        ...opts.legacySessions,
-        maxRequestBodySize: maxBody,
-      })
-    : undefined;
-  const handler = createMcpHandler(factory, {
-    maxRequestBodySize: maxBody,
-    ...(sessions ? { legacy: 'reject' as const } : {}),
-  });
-  // Legacy requests that may not open a session.
-  const sessionless = sessions ? createMcpHandler(factory, { maxRequestBodySize: maxBody }) : handler;
-  opts.onNotifier?.({
-    toolsChanged() {
-      handler.notify.toolsChanged();
-      sessions?.toolsChanged();
-    },
-  });
-  const app = new Hono();
-  app.use(
-    '/mcp',
-    bodyLimit({
-      maxSize: maxBody,
-      onError: (c) =>
-        c.json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Request body too large' } }, 413),
-    }),
-  );
-  app.all('/mcp', async (c) => {
-    const extra: AuthExtra = { requestId: c.req.header('x-request-id') || randomUUID() };
-    const peer = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming
-      ?.socket?.remoteAddress;
-    const ip = clientAddress(peer, c.req.header('x-forwarded-for'), proxies);
-    if (ip) extra.ip = ip;
-    const tp = c.req.header('traceparent');
-    if (tp) extra.traceparent = tp;
-    const token = bearerToken(c.req.header('authorization')) ?? '';
-    const authInfo = { token, clientId: 'lore', scopes: [], extra: { ...extra } };
-    const read = await readJsonBody(c.req.raw, maxDepth);
-    if ('tooDeep' in read)
-      return c.json(
-        {
-          jsonrpc: '2.0',
-          id: null,
-          error: {
-            code: -32600,
-            message: `Request body nests deeper than ${maxDepth} levels (LORE_MAX_JSON_DEPTH)`,
-          },
-        },
-        400,
-      );
-    const { request, parsedBody } = read;
-    const body = parsedBody === undefined ? {} : { parsedBody };
-    if (sessions && c.req.header('mcp-session-id')) return sessions.handle(request, authInfo, parsedBody, ip);
-    if (sessions && (await isLegacyRequest(request, parsedBody, { maxRequestBodySize: maxBody }))) {
-      const mayOpen =
-        opts.openSessions || (token !== '' && (opts.verifyKey ? await opts.verifyKey(token) : true));
-      if (mayOpen) return sessions.handle(request, authInfo, parsedBody, ip);
-      return sessionless.fetch(request, { authInfo, ...body });
-    }
-    return handler.fetch(request, { authInfo, ...body });
-  });
-  app.get('/healthz', (c) => c.json({ status: 'ok' }));
-  app.get('/readyz', async (c) => {
-    const checks = (await opts.ready?.()) ?? {};
-    const ok = Object.values(checks).every((v) => v === 'ok');
-    return c.json({ status: ok ? 'ready' : 'not ready', checks }, ok ? 200 : 503);
-  });
-  app.get('/metrics', async (c) => {
-    if (!opts.metrics) return c.text('', 200);
-    return c.body(await opts.metrics.registry.metrics(), 200, {
-      'content-type': opts.metrics.registry.contentType,
-    });
-  });
-  opts.extend?.(app);
-  return app;
-}
-
-/**
- * A POST's JSON body, parsed once here (the body limit has already been applied) and handed to
- * the SDK, which would otherwise clone the request to classify it and parse the body again. A
- * body that is not JSON goes on untouched, for the SDK to answer as it does.
- */
-async function readJsonBody(
-  raw: Request,
-  maxDepth: number,
-): Promise<{ request: Request; parsedBody?: unknown } | { tooDeep: true }> {
-  if (raw.method !== 'POST' || !raw.body) return { request: raw };
-  const text = await raw.text();
-  if (jsonTooDeep(text, maxDepth)) return { tooDeep: true };
-  try {
-    return { request: raw, parsedBody: JSON.parse(text) };
-  } catch {
-    return {
-      request: new Request(raw.url, { method: raw.method, headers: raw.headers, body: text }),
-    };
-  }
-}
+export { createHttpApp, FORWARDING_ALLOWANCE, type HttpAppOptions } from './http-app.js';

@@ -20,6 +20,14 @@ describe('trace context', () => {
     expect(nextTraceparent('garbage')).toMatch(/^00-[0-9a-f]{32}-/);
   });
 
+  it('gives every hop its own span id and every new trace its own trace id', () => {
+    const tp = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const spans = new Set(Array.from({ length: 1000 }, () => nextTraceparent(tp).split('-')[2]));
+    const traces = new Set(Array.from({ length: 1000 }, () => nextTraceparent().split('-')[1]));
+    expect(spans.size).toBe(1000);
+    expect(traces.size).toBe(1000);
+  });
+
   it('carries the call’s trace id into the events the call causes', async () => {
     const env = testDeps();
     const key = generateApiKey();

@@ -1,6 +1,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
-import { context, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import {
+  context,
+  INVALID_SPAN_CONTEXT,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+} from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 
 /** The call a piece of work belongs to: what events and outgoing requests carry along. */
@@ -22,14 +29,31 @@ const setter = {
   },
 };
 
+/** The span handed to work when nothing records spans: every call on it is a no-op. */
+const NO_SPAN = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+
+/**
+ * Ids for spans nobody exports: unique without asking the system for entropy on every call (a
+ * random prefix drawn once per process, then a counter). Exported spans get the SDK's own ids.
+ */
+const PROCESS_ID = randomBytes(12).toString('hex');
+let sequence = 0;
+function cheapId(hexLength: 16 | 32): string {
+  sequence = (sequence + 1) % 0x1_0000_0000;
+  const counter = sequence.toString(16).padStart(8, '0');
+  return `${PROCESS_ID.slice(0, hexLength - 8)}${counter}`;
+}
 
 /** A traceparent for this hop: the caller's trace with a new span id, or a new trace. */
 export function nextTraceparent(incoming?: string): string {
   const m = incoming ? TRACEPARENT.exec(incoming) : null;
-  const traceId = m?.[1] && !/^0+$/.test(m[1]) ? m[1] : randomBytes(16).toString('hex');
-  return `00-${traceId}-${randomBytes(8).toString('hex')}-${m?.[3] ?? '01'}`;
+  const traceId = m?.[1] && !/^0+$/.test(m[1]) ? m[1] : cheapId(32);
+  return `00-${traceId}-${cheapId(16)}-${m?.[3] ?? '01'}`;
 }
+
+/** Whether spans are exported (an OpenTelemetry SDK registered by `startTelemetry`). */
+let exporting = false;
 
 /**
  * Run `fn` as a span named `name`, child of the incoming W3C trace context. With an
@@ -42,6 +66,14 @@ export async function withSpan<T>(
   incoming: CallContext,
   fn: (ctx: CallContext, span: Span) => Promise<T>,
 ): Promise<T> {
+  if (!exporting) {
+    // Nobody records spans: no span objects, no OpenTelemetry context, only the trace id passed on.
+    const ctx: CallContext = {
+      requestId: incoming.requestId,
+      traceparent: nextTraceparent(incoming.traceparent),
+    };
+    return callContext.run(ctx, () => fn(ctx, NO_SPAN));
+  }
   const parent = incoming.traceparent
     ? w3c.extract(context.active(), { traceparent: incoming.traceparent }, getter)
     : context.active();
@@ -87,5 +119,9 @@ export async function startTelemetry(
     ],
   });
   provider.register({ propagator: w3c });
-  return () => provider.shutdown();
+  exporting = true;
+  return async () => {
+    exporting = false;
+    await provider.shutdown();
+  };
 }

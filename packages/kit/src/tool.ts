@@ -80,12 +80,17 @@ export const READ_ONLY: ToolAnnotations = {
   openWorldHint: false,
 };
 
+/**
+ * A handler's context. Getters on `base` stay getters (the call's logger is built only when a
+ * handler logs).
+ */
 export function makeContext<P>(base: Omit<ToolContext<P>, 'agent'>): ToolContext<P> {
-  return {
-    ...base,
-    get agent(): VerifiedAgent {
+  const ctx = Object.defineProperties({}, Object.getOwnPropertyDescriptors(base)) as ToolContext<P>;
+  return Object.defineProperty(ctx, 'agent', {
+    get(): VerifiedAgent {
       if (!base.caller) throw unauthenticated();
       return base.caller;
     },
-  };
+    enumerable: true,
+  });
 }

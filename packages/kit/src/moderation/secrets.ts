@@ -1,5 +1,3 @@
-import { lintSource } from '@secretlint/core';
-import { creator as recommended } from '@secretlint/secretlint-rule-preset-recommend';
 import { SENSITIVE_RULES, type SensitiveKind } from './sensitive-rules.js';
 
 /**
@@ -95,9 +93,18 @@ export function foldLookalikes(text: string): string {
   );
 }
 
-const SECRETLINT_CONFIG = {
-  rules: [{ id: '@secretlint/secretlint-rule-preset-recommend', rule: recommended }],
-};
+/** secretlint and its rules, loaded on the first draft scanned (a process may never scan one). */
+let secretlint:
+  | Promise<{ lintSource: typeof import('@secretlint/core').lintSource; config: { rules: unknown[] } }>
+  | undefined;
+const loadSecretlint = () =>
+  (secretlint ??= Promise.all([
+    import('@secretlint/core'),
+    import('@secretlint/secretlint-rule-preset-recommend'),
+  ]).then(([core, preset]) => ({
+    lintSource: core.lintSource,
+    config: { rules: [{ id: '@secretlint/secretlint-rule-preset-recommend', rule: preset.creator }] },
+  })));
 
 const SECRETLINT_LABELS: Array<[RegExp, string]> = [
   [/privatekey/i, 'a private key'],
@@ -105,9 +112,10 @@ const SECRETLINT_LABELS: Array<[RegExp, string]> = [
 ];
 
 async function secretlintFindings(text: string): Promise<SensitiveFinding[]> {
+  const { lintSource, config } = await loadSecretlint();
   const r = await lintSource({
     source: { content: text, filePath: '/draft.txt', ext: '.txt', contentType: 'text' },
-    options: { config: SECRETLINT_CONFIG, noPhysicFilePath: true, maskSecrets: true },
+    options: { config: config as never, noPhysicFilePath: true, maskSecrets: true },
   });
   return r.messages.map((m) => ({
     kind: 'secret' as const,

@@ -1,0 +1,188 @@
+import { type Logger, nextTraceparent, type RelayRequest } from '@lore/kit';
+import type { Dispatcher, Pool } from 'undici';
+import type { Aggregator, Route } from './aggregator.js';
+import type { Upstream } from './upstream.js';
+
+/** The revision whose stateless tools/call can travel to a service as it came. */
+const MODERN = '2026-07-28';
+const SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
+/** The response header naming the service a relayed call went to (for operators and tests). */
+export const RELAYED_BY = 'x-lore-upstream';
+
+interface JsonRpcCall {
+  jsonrpc: '2.0';
+  id: string | number;
+  method: 'tools/call';
+  params: { name: string; arguments?: unknown; _meta?: Record<string, unknown> } & Record<string, unknown>;
+}
+
+function isToolsCall(body: unknown): body is JsonRpcCall {
+  const b = body as Partial<JsonRpcCall> | null;
+  return (
+    !!b &&
+    typeof b === 'object' &&
+    !Array.isArray(b) &&
+    b.jsonrpc === '2.0' &&
+    b.method === 'tools/call' &&
+    (typeof b.id === 'string' || typeof b.id === 'number') &&
+    !!b.params &&
+    typeof b.params === 'object' &&
+    typeof b.params.name === 'string'
+  );
+}
+
+export interface Relay {
+  /** Answers a tools/call, or returns undefined for the full MCP exchange to answer it. */
+  relay(req: RelayRequest): Promise<Response | undefined>;
+  close(): Promise<void>;
+}
+
+/**
+ * The distributed aggregator's fast path for `tools/call`: the JSON-RPC request goes to the
+ * service that owns the tool as it came (the tool renamed, nothing else), over a keep-alive
+ * connection pool per service, and the service's answer comes back as it went (a JSON body
+ * with the aggregator named as the server, or the service's event stream). What the aggregator
+ * adds is kept: the caller's key for Lore's services, the request id, the trace context, the
+ * client's address, retries of read-only and idempotent tools, and health (a down service's
+ * tools are not relayed). Everything else — 2025-11-25 sessions, other methods, upstreams that
+ * are not Lore services over HTTP — takes the full MCP exchange (returns undefined).
+ */
+export async function createRelay(aggregator: Aggregator, log: Logger): Promise<Relay> {
+  const { Pool } = await import('undici');
+  const pools = new Map<string, Pool>();
+  const poolFor = (url: URL) => {
+    let pool = pools.get(url.origin);
+    if (!pool) {
+      pool = new Pool(url.origin, { connections: 64, keepAliveTimeout: 30_000, pipelining: 1 });
+      pools.set(url.origin, pool);
+    }
+    return pool;
+  };
+  const serverInfo = { ...aggregator.info };
+
+  async function send(route: Route, req: RelayRequest, body: string): Promise<Dispatcher.ResponseData> {
+    const u = route.upstream;
+    const url = new URL(u.opts.url!);
+    const headers: Record<string, string> = {
+      ...(u.opts.headers ?? {}),
+      'content-type': 'application/json',
+      accept: req.headers.get('accept') ?? 'application/json, text/event-stream',
+      'mcp-protocol-version': MODERN,
+      'mcp-method': 'tools/call',
+      'mcp-name': route.original,
+      'x-request-id': req.extra.requestId ?? '',
+      traceparent: nextTraceparent(req.extra.traceparent),
+    };
+    if (u.opts.forwardIdentity && req.token) headers.authorization = `Bearer ${req.token}`;
+    if (req.extra.ip) headers['x-forwarded-for'] = req.extra.ip;
+    const timeout = AbortSignal.timeout(u.opts.timeoutMs ?? 60_000);
+    const signal = AbortSignal.any([req.signal, timeout]);
+    return poolFor(url).request({
+      origin: url.origin,
+      path: url.pathname + url.search,
+      method: 'POST',
+      headers,
+      body,
+      signal,
+    });
+  }
+
+  const relay = async (req: RelayRequest): Promise<Response | undefined> => {
+    if (req.headers.get('mcp-protocol-version')?.trim() !== MODERN || !isToolsCall(req.body))
+      return undefined;
+    const name = req.body.params.name;
+    const route = aggregator.relayRoute(name);
+    if (!route) return undefined;
+    const upstream: Upstream = route.upstream;
+    const body = JSON.stringify({ ...req.body, params: { ...req.body.params, name: route.original } });
+    const policy = aggregator.retryPolicy;
+    const deadline = Date.now() + policy.deadlineMs;
+    const t0 = performance.now();
+    let outcome = 'ok';
+    try {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          const res = await send(route, req, body);
+          const type = String(res.headers['content-type'] ?? '');
+          if (
+            res.statusCode >= 500 ||
+            !(type.startsWith('application/json') || type.startsWith('text/event-stream'))
+          ) {
+            // The service, not the call, failed: what the MCP client would throw on, the same way.
+            await res.body.dump();
+            throw new Error(`HTTP ${res.statusCode}`);
+          }
+          return await answer(res, serverInfo, upstream.name, (o) => {
+            outcome = o;
+          });
+        } catch (err) {
+          const wait = policy.baseDelayMs * 2 ** (attempt - 1) * (0.5 + Math.random());
+          if (
+            !route.retryable ||
+            attempt >= policy.attempts ||
+            req.signal.aborted ||
+            Date.now() + wait > deadline
+          )
+            throw err;
+          await new Promise((r) => setTimeout(r, wait));
+        }
+      }
+    } catch (err) {
+      if (req.signal.aborted) {
+        outcome = 'cancelled';
+        throw err;
+      }
+      outcome = 'upstream_error';
+      log.warn({ upstream: upstream.name, tool: name, err: (err as Error).message }, 'upstream call failed');
+      return Response.json(
+        {
+          jsonrpc: '2.0',
+          id: req.body.id,
+          result: aggregator.unavailableResult(upstream, name, (err as Error).message),
+        },
+        { headers: { [RELAYED_BY]: upstream.name } },
+      );
+    } finally {
+      aggregator.recordCall(upstream.name, name, outcome, (performance.now() - t0) / 1000);
+    }
+  };
+  return {
+    relay,
+    async close() {
+      await Promise.all([...pools.values()].map((p) => p.close().catch(() => {})));
+      pools.clear();
+    },
+  };
+}
+
+/** The service's answer as the client's: JSON with the aggregator named as the server, or the stream as it is. */
+async function answer(
+  res: Dispatcher.ResponseData,
+  info: Record<string, unknown>,
+  upstream: string,
+  outcome: (o: string) => void,
+): Promise<Response> {
+  const type = String(res.headers['content-type'] ?? '');
+  if (type.startsWith('application/json')) {
+    const message = (await res.body.json()) as {
+      result?: { isError?: boolean; _meta?: Record<string, unknown> };
+    };
+    const meta = message.result?._meta;
+    if (meta && SERVER_INFO in meta) meta[SERVER_INFO] = info;
+    if (message.result?.isError) outcome('tool_error');
+    return Response.json(message, { status: res.statusCode, headers: { [RELAYED_BY]: upstream } });
+  }
+  const headers = new Headers({ [RELAYED_BY]: upstream });
+  if (type) headers.set('content-type', type);
+  const stream = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      try {
+        for await (const chunk of res.body) controller.enqueue(chunk as Uint8Array);
+        controller.close();
+      } catch (err) {
+        controller.error(err);
+      }
+    },
+  });
+  return new Response(type ? stream : null, { status: res.statusCode, headers });
+}
