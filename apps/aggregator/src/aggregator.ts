@@ -23,8 +23,8 @@ import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { type ForwardContext, forwardContext } from './context.js';
 import type { AggregatorMetrics } from './metrics.js';
 import { assignNames, type NamedTool } from './naming.js';
-import { tooLarge, withRetries } from './retries.js';
 import { ResourceRouting } from './resource-routing.js';
+import { tooLarge, withRetries } from './retries.js';
 import { namespacedUri, withExposedResource } from './ui-resources.js';
 import type { Upstream } from './upstream.js';
 
@@ -401,7 +401,7 @@ export class Aggregator implements McpBackend {
     const attempt = upstream.opts.backend ? send : () => forwardContext.run(ctx, send);
     let outcome = 'ok';
     try {
-      const result = await withRetries(this.retry, route.retryable, attempt, call.signal, log, deadline);
+      const result = await withRetries(this.retry, route.retryable, attempt, call.signal, log(), deadline);
       // The client talks to the aggregator: it names itself, not the upstream behind it.
       const meta = (result as { _meta?: Record<string, unknown> })._meta;
       if (meta && SERVER_INFO in meta) {

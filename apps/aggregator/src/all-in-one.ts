@@ -11,9 +11,9 @@ import {
   type LoreService,
   loadNodeIdentity,
   type NetworkDirectory,
-  stopWithin,
   natsAccess,
   registerNodeKey,
+  stopWithin,
 } from '@lore/kit';
 import type { Hono } from 'hono';
 import { Aggregator } from './aggregator.js';

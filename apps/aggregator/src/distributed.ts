@@ -4,8 +4,8 @@ import { Aggregator } from './aggregator.js';
 import { consoleOverCatalog } from './console/deps.js';
 import { createGateway } from './gateway.js';
 import { AggregatorMetrics } from './metrics.js';
-import { sessionKeyCheck } from './session-keys.js';
 import { createRelay } from './relay.js';
+import { sessionKeyCheck } from './session-keys.js';
 import { Upstream } from './upstream.js';
 import { readUpstreams, type UpstreamConfig } from './upstream-config.js';
 

@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { createLogger, databaseFor, migrationsFolder, openDatabase } from '@lore/kit';
 import { type Client, ok, tempDir, testConfig } from '@lore/kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,6 +1,5 @@
 import type { EventEnvelope, ToolErrorBody } from '@lore/schema';
-import type { CallToolResult, InputRequiredResult, Resource, Tool } from '@modelcontextprotocol/server';
-import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { CallToolResult, InputRequiredResult, Tool } from '@modelcontextprotocol/server';
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { ServiceResource } from './apps.js';

@@ -23,8 +23,8 @@ import {
   TimeoutError,
 } from '@nats-io/transport-node';
 import { toRemote } from './memory.js';
-import { durableName, ensureStream, natsServers } from './nats-setup.js';
 import { type NatsCredentials, natsConnectAuth } from './nats-auth.js';
+import { durableName, ensureStream, natsServers } from './nats-setup.js';
 import {
   BusNoResponderError,
   BusRemoteError,

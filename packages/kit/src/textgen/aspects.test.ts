@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
 import { stem } from '@lore/search';
+import { describe, expect, it } from 'vitest';
 import { aspectUnanswered, questionShape, stemsWithSynonyms } from './aspects.js';
 
 describe('questionShape', () => {

@@ -1,7 +1,5 @@
 import { createRequire } from 'node:module';
-import { stem } from '@lore/search';
-import { synonymsOf } from '@lore/search';
-import { isContentTerm, tokenize } from '@lore/search';
+import { isContentTerm, stem, synonymsOf, tokenize } from '@lore/search';
 
 /** Content stems of a text, with the words of the abbreviations and close terms it holds. */
 export function stemsWithSynonyms(text: string): Set<string> {

@@ -1,5 +1,5 @@
-import { isContentTerm, synonymsOf, tokenize } from '@lore/search';
 import type { Capabilities, ExpertiseLevel } from '@lore/schema';
+import { isContentTerm, synonymsOf, tokenize } from '@lore/search';
 import { terms } from './discovery.js';
 
 /** What agent_search needs to know about an agent: a local profile or another node's card. */

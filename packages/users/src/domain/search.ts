@@ -2,7 +2,6 @@ import type { AgentCard } from '@lore/kit';
 import type { AgentProfile } from '@lore/schema';
 import { NO_CAPABILITIES } from './profile.js';
 
-
 /** An agent of another node as agent_search shows it: its card, which names the node hosting it. */
 export function cardProfile(c: AgentCard): AgentProfile {
   return {
