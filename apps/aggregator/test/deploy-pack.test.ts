@@ -85,13 +85,19 @@ describe('a service packed, installed with npm into an empty folder, and started
     install.cleanup();
   });
 
-  it('packs schema, kit and the service, with dist and migrations and no sources', () => {
+  it('packs schema, search, kit and the service, with dist and migrations and no sources', () => {
     expect(packed.tarballs.map((t) => t.split('/').pop())).toEqual([
       'lore-schema-0.1.0.tgz',
+      'lore-search-0.1.0.tgz',
       'lore-kit-0.1.0.tgz',
       'lore-users-0.1.0.tgz',
     ]);
-    const [schema, kit, users] = packed.tarballs.map(tarList) as [string[], string[], string[]];
+    const [schema, search, kit, users] = packed.tarballs.map(tarList) as [
+      string[],
+      string[],
+      string[],
+      string[],
+    ];
     expect(users).toContain('package/dist/main.js');
     expect(users).toContain('package/dist/index.js');
     expect(users).toContain('package/dist/index.d.ts');
@@ -100,7 +106,8 @@ describe('a service packed, installed with npm into an empty folder, and started
     expect(kit).toContain('package/migrations/meta/_journal.json');
     expect(kit).toContain('package/dist/testing/index.js');
     expect(schema).toContain('package/dist/index.js');
-    for (const files of [schema, kit, users])
+    expect(search).toContain('package/dist/index.js');
+    for (const files of [schema, search, kit, users])
       expect(files.filter((f) => f.startsWith('package/src/'))).toEqual([]);
   });
 
