@@ -55,8 +55,9 @@ describe('fenced code keeps its line breaks in docs answers and chunks', () => {
     const r = await ok<{ answerText: string }>(client, 'answer_query', {
       query: 'How do I deploy the gateway with production settings?',
     });
-    // Each block follows the sentence that introduces it, fences and line breaks as written.
-    expect(r.data.answerText).toContain(`production settings: [1]\n\n\`\`\`sh\n${INSTALL}\n\`\`\``);
+    // Each block follows the sentence that introduces it, fences and line breaks as written,
+    // and is cited like any quoted passage.
+    expect(r.data.answerText).toContain(`production settings:\n\`\`\`sh\n${INSTALL}\n\`\`\`\n[1]`);
     expect(r.data.answerText).toContain(`\`\`\`toml\n${CONFIG}\n\`\`\``);
     expect(r.data.answerText).toMatch(/\n\nReferences:\n\[1\] documents\//);
   });
