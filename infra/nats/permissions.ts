@@ -3,17 +3,10 @@
  * service uses. The single source of truth for the server configuration of every topology
  * (`pnpm dev`, the test harness, Kubernetes); `generate.ts` renders it.
  */
+import { SERVICE_NAMES } from '../../packages/kit/src/config.js';
 
-export const NATS_SERVICES = [
-  'users',
-  'queries',
-  'approvals',
-  'knowledge',
-  'dens',
-  'dms',
-  'showcase',
-  'docs',
-] as const;
+/** One NATS user per service of Lore: the kit's list, so a new service gets its user. */
+export const NATS_SERVICES = SERVICE_NAMES;
 export type NatsService = (typeof NATS_SERVICES)[number];
 
 /** The user a whole node connects as when every service runs in one process (`lore start` with NATS_URL). */

@@ -193,4 +193,5 @@ export { freePort, NATS_URL, NatsServerProcess, natsAvailable, reachable } from 
 export { NatsAuthFixture, nodeIdentityFile, SHIPPED_NATS_AUTH, shareNodeIdentity } from './nats-auth.js';
 export { NatsCluster, NatsClusterNode, type NatsClusterOptions } from './nats-cluster.js';
 export { type RoundRobinProxy, roundRobinProxy } from './proxy.js';
+export { type ShutdownOutcome, stopAfterNatsDies } from './shutdown.js';
 export { type SqldOptions, SqldProcess, sqldBinary, startSqlds } from './sqld.js';
