@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { runDocsCli } from '@lore/docs';
 import {
   ConfigError,
+  type Logger,
   type LoreConfig,
   loadConfig,
   PortInUseError,
@@ -15,6 +16,7 @@ import {
   UsageError,
 } from '@lore/kit';
 import { runKnowledgeCli } from '@lore/knowledge';
+import { ExponentialBackoff, handleWhen, retry } from 'cockatiel';
 import { startAllInOne } from './all-in-one.js';
 import { startDistributed } from './distributed.js';
 import { runNetworkCli } from './network-cli.js';
@@ -109,12 +111,11 @@ async function start(argv: string[]) {
   const stopTelemetry = await startTelemetry(config.OTEL_EXPORTER_OTLP_ENDPOINT, 'lore-aggregator');
   const lore = distributed ? await startDistributed(config) : await startAllInOne(config);
   const dataDir = resolve(config.LORE_DATA_DIR);
-  const owner = await ensureOwner(
-    lore.aggregator,
-    dataDir,
-    'owner',
-    'nodeId' in lore ? (lore.nodeId as string) : undefined,
-  );
+  const nodeId = 'nodeId' in lore ? (lore.nodeId as string) : undefined;
+  // In distributed mode the users service may still be starting: the owner waits for it.
+  const owner = distributed
+    ? await untilUsersAnswer(lore.log, () => ensureOwner(lore.aggregator, dataDir, 'owner', nodeId))
+    : await ensureOwner(lore.aggregator, dataDir, 'owner', nodeId);
   const keyFile = resolve(dataDir, 'owner.key');
   // A rotated owner key is written back to owner.key, so the next start prints the live one.
   const ownerKey = owner ? keepOwnerKey(lore.aggregator, dataDir, owner) : undefined;
@@ -197,3 +198,19 @@ main(process.argv.slice(2)).catch((err) => {
   else process.stderr.write(`lore: ${(err as Error).stack ?? err}\n`);
   process.exit(1);
 });
+
+/** Retries the owner's creation while the users service is not up yet, for two minutes at most. */
+async function untilUsersAnswer<T>(log: Logger, fn: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + 120_000;
+  const policy = retry(
+    handleWhen(() => Date.now() < deadline),
+    { maxAttempts: 1_000, backoff: new ExponentialBackoff({ initialDelay: 250, maxDelay: 2_000 }) },
+  );
+  policy.onRetry((r) =>
+    log.warn(
+      { err: 'error' in r ? (r.error as Error).message : undefined },
+      'waiting for the users service to create the owner',
+    ),
+  );
+  return policy.execute(() => fn());
+}

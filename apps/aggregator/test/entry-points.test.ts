@@ -87,7 +87,8 @@ describe('`pnpm dev` takes its base port from LORE_PORT', () => {
     await new Promise<void>((r) => server.close(() => r()));
     const child: ChildProcess = spawn('pnpm', ['dev', 'users'], {
       cwd: ROOT,
-      env: { ...process.env, LORE_PORT: String(base), NO_COLOR: '1' },
+      // Without NATS_URL, as on a fresh machine: the script runs the shipped, authenticated NATS.
+      env: { ...process.env, NATS_URL: '', LORE_PORT: String(base), NO_COLOR: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
       // Its own process group, so the stop reaches pnpm, the script and the servers behind it.
       detached: true,
