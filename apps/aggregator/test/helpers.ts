@@ -26,6 +26,8 @@ export async function spawnTs(
   env: Record<string, string | undefined>,
   urlPattern = /listening (\S+)/,
   timeoutMs = 30_000,
+  /** Sees the output so far each time the process writes, before the URL line appears. */
+  progress?: (output: string) => void,
 ): Promise<Spawned> {
   const child = spawn(process.execPath, ['--conditions=development', '--import', tsxLoader, entry, ...args], {
     env: { ...process.env, ...env },
@@ -45,6 +47,7 @@ export async function spawnTs(
       reject(new Error(`${entry} did not start in ${timeoutMs} ms:\n${out}`));
     }, timeoutMs);
     const check = () => {
+      progress?.(out);
       const m = urlPattern.exec(out);
       if (m) {
         clearTimeout(t);
