@@ -91,7 +91,7 @@ export async function createApprovalsService(deps: ServiceDeps): Promise<LoreSer
     outbox,
     handlers: [
       evaluateRpc(conditions, evaluator, bus, log),
-      onQueryDecided(db, decisions, deps.nodeId, log),
+      onQueryDecided(db, decisions, deps.nodeId),
       statsHandler(conditions, decisions, () => service.metrics.totalCalls()),
     ],
   });
