@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SERVICE_NAMES } from '@lore/kit';
+import { SERVICE_NAMES } from '@lore/schema';
 import { describe, expect, it } from 'vitest';
 import { ROOT, workspacePackages } from '../../../scripts/pack.js';
 
