@@ -19,10 +19,10 @@ import {
   QueryDecided,
   statsSubject,
 } from '@lore/schema';
+import { createUsersService } from '@lore/users/testing';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { createUsersService } from '../../users/src/index.js';
 import { MODEL_JUDGMENTS_IN_FLIGHT } from '../src/domain/evaluator.js';
 import { createApprovalsService } from '../src/index.js';
 import * as tables from '../src/tables.js';

@@ -1,8 +1,8 @@
 import type { LoreService, ServiceDeps } from '@lore/kit';
 import { appFetch, call, connectClient, ok, testDeps, type WithUsers, withUsers } from '@lore/kit/testing';
 import { StatsReply } from '@lore/schema';
+import { createUsersService } from '@lore/users/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUsersService } from '../../users/src/index.js';
 import { createDensService, STARTER_SET } from '../src/index.js';
 
 type Post = {
