@@ -192,6 +192,7 @@ export async function withUsers<S extends LoreService>(
   };
 }
 
+export { type ConformanceOptions, describeConformance } from './conformance.js';
 export { compressionBombPdf, deeplyNestedHtml, deeplyNestedJson } from './hostile.js';
 export { freePort, NATS_URL, NatsServerProcess, natsAvailable, reachable } from './nats.js';
 export { NatsAuthFixture, nodeIdentityFile, SHIPPED_NATS_AUTH, shareNodeIdentity } from './nats-auth.js';
