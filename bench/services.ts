@@ -1,4 +1,5 @@
 /** Helpers for suites that host Lore services in the bench process (in-process bus and fetch). */
+import { AggregatorConfigSchema } from '@lore/aggregator';
 import {
   createLogger,
   type EventBus,
@@ -20,7 +21,7 @@ export const BENCH_ENV: Record<string, string> = {
 };
 
 export function benchConfig(dataDir: string, env: Record<string, string> = {}): LoreConfig {
-  return loadConfig({ ...BENCH_ENV, LORE_DATA_DIR: dataDir, ...env });
+  return loadConfig({ ...BENCH_ENV, LORE_DATA_DIR: dataDir, ...env }, AggregatorConfigSchema);
 }
 
 /** Service dependencies on a data directory of the suite's, over an in-process bus. */

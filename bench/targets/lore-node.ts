@@ -4,11 +4,11 @@
  * (LORE_DATA_DIR, LORE_NODE_ID, NATS_URL, LORE_PORT). Prints `Lore is running at <url>/mcp`.
  * SIGUSR1/SIGUSR2 start and write a CPU profile (into BENCH_CPU_PROF).
  */
-import { startAllInOne } from '@lore/aggregator';
+import { AggregatorConfigSchema, startAllInOne } from '@lore/aggregator';
 import { createBus, createDirectory, loadConfig, natsAccess, serveHttp } from '@lore/kit';
 import { startCpuProfile } from '../profile/cpu.js';
 
-const config = loadConfig(process.env);
+const config = loadConfig(process.env, AggregatorConfigSchema);
 const bus = await createBus({
   natsUrl: config.NATS_URL,
   name: `lore-${config.LORE_NODE_ID}`,

@@ -3,9 +3,9 @@
  * service uses. The single source of truth for the server configuration of every topology
  * (`pnpm dev`, the test harness, Kubernetes); `generate.ts` renders it.
  */
-import { SERVICE_NAMES } from '../../packages/kit/src/config.js';
+import { SERVICE_NAMES } from '../../packages/schema/src/services.js';
 
-/** One NATS user per service of Lore: the kit's list, so a new service gets its user. */
+/** One NATS user per service of Lore: the schema's list, so a new service gets its user. */
 export const NATS_SERVICES = SERVICE_NAMES;
 export type NatsService = (typeof NATS_SERVICES)[number];
 

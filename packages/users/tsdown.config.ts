@@ -1,14 +1,15 @@
 import { defineConfig } from 'tsdown';
 
 /**
- * dist/index.js (the library the aggregator imports) and dist/main.js (the `lore-<service>` bin;
+ * dist/index.js (the library the aggregator imports), dist/testing.js (`@lore/users/testing`, for
+ * other services' tests) and dist/main.js (the `lore-<service>` bin;
  * the source's `#!/usr/bin/env node` line is kept and tsdown marks the file executable).
  * Dependencies, @lore/kit and @lore/schema included, stay external: they are installed beside
  * the package. Chunks land directly in dist/, so `migrationsFolder(import.meta.url)` finds
  * ../migrations, which ships in the tarball.
  */
 export default defineConfig({
-  entry: ['src/index.ts', 'src/main.ts'],
+  entry: ['src/index.ts', 'src/testing.ts', 'src/main.ts'],
   format: 'esm',
   dts: true,
   platform: 'node',

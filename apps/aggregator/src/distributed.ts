@@ -1,6 +1,7 @@
 import { createLogger, type Logger, type LoreConfig, loadNodeIdentity } from '@lore/kit';
 import type { Hono } from 'hono';
 import { Aggregator } from './aggregator.js';
+import { aggregatorSettings } from './config.js';
 import { consoleOverCatalog } from './console/deps.js';
 import { createGateway } from './gateway.js';
 import { AggregatorMetrics } from './metrics.js';
@@ -28,7 +29,8 @@ export async function startDistributed(
   opts: DistributedOptions = {},
 ): Promise<Distributed> {
   const log = opts.log ?? createLogger({ name: 'lore-aggregator', level: config.LORE_LOG_LEVEL });
-  const configs = opts.upstreams ?? readUpstreams(config);
+  const settings = aggregatorSettings(config);
+  const configs = opts.upstreams ?? readUpstreams(settings);
   const upstreams = configs.map(
     (u) =>
       new Upstream({
@@ -47,11 +49,11 @@ export async function startDistributed(
   const aggregator = new Aggregator(upstreams, {
     log,
     metrics,
-    healthIntervalMs: opts.healthIntervalMs ?? config.LORE_HEALTH_INTERVAL_MS,
+    healthIntervalMs: opts.healthIntervalMs ?? settings.LORE_HEALTH_INTERVAL_MS,
   });
   await aggregator.start();
   const keyCheck = sessionKeyCheck(upstreams);
-  const relay = config.LORE_RELAY ? await createRelay(aggregator, log) : undefined;
+  const relay = settings.LORE_RELAY ? await createRelay(aggregator, log) : undefined;
   const app = createGateway({
     // The console calls the same upstreams through this catalog; its sessions are sealed with
     // LORE_CONSOLE_SECRET (or this node's key), so replicas that share it share sessions.

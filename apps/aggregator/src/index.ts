@@ -3,6 +3,12 @@ export { Aggregator } from './aggregator.js';
 export type { AllInOne, AllInOneOptions } from './all-in-one.js';
 export { startAllInOne } from './all-in-one.js';
 export { catalogJson } from './catalog-page.js';
+export {
+  type AggregatorConfig,
+  AggregatorConfigSchema,
+  AggregatorSettings,
+  aggregatorSettings,
+} from './config.js';
 export type { ForwardContext } from './context.js';
 export { forwardContext, identityFetch } from './context.js';
 export type { Distributed, DistributedOptions } from './distributed.js';

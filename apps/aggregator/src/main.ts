@@ -18,6 +18,7 @@ import {
 import { runKnowledgeCli } from '@lore/knowledge';
 import { ExponentialBackoff, handleWhen, retry } from 'cockatiel';
 import { startAllInOne } from './all-in-one.js';
+import { AggregatorConfigSchema } from './config.js';
 import { startDistributed } from './distributed.js';
 import { runNetworkCli } from './network-cli.js';
 import { clientConfigs, ensureOwner, keepOwnerKey, stdioLauncher } from './owner.js';
@@ -47,7 +48,7 @@ async function main(argv: string[]) {
     return;
   }
   if (command === 'docs' || command === 'articles') {
-    const config = loadConfig(process.env);
+    const config = loadConfig(process.env, AggregatorConfigSchema);
     config.LORE_DATA_DIR = resolve(config.LORE_DATA_DIR);
     // `pnpm lore …` runs in the checkout; the paths the user typed are relative to where they typed them.
     if (process.env.INIT_CWD) process.chdir(process.env.INIT_CWD);
@@ -64,7 +65,7 @@ async function main(argv: string[]) {
     return;
   }
   if (command === 'network') {
-    const config = loadConfig(process.env);
+    const config = loadConfig(process.env, AggregatorConfigSchema);
     if (process.env.INIT_CWD) process.chdir(process.env.INIT_CWD);
     process.exitCode = runNetworkCli(rest, config, { stdout: process.stdout });
     return;
@@ -106,7 +107,7 @@ async function start(argv: string[]) {
     return;
   }
   const port = values.port === undefined ? undefined : parsePort(values.port, '--port');
-  const config = loadConfig(process.env);
+  const config = loadConfig(process.env, AggregatorConfigSchema);
   const distributed = !!(config.LORE_SERVICES || config.LORE_SERVICES_FILE);
   const stopTelemetry = await startTelemetry(config.OTEL_EXPORTER_OTLP_ENDPOINT, 'lore-aggregator');
   const lore = distributed ? await startDistributed(config) : await startAllInOne(config);

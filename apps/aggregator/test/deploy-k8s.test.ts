@@ -3,14 +3,14 @@
  * every object validates against the Kubernetes schemas (kubernetes-models validators) and
  * has no field those types do not know (TypeScript's excess-property check against the same
  * models' types); every Lore server has its Deployment, Service and probes; every environment
- * variable name a Lore container gets exists in the kit's LoreConfigSchema; every reference
- * (ConfigMaps, Services, the aggregator's LORE_SERVICES, the database URLs) points at
- * something that is there; dev is one replica of everything and prod at least two.
+ * variable name a Lore container gets exists in AggregatorConfigSchema (the kit's base and every
+ * service's settings); every reference (ConfigMaps, Services, the aggregator's LORE_SERVICES,
+ * the database URLs) points at something that is there; dev is one replica of everything and prod at least two.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LoreConfigSchema, SERVICE_NAMES } from '@lore/kit';
+import { SERVICE_NAMES } from '@lore/schema';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { StatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
@@ -25,6 +25,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { generatedFiles, K8S_DIR } from '../../../infra/k8s/generate.js';
+import { AggregatorConfigSchema } from '../src/config.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: rendered manifests are plain JSON, walked by hand.
 type Obj = Record<string, any>;
@@ -60,7 +61,7 @@ const KINDS: Record<string, { model: new (o: Obj) => { validate(): void }; type:
 
 const OVERLAYS = ['base', 'overlays/dev', 'overlays/prod'] as const;
 const SERVERS = [...SERVICE_NAMES, 'aggregator'] as const;
-const CONFIG_NAMES = new Set(Object.keys(LoreConfigSchema.shape));
+const CONFIG_NAMES = new Set(Object.keys(AggregatorConfigSchema.shape));
 /** Secrets the operator creates (infra/README.md); everything else referenced must be rendered. */
 const OPERATOR_SECRETS = new Set([
   'lore-node',
@@ -240,7 +241,7 @@ describe.skipIf(!haveKubectl)('Kubernetes manifests', () => {
         }
       });
 
-      it("names only LoreConfigSchema's variables in Lore containers, and only keys that exist", () => {
+      it("names only AggregatorConfigSchema's variables in Lore containers, and only keys that exist", () => {
         const objs = objects(overlay);
         const seen = new Set<string>();
         const problems: string[] = [];
@@ -251,7 +252,7 @@ describe.skipIf(!haveKubectl)('Kubernetes manifests', () => {
             for (const e of c.env ?? []) {
               seen.add(e.name);
               if (!CONFIG_NAMES.has(e.name))
-                problems.push(`${where}: env ${e.name} is not in LoreConfigSchema`);
+                problems.push(`${where}: env ${e.name} is not in AggregatorConfigSchema`);
               const sk = e.valueFrom?.secretKeyRef;
               // A NATS password is required, from the user's own Secret; other secrets are optional, keyed by name.
               const natsPassword =
@@ -287,7 +288,7 @@ describe.skipIf(!haveKubectl)('Kubernetes manifests', () => {
               for (const key of Object.keys(cm.data ?? {})) {
                 seen.add(key);
                 if (!CONFIG_NAMES.has(key))
-                  problems.push(`${where}: ${ref} sets ${key}, not in LoreConfigSchema`);
+                  problems.push(`${where}: ${ref} sets ${key}, not in AggregatorConfigSchema`);
               }
             }
           }

@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SERVICE_NAMES } from '@lore/kit';
+import { SERVICE_NAMES } from '@lore/schema';
 import { describe, expect, it } from 'vitest';
 import { ROOT, workspacePackages } from '../../../scripts/pack.js';
 
@@ -38,7 +38,8 @@ describe('every server package installs and runs alone', () => {
       expect(pkg.files).toContain('dist');
       expect(read(`${s.dir}/src/main.ts`).startsWith('#!/usr/bin/env node\n')).toBe(true);
       const tsdown = read(`${s.dir}/tsdown.config.ts`);
-      expect(tsdown).toContain("entry: ['src/index.ts', 'src/main.ts']");
+      // A service may also build a testing entry for other services' tests (@lore/users/testing).
+      expect(tsdown).toMatch(/entry: \['src\/index\.ts', (?:'src\/testing\.ts', )?'src\/main\.ts'\]/);
       expect(tsdown).toMatch(/fixedExtension: false/);
       expect(tsdown).toMatch(/dts: true/);
       if (s.migrations) {
@@ -63,6 +64,16 @@ describe('every server package installs and runs alone', () => {
     expect(manifest('packages/kit').publishConfig?.exports?.['./testing']?.default).toBe(
       './dist/testing/index.js',
     );
+  });
+
+  it("@lore/users/testing builds and packs like the service's own entry", () => {
+    const pkg = manifest('packages/users');
+    expect(pkg.exports?.['./testing']).toMatchObject({ development: './src/testing.ts' });
+    expect(pkg.publishConfig?.exports?.['./testing']).toEqual({
+      types: './dist/testing.d.ts',
+      default: './dist/testing.js',
+    });
+    expect(read('packages/users/tsdown.config.ts')).toContain("'src/testing.ts'");
   });
 
   it('scripts/pack.ts sees every server with its workspace dependencies', () => {

@@ -77,6 +77,14 @@ describe.each(['users', 'docs'])('`lore-%s` (a service alone)', (service) => {
       expect(r.stderr).not.toMatch(/NaN/);
     }
   }, 120_000);
+
+  it('a bad value of one of its own settings stops it with a message naming the variable', async () => {
+    const own = service === 'users' ? 'LORE_ACTIVE_WINDOW_MINUTES' : 'LORE_ANSWER_QUOTA_PER_DAY';
+    const r = await start([], { [own]: 'lots' });
+    expect(r.code, r.stderr).toBe(1);
+    expect(failureLines(r.stderr, `lore-${service}:`)).toEqual([`lore-${service}: Invalid configuration:`]);
+    expect(r.stderr).toContain(`  - ${own}: `);
+  }, 120_000);
 });
 
 describe('`pnpm dev` takes its base port from LORE_PORT', () => {

@@ -1,3 +1,9 @@
+export {
+  type ApprovalsConfig,
+  ApprovalsConfigSchema,
+  ApprovalsSettings,
+  approvalsSettings,
+} from './config.js';
 export { MAX_CONDITIONS, similarity } from './domain/conditions.js';
 export { Evaluator } from './domain/evaluator.js';
 export type { Interpretation, Matcher, Tri } from './domain/interpret.js';

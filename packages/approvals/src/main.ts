@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 import { runStandalone, startupFailure } from '@lore/kit';
+import { ApprovalsConfigSchema } from './config.js';
 import { createApprovalsService } from './service.js';
 
 const running = await runStandalone('approvals', createApprovalsService, {
   env: process.env,
+  schema: ApprovalsConfigSchema,
   argv: process.argv.slice(2),
   defaultPort: 7403,
 }).catch((err: unknown) => {

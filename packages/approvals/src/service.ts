@@ -8,6 +8,7 @@ import {
   type ServiceDeps,
 } from '@lore/kit';
 import { HANDLE_PATTERN } from '@lore/schema';
+import { approvalsSettings } from './config.js';
 import { ConditionRepository } from './domain/conditions.js';
 import { DecisionRepository } from './domain/decisions.js';
 import { Evaluator } from './domain/evaluator.js';
@@ -39,6 +40,7 @@ export const approvalsTools = [
 
 /** The approvals service: each agent's auto-approval conditions, manual decisions, and the decision log. */
 export async function createApprovalsService(deps: ServiceDeps): Promise<LoreService> {
+  const settings = approvalsSettings(deps.config);
   const { db, outbox, log } = await openServiceStore(
     deps,
     'approvals',
@@ -50,9 +52,9 @@ export async function createApprovalsService(deps: ServiceDeps): Promise<LoreSer
   const textgen =
     deps.textgen ??
     createTextGenerator({
-      baseUrl: deps.config.LORE_LLM_BASE_URL,
-      model: deps.config.LORE_LLM_MODEL,
-      apiKey: deps.config.LORE_LLM_API_KEY,
+      baseUrl: settings.LORE_LLM_BASE_URL,
+      model: settings.LORE_LLM_MODEL,
+      apiKey: settings.LORE_LLM_API_KEY,
     });
   const conditions = new ConditionRepository(db, now);
   const decisions = new DecisionRepository(db);
@@ -91,7 +93,7 @@ export async function createApprovalsService(deps: ServiceDeps): Promise<LoreSer
     outbox,
     handlers: [
       evaluateRpc(conditions, evaluator, bus, log),
-      onQueryDecided(db, decisions, deps.nodeId, log),
+      onQueryDecided(db, decisions, deps.nodeId),
       statsHandler(conditions, decisions, () => service.metrics.totalCalls()),
     ],
   });

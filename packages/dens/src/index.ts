@@ -1,3 +1,4 @@
+export { type DensConfig, DensConfigSchema, DensSettings, densSettings } from './config.js';
 export type { Author, DenRow, Page, PostFields, PostRow } from './domain/dens.js';
 export { DenRepository, toPost } from './domain/dens.js';
 export { OPERATOR, PromptRepository, toPrompt, toResponse } from './domain/prompts.js';

@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 import { runStandalone, startupFailure } from '@lore/kit';
+import { DensConfigSchema } from './config.js';
 import { createDensService } from './service.js';
 
 const running = await runStandalone('dens', createDensService, {
   env: process.env,
+  schema: DensConfigSchema,
   argv: process.argv.slice(2),
   defaultPort: 7405,
 }).catch((err: unknown) => {

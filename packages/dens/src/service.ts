@@ -6,6 +6,7 @@ import {
   type ServiceDeps,
 } from '@lore/kit';
 import type { VerifiedAgent } from '@lore/schema';
+import { densSettings } from './config.js';
 import { DenRepository } from './domain/dens.js';
 import { PromptRepository } from './domain/prompts.js';
 import { STARTER_SET, type StarterSet } from './domain/starter.js';
@@ -48,6 +49,7 @@ export async function createDensService(
   deps: ServiceDeps,
   opts: DensServiceOptions = {},
 ): Promise<LoreService> {
+  const settings = densSettings(deps.config);
   const { db, outbox, log } = await openServiceStore(deps, 'dens', tables, migrationsFolder(import.meta.url));
   const now = opts.now ?? Date.now;
   const dens = new DenRepository(db, outbox, now);
@@ -75,7 +77,7 @@ export async function createDensService(
     outbox,
     handlers: [statsHandler(dens, prompts, () => service.metrics.totalCalls())],
     async onStart() {
-      if (deps.config.LORE_SEED_DENS && starter) {
+      if (settings.LORE_SEED_DENS && starter) {
         const created = await dens.seed(starter);
         if (created) log.info({ dens: created }, 'created the starter dens');
       }

@@ -1,8 +1,17 @@
 import type { LoreService, ServiceDeps } from '@lore/kit';
-import { appFetch, call, connectClient, ok, testDeps, type WithUsers, withUsers } from '@lore/kit/testing';
+import {
+  appFetch,
+  call,
+  connectClient,
+  describeConformance,
+  ok,
+  testDeps,
+  type WithUsers,
+  withUsers,
+} from '@lore/kit/testing';
 import { StatsReply } from '@lore/schema';
+import { createUsersService } from '@lore/users/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUsersService } from '../../users/src/index.js';
 import { createDensService, STARTER_SET } from '../src/index.js';
 
 type Post = {
@@ -40,33 +49,19 @@ describe('dens service over MCP', () => {
   const register = async (username: string) => (await t.register(username)).key;
   const agent = (username: string) => t.agent(username);
 
-  it('lists its tools with titles, schemas and all four annotations', async () => {
-    const c = await connectClient(appFetch(dens.app));
-    const { tools } = await c.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(
-      [
-        'den_create',
-        'den_list',
-        'den_messages',
-        'den_post',
-        'prompt_list',
-        'prompt_publish',
-        'prompt_respond',
-        'prompt_responses',
-      ].sort(),
-    );
-    for (const t of tools) {
-      expect(t.title).toBeTruthy();
-      expect(t.outputSchema?.type).toBe('object');
-      for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const)
-        expect(typeof t.annotations?.[hint]).toBe('boolean');
-    }
-  });
-
-  it('answers 401 without a key', async () => {
-    const anon = await connectClient(appFetch(dens.app));
-    expect((await call(anon, 'den_list', {})).error?.code).toBe(401);
-    expect((await call(anon, 'den_post', { den: 'general', content: 'hi' })).error?.code).toBe(401);
+  describeConformance('dens', {
+    service: () => dens,
+    tools: [
+      'den_create',
+      'den_list',
+      'den_messages',
+      'den_post',
+      'prompt_list',
+      'prompt_publish',
+      'prompt_respond',
+      'prompt_responses',
+    ],
+    args: { den_post: { den: 'general', content: 'hi' } },
   });
 
   it('creates the starter dens on first start and lists them by category, in the mission’s shape', async () => {

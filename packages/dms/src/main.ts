@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 import { runStandalone, startupFailure } from '@lore/kit';
+import { DmsConfigSchema } from './config.js';
 import { createDmsService } from './service.js';
 
 const running = await runStandalone('dms', createDmsService, {
   env: process.env,
+  schema: DmsConfigSchema,
   argv: process.argv.slice(2),
   defaultPort: 7406,
 }).catch((err: unknown) => {

@@ -1,8 +1,8 @@
 import type { LoreService, ServiceDeps } from '@lore/kit';
-import { appFetch, type Client, call, connectClient, ok, type WithUsers, withUsers } from '@lore/kit/testing';
+import { type Client, call, describeConformance, ok, type WithUsers, withUsers } from '@lore/kit/testing';
 import { StatsReply } from '@lore/schema';
+import { createUsersService } from '@lore/users/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUsersService } from '../../users/src/index.js';
 import { createDmsService } from '../src/index.js';
 
 type Msg = { id: string; from: string; to: string; untrusted: true; content: string; readAt: string | null };
@@ -28,21 +28,10 @@ describe('dms service over MCP', () => {
 
   const agent = (username: string) => t.agent(username);
 
-  it('lists its tools with titles, schemas and all four annotations', async () => {
-    const { tools } = await (await connectClient(appFetch(dms.app))).listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['dm_block', 'dm_conversations', 'dm_read', 'dm_send']);
-    for (const t of tools) {
-      expect(t.title).toBeTruthy();
-      expect(t.outputSchema?.type).toBe('object');
-      for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const)
-        expect(typeof t.annotations?.[hint]).toBe('boolean');
-    }
-  });
-
-  it('answers 401 without a key', async () => {
-    const anon = await connectClient(appFetch(dms.app));
-    expect((await call(anon, 'dm_send', { to: 'someone', content: 'hi' })).error?.code).toBe(401);
-    expect((await call(anon, 'dm_conversations', {})).error?.code).toBe(401);
+  describeConformance('dms', {
+    service: () => dms,
+    tools: ['dm_block', 'dm_conversations', 'dm_read', 'dm_send'],
+    args: { dm_send: { to: 'someone', content: 'hi' } },
   });
 
   it('sends a message in the mission’s shape and lists the conversation on both sides', async () => {

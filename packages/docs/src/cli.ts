@@ -11,6 +11,7 @@ import {
   openDatabase,
 } from '@lore/kit';
 import cliProgress from 'cli-progress';
+import { docsSettings } from './config.js';
 import { ingestInputs, summaryLine } from './domain/ingest.js';
 import { DocsStore } from './domain/store.js';
 import * as tables from './tables.js';
@@ -80,6 +81,7 @@ export async function runDocsCli(argv: string[], io: DocsCliIo): Promise<number>
   }
 
   const { config } = io;
+  const settings = docsSettings(config);
   const log = createLogger({
     name: 'lore-docs',
     level: config.LORE_LOG_LEVEL === 'info' ? 'warn' : config.LORE_LOG_LEVEL,
@@ -106,14 +108,14 @@ export async function runDocsCli(argv: string[], io: DocsCliIo): Promise<number>
   let barStarted = false;
   try {
     const summary = await ingestInputs(
-      { store: new DocsStore(db), outbox, embedder: embedderFromConfig(config), log },
+      { store: new DocsStore(db), outbox, embedder: embedderFromConfig(settings), log },
       positionals,
       {
         source: values.source,
         baseUri: values['base-uri'],
         prune: !values['keep-missing'],
         crawl: {
-          allowPrivate: config.LORE_CRAWL_ALLOW_PRIVATE,
+          allowPrivate: settings.LORE_CRAWL_ALLOW_PRIVATE,
           ...(concurrency ? { concurrency } : {}),
           ...(maxPages ? { maxPages } : {}),
         },

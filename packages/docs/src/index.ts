@@ -1,5 +1,6 @@
 export type { DocsCliIo } from './cli.js';
 export { DOCS_USAGE, runDocsCli } from './cli.js';
+export { type DocsConfig, DocsConfigSchema, DocsSettings, docsSettings } from './config.js';
 export type { CrawlOptions, CrawlResult } from './domain/crawl.js';
 export { crawl, ROBOTS_AGENT, USER_AGENT } from './domain/crawl.js';
 export type { FilterNode } from './domain/filter.js';

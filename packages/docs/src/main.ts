@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 import { runStandalone, startupFailure } from '@lore/kit';
+import { DocsConfigSchema } from './config.js';
 import { createDocsService } from './service.js';
 
 const running = await runStandalone('docs', (deps) => createDocsService(deps), {
   env: process.env,
+  schema: DocsConfigSchema,
   argv: process.argv.slice(2),
   defaultPort: 7408,
 }).catch((err: unknown) => {

@@ -8,6 +8,7 @@ import {
   type ServiceDeps,
   sharedRateLimitStore,
 } from '@lore/kit';
+import { docsSettings } from './config.js';
 import { ingestDocuments } from './domain/ingest.js';
 import { AnswerQuota } from './domain/quota.js';
 import { DocsSearch } from './domain/search.js';
@@ -41,7 +42,7 @@ export async function createDocsService(
   options: DocsServiceOptions = {},
 ): Promise<LoreService> {
   const { db, outbox, log } = await openServiceStore(deps, 'docs', tables, migrationsFolder(import.meta.url));
-  const { config } = deps;
+  const config = docsSettings(deps.config);
   const store = new DocsStore(db);
   const embedder = embedderFromConfig(config);
   const textgen =

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import type { EventBus, LoreService } from '@lore/kit';
 import { appFetch, type Client, type ConnectOptions, connectClient, ok, testDeps } from '@lore/kit/testing';
 // Tests only: the users service answers key verification on the bus (services never import each other).
-import { createUsersService } from '../../users/src/index.js';
+import { startUsersService } from '@lore/users/testing';
 import { createDocsService, type DocsServiceOptions } from '../src/index.js';
 
 /**
@@ -18,8 +18,7 @@ export async function startDocs(
   bus?: EventBus,
 ) {
   const t = testDeps({ LORE_RATE_LIMITS: 'false', ...env }, bus);
-  const users = await createUsersService(t.deps);
-  await users.start();
+  const users = await startUsersService(t.deps);
   const service: LoreService = await createDocsService(t.deps, options);
   await service.start();
   const anon = await connectClient(appFetch(users.app));

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { createLogger, databaseFor, migrationsFolder, openDatabase } from '@lore/kit';
-import { type Client, call, ok, tempDir } from '@lore/kit/testing';
+import { type Client, call, describeConformance, ok, tempDir } from '@lore/kit/testing';
 import { StatsReply, statsSubject } from '@lore/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DocsStore, ingestInputs } from '../src/index.js';
@@ -381,10 +381,10 @@ describe('docs tools through an MCP client', () => {
     );
   });
 
-  it('needs an API key', async () => {
-    const { connectClient, appFetch } = await import('@lore/kit/testing');
-    const anon = await connectClient(appFetch(docs.service.app));
-    expect((await call(anon, 'search_documents', { query: 'x' })).error?.code).toBe(401);
+  describeConformance('docs', {
+    service: () => docs.service,
+    tools: ['answer_query', 'docs_corpora', 'docs_ingest', 'get_documents', 'search_documents'],
+    args: { search_documents: { query: 'x' }, answer_query: { query: 'How long are responses cached?' } },
   });
 
   it('answers rpc.docs.stats with the corpus size and calls', async () => {

@@ -1,5 +1,6 @@
 import pLimit from 'p-limit';
-import type { LoreConfig } from './config.js';
+import type { z } from 'zod';
+import type { EmbeddingsSettings } from './config.js';
 
 /** Turns texts into vectors: the port semantic search uses (knowledge bases, the docs corpus). */
 export interface Embedder {
@@ -20,7 +21,10 @@ export interface EmbedderOptions {
 }
 
 /** The configured embedder, or null when `LORE_EMBEDDINGS_BASE_URL` is unset. */
-export function embedderFromConfig(config: LoreConfig, fetchImpl?: typeof fetch): Embedder | null {
+export function embedderFromConfig(
+  config: z.output<z.ZodObject<typeof EmbeddingsSettings>>,
+  fetchImpl?: typeof fetch,
+): Embedder | null {
   if (!config.LORE_EMBEDDINGS_BASE_URL) return null;
   return createEmbedder({
     baseUrl: config.LORE_EMBEDDINGS_BASE_URL,

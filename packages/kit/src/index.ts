@@ -33,8 +33,19 @@ export type { NatsCredentials } from './bus/nats-auth.js';
 export type { Completer, ServicePrompt, ServiceResourceTemplate } from './catalog.js';
 export { catalogBackend } from './catalog.js';
 export { GroupCommit, limiter, settleInPool } from './concurrency.js';
-export type { LoreConfig, ServiceName } from './config.js';
-export { ConfigError, databaseFor, LoreConfigSchema, loadConfig, SERVICE_NAMES } from './config.js';
+export type { BaseConfig, LoreConfig } from './config.js';
+export {
+  BaseConfigSchema,
+  ConfigError,
+  databaseFor,
+  databaseSettings,
+  EmbeddingsSettings,
+  envBool,
+  envInt,
+  LlmSettings,
+  loadConfig,
+  settingsOf,
+} from './config.js';
 export type {
   Database,
   OpenDatabaseOptions,

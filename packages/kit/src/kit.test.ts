@@ -3,11 +3,20 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Authenticator, bearerToken, generateApiKey, hashApiKey } from './auth.js';
 import { MemoryBus } from './bus/memory.js';
-import { ConfigError, databaseFor, loadConfig } from './config.js';
+import {
+  BaseConfigSchema,
+  ConfigError,
+  databaseFor,
+  databaseSettings,
+  envBool,
+  envInt,
+  loadConfig,
+  settingsOf,
+} from './config.js';
 import { fromZodError } from './errors.js';
 import { RateLimiter } from './rate-limit.js';
 import { createService } from './service.js';
-import { appFetch, call, connectClient, testDeps } from './testing/index.js';
+import { appFetch, call, connectClient, testConfig, testDeps } from './testing/index.js';
 import { READ_ONLY, toolsFor } from './tool.js';
 
 describe('config', () => {
@@ -15,12 +24,6 @@ describe('config', () => {
     const c = loadConfig({});
     expect(c.LORE_PORT).toBe(7400);
     expect(databaseFor(c, 'users')).toEqual({ url: 'file:./data/users.db' });
-    expect(
-      databaseFor(loadConfig({ LORE_USERS_DB_URL: 'libsql://x', LORE_USERS_DB_AUTH_TOKEN: 't' }), 'users'),
-    ).toEqual({
-      url: 'libsql://x',
-      authToken: 't',
-    });
     try {
       loadConfig({ LORE_PORT: 'abc', LORE_LOG_LEVEL: 'loud' });
       expect.unreachable();
@@ -29,6 +32,40 @@ describe('config', () => {
       expect((err as Error).message).toMatch(/LORE_PORT/);
       expect((err as Error).message).toMatch(/LORE_LOG_LEVEL/);
     }
+  });
+
+  it("loads with a service's schema: the base and its own settings, each bad one named", () => {
+    const Settings = z.object({
+      ...databaseSettings('users'),
+      LORE_WINDOW_MINUTES: envInt(15),
+      LORE_SEED: envBool.default(true),
+    });
+    const Schema = BaseConfigSchema.extend(Settings.shape);
+    const c = loadConfig(
+      { LORE_USERS_DB_URL: 'libsql://x', LORE_USERS_DB_AUTH_TOKEN: 't', LORE_SEED: 'no', LORE_PORT: '81' },
+      Schema,
+    );
+    expect(c).toMatchObject({ LORE_PORT: 81, LORE_WINDOW_MINUTES: 15, LORE_SEED: false });
+    expect(databaseFor(c, 'users')).toEqual({ url: 'libsql://x', authToken: 't' });
+    // The base alone knows nothing of a service's variables.
+    expect(loadConfig({ LORE_SEED: 'no' })).not.toHaveProperty('LORE_SEED');
+    expect(() => loadConfig({ LORE_WINDOW_MINUTES: '-3' }, Schema)).toThrow(/LORE_WINDOW_MINUTES/);
+    expect(() => loadConfig({ LORE_SEED: 'maybe' }, Schema)).toThrow(ConfigError);
+    expect(() => loadConfig({ LORE_SEED: 'maybe' }, Schema)).toThrow(/LORE_SEED/);
+  });
+
+  it("reads a service's settings out of a parsed configuration or out of text, naming a bad one", () => {
+    const Settings = z.object({ LORE_WINDOW_MINUTES: envInt(15), LORE_SEED: envBool.default(true) });
+    expect(settingsOf(Settings, loadConfig({}))).toEqual({ LORE_WINDOW_MINUTES: 15, LORE_SEED: true });
+    const parsed = loadConfig(
+      { LORE_SEED: 'false', LORE_WINDOW_MINUTES: '5' },
+      BaseConfigSchema.extend(Settings.shape),
+    );
+    expect(settingsOf(Settings, parsed)).toEqual({ LORE_WINDOW_MINUTES: 5, LORE_SEED: false });
+    expect(settingsOf(Settings, testConfig('./unused', { LORE_SEED: 'no' }))).toMatchObject({
+      LORE_SEED: false,
+    });
+    expect(() => settingsOf(Settings, { LORE_WINDOW_MINUTES: 'soon' })).toThrow(/LORE_WINDOW_MINUTES/);
   });
 });
 

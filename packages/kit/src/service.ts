@@ -1,10 +1,11 @@
-import type { EventEnvelope, ToolErrorBody } from '@lore/schema';
+import type { EventDefinition, EventEnvelope, ToolErrorBody } from '@lore/schema';
 import type { CallToolResult, InputRequiredResult, Tool } from '@modelcontextprotocol/server';
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { ServiceResource } from './apps.js';
 import { Authenticator } from './auth.js';
 import { nodeLocalBus } from './bus/local.js';
+import { EventDrops, type OnOptions, subscribeTyped, type TypedEventHandler } from './bus/typed.js';
 import type { EventBus, Subscription } from './bus/types.js';
 import { catalogBackend, type ServicePrompt, type ServiceResourceTemplate } from './catalog.js';
 import type { LoreConfig } from './config.js';
@@ -79,6 +80,8 @@ export function createService<P>(opts: ServiceOptions<P>): LoreService {
     service: opts.name,
   });
   const metrics = new ServiceMetrics(opts.name);
+  // Events of this service's typed subscriptions that fail their schema: counted on its /metrics.
+  const drops = new EventDrops(metrics.registry, (fields, message) => log.warn(fields, message));
   // Keys and most replies concern data of this node: ask this node's replicas first.
   const bus = nodeLocalBus(deps.bus, deps.nodeId);
   const auth = new Authenticator(bus, deps.config.LORE_AUTH_CACHE_SECONDS * 1000);
@@ -117,7 +120,7 @@ export function createService<P>(opts: ServiceOptions<P>): LoreService {
       await auth.start();
       // On NATS anyone with access could publish: every event's signature is checked first.
       const verifier = deps.bus.kind === 'nats' ? deps.directory : undefined;
-      const counted = countingBus(bus, metrics, verifier, log);
+      const counted = countingBus(bus, metrics, drops, verifier, log);
       for (const h of opts.handlers ?? []) subs.push(await h(counted));
       opts.outbox?.start();
       cleanup = await opts.onStart?.();
@@ -137,6 +140,7 @@ export function createService<P>(opts: ServiceOptions<P>): LoreService {
 function countingBus(
   bus: EventBus,
   metrics: ServiceMetrics,
+  drops: EventDrops,
   directory: NetworkDirectory | undefined,
   log: Logger,
 ): EventBus {
@@ -148,7 +152,10 @@ function countingBus(
       'event dropped',
     );
   };
-  return Object.assign(Object.create(bus) as EventBus, {
+  const counted: EventBus = Object.assign(Object.create(bus) as EventBus, {
+    drops,
+    on: <E extends EventDefinition>(event: E, options: OnOptions, handler: TypedEventHandler<E>) =>
+      subscribeTyped(counted, event, options, handler, drops),
     subscribe: (
       options: Parameters<EventBus['subscribe']>[0],
       handler: Parameters<EventBus['subscribe']>[1],
@@ -169,6 +176,7 @@ function countingBus(
         }
       }),
   });
+  return counted;
 }
 
 const limiters = new WeakMap<EventBus, RateLimiter>();

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
+import type { z } from 'zod';
 import { createBus, natsAccess } from './bus/index.js';
-import { ConfigError, loadConfig } from './config.js';
+import { type BaseConfig, BaseConfigSchema, ConfigError, loadConfig } from './config.js';
 import { createLogger, type Logger } from './logger.js';
 import { createDirectory, directoryTrust, registerNodeKey } from './network/index.js';
 import { loadNodeIdentity } from './node.js';
@@ -10,6 +11,8 @@ import { startTelemetry } from './telemetry.js';
 
 export interface StandaloneOptions {
   env: Record<string, string | undefined>;
+  /** The service's configuration schema (the kit's base extended with its own settings). */
+  schema?: z.ZodType<BaseConfig>;
   argv: string[];
   defaultPort?: number;
 }
@@ -26,7 +29,7 @@ export async function runStandalone(
   const args = standaloneArgs(opts.argv);
   // Checked before anything starts: a bad flag costs nothing to report.
   const explicitPort = args.port !== undefined ? parsePort(args.port, '--port') : undefined;
-  const config = loadConfig(opts.env);
+  const config = loadConfig(opts.env, opts.schema ?? BaseConfigSchema);
   const log = createLogger({ name: `lore-${name}`, level: config.LORE_LOG_LEVEL });
   const node = loadNodeIdentity(config);
   const stopTelemetry = await startTelemetry(config.OTEL_EXPORTER_OTLP_ENDPOINT, `lore-${name}`);

@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { appFetch, call, connectClient, ok, testDeps } from '@lore/kit/testing';
 import { KnowledgeRpc, KnowledgeSourceAdded } from '@lore/schema';
-import { createUsersService } from '../../users/src/index.js';
+import { createUsersService } from '@lore/users/testing';
 import { createKnowledgeService } from '../src/index.js';
 
 const { values: args } = parseArgs({

@@ -1,5 +1,11 @@
 export type { KnowledgeCliIo } from './cli.js';
 export { KNOWLEDGE_CLI_USAGE, runKnowledgeCli } from './cli.js';
+export {
+  type KnowledgeConfig,
+  KnowledgeConfigSchema,
+  KnowledgeSettings,
+  knowledgeSettings,
+} from './config.js';
 export { articleFromMarkdown } from './domain/article-files.js';
 export { ArticleRepository, LORE_AUTHOR, slugify } from './domain/articles.js';
 export { extractDocument, formatFromName, MAX_TEXT_CHARS } from './domain/ingest.js';

@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 import { runStandalone, startupFailure } from '@lore/kit';
+import { KnowledgeConfigSchema } from './config.js';
 import { createKnowledgeService } from './service.js';
 
 const running = await runStandalone('knowledge', (deps) => createKnowledgeService(deps), {
   env: process.env,
+  schema: KnowledgeConfigSchema,
   argv: process.argv.slice(2),
   defaultPort: 7404,
 }).catch((err: unknown) => {

@@ -8,6 +8,7 @@ import {
   type ServiceDeps,
 } from '@lore/kit';
 import { KNOWLEDGE_APP_URI, knowledgeApp } from './apps/knowledge.js';
+import { knowledgeSettings } from './config.js';
 import { ArticleRepository } from './domain/articles.js';
 import { KnowledgeBase } from './domain/knowledge-base.js';
 import { parseRoots } from './domain/paths.js';
@@ -56,20 +57,21 @@ export async function createKnowledgeService(
   deps: ServiceDeps,
   opts: KnowledgeServiceOptions = {},
 ): Promise<LoreService> {
+  const settings = knowledgeSettings(deps.config);
   const { db, outbox, log } = await openServiceStore(
     deps,
     'knowledge',
     tables,
     migrationsFolder(import.meta.url),
   );
-  const knowledge = new KnowledgeBase(db, outbox, embedderFromConfig(deps.config, opts.fetch), log);
+  const knowledge = new KnowledgeBase(db, outbox, embedderFromConfig(settings, opts.fetch), log);
   const articles = new ArticleRepository(db, outbox);
   const sharing = new SourceSharing(db, outbox);
   const ports: KnowledgePorts = {
     knowledge,
     articles,
     sharing,
-    roots: parseRoots(deps.config.LORE_KNOWLEDGE_ROOTS),
+    roots: parseRoots(settings.LORE_KNOWLEDGE_ROOTS),
   };
   const service: LoreService = createService({
     name: 'knowledge',

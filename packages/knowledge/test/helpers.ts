@@ -1,7 +1,7 @@
 import type { LoreService } from '@lore/kit';
 import { appFetch, type Client, connectClient, ok, testDeps } from '@lore/kit/testing';
 import type { EventEnvelope } from '@lore/schema';
-import { createUsersService } from '../../users/src/index.js';
+import { createUsersService } from '@lore/users/testing';
 import { createKnowledgeService, type KnowledgeServiceOptions } from '../src/index.js';
 
 /**

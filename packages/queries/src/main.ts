@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 import { runStandalone, startupFailure } from '@lore/kit';
+import { QueriesConfigSchema } from './config.js';
 import { createQueriesService } from './service.js';
 
 const running = await runStandalone('queries', createQueriesService, {
   env: process.env,
+  schema: QueriesConfigSchema,
   argv: process.argv.slice(2),
   defaultPort: 7402,
 }).catch((err: unknown) => {

@@ -10,6 +10,7 @@ import {
 } from '@lore/kit';
 import { AgentTraitsReply, UsersProfileRpc } from '@lore/schema';
 import { INBOX_APP_URI, inboxApp } from './apps/inbox.js';
+import { queriesSettings } from './config.js';
 import { Delivery } from './domain/delivery.js';
 import { Drafter } from './domain/drafting.js';
 import { Evaluation } from './domain/evaluation.js';
@@ -49,6 +50,7 @@ export const queriesTools = [
  * addressed to agents hosted here and their drafts (the recipient's side).
  */
 export async function createQueriesService(deps: ServiceDeps): Promise<LoreService> {
+  const settings = queriesSettings(deps.config);
   if (!deps.directory || !deps.node)
     throw new Error(
       'the queries service needs the network directory and the node identity (deps.directory, deps.node)',
@@ -64,9 +66,9 @@ export async function createQueriesService(deps: ServiceDeps): Promise<LoreServi
   const textgen =
     deps.textgen ??
     createTextGenerator({
-      baseUrl: deps.config.LORE_LLM_BASE_URL,
-      model: deps.config.LORE_LLM_MODEL,
-      apiKey: deps.config.LORE_LLM_API_KEY,
+      baseUrl: settings.LORE_LLM_BASE_URL,
+      model: settings.LORE_LLM_MODEL,
+      apiKey: settings.LORE_LLM_API_KEY,
     });
   let service: LoreService | undefined;
   const countDrop = (reason: DropReason) =>
@@ -82,8 +84,8 @@ export async function createQueriesService(deps: ServiceDeps): Promise<LoreServi
       evaluation: new Evaluation(bus),
       network,
       retry: {
-        windowMs: deps.config.LORE_DELIVERY_RETRY_MINUTES * 60_000,
-        maxBackoffMs: deps.config.LORE_DELIVERY_RETRY_MAX_BACKOFF_SECONDS * 1000,
+        windowMs: settings.LORE_DELIVERY_RETRY_MINUTES * 60_000,
+        maxBackoffMs: settings.LORE_DELIVERY_RETRY_MAX_BACKOFF_SECONDS * 1000,
       },
       now,
       log,
@@ -97,7 +99,7 @@ export async function createQueriesService(deps: ServiceDeps): Promise<LoreServi
     received,
     network,
     textgen,
-    ttlMs: deps.config.LORE_QUERY_TTL_HOURS * 3_600_000,
+    ttlMs: settings.LORE_QUERY_TTL_HOURS * 3_600_000,
     now,
     async askerProfile(agentId) {
       try {

@@ -18,9 +18,9 @@ import {
   QueriesRpc,
 } from '@lore/schema';
 import { tokenize } from '@lore/search';
+import { createUsersService } from '@lore/users/testing';
 import { expect } from 'vitest';
 import type { z } from 'zod';
-import { createUsersService } from '../../users/src/index.js';
 import { createQueriesService } from '../src/index.js';
 
 export const QUESTION = 'What are the latest developments in quantum computing?';

@@ -192,6 +192,7 @@ export {
   UpdateEditAnswerInput,
   UpdateEditAnswerOutput,
 } from './queries.js';
+export { SERVICE_NAMES, type ServiceName } from './services.js';
 export {
   ProjectSubmitted,
   ProjectVoted,

@@ -1,3 +1,4 @@
+export { type ShowcaseConfig, ShowcaseConfigSchema, ShowcaseSettings, showcaseSettings } from './config.js';
 export type { ProjectRow, Sort, Submission } from './domain/projects.js';
 export { GRAVITY, ProjectRepository, toProject, trendingScore } from './domain/projects.js';
 export type { ShowcasePorts } from './ports.js';

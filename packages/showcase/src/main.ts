@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 import { runStandalone, startupFailure } from '@lore/kit';
+import { ShowcaseConfigSchema } from './config.js';
 import { createShowcaseService } from './service.js';
 
 const running = await runStandalone('showcase', createShowcaseService, {
   env: process.env,
+  schema: ShowcaseConfigSchema,
   argv: process.argv.slice(2),
   defaultPort: 7407,
 }).catch((err: unknown) => {

@@ -1,8 +1,8 @@
 import type { LoreService, ServiceDeps } from '@lore/kit';
-import { appFetch, call, connectClient, ok, type WithUsers, withUsers } from '@lore/kit/testing';
+import { call, describeConformance, ok, type WithUsers, withUsers } from '@lore/kit/testing';
 import { StatsReply } from '@lore/schema';
+import { createUsersService } from '@lore/users/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUsersService } from '../../users/src/index.js';
 import { createShowcaseService, trendingScore } from '../src/index.js';
 
 type Project = {
@@ -39,14 +39,9 @@ describe('showcase service over MCP', () => {
     ...extra,
   });
 
-  it('lists its tools with titles, schemas and all four annotations, and answers 401 without a key', async () => {
-    const anon = await connectClient(appFetch(showcase.app));
-    const { tools } = await anon.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['showcase_list', 'showcase_submit', 'showcase_vote']);
-    for (const t of tools)
-      for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const)
-        expect(typeof t.annotations?.[hint]).toBe('boolean');
-    expect((await call(anon, 'showcase_list', {})).error?.code).toBe(401);
+  describeConformance('showcase', {
+    service: () => showcase,
+    tools: ['showcase_list', 'showcase_submit', 'showcase_vote'],
   });
 
   it('submits a project with every field and marks its text untrusted', async () => {

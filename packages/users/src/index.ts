@@ -1,5 +1,6 @@
 import * as usersTables from './tables.js';
 
+export { type UsersConfig, UsersConfigSchema, UsersSettings, usersSettings } from './config.js';
 export { ActivityLog } from './domain/activity.js';
 export { AgentRepository, toProfile } from './domain/agents.js';
 export { ConnectionRepository } from './domain/connections.js';

@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 import { runStandalone, startupFailure } from '@lore/kit';
+import { UsersConfigSchema } from './config.js';
 import { createUsersService } from './service.js';
 
 const running = await runStandalone('users', createUsersService, {
   env: process.env,
+  schema: UsersConfigSchema,
   argv: process.argv.slice(2),
   defaultPort: 7401,
 }).catch((err: unknown) => {

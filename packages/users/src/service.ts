@@ -4,9 +4,10 @@ import {
   migrationsFolder,
   nodeLocalBus,
   openServiceStore,
-  SERVICE_NAMES,
   type ServiceDeps,
 } from '@lore/kit';
+import { SERVICE_NAMES } from '@lore/schema';
+import { usersSettings } from './config.js';
 import { ActivityLog } from './domain/activity.js';
 import { AgentRepository } from './domain/agents.js';
 import { ConnectionRepository } from './domain/connections.js';
@@ -64,6 +65,7 @@ export async function createUsersService(
   deps: ServiceDeps,
   opts: UsersServiceOptions = {},
 ): Promise<LoreService> {
+  const settings = usersSettings(deps.config);
   const { db, outbox } = await openServiceStore(deps, 'users', tables, migrationsFolder(import.meta.url));
   const now = Date.now;
   const agents = new AgentRepository(db, outbox, deps.nodeId, now, deps.directory);
@@ -82,7 +84,7 @@ export async function createUsersService(
     directory,
     activity,
     stats,
-    activeWindowMs: deps.config.LORE_ACTIVE_WINDOW_MINUTES * 60_000,
+    activeWindowMs: settings.LORE_ACTIVE_WINDOW_MINUTES * 60_000,
     nodeId: deps.nodeId,
     now,
   };

@@ -542,6 +542,31 @@ describe('users community tools', () => {
       expect(found.data.agents.length).toBeGreaterThan(0);
     });
 
+    it('counts a malformed event on /metrics and records nothing from it', async () => {
+      const c = await register('odd_event');
+      const id = ids.get('odd_event')!;
+      const bad = {
+        ...envelope(DmSent, {
+          messageId: 'm-bad',
+          conversationId: 'c-bad',
+          fromId: id,
+          fromHandle: 'odd_event',
+          toId: 'x',
+          toHandle: 'y',
+        }),
+        payload: { messageId: 'm-bad', fromId: 42 },
+      };
+      await env.deps.bus.publish(bad);
+      const metrics = async () => (await service.app.request('/metrics')).text();
+      await expect
+        .poll(metrics)
+        .toMatch(
+          /lore_events_dropped_total\{event="lore\.dms\.message\.sent",consumer="users-activity-dms[^"]*",reason="invalid_payload"\} 1/,
+        );
+      const p = await ok<{ recentActivity: unknown[] }>(c, 'agent_profile', { username: 'odd_event' });
+      expect(p.data.recentActivity).toEqual([]);
+    });
+
     it('applies a redelivered event once (handleOnce)', async () => {
       const store = await openServiceStore(
         { ...env.deps, config: { ...env.deps.config, LORE_DATA_DIR: `${env.dir}/activity-unit` } },

@@ -1,5 +1,13 @@
 import type { LoreService } from '@lore/kit';
-import { appFetch, type Client, call, connectClient, ok, testDeps } from '@lore/kit/testing';
+import {
+  appFetch,
+  type Client,
+  call,
+  connectClient,
+  describeConformance,
+  ok,
+  testDeps,
+} from '@lore/kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUsersService } from '../src/index.js';
 
@@ -58,30 +66,23 @@ describe('users service over MCP', () => {
     return r.data.apiKey;
   };
 
-  it('lists its tools with titles, schemas and all four annotations', async () => {
-    const { tools } = await anon.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(
-      [
-        'agent_profile',
-        'agent_register',
-        'agent_rotate_key',
-        'agent_search',
-        'agent_update',
-        'cqGetActiveUsers',
-        'cqGetUserDescriptions',
-        'discover_agents',
-        'skill_search',
-        'connect_agents',
-        'platform_stats',
-      ].sort(),
-    );
-    for (const t of tools) {
-      expect(t.title).toBeTruthy();
-      expect(t.outputSchema?.type).toBe('object');
-      expect(t.inputSchema.type).toBe('object');
-      for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const)
-        expect(typeof t.annotations?.[hint]).toBe('boolean');
-    }
+  describeConformance('users', {
+    service: () => service,
+    tools: [
+      'agent_profile',
+      'agent_register',
+      'agent_rotate_key',
+      'agent_search',
+      'agent_update',
+      'cqGetActiveUsers',
+      'cqGetUserDescriptions',
+      'discover_agents',
+      'skill_search',
+      'connect_agents',
+      'platform_stats',
+    ],
+    public: ['agent_register'],
+    args: { agent_profile: { username: 'ml_researcher' } },
   });
 
   it('registers the seed example verbatim and returns the key once', async () => {

@@ -7,6 +7,7 @@ import {
   type NodeIdentity,
   nodeLocalBus,
 } from '@lore/kit';
+import { aggregatorSettings } from '../config.js';
 import { ConsoleToolError, callAs } from './call.js';
 import type { ConsoleDeps } from './context.js';
 import { LiveHints } from './live.js';
@@ -44,7 +45,9 @@ export async function consoleOnBus(opts: {
   await hints.listen(opts.bus);
   return {
     deps: {
-      sessions: new SessionStore(consoleSecret(opts.config.LORE_CONSOLE_SECRET, opts.node.privateKey)),
+      sessions: new SessionStore(
+        consoleSecret(aggregatorSettings(opts.config).LORE_CONSOLE_SECRET, opts.node.privateKey),
+      ),
       allowedHosts: consoleHosts(opts.config),
       verify: (key) => auth.verify(key),
       hints,
@@ -72,7 +75,9 @@ export function consoleOverCatalog(opts: {
   const ttl = opts.config.LORE_AUTH_CACHE_SECONDS * 1000;
   const cache = new Map<string, { at: number; agent: { id: string; handle: string; node: string } | null }>();
   return {
-    sessions: new SessionStore(consoleSecret(opts.config.LORE_CONSOLE_SECRET, opts.node.privateKey)),
+    sessions: new SessionStore(
+      consoleSecret(aggregatorSettings(opts.config).LORE_CONSOLE_SECRET, opts.node.privateKey),
+    ),
     allowedHosts: consoleHosts(opts.config),
     hints: new LiveHints(),
     log: opts.log.child({ component: 'console' }),

@@ -1,5 +1,5 @@
 import type { EventBus } from '@lore/kit';
-import { type Database, handleOnce, type Logger } from '@lore/kit';
+import { type Database, handleOnce } from '@lore/kit';
 import { QueryDecided } from '@lore/schema';
 import type { DecisionRepository } from '../domain/decisions.js';
 import type * as tables from '../tables.js';
@@ -9,19 +9,10 @@ import type * as tables from '../tables.js';
  * recorded once (its inbox row). Decisions about agents hosted on other nodes are theirs to log.
  */
 export const onQueryDecided =
-  (db: Database<typeof tables>, decisions: DecisionRepository, nodeId: string, log: Logger) =>
-  (bus: EventBus) => {
+  (db: Database<typeof tables>, decisions: DecisionRepository, nodeId: string) => (bus: EventBus) => {
     const consumer = `approvals-decisions-${nodeId}`;
-    return bus.subscribe({ consumer, subjects: [QueryDecided.subject] }, async (event) => {
+    return bus.on(QueryDecided, consumer, async (decided, event) => {
       if (event.producer.node !== nodeId || event.producer.service !== 'queries') return;
-      const parsed = QueryDecided.payload.safeParse(event.payload);
-      if (!parsed.success) {
-        log.warn(
-          { eventId: event.id, err: parsed.error.issues[0]?.message },
-          'unreadable query.decided dropped',
-        );
-        return;
-      }
-      await handleOnce(db, consumer, event, (tx) => decisions.record(tx, parsed.data, event.id));
+      await handleOnce(db, consumer, event, (tx) => decisions.record(tx, decided, event.id));
     });
   };

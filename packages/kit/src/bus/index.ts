@@ -1,6 +1,7 @@
 import { MemoryBus } from './memory.js';
 import { type BusErrorHandler, NatsBus } from './nats.js';
 import { type NatsCredentials, natsCredentialsFrom, natsInboxPrefix } from './nats-auth.js';
+import type { EventDrops } from './typed.js';
 import type { EventBus } from './types.js';
 
 export { backupStream, restoreStream } from './backup.js';
@@ -16,6 +17,14 @@ export {
   natsInboxPrefix,
 } from './nats-auth.js';
 
+export {
+  type DroppedEvent,
+  EventDrops,
+  type OnOptions,
+  subscribeTyped,
+  type TypedEventHandler,
+  typedHandler,
+} from './typed.js';
 export {
   BusNoResponderError,
   BusRemoteError,
@@ -45,6 +54,8 @@ export interface BusConfig {
   inboxPrefix?: string;
   /** Connect without credentials (`LORE_NATS_INSECURE=true`); otherwise a NATS URL needs credentials. */
   insecure?: boolean;
+  /** Where typed subscriptions count dropped events. */
+  drops?: EventDrops;
 }
 
 export class NatsInsecureError extends Error {
@@ -89,7 +100,7 @@ export function natsAccess(
 }
 
 export async function createBus(config: BusConfig): Promise<EventBus> {
-  if (!config.natsUrl) return new MemoryBus(config.onError);
+  if (!config.natsUrl) return new MemoryBus(config.onError, config.drops);
   if (!config.credentials && !config.insecure) throw new NatsInsecureError();
   return NatsBus.connect({
     ...(config.credentials ? { credentials: config.credentials } : {}),
@@ -99,5 +110,6 @@ export async function createBus(config: BusConfig): Promise<EventBus> {
     name: config.name,
     ...(config.replicas ? { replicas: config.replicas } : {}),
     onError: config.onError,
+    ...(config.drops ? { drops: config.drops } : {}),
   });
 }

@@ -1,3 +1,4 @@
+import { subscribeTyped } from './typed.js';
 import {
   BusNoResponderError,
   type EventBus,
@@ -30,9 +31,10 @@ export type NodeLocalBus = EventBus & {
  */
 export function nodeLocalBus(bus: EventBus, nodeId: string): NodeLocalBus {
   if ((bus as Partial<NodeLocalBus>).nodeId === nodeId) return bus as NodeLocalBus;
-  return {
+  const local: NodeLocalBus = {
     kind: bus.kind,
     nodeId,
+    drops: bus.drops,
     publish: (event) => bus.publish(event),
     // Each node keeps its own state, so each node needs every event: durable consumers are
     // per node (replicas of one node still share theirs).
@@ -43,6 +45,7 @@ export function nodeLocalBus(bus: EventBus, nodeId: string): NodeLocalBus {
           : { ...options, consumer: `${options.consumer}-${nodeId}` },
         handler,
       ),
+    on: (event, options, handler) => subscribeTyped(local, event, options, handler, bus.drops),
     listen: (subject, handler) => bus.listen(subject, handler),
     ping: () => bus.ping(),
     close: () => bus.close(),
@@ -64,4 +67,5 @@ export function nodeLocalBus(bus: EventBus, nodeId: string): NodeLocalBus {
       }
     },
   };
+  return local;
 }

@@ -1,4 +1,5 @@
-import type { EventEnvelope } from '@lore/schema';
+import type { EventDefinition, EventEnvelope } from '@lore/schema';
+import { EventDrops, type OnOptions, subscribeTyped, type TypedEventHandler } from './typed.js';
 import {
   BusNoResponderError,
   BusRemoteError,
@@ -39,7 +40,12 @@ export class MemoryBus implements EventBus {
 
   constructor(
     private readonly onError: (err: unknown, event: EventEnvelope, consumer: string) => void = () => {},
+    readonly drops: EventDrops = new EventDrops(),
   ) {}
+
+  on<E extends EventDefinition>(event: E, options: OnOptions, handler: TypedEventHandler<E>) {
+    return subscribeTyped(this, event, options, handler, this.drops);
+  }
 
   async publish(event: EventEnvelope): Promise<void> {
     this.assertOpen();

@@ -1,4 +1,4 @@
-import type { EventEnvelope } from '@lore/schema';
+import type { EventDefinition, EventEnvelope } from '@lore/schema';
 import {
   AckPolicy,
   type ConsumerMessages,
@@ -25,6 +25,7 @@ import {
 import { toRemote } from './memory.js';
 import { type NatsCredentials, natsConnectAuth } from './nats-auth.js';
 import { durableName, ensureStream, natsServers } from './nats-setup.js';
+import { EventDrops, type OnOptions, subscribeTyped, type TypedEventHandler } from './typed.js';
 import {
   BusNoResponderError,
   BusRemoteError,
@@ -58,6 +59,8 @@ export interface NatsBusOptions {
   /** How long a re-published event id is recognised as a duplicate. Default 2 minutes. */
   duplicateWindowMs?: number;
   onError?: BusErrorHandler;
+  /** Where typed subscriptions count the events they drop. Default: a registry of this bus's own. */
+  drops?: EventDrops;
   /** How this process authenticates, and its reply prefix (`_INBOX.<user>`, as its permissions allow). */
   credentials?: NatsCredentials;
   inboxPrefix?: string;
@@ -103,7 +106,12 @@ export class NatsBus implements EventBus {
     private readonly onError: BusErrorHandler,
     /** JetStream replicas for what Lore creates on this connection (the stream, KV buckets). */
     readonly replicas: number,
+    readonly drops: EventDrops,
   ) {}
+
+  on<E extends EventDefinition>(event: E, options: OnOptions, handler: TypedEventHandler<E>) {
+    return subscribeTyped(this, event, options, handler, this.drops);
+  }
 
   /** The underlying connection, for other NATS-backed ports (the network directory's KV). */
   get connection(): NatsConnection {
@@ -132,6 +140,7 @@ export class NatsBus implements EventBus {
         subjectPrefix,
         options.onError ?? (() => {}),
         replicas,
+        options.drops ?? new EventDrops(),
       );
     } catch (err) {
       await nc.close();

@@ -1,4 +1,5 @@
-import type { EventEnvelope } from '@lore/schema';
+import type { EventDefinition, EventEnvelope } from '@lore/schema';
+import type { EventDrops, OnOptions, TypedEventHandler } from './typed.js';
 
 /** What a handler receives besides the event: how many times it was delivered. */
 export interface DeliveryInfo {
@@ -45,6 +46,17 @@ export interface EventBus {
   publish(event: EventEnvelope): Promise<void>;
   /** Durable, at-least-once subscription shared by every process using the same consumer name. */
   subscribe(options: SubscribeOptions, handler: EventHandler): Promise<Subscription>;
+  /**
+   * Durable subscription to one event: the handler gets the payload parsed with the event's
+   * schema. A payload that fails it is counted in {@link drops}, logged and acknowledged.
+   */
+  on<E extends EventDefinition>(
+    event: E,
+    options: OnOptions,
+    handler: TypedEventHandler<E>,
+  ): Promise<Subscription>;
+  /** Events this bus's typed subscriptions dropped (`lore_events_dropped_total`). */
+  readonly drops: EventDrops;
   /**
    * Every process receives every matching event, best effort, while it is connected: for
    * cache invalidation and similar per-process reactions.

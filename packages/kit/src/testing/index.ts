@@ -8,7 +8,7 @@ export type { Client } from '@modelcontextprotocol/client';
 
 import { MemoryBus } from '../bus/memory.js';
 import type { EventBus } from '../bus/types.js';
-import { type LoreConfig, loadConfig } from '../config.js';
+import { BaseConfigSchema, type LoreConfig, loadConfig } from '../config.js';
 import { inProcessFetch } from '../in-process.js';
 import { createLogger } from '../logger.js';
 import type { LoreService, ServiceDeps } from '../service.js';
@@ -19,8 +19,12 @@ export function tempDir(prefix = 'lore-test-'): { path: string; cleanup: () => v
   return { path, cleanup: () => rmSync(path, { recursive: true, force: true }) };
 }
 
+/**
+ * The base configuration of a test, keeping the variables the base does not know as text: each
+ * service parses its own settings out of them (`settingsOf`), as its entry point would.
+ */
 export function testConfig(dataDir: string, env: Record<string, string> = {}): LoreConfig {
-  return loadConfig({ LORE_DATA_DIR: dataDir, LORE_LOG_LEVEL: 'silent', ...env });
+  return loadConfig({ LORE_DATA_DIR: dataDir, LORE_LOG_LEVEL: 'silent', ...env }, BaseConfigSchema.loose());
 }
 
 /** Dependencies for services under test: temp databases, an in-process bus, quiet logs. */
@@ -188,6 +192,7 @@ export async function withUsers<S extends LoreService>(
   };
 }
 
+export { type ConformanceOptions, describeConformance } from './conformance.js';
 export { compressionBombPdf, deeplyNestedHtml, deeplyNestedJson } from './hostile.js';
 export { freePort, NATS_URL, NatsServerProcess, natsAvailable, reachable } from './nats.js';
 export { NatsAuthFixture, nodeIdentityFile, SHIPPED_NATS_AUTH, shareNodeIdentity } from './nats-auth.js';

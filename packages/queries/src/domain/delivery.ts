@@ -1,7 +1,6 @@
 import type { Database, Outbox } from '@lore/kit';
 import { handleOnce } from '@lore/kit';
-import type { EventEnvelope } from '@lore/schema';
-import { AnswerShared, AnswerWithheld } from '@lore/schema';
+import type { AnswerShared, AnswerWithheld, EventEnvelope, EventPayload } from '@lore/schema';
 import type * as tables from '../tables.js';
 import type { Network } from './network.js';
 import type { QuestionRepository } from './questions.js';
@@ -22,20 +21,22 @@ export interface DeliveryDeps {
 export class Delivery {
   constructor(private readonly d: DeliveryDeps) {}
 
-  async answerShared(event: EventEnvelope, consumer: string): Promise<void> {
-    const parsed = AnswerShared.payload.safeParse(event.payload);
-    if (!parsed.success) return this.d.network.drop(event, 'malformed', parsed.error.issues[0]?.message);
-    const a = parsed.data;
+  async answerShared(
+    a: EventPayload<typeof AnswerShared>,
+    event: EventEnvelope,
+    consumer: string,
+  ): Promise<void> {
     if (!(await this.admissible(event, a))) return;
     await handleOnce(this.d.db, consumer, event, async (tx) => {
       await this.d.questions.storeAnswer(tx, a, event.id, this.d.now());
     });
   }
 
-  async answerWithheld(event: EventEnvelope, consumer: string): Promise<void> {
-    const parsed = AnswerWithheld.payload.safeParse(event.payload);
-    if (!parsed.success) return this.d.network.drop(event, 'malformed', parsed.error.issues[0]?.message);
-    const w = parsed.data;
+  async answerWithheld(
+    w: EventPayload<typeof AnswerWithheld>,
+    event: EventEnvelope,
+    consumer: string,
+  ): Promise<void> {
     if (!(await this.admissible(event, w))) return;
     await handleOnce(this.d.db, consumer, event, async (tx) => {
       await this.d.questions.markWithheld(tx, w.questionId, w.recipientId, w.reason, this.d.now(), w.detail);

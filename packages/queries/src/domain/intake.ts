@@ -1,7 +1,6 @@
 import type { Database, Logger } from '@lore/kit';
 import { GroupCommit, inbox, settleInPool } from '@lore/kit';
-import type { EventEnvelope } from '@lore/schema';
-import { QuestionAsked } from '@lore/schema';
+import type { EventEnvelope, QuestionAsked } from '@lore/schema';
 import type { z } from 'zod';
 import type * as tables from '../tables.js';
 import type { Drafter } from './drafting.js';
@@ -58,10 +57,7 @@ export class Intake {
     readonly consumer: string,
   ) {}
 
-  async handle(event: EventEnvelope): Promise<void> {
-    const parsed = QuestionAsked.payload.safeParse(event.payload);
-    if (!parsed.success) return this.d.network.drop(event, 'malformed', parsed.error.issues[0]?.message);
-    const q = parsed.data;
+  async handle(q: Asked, event: EventEnvelope): Promise<void> {
     const check = await this.d.network.check(event, q.asker);
     if (!check.ok) return;
     // A question past its expiry (a replay after a long outage) is not worth drafting.

@@ -2,7 +2,6 @@ import type { HandleRecord, Logger, NetworkDirectory, SignedEnvelope } from '@lo
 import { verifyEnvelope } from '@lore/kit';
 
 export type DropReason =
-  | 'malformed'
   | 'unsigned'
   | 'bad-signature'
   | 'unknown-node'

@@ -5,7 +5,5 @@ import type { Delivery } from '../domain/delivery.js';
 /** Every node hears every answer; the asker's node keeps it (per-node consumer). */
 export const onAnswerShared = (delivery: Delivery, nodeId: string) => (bus: EventBus) => {
   const consumer = `queries-answers-${nodeId}`;
-  return bus.subscribe({ consumer, subjects: [AnswerShared.subject] }, (event) =>
-    delivery.answerShared(event, consumer),
-  );
+  return bus.on(AnswerShared, consumer, (payload, event) => delivery.answerShared(payload, event, consumer));
 };

@@ -7,6 +7,4 @@ import type { Intake } from '../domain/intake.js';
  * recipients it hosts.
  */
 export const onQuestionAsked = (intake: Intake) => (bus: EventBus) =>
-  bus.subscribe({ consumer: intake.consumer, subjects: [QuestionAsked.subject] }, (event) =>
-    intake.handle(event),
-  );
+  bus.on(QuestionAsked, intake.consumer, (question, event) => intake.handle(question, event));

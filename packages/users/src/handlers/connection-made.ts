@@ -6,11 +6,9 @@ const consumer = 'users-activity-connections';
 
 /** A new connection is recent activity of both agents. */
 export const onConnectionMade = (log: ActivityLog) => (bus: EventBus) =>
-  bus.subscribe({ consumer, subjects: [ConnectionMade.subject] }, async (event) => {
-    const p = ConnectionMade.payload.safeParse(event.payload);
-    if (!p.success) return;
-    const [a, b] = p.data.agentIds as [string, string];
-    const [ha, hb] = p.data.handles as [string, string];
+  bus.on(ConnectionMade, consumer, async (p, event) => {
+    const [a, b] = p.agentIds as [string, string];
+    const [ha, hb] = p.handles as [string, string];
     await log.record(consumer, event, [
       { agentId: a, kind: 'connection', summary: `Connected with @${hb}` },
       { agentId: b, kind: 'connection', summary: `Connected with @${ha}` },

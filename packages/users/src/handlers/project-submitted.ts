@@ -6,10 +6,8 @@ const consumer = 'users-activity-projects';
 
 /** A showcase submission is recent activity of its author. */
 export const onProjectSubmitted = (log: ActivityLog) => (bus: EventBus) =>
-  bus.subscribe({ consumer, subjects: [ProjectSubmitted.subject] }, async (event) => {
-    const p = ProjectSubmitted.payload.safeParse(event.payload);
-    if (!p.success) return;
-    const { agentId, category, title } = p.data;
+  bus.on(ProjectSubmitted, consumer, async (p, event) => {
+    const { agentId, category, title } = p;
     const summary = `Showcased a ${category} project: "${preview(title, 60)}"`;
     await log.record(consumer, event, [{ agentId, kind: 'project', summary }]);
   });

@@ -6,10 +6,8 @@ const consumer = 'users-activity-prompts';
 
 /** Answering a community prompt is recent activity of the responder. */
 export const onPromptAnswered = (log: ActivityLog) => (bus: EventBus) =>
-  bus.subscribe({ consumer, subjects: [PromptAnswered.subject] }, async (event) => {
-    const p = PromptAnswered.payload.safeParse(event.payload);
-    if (!p.success) return;
-    const { agentId, den, promptTitle } = p.data;
+  bus.on(PromptAnswered, consumer, async (p, event) => {
+    const { agentId, den, promptTitle } = p;
     const summary = `Answered the prompt "${preview(promptTitle, 60)}" in m/${den}`;
     await log.record(consumer, event, [{ agentId, kind: 'prompt', summary }]);
   });

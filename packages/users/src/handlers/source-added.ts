@@ -6,9 +6,7 @@ const consumer = 'users-source-topics-added';
 
 /** A knowledge source shared auto is named (with its owner's summary) in its owner's description and discovery. */
 export const onSourceAdded = (log: ActivityLog) => (bus: EventBus) =>
-  bus.subscribe({ consumer, subjects: [KnowledgeSourceAdded.subject] }, async (event) => {
-    const p = KnowledgeSourceAdded.payload.safeParse(event.payload);
-    if (!p.success) return;
-    const { agentId, source, keywords, sharing, summary } = p.data;
+  bus.on(KnowledgeSourceAdded, consumer, async (p, event) => {
+    const { agentId, source, keywords, sharing, summary } = p;
     await log.setTopics(consumer, event, { agentId, source, keywords, sharing, summary });
   });
