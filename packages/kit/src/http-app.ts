@@ -28,7 +28,7 @@ export interface HttpAppOptions {
   /** Open 2025-11-25 sessions without a key (a server whose every tool is public). */
   openSessions?: boolean;
   /** Receives the endpoint's notifier, to tell clients the catalog changed. */
-  onNotifier?: (notify: { toolsChanged(): void }) => void;
+  onNotifier?: (notify: { toolsChanged(): void; resourceUpdated(uri: string): void }) => void;
   /**
    * Bytes accepted beyond LORE_MAX_BODY_BYTES. Services allow a little more than the
    * aggregator in front of them, because a forwarded request carries its envelope too.
@@ -77,12 +77,18 @@ export function createHttpApp(opts: HttpAppOptions): Hono {
   });
   // Legacy requests that may not open a session.
   const sessionless = sessions ? createMcpHandler(factory, { maxRequestBodySize: maxBody }) : handler;
-  opts.onNotifier?.({
+  const notifier = {
     toolsChanged() {
       handler.notify.toolsChanged();
       sessions?.toolsChanged();
     },
-  });
+    resourceUpdated(uri: string) {
+      handler.notify.resourceUpdated(uri);
+      sessions?.resourceUpdated(uri);
+    },
+  };
+  opts.onNotifier?.(notifier);
+  opts.backend.onResourceUpdated?.((uri) => notifier.resourceUpdated(uri));
   const app = new Hono();
   app.all('/mcp', async (c) => {
     const extra: AuthExtra = { requestId: c.req.header('x-request-id') || randomUUID() };

@@ -95,6 +95,19 @@ export interface McpBackend {
   listTtlMs?: number;
   /** Called when the tool list may have changed, to tell session clients. */
   onToolsChanged?(listener: () => void): () => void;
+  /**
+   * Called when a resource a client may have subscribed to changed (`notifications/resources/updated`):
+   * the endpoint tells the 2025-11-25 sessions that subscribed to it and the 2026-07-28 listeners.
+   */
+  onResourceUpdated?(listener: (uri: string) => void): () => void;
+}
+
+/** The resource URIs each server instance's client subscribed to (one instance per 2025-11-25 session). */
+const subscriptions = new WeakMap<Server, Set<string>>();
+
+/** Whether the client of a session's server instance subscribed to a resource. */
+export function subscribedTo(server: Server, uri: string): boolean {
+  return subscriptions.get(server)?.has(uri) ?? false;
 }
 
 /**
@@ -225,10 +238,13 @@ export function createMcpFactory(backend: McpBackend): McpServerFactory {
       if (backend.subscribeResource) {
         server.setRequestHandler('resources/subscribe', async (req, ctx) => {
           await backend.subscribeResource!(req.params.uri, callInfo(ctx));
+          const mine = subscriptions.get(server) ?? new Set<string>();
+          subscriptions.set(server, mine.add(req.params.uri));
           return {};
         });
         server.setRequestHandler('resources/unsubscribe', async (req, ctx) => {
           await backend.unsubscribeResource?.(req.params.uri, callInfo(ctx));
+          subscriptions.get(server)?.delete(req.params.uri);
           return {};
         });
       }
