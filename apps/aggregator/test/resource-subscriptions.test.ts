@@ -60,18 +60,19 @@ describe('resource subscriptions through the aggregator', () => {
     dir.cleanup();
   });
 
-  async function session(): Promise<{ client: V1Client; updates: string[] }> {
+  async function session(
+    key: string | null = 'lore_sk_subscriber',
+  ): Promise<{ client: V1Client; transport: V1Http; updates: string[] }> {
     const client = new V1Client({ name: 'subscriber', version: '1.0.0' });
     const updates: string[] = [];
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
       updates.push(n.params.uri);
     });
-    await client.connect(
-      new V1Http(new URL(`${front.url}/mcp`), {
-        requestInit: { headers: { authorization: 'Bearer lore_sk_subscriber' } },
-      }),
-    );
-    return { client, updates };
+    const transport = new V1Http(new URL(`${front.url}/mcp`), {
+      requestInit: { headers: key ? { authorization: `Bearer ${key}` } : {} },
+    });
+    await client.connect(transport);
+    return { client, transport, updates };
   }
 
   it('subscribes at the upstream, passes its updates to the subscribed session only, and releases it', async () => {
@@ -108,6 +109,36 @@ describe('resource subscriptions through the aggregator', () => {
       await b.client.close();
     }
   }, 30_000);
+
+  it('releases the upstream subscription when the session that held it ends without unsubscribing', async () => {
+    const a = await session();
+    try {
+      await a.client.subscribeResource({ uri: WATCHED });
+      await expect.poll(() => upstream.subscribed()).toBe(1);
+      // Subscribing again changes nothing; an unsubscribe from a session that holds nothing
+      // does not release another's share.
+      await a.client.subscribeResource({ uri: WATCHED });
+      const b = await session();
+      await b.client.unsubscribeResource({ uri: WATCHED });
+      await b.client.close();
+      expect(upstream.subscribed()).toBe(1);
+      await a.transport.terminateSession();
+      await expect.poll(() => upstream.subscribed()).toBe(0);
+    } finally {
+      await a.client.close();
+    }
+  });
+
+  it('holds nothing upstream for a client without a session (no key), which no update could reach', async () => {
+    const anon = await session(null);
+    try {
+      expect(anon.transport.sessionId).toBeUndefined();
+      for (let i = 0; i < 5; i++) await anon.client.subscribeResource({ uri: WATCHED });
+      await expect.poll(() => upstream.subscribed()).toBe(0);
+    } finally {
+      await anon.client.close();
+    }
+  });
 
   it('refuses a subscription to a resource no upstream serves, naming it', async () => {
     const a = await session();
