@@ -1,5 +1,5 @@
 import { type HttpServerHandle, serveHttp } from '@lore/kit';
-import { tempDir, testConfig } from '@lore/kit/testing';
+import { connectClient, tempDir, testConfig } from '@lore/kit/testing';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Http } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -137,6 +137,26 @@ describe('resource subscriptions through the aggregator', () => {
       await expect.poll(() => upstream.subscribed()).toBe(0);
     } finally {
       await anon.client.close();
+    }
+  });
+
+  it('subscribes at the upstream for a 2026-07-28 client listening on the aggregator, while it listens', async () => {
+    const client = await connectClient(undefined, { url: `${front.url}/mcp`, key: 'lore_sk_listener' });
+    const updates: string[] = [];
+    client.setNotificationHandler('notifications/resources/updated', (n) => {
+      updates.push(n.params.uri);
+    });
+    try {
+      expect(client.getProtocolEra()).toBe('modern');
+      const listening = await client.listen({ resourceSubscriptions: [WATCHED] });
+      expect(listening.honoredFilter.resourceSubscriptions).toEqual([WATCHED]);
+      await expect.poll(() => upstream.subscribed()).toBe(1);
+      upstream.handler.notify.resourceUpdated(WATCHED);
+      await expect.poll(() => updates).toEqual([WATCHED]);
+      await listening.close();
+      await expect.poll(() => upstream.subscribed()).toBe(0);
+    } finally {
+      await client.close();
     }
   });
 

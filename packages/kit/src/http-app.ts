@@ -4,7 +4,7 @@ import { type Context, Hono } from 'hono';
 import { bearerToken } from './auth.js';
 import type { LoreConfig } from './config.js';
 import { clientAddress, jsonTooDeep, trustedProxies } from './edge.js';
-import { type AuthExtra, createMcpFactory, type McpBackend } from './mcp.js';
+import { type AuthExtra, type CallInfo, createMcpFactory, type McpBackend } from './mcp.js';
 import { type LegacySessionOptions, LegacySessions } from './sessions.js';
 
 export interface HttpAppOptions {
@@ -127,6 +127,37 @@ export function createHttpApp(opts: HttpAppOptions): Hono {
       if (mayOpen) return sessions.handle(request, authInfo, parsedBody, ip);
       return sessionless.fetch(request, { authInfo, ...body });
     }
+    const listened = opts.backend.subscribeResource ? listenedResources(parsedBody) : [];
+    if (listened.length) {
+      // A 2026-07-28 client listening for resource updates: the SDK keeps its stream, the
+      // backend is told what it listens to for as long as the stream is open (the aggregator
+      // subscribes at its upstreams), exactly as for a 2025-11-25 session's resources/subscribe.
+      const call: CallInfo = {
+        token: token || null,
+        era: 'modern',
+        requestId: extra.requestId!,
+        signal: request.signal,
+        sampling: undefined,
+        progress: async () => {},
+      };
+      const held: string[] = [];
+      for (const uri of listened)
+        await opts.backend.subscribeResource!(uri, call).then(
+          () => held.push(uri),
+          () => {},
+        );
+      const release = () => {
+        for (const uri of held.splice(0)) void opts.backend.unsubscribeResource?.(uri, call).catch(() => {});
+      };
+      const res = await handler.fetch(request, { authInfo, ...body }).catch((err) => {
+        release();
+        throw err;
+      });
+      if (!res.headers.get('content-type')?.includes('text/event-stream') || request.signal.aborted)
+        release();
+      else request.signal.addEventListener('abort', release, { once: true });
+      return res;
+    }
     return handler.fetch(request, { authInfo, ...body });
   });
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
@@ -143,6 +174,16 @@ export function createHttpApp(opts: HttpAppOptions): Hono {
   });
   opts.extend?.(app);
   return app;
+}
+
+/** The resource URIs a `subscriptions/listen` request asks updates of (at most 100). */
+function listenedResources(body: unknown): string[] {
+  const b = body as { method?: unknown; params?: { notifications?: { resourceSubscriptions?: unknown } } };
+  if (!b || typeof b !== 'object' || b.method !== 'subscriptions/listen') return [];
+  const uris = b.params?.notifications?.resourceSubscriptions;
+  return Array.isArray(uris)
+    ? [...new Set(uris.filter((u): u is string => typeof u === 'string'))].slice(0, 100)
+    : [];
 }
 
 /**
