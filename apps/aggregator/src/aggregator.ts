@@ -1,12 +1,4 @@
-import {
-  type CallInfo,
-  errorResult,
-  type Logger,
-  type McpBackend,
-  ToolError,
-  unknownTool,
-  withSpan,
-} from '@lore/kit';
+import { type CallInfo, type Logger, type McpBackend, unknownTool, withSpan } from '@lore/kit';
 import type {
   CallToolResult,
   CompleteRequestParams,
@@ -19,14 +11,14 @@ import type {
   ResourceTemplateType,
   Tool,
 } from '@modelcontextprotocol/server';
-import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import { type ForwardContext, forwardContext } from './context.js';
+import { type ForwardSettings, forward, type Route, unavailable } from './forward.js';
 import type { AggregatorMetrics } from './metrics.js';
 import { assignNames, type NamedTool } from './naming.js';
 import { ResourceRouting } from './resource-routing.js';
-import { tooLarge, withRetries } from './retries.js';
-import { namespacedUri, withExposedResource } from './ui-resources.js';
+import { withExposedResource } from './ui-resources.js';
 import type { Upstream } from './upstream.js';
+
+export type { Route } from './forward.js';
 
 export interface AggregatorOptions {
   log: Logger;
@@ -37,14 +29,6 @@ export interface AggregatorOptions {
   retry?: { attempts: number; deadlineMs: number; baseDelayMs: number };
   /** 2026-07-28 clients re-read tools/list after this long (default: the health interval). */
   listTtlMs?: number;
-}
-
-const SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
-
-export interface Route {
-  upstream: Upstream;
-  original: string;
-  retryable: boolean;
 }
 
 /**
@@ -61,16 +45,12 @@ export class Aggregator implements McpBackend {
     '`Authorization: Bearer <key>`. Ask peers with cqAskQuestion, keep knowledge with updateKnowledgeSources, and join the community with den_list and den_post.';
   readonly listTtlMs: number;
   private tools: Tool[] = [];
-  private prompts: Prompt[] = [];
-  private resources: Resource[] = [];
   private routes = new Map<string, Route>();
   /** Tools of upstreams that are down: answered with a quick 503 instead of "unknown tool". */
   private parked = new Map<string, Upstream>();
   private readonly exposedBy = new Map<string, string[]>();
-  private promptRoutes = new Map<string, { upstream: Upstream; original: string }>();
-  /** Exposed resource URI → the upstream serving it and its own URI. */
-  private resourceRoutes = new Map<string, { upstream: Upstream; original: string }>();
-  private readonly templateRoutes = new ResourceRouting();
+  /** Prompts, resources, templates, completion and subscriptions. */
+  private readonly resourceRouting = new ResourceRouting();
   private readonly listeners = new Set<() => void>();
   private readonly resultListeners = new Set<ResultListener>();
   /** Tools whose results a listener reads (they are never relayed), and listeners of every tool. */
@@ -78,15 +58,21 @@ export class Aggregator implements McpBackend {
   private watchAll = 0;
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private stopped = false;
-  private readonly retry: { attempts: number; deadlineMs: number; baseDelayMs: number };
-  private readonly debug: boolean;
+  private readonly forwarding: ForwardSettings;
 
   constructor(
     readonly upstreams: Upstream[],
     private readonly opts: AggregatorOptions,
   ) {
-    this.retry = opts.retry ?? { attempts: 3, deadlineMs: 10_000, baseDelayMs: 100 };
-    this.debug = opts.log.isLevelEnabled('debug');
+    this.forwarding = {
+      log: opts.log,
+      debug: opts.log.isLevelEnabled('debug'),
+      metrics: opts.metrics,
+      retry: opts.retry ?? { attempts: 3, deadlineMs: 10_000, baseDelayMs: 100 },
+      healthIntervalMs: opts.healthIntervalMs ?? 5000,
+    };
+    // An upstream's resource update reaches the clients under the URI they subscribed to.
+    for (const u of upstreams) u.onResourceUpdated = (uri) => this.resourceRouting.updated(u, uri);
     // A 2026-07-28 client learns of catalog changes by re-reading the list: as often as health can change.
     this.listTtlMs = opts.listTtlMs ?? opts.healthIntervalMs ?? 5000;
     this.rebuild();
@@ -168,8 +154,7 @@ export class Aggregator implements McpBackend {
     const byKey = new Map(
       live.flatMap((u) => u.tools.map((t) => [`${u.name}\u0000${t.name}`, { u, t }] as const)),
     );
-    const exposedUris = this.rebuildResources(live);
-    this.templateRoutes.rebuild(live);
+    const exposedUris = this.resourceRouting.rebuild(live);
     const routes = new Map<string, Route>();
     const tools: Tool[] = [];
     for (const n of names) {
@@ -198,40 +183,6 @@ export class Aggregator implements McpBackend {
     this.routes = routes;
     this.parked = parked;
     this.tools = tools;
-    this.promptRoutes = new Map();
-    this.prompts = [];
-    for (const u of live)
-      for (const p of u.prompts) {
-        const exposed = this.promptRoutes.has(p.name) ? `${u.opts.prefix ?? u.name}_${p.name}` : p.name;
-        this.promptRoutes.set(exposed, { upstream: u, original: p.name });
-        this.prompts.push({ ...p, name: exposed });
-      }
-  }
-
-  /**
-   * Resources of the live upstreams. A prefixed upstream's app resources (and an app resource
-   * whose URI an earlier upstream holds) are served under its namespace, keeping `ui://`; other
-   * URIs go through as they are, the first upstream winning. Returns each upstream's renames.
-   */
-  private rebuildResources(live: Upstream[]): Map<string, Map<string, string>> {
-    const routes = new Map<string, { upstream: Upstream; original: string }>();
-    const resources: Resource[] = [];
-    const renamed = new Map<string, Map<string, string>>();
-    for (const u of live) {
-      const mine = new Map<string, string>();
-      for (const r of u.resources) {
-        let exposed = u.opts.prefix ? namespacedUri(r.uri, u.opts.prefix) : r.uri;
-        if (routes.has(exposed)) exposed = namespacedUri(r.uri, u.opts.prefix ?? u.name);
-        if (routes.has(exposed)) continue;
-        routes.set(exposed, { upstream: u, original: r.uri });
-        resources.push(exposed === r.uri ? r : { ...r, uri: exposed });
-        mine.set(r.uri, exposed);
-      }
-      renamed.set(u.name, mine);
-    }
-    this.resourceRoutes = routes;
-    this.resources = resources;
-    return renamed;
   }
 
   /** Protocol extensions to advertise: every one a live upstream advertises (MCP Apps). */
@@ -254,7 +205,7 @@ export class Aggregator implements McpBackend {
 
   /** The retry policy of read-only and idempotent tools, and the outcome figures (for the relay). */
   get retryPolicy(): Readonly<{ attempts: number; deadlineMs: number; baseDelayMs: number }> {
-    return this.retry;
+    return this.forwarding.retry;
   }
 
   recordCall(upstream: string, tool: string, outcome: string, seconds: number) {
@@ -263,7 +214,7 @@ export class Aggregator implements McpBackend {
 
   /** The tool result that says an upstream is unavailable (a 503 the client may retry). */
   unavailableResult(upstream: Upstream, tool: string, reason?: string): CallToolResult {
-    return this.unavailable(upstream, tool, reason);
+    return unavailable(this.forwarding.healthIntervalMs, upstream, tool, reason);
   }
 
   /** Which upstream serves an exposed tool name, and under which name. */
@@ -281,36 +232,43 @@ export class Aggregator implements McpBackend {
   }
 
   listPrompts(): Prompt[] {
-    return this.prompts;
+    return this.resourceRouting.listPrompts();
   }
 
   listResources(): Resource[] {
-    return this.resources;
+    return this.resourceRouting.listResources();
   }
 
   listResourceTemplates(): ResourceTemplateType[] {
-    return this.templateRoutes.list();
+    return this.resourceRouting.listTemplates();
   }
 
   complete(params: CompleteRequestParams, call: CallInfo): Promise<CompleteResult> {
-    return this.templateRoutes.complete(params, call, (name) => this.promptRoutes.get(name));
+    return this.resourceRouting.complete(params, call);
+  }
+
+  getPrompt(
+    name: string,
+    args: Record<string, string> | undefined,
+    call: CallInfo,
+  ): Promise<GetPromptResult> {
+    return this.resourceRouting.getPrompt(name, args, call);
+  }
+
+  readResource(uri: string, call: CallInfo): Promise<ReadResourceResult> {
+    return this.resourceRouting.readResource(uri, call);
   }
 
   subscribeResource(uri: string, call: CallInfo): Promise<void> {
-    return this.subscription(uri, true, call);
+    return this.resourceRouting.subscription(uri, true, call);
   }
 
   unsubscribeResource(uri: string, call: CallInfo): Promise<void> {
-    return this.subscription(uri, false, call);
+    return this.resourceRouting.subscription(uri, false, call);
   }
 
-  private async subscription(uri: string, on: boolean, call: CallInfo): Promise<void> {
-    const r = this.resourceRoutes.get(uri);
-    const upstream = r?.upstream ?? this.templateRoutes.byUri(uri);
-    if (!upstream) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource: ${uri}`);
-    await forwardContext.run({ token: call.token, requestId: call.requestId }, () =>
-      upstream.subscribe(r?.original ?? uri, on, call),
-    );
+  onResourceUpdated(listener: (uri: string) => void): () => void {
+    return this.resourceRouting.onUpdated(listener);
   }
 
   /**
@@ -347,7 +305,7 @@ export class Aggregator implements McpBackend {
     const route = this.routes.get(name);
     if (!route) {
       const down = this.parked.get(name);
-      if (down) return this.unavailable(down, name);
+      if (down) return this.unavailableResult(down, name);
       throw unknownTool(name);
     }
     const incoming = {
@@ -359,119 +317,13 @@ export class Aggregator implements McpBackend {
       { 'mcp.tool': name, 'lore.upstream': route.upstream.name },
       incoming,
       (cc) =>
-        this.forward(name, route, args, call, {
+        forward(this.forwarding, name, route, args, call, {
           ...(call.ip ? { ip: call.ip } : {}),
           token: call.token,
           requestId: call.requestId,
           ...(cc.traceparent ? { traceparent: cc.traceparent } : {}),
           ...(call.notify ? { notify: call.notify } : {}),
         }),
-    );
-  }
-
-  private async forward(
-    name: string,
-    route: Route,
-    args: Record<string, unknown>,
-    call: CallInfo,
-    ctx: ForwardContext,
-  ): Promise<CallToolResult | InputRequiredResult> {
-    const { upstream } = route;
-    const t0 = performance.now();
-    let callLog: Logger | undefined;
-    const log = () =>
-      (callLog ??= this.opts.log.child({ requestId: call.requestId, tool: name, upstream: upstream.name }));
-    const deadline = Date.now() + this.retry.deadlineMs;
-    // Each attempt may take what is left of the deadline at most, so a hung read-only tool is
-    // given up on at the deadline rather than after attempts × the upstream's timeout.
-    const send = () =>
-      upstream.call(route.original, args, {
-        info: call,
-        forward: ctx,
-        ...(route.retryable
-          ? { timeoutMs: Math.max(1, Math.min(upstream.opts.timeoutMs ?? 60_000, deadline - Date.now())) }
-          : {}),
-        signal: call.signal,
-        onprogress: (p) => void call.progress(p.progress, p.total, p.message),
-        ...(call.inputResponses ? { inputResponses: call.inputResponses } : {}),
-        ...(call.requestState !== undefined ? { requestState: call.requestState } : {}),
-        ...(call.clientCapabilities ? { clientCapabilities: call.clientCapabilities } : {}),
-      });
-    // An in-process backend is handed the caller directly; the MCP client's fetch reads it from the context.
-    const attempt = upstream.opts.backend ? send : () => forwardContext.run(ctx, send);
-    let outcome = 'ok';
-    try {
-      const result = await withRetries(this.retry, route.retryable, attempt, call.signal, log(), deadline);
-      // The client talks to the aggregator: it names itself, not the upstream behind it.
-      const meta = (result as { _meta?: Record<string, unknown> })._meta;
-      if (meta && SERVER_INFO in meta) {
-        const { [SERVER_INFO]: _, ...rest } = meta;
-        (result as { _meta?: Record<string, unknown> })._meta = rest;
-      }
-      if ((result as CallToolResult).isError) outcome = 'tool_error';
-      if (this.debug) log().debug({ ms: Math.round(performance.now() - t0), outcome }, 'forwarded');
-      return result;
-    } catch (err) {
-      if (call.signal.aborted) {
-        outcome = 'cancelled';
-        throw err;
-      }
-      outcome = 'upstream_error';
-      log().warn({ err: (err as Error).message }, 'upstream call failed');
-      if (err instanceof ProtocolError && err.code === ProtocolErrorCode.InvalidParams) throw err;
-      if (tooLarge(err))
-        return errorResult(
-          new ToolError(400, 'The request is too large for the service behind this tool; send less.', {
-            field: 'arguments',
-            constraint: 'request body too large',
-          }),
-        );
-      return this.unavailable(upstream, name, (err as Error).message);
-    } finally {
-      this.opts.metrics?.record(upstream.name, name, outcome, (performance.now() - t0) / 1000);
-    }
-  }
-
-  async getPrompt(
-    name: string,
-    args: Record<string, string> | undefined,
-    call: CallInfo,
-  ): Promise<GetPromptResult> {
-    const r = this.promptRoutes.get(name);
-    if (!r) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${name}`);
-    return forwardContext.run({ token: call.token, requestId: call.requestId }, () =>
-      r.upstream.getPrompt(r.original, args, call),
-    );
-  }
-
-  async readResource(uri: string, call: CallInfo): Promise<ReadResourceResult> {
-    const templated = this.resourceRoutes.has(uri) ? undefined : this.templateRoutes.byUri(uri);
-    const r =
-      this.resourceRoutes.get(uri) ?? (templated ? { upstream: templated, original: uri } : undefined);
-    if (!r) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource: ${uri}`);
-    const result = await forwardContext.run({ token: call.token, requestId: call.requestId }, () =>
-      r.upstream.readResource(r.original, call),
-    );
-    if (r.original === uri) return result;
-    // The client asked for the exposed URI: the contents answer to that name.
-    return {
-      ...result,
-      contents: result.contents.map((c) => (c.uri === r.original ? { ...c, uri } : c)),
-    };
-  }
-
-  private unavailable(upstream: Upstream, tool: string, reason?: string): CallToolResult {
-    const retryAfterSeconds = Math.max(1, Math.ceil((this.opts.healthIntervalMs ?? 5000) / 1000));
-    return errorResult(
-      new ToolError(
-        503,
-        `The ${upstream.name} service is unavailable right now${reason ? ` (${reason})` : ''}; retry in ${retryAfterSeconds} s.`,
-        {
-          retryAfterSeconds,
-          service: upstream.name,
-          tool,
-        },
-      ),
     );
   }
 }

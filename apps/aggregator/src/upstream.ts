@@ -1,4 +1,4 @@
-import { type CallInfo, InputRequiredSignal, type McpBackend } from '@lore/kit';
+import type { CallInfo, McpBackend } from '@lore/kit';
 import type {
   CallToolResult,
   CompleteRequestParams,
@@ -19,6 +19,8 @@ import {
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { type ForwardContext, forwardContext, identityFetch } from './context.js';
+import { callInProcess } from './in-process-call.js';
+import { UpstreamSubscriptions } from './upstream-subscriptions.js';
 
 type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
@@ -79,8 +81,11 @@ export class Upstream {
   failures = 0;
   lastError: string | undefined;
   lastCheckedAt: number | undefined;
+  /** Told of each `notifications/resources/updated` the upstream sends, with its own URI. */
+  onResourceUpdated: ((uri: string) => void) | undefined;
   private client: Client | undefined;
   private connecting: Promise<void> | undefined;
+  private readonly subscriptions = new UpstreamSubscriptions();
 
   constructor(readonly opts: UpstreamOptions) {
     this.name = opts.name;
@@ -105,8 +110,13 @@ export class Upstream {
       client.setNotificationHandler('notifications/message', (n) => {
         void forwardContext.getStore()?.notify?.(n.params.level, n.params.data);
       });
+      client.setNotificationHandler('notifications/resources/updated', (n) => {
+        this.onResourceUpdated?.(n.params.uri);
+      });
       await client.connect(this.transport());
       this.client = client;
+      // Subscriptions held before a reconnect are asked for again on the new connection.
+      this.subscriptions.renew(client);
       await this.refresh();
     })().finally(() => {
       this.connecting = undefined;
@@ -195,7 +205,7 @@ export class Upstream {
     }
     const client = this.requireClient();
     if (!client.getServerCapabilities()?.resources?.subscribe) return;
-    await (on ? client.subscribeResource({ uri }) : client.unsubscribeResource({ uri }));
+    await (on ? this.subscriptions.subscribe(client, uri) : this.subscriptions.unsubscribe(client, uri));
   }
 
   async call(
@@ -204,7 +214,7 @@ export class Upstream {
     options: CallOptions,
   ): Promise<CallToolResult | InputRequiredResult> {
     const timeout = options.timeoutMs ?? this.opts.timeoutMs ?? 60_000;
-    if (this.opts.backend) return this.callBackend(this.opts.backend, name, args, options, timeout);
+    if (this.opts.backend) return callInProcess(this.opts.backend, this.name, name, args, options, timeout);
     const params: Record<string, unknown> = { name, arguments: args };
     if (options.inputResponses) params.inputResponses = options.inputResponses;
     if (options.requestState !== undefined) params.requestState = options.requestState;
@@ -233,54 +243,6 @@ export class Upstream {
     )) as CallToolResult | InputRequiredResult;
   }
 
-  /**
-   * A call into an in-process backend: the caller's identity, request id and trace context from
-   * the forwarding context, everything else (sampling, progress, cancellation) from the
-   * aggregator's call. The timeout holds as it does over HTTP: the call is aborted and fails.
-   */
-  private async callBackend(
-    backend: McpBackend,
-    name: string,
-    args: Record<string, unknown>,
-    options: CallOptions,
-    timeoutMs: number,
-  ): Promise<CallToolResult | InputRequiredResult> {
-    const info = options.info;
-    if (!info) throw new Error(`upstream ${this.name} is in process and needs the caller's call`);
-    const ctx = options.forward ?? forwardContext.getStore();
-    const abort = new AbortController();
-    const onAbort = () => abort.abort(info.signal.reason);
-    info.signal.addEventListener('abort', onAbort, { once: true });
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        const err = new Error(`Request timed out after ${timeoutMs} ms`);
-        abort.abort(err);
-        reject(err);
-      }, timeoutMs);
-    });
-    const { traceparent: _, ...rest } = info;
-    try {
-      return await Promise.race([
-        backend.callTool(name, args, {
-          ...rest,
-          token: ctx ? ctx.token : info.token,
-          requestId: ctx?.requestId ?? info.requestId,
-          signal: abort.signal,
-          ...(ctx?.traceparent ? { traceparent: ctx.traceparent } : {}),
-        }),
-        timedOut,
-      ]);
-    } catch (err) {
-      // Over HTTP the service's endpoint turns this into its input request; in process, here.
-      if (err instanceof InputRequiredSignal) return err.result();
-      throw err;
-    } finally {
-      clearTimeout(timer);
-      info.signal.removeEventListener('abort', onAbort);
-    }
-  }
-
   async getPrompt(
     name: string,
     args: Record<string, string> | undefined,
@@ -298,6 +260,7 @@ export class Upstream {
   }
 
   async close(): Promise<void> {
+    this.subscriptions.clear();
     await this.client?.close().catch(() => {});
     this.client = undefined;
   }

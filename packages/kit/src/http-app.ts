@@ -4,7 +4,7 @@ import { type Context, Hono } from 'hono';
 import { bearerToken } from './auth.js';
 import type { LoreConfig } from './config.js';
 import { clientAddress, jsonTooDeep, trustedProxies } from './edge.js';
-import { type AuthExtra, createMcpFactory, type McpBackend } from './mcp.js';
+import { type AuthExtra, type CallInfo, createMcpFactory, type McpBackend } from './mcp.js';
 import { type LegacySessionOptions, LegacySessions } from './sessions.js';
 
 export interface HttpAppOptions {
@@ -28,7 +28,7 @@ export interface HttpAppOptions {
   /** Open 2025-11-25 sessions without a key (a server whose every tool is public). */
   openSessions?: boolean;
   /** Receives the endpoint's notifier, to tell clients the catalog changed. */
-  onNotifier?: (notify: { toolsChanged(): void }) => void;
+  onNotifier?: (notify: { toolsChanged(): void; resourceUpdated(uri: string): void }) => void;
   /**
    * Bytes accepted beyond LORE_MAX_BODY_BYTES. Services allow a little more than the
    * aggregator in front of them, because a forwarded request carries its envelope too.
@@ -77,12 +77,18 @@ export function createHttpApp(opts: HttpAppOptions): Hono {
   });
   // Legacy requests that may not open a session.
   const sessionless = sessions ? createMcpHandler(factory, { maxRequestBodySize: maxBody }) : handler;
-  opts.onNotifier?.({
+  const notifier = {
     toolsChanged() {
       handler.notify.toolsChanged();
       sessions?.toolsChanged();
     },
-  });
+    resourceUpdated(uri: string) {
+      handler.notify.resourceUpdated(uri);
+      sessions?.resourceUpdated(uri);
+    },
+  };
+  opts.onNotifier?.(notifier);
+  opts.backend.onResourceUpdated?.((uri) => notifier.resourceUpdated(uri));
   const app = new Hono();
   app.all('/mcp', async (c) => {
     const extra: AuthExtra = { requestId: c.req.header('x-request-id') || randomUUID() };
@@ -121,6 +127,37 @@ export function createHttpApp(opts: HttpAppOptions): Hono {
       if (mayOpen) return sessions.handle(request, authInfo, parsedBody, ip);
       return sessionless.fetch(request, { authInfo, ...body });
     }
+    const listened = opts.backend.subscribeResource ? listenedResources(parsedBody) : [];
+    if (listened.length) {
+      // A 2026-07-28 client listening for resource updates: the SDK keeps its stream, the
+      // backend is told what it listens to for as long as the stream is open (the aggregator
+      // subscribes at its upstreams), exactly as for a 2025-11-25 session's resources/subscribe.
+      const call: CallInfo = {
+        token: token || null,
+        era: 'modern',
+        requestId: extra.requestId!,
+        signal: request.signal,
+        sampling: undefined,
+        progress: async () => {},
+      };
+      const held: string[] = [];
+      for (const uri of listened)
+        await opts.backend.subscribeResource!(uri, call).then(
+          () => held.push(uri),
+          () => {},
+        );
+      const release = () => {
+        for (const uri of held.splice(0)) void opts.backend.unsubscribeResource?.(uri, call).catch(() => {});
+      };
+      const res = await handler.fetch(request, { authInfo, ...body }).catch((err) => {
+        release();
+        throw err;
+      });
+      if (!res.headers.get('content-type')?.includes('text/event-stream') || request.signal.aborted)
+        release();
+      else request.signal.addEventListener('abort', release, { once: true });
+      return res;
+    }
     return handler.fetch(request, { authInfo, ...body });
   });
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
@@ -137,6 +174,16 @@ export function createHttpApp(opts: HttpAppOptions): Hono {
   });
   opts.extend?.(app);
   return app;
+}
+
+/** The resource URIs a `subscriptions/listen` request asks updates of (at most 100). */
+function listenedResources(body: unknown): string[] {
+  const b = body as { method?: unknown; params?: { notifications?: { resourceSubscriptions?: unknown } } };
+  if (!b || typeof b !== 'object' || b.method !== 'subscriptions/listen') return [];
+  const uris = b.params?.notifications?.resourceSubscriptions;
+  return Array.isArray(uris)
+    ? [...new Set(uris.filter((u): u is string => typeof u === 'string'))].slice(0, 100)
+    : [];
 }
 
 /**

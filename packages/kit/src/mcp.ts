@@ -95,6 +95,43 @@ export interface McpBackend {
   listTtlMs?: number;
   /** Called when the tool list may have changed, to tell session clients. */
   onToolsChanged?(listener: () => void): () => void;
+  /**
+   * Called when a resource a client may have subscribed to changed (`notifications/resources/updated`):
+   * the endpoint tells the 2025-11-25 sessions that subscribed to it and the 2026-07-28 listeners.
+   */
+  onResourceUpdated?(listener: (uri: string) => void): () => void;
+}
+
+/**
+ * The resource URIs each server instance's client subscribed to (one instance per 2025-11-25
+ * session; a stateless request's instance lives for that request), with the call that did it.
+ */
+const subscriptions = new WeakMap<Server, Map<string, CallInfo>>();
+
+/** Whether the client of a session's server instance subscribed to a resource. */
+export function subscribedTo(server: Server, uri: string): boolean {
+  return subscriptions.get(server)?.has(uri) ?? false;
+}
+
+/**
+ * Remembers a client's subscription on its server instance. When the instance closes (the
+ * session ends or expires, or a stateless request is answered, where no update could ever reach
+ * the client) its subscriptions are released, so what they hold upstream never outlives them.
+ */
+function remember(server: Server, backend: McpBackend, uri: string, call: CallInfo): void {
+  let mine = subscriptions.get(server);
+  if (!mine) {
+    const held = new Map<string, CallInfo>();
+    subscriptions.set(server, held);
+    const previous = server.onclose;
+    server.onclose = () => {
+      previous?.();
+      for (const [u, c] of held) void backend.unsubscribeResource?.(u, c).catch(() => {});
+      held.clear();
+    };
+    mine = held;
+  }
+  mine.set(uri, call);
 }
 
 /**
@@ -224,10 +261,16 @@ export function createMcpFactory(backend: McpBackend): McpServerFactory {
       );
       if (backend.subscribeResource) {
         server.setRequestHandler('resources/subscribe', async (req, ctx) => {
-          await backend.subscribeResource!(req.params.uri, callInfo(ctx));
+          const call = callInfo(ctx);
+          // A second subscription to the same resource by the same client changes nothing.
+          if (subscribedTo(server, req.params.uri)) return {};
+          await backend.subscribeResource!(req.params.uri, call);
+          remember(server, backend, req.params.uri, call);
           return {};
         });
         server.setRequestHandler('resources/unsubscribe', async (req, ctx) => {
+          // Only what this client holds is released: never another client's share of it.
+          if (!subscriptions.get(server)?.delete(req.params.uri)) return {};
           await backend.unsubscribeResource?.(req.params.uri, callInfo(ctx));
           return {};
         });

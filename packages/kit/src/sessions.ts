@@ -5,6 +5,7 @@ import {
   type Server,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
+import { subscribedTo } from './mcp.js';
 
 interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
@@ -91,6 +92,12 @@ export class LegacySessions {
   /** Tell every open session that the tool list changed. */
   toolsChanged(): void {
     for (const s of this.sessions.values()) void s.server.sendToolListChanged().catch(() => {});
+  }
+
+  /** Tell the sessions that subscribed to a resource that it changed. */
+  resourceUpdated(uri: string): void {
+    for (const s of this.sessions.values())
+      if (subscribedTo(s.server, uri)) void s.server.sendResourceUpdated({ uri }).catch(() => {});
   }
 
   async close(): Promise<void> {

@@ -113,9 +113,12 @@ export async function stopWithin(stop: () => Promise<void>, log: Logger): Promis
 export const STANDALONE_USAGE = '[--stdio] [--port N]';
 
 function standaloneArgs(argv: string[]): { stdio?: boolean; port?: string } {
+  // `pnpm start -- --stdio` (as the READMEs print it) hands the script the `--` itself, which
+  // would end the options and make `--stdio` a stray argument.
+  const args = argv[0] === '--' ? argv.slice(1) : argv;
   try {
     return parseArgs({
-      args: argv,
+      args,
       strict: true,
       options: { stdio: { type: 'boolean' }, port: { type: 'string' } },
     }).values;

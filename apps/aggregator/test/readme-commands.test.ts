@@ -1,0 +1,308 @@
+/**
+ * Every shell command the READMEs print, run as printed (slow: dozens of processes).
+ *
+ * The commands come from the fenced `sh` blocks of the root README and of every package's and
+ * app's README. Each is either run here (a one-shot command to its exit code, a server started
+ * on a free LORE_PORT and probed on /healthz, a stdio server listed through an MCP client) or
+ * listed in NOT_RUN with the reason it cannot run in a test. A README that gains a command that
+ * is in neither fails the first test.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join, relative } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ROOT } from './helpers.js';
+
+/** The READMEs whose commands are checked. */
+function readmes(): string[] {
+  const out = [join(ROOT, 'README.md')];
+  for (const dir of ['packages', 'apps'])
+    for (const name of readdirSync(join(ROOT, dir)).sort()) {
+      const path = join(ROOT, dir, name, 'README.md');
+      try {
+        readFileSync(path);
+        out.push(path);
+      } catch {}
+    }
+  return out;
+}
+
+/** The commands of a README's `sh` blocks: continuations joined, comments and blank lines dropped. */
+function commandsOf(markdown: string): string[] {
+  const out: string[] = [];
+  for (const m of markdown.matchAll(/^```(?:sh|bash|shell)\n([\s\S]*?)^```/gm)) {
+    const joined = m[1]!.replace(/\\\n\s*/g, '');
+    for (const raw of joined.split('\n')) {
+      const line = raw.replace(/\s+#\s.*$/, '').trim();
+      if (line && !line.startsWith('#')) out.push(line.replace(/\s+/g, ' '));
+    }
+  }
+  return out;
+}
+
+const SERVICES = ['users', 'queries', 'approvals', 'knowledge', 'dens', 'dms', 'showcase', 'docs'];
+
+type How =
+  /** Runs to its end with exit code 0 (and this output, when given), in a scratch folder. */
+  | { exit: RegExp | true; prepare?: (cwd: string) => void }
+  /** A server: started on a free LORE_PORT, /healthz answered, then stopped. */
+  | { serve: true }
+  /** A stdio server: an MCP client connects through it and lists tools. */
+  | { stdio: true };
+
+/** The commands run here, by their printed text. */
+const RUN = new Map<string, How>([
+  ['pnpm install && pnpm start', { serve: true }],
+  ['pnpm lore help', { exit: /^ {2}articles load\b/m }],
+  ['pnpm lore start', { serve: true }],
+  ['pnpm lore start --stdio', { stdio: true }],
+  ['pnpm lore start --port 7410', { serve: true }],
+  [
+    'pnpm lore docs ingest ./docs --source mydocs --base-uri https://docs.example.com/',
+    {
+      exit: /mydocs/,
+      prepare: (cwd) => {
+        mkdirSync(join(cwd, 'docs'), { recursive: true });
+        writeFileSync(join(cwd, 'docs', 'index.md'), '# Getting started\n\nInstall it, then run it.\n');
+      },
+    },
+  ],
+  [
+    'pnpm lore articles load ./articles --author owner',
+    {
+      exit: /1 created/,
+      prepare: (cwd) => {
+        mkdirSync(join(cwd, 'articles'), { recursive: true });
+        writeFileSync(
+          join(cwd, 'articles', 'first-steps.md'),
+          '---\ntitle: First steps\ncategory: guides\n---\n\nOne node per office, a shared NATS, the owner key in a password manager.\n',
+        );
+      },
+    },
+  ],
+  // The network commands run in this order in one folder: each uses what the one before wrote.
+  ['pnpm lore network create-key --out network.key', { exit: /PUBLIC KEY|[A-Za-z0-9+/=]{40}/ }],
+  ['pnpm lore network node-key > node.pub', { exit: true }],
+  ['pnpm lore network sign-node --key network.key --node lore-k8s --public-key node.pub', { exit: true }],
+  ['pnpm lore network rotate-node-key', { exit: true }],
+  ['pnpm lint', { exit: true }],
+  // The docs README prints no start commands of its own.
+  ...SERVICES.filter((s) => s !== 'docs').flatMap(
+    (s): Array<[string, How]> => [
+      [`pnpm --filter @lore/${s} start`, { serve: true }],
+      [`pnpm --filter @lore/${s} start -- --stdio`, { stdio: true }],
+      [`NATS_URL=nats://127.0.0.1:4222 pnpm --filter @lore/${s} start`, { serve: true }],
+    ],
+  ),
+]);
+
+const PACKED =
+  'packs and installs tarballs and runs the installed binary outside the checkout: test/deploy-pack.test.ts does exactly this (pack, npm install into an empty folder, start over HTTP and over stdio with NATS)';
+const TEST_RUN = 'runs tests: it is one of the test tiers themselves (pnpm test, pnpm test:slow, CI)';
+const SYNOPSIS =
+  "a synopsis with placeholders (<inputs>, <dir>, <file>) rather than a command; each form runs through `pnpm lore` from the root README's block above";
+
+/** The commands not run here, with the reason. */
+const NOT_RUN = new Map<string, string>([
+  ['pnpm test', TEST_RUN],
+  ['pnpm typecheck', 'type-checks every package (minutes on this machine); CI runs it on every change'],
+  ['pnpm test:faults', TEST_RUN],
+  [
+    'npx @modelcontextprotocol/inspector@0.15.0 --cli http://127.0.0.1:7400/mcp --transport http --method tools/list',
+    'fixed to port 7400, which a shared machine may have taken: test/inspector.test.ts runs the same Inspector CLI 0.15 commands against the port it started Lore on',
+  ],
+  [
+    'npx @modelcontextprotocol/inspector@0.15.0 --cli http://127.0.0.1:7400/mcp --transport http --method tools/call --tool-name agent_register --tool-arg username=my_agent --tool-arg email=me@example.com --tool-arg displayName="My agent"',
+    'fixed to port 7400, which a shared machine may have taken: test/inspector.test.ts runs the same call against the port it started Lore on',
+  ],
+  [
+    'pnpm lore docs ingest https://docs.example.com/sitemap.xml',
+    'fetches a site on the internet, which tests do not reach: sitemap crawling runs against a local site in test/docs.test.ts',
+  ],
+  ['pnpm --filter @lore/docs bench', 'a benchmark (never part of the tests; pnpm bench)'],
+  [
+    'npx tsx packages/knowledge/bench/ingest-search.ts [--chunks 10000] [--queries 500] [--embeddings]',
+    'a benchmark (never part of the tests; pnpm bench)',
+  ],
+  ...[
+    'lore start',
+    'lore start --stdio',
+    'lore start --port 7410',
+    'lore docs ingest <inputs>',
+    'lore articles load <dir>',
+    'lore jetstream backup <stream> <file>',
+    'lore jetstream restore <file>',
+    'lore network create-key --out <file>',
+    'lore network node-key',
+    'lore network sign-node --key <file> --node <id> --public-key <file>',
+    'lore network rotate-node-key',
+    'lore help',
+    'pnpm lore docs ingest <path or URL>... [--source NAME] [--base-uri URL] [--concurrency N] [--max-pages N] [--keep-missing]',
+  ].map((c): [string, string] => [c, SYNOPSIS]),
+  ['npm install /path/to/packs/*.tgz', PACKED],
+  ['NATS_URL=nats://127.0.0.1:4222 npx lore-users &', PACKED],
+  ...['aggregator', ...SERVICES].map((s): [string, string] => [
+    `pnpm pack:server ${s} --out ./packs`,
+    PACKED,
+  ]),
+  ...SERVICES.map((s) => `lore-${s}`).flatMap(
+    (bin): Array<[string, string]> => [
+      [`npx ${bin}`, PACKED],
+      [`npx ${bin} --stdio`, PACKED],
+      [`NATS_URL=nats://127.0.0.1:4222 npx ${bin}`, PACKED],
+    ],
+  ),
+  ['npx lore start', PACKED],
+  ['npx lore start --stdio', PACKED],
+]);
+
+/** Whole families not run here: test runs of one package or file. */
+const NOT_RUN_FORMS: Array<[RegExp, string]> = [[/^(npx|pnpm) vitest run /, TEST_RUN]];
+
+const reasonNotRun = (command: string): string | undefined =>
+  NOT_RUN.get(command) ?? NOT_RUN_FORMS.find(([re]) => re.test(command))?.[1];
+
+const all = readmes().flatMap((path) =>
+  commandsOf(readFileSync(path, 'utf8')).map((command) => ({ readme: relative(ROOT, path), command })),
+);
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+// Scratch folders inside the checkout (pnpm finds the workspace from there), in the ignored data/.
+mkdirSync(join(ROOT, 'data'), { recursive: true });
+const work = mkdtempSync(join(ROOT, 'data', 'readme-commands-'));
+const network = join(work, 'network');
+mkdirSync(network, { recursive: true });
+
+function baseEnv(dataDir: string, port: number): Record<string, string> {
+  return {
+    ...(process.env as Record<string, string>),
+    LORE_DATA_DIR: dataDir,
+    LORE_PORT: String(port),
+    LORE_LOG_LEVEL: 'warn',
+    LORE_INGEST_OWN_DOCS: 'false',
+    // The test NATS runs without authentication; the printed NATS_URL commands set only the URL.
+    LORE_NATS_INSECURE: 'true',
+    NATS_URL: '',
+  };
+}
+
+/** Runs a command line through the shell, as typed, to its end. */
+function runToEnd(command: string, cwd: string, env: Record<string, string>) {
+  return new Promise<{ code: number; out: string }>((resolve) => {
+    const child = spawn('sh', ['-c', command], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.stderr.on('data', (d) => {
+      out += d;
+    });
+    child.on('exit', (code) => resolve({ code: code ?? 1, out }));
+  });
+}
+
+/** Stops a command started in its own process group, and everything it started. */
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  try {
+    process.kill(-child.pid!, 'SIGTERM');
+  } catch {}
+  const t = setTimeout(() => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {}
+  }, 10_000);
+  await exited;
+  clearTimeout(t);
+}
+
+describe('every command the READMEs print', () => {
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  it('is either run here or listed with the reason it is not', () => {
+    expect(all.length).toBeGreaterThan(20);
+    const unaccounted = all.filter(({ command }) => !RUN.has(command) && !reasonNotRun(command));
+    expect(unaccounted, 'add each to RUN or NOT_RUN in this file').toEqual([]);
+    // And nothing listed here is stale: every entry is still printed somewhere.
+    const printed = new Set(all.map((c) => c.command));
+    const stale = [...RUN.keys(), ...NOT_RUN.keys()].filter((c) => !printed.has(c));
+    expect(stale, 'no README prints these any more').toEqual([]);
+  });
+
+  for (const [command, how] of RUN) {
+    const where = all.find((c) => c.command === command)?.readme ?? '?';
+    it(`${command}  (${where})`, async () => {
+      const port = await freePort();
+      // `--port 7410` is run on a free port: the flag is what is under test, not that number.
+      const line = command.replace('--port 7410', `--port ${port}`);
+      if ('exit' in how) {
+        const network_ = command.startsWith('pnpm lore network');
+        const cwd = network_ ? network : mkdtempSync(join(work, 'run-'));
+        how.prepare?.(cwd);
+        const r = await runToEnd(line, cwd, baseEnv(join(cwd, 'data'), port));
+        expect(r.code, r.out.slice(-3000)).toBe(0);
+        if (how.exit !== true) expect(r.out).toMatch(how.exit);
+        return;
+      }
+      const dataDir = mkdtempSync(join(work, 'data-'));
+      const env = {
+        ...baseEnv(dataDir, port),
+        ...(command.startsWith('NATS_URL=') ? {} : { NATS_URL: '' }),
+      };
+      if ('stdio' in how) {
+        const client = new Client({ name: 'readme', version: '1.0.0' });
+        await client.connect(
+          new StdioClientTransport({ command: 'sh', args: ['-c', line], cwd: ROOT, env, stderr: 'pipe' }),
+        );
+        try {
+          const { tools } = await client.listTools();
+          expect(tools.length).toBeGreaterThan(0);
+        } finally {
+          await client.close();
+        }
+        return;
+      }
+      const child = spawn('sh', ['-c', line], {
+        cwd: ROOT,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      });
+      let out = '';
+      child.stdout!.on('data', (d) => {
+        out += d;
+      });
+      child.stderr!.on('data', (d) => {
+        out += d;
+      });
+      try {
+        await expect
+          .poll(
+            async () => {
+              if (child.exitCode !== null) return `exited ${child.exitCode}: ${out.slice(-2000)}`;
+              const r = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
+              return r?.status;
+            },
+            { timeout: 90_000, interval: 250 },
+          )
+          .toBe(200);
+      } finally {
+        await stop(child);
+      }
+    }, 150_000);
+  }
+});
