@@ -207,7 +207,7 @@ export async function evaluateCorpus(
       base.push(await baseline(q.question));
       baseMs.push(performance.now() - t);
     }
-    const short = (d: string) => d.slice(corpus.prefix.length);
+    const short = (d: string) => d.slice(corpus.prefix.length) || '(index)';
     const misses = corpus.questions.flatMap((q, i): Miss[] => {
       const rank = lore[i]!.findIndex((d) => expected[i]!.includes(d));
       if (rank === 0) return [];
