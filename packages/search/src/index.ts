@@ -41,6 +41,7 @@ export {
   identifierParts,
   SYNONYM_GROUPS,
   synonymsOf,
+  versionedNames,
   withIdentifierParts,
 } from './synonyms.js';
 export { ftsMatchQuery, isContentTerm, queryTerms, STOP_WORDS, tokenize } from './terms.js';
