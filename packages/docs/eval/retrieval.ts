@@ -41,11 +41,34 @@ export interface CorpusResult {
   chunks: number;
   lore: Metrics;
   baseline: Metrics;
-  /** Questions whose page Lore's ranking left out of its first 5, with what came first. */
-  misses: string[];
+  /** Lore's figures on each half of the questions (see `HALVES`). */
+  halves: Record<Half, Metrics>;
+  /**
+   * Questions whose page Lore's ranking did not put first: the question, the expected page(s),
+   * the rank of the first expected page (0 when not in the first 10) and the pages above it.
+   */
+  misses: Miss[];
   /** Median milliseconds per Lore search and per baseline search. */
   msPerSearch: { lore: number; baseline: number };
 }
+
+/** A question whose page was not ranked first. */
+export interface Miss {
+  question: string;
+  expected: string[];
+  /** 1-based rank of the first expected page; 0 when it is not among the first `DEPTH`. */
+  rank: number;
+  /** The pages ranked above it (the first 5 when it is not found). */
+  above: string[];
+}
+
+/**
+ * The two halves of the set: questions at even positions of each corpus's list ("tune") and at
+ * odd positions ("held-out"). Ranking changes are judged on the tuning half; the held-out half
+ * shows whether a change generalises beyond the questions it was judged on.
+ */
+export type Half = 'tune' | 'held-out';
+export const halfOf = (index: number): Half => (index % 2 === 0 ? 'tune' : 'held-out');
 
 /** Pages ranked per question. */
 const DEPTH = 10;
@@ -184,23 +207,30 @@ export async function evaluateCorpus(
       base.push(await baseline(q.question));
       baseMs.push(performance.now() - t);
     }
-    const misses = corpus.questions.flatMap((q, i) =>
-      lore[i]!.slice(0, 5).some((d) => expected[i]!.includes(d))
-        ? []
-        : [
-            `${q.question} → ${
-              lore[i]!.slice(0, 3)
-                .map((d) => d.slice(corpus.prefix.length))
-                .join(', ') || 'nothing'
-            }`,
-          ],
-    );
+    const short = (d: string) => d.slice(corpus.prefix.length) || '(index)';
+    const misses = corpus.questions.flatMap((q, i): Miss[] => {
+      const rank = lore[i]!.findIndex((d) => expected[i]!.includes(d));
+      if (rank === 0) return [];
+      return [
+        {
+          question: q.question,
+          expected: q.pages,
+          rank: rank + 1,
+          above: lore[i]!.slice(0, rank < 0 ? 5 : rank).map(short),
+        },
+      ];
+    });
+    const half = (h: Half) => {
+      const keep = (_: unknown, i: number) => halfOf(i) === h;
+      return score(lore.filter(keep), expected.filter(keep));
+    };
     return {
       corpus: corpus.name,
       documents: summary.added,
       chunks: summary.chunks,
       lore: score(lore, expected),
       baseline: score(base, expected),
+      halves: { tune: half('tune'), 'held-out': half('held-out') },
       misses,
       msPerSearch: { lore: median(loreMs), baseline: median(baseMs) },
     };
@@ -212,7 +242,7 @@ export async function evaluateCorpus(
 /** Every corpus present, plus all questions pooled. */
 export async function evaluateRetrieval(opts: { embedder?: Embedder | null } = {}): Promise<{
   corpora: CorpusResult[];
-  all: { lore: Metrics; baseline: Metrics };
+  all: { lore: Metrics; baseline: Metrics; halves: Record<Half, Metrics> };
 }> {
   const dir = mkdtempSync(join(tmpdir(), 'lore-eval-'));
   try {
@@ -230,7 +260,14 @@ export async function evaluateRetrieval(opts: { embedder?: Embedder | null } = {
         mrr: w((m) => m.mrr),
       };
     };
-    return { corpora, all: { lore: pool((r) => r.lore), baseline: pool((r) => r.baseline) } };
+    return {
+      corpora,
+      all: {
+        lore: pool((r) => r.lore),
+        baseline: pool((r) => r.baseline),
+        halves: { tune: pool((r) => r.halves.tune), 'held-out': pool((r) => r.halves['held-out']) },
+      },
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -251,5 +288,9 @@ export function formatTable(result: Awaited<ReturnType<typeof evaluateRetrieval>
   for (const c of result.corpora)
     add(`${c.corpus} (${c.documents} pages, ${c.chunks} chunks)`, c.lore, c.baseline);
   add('all', result.all.lore, result.all.baseline);
+  for (const h of ['tune', 'held-out'] as const) {
+    const m = result.all.halves[h];
+    rows.push(`| all, ${h} half | ${m.questions} | Lore | ${f(m.recall1)} | ${f(m.recall5)} | ${f(m.mrr)} |`);
+  }
   return rows.join('\n');
 }

@@ -13,7 +13,10 @@ for (const c of result.corpora) {
   process.stdout.write(
     `${c.corpus}: median search ${c.msPerSearch.lore.toFixed(2)} ms (baseline ${c.msPerSearch.baseline.toFixed(2)} ms)\n`,
   );
-  for (const m of c.misses) process.stdout.write(`  missed: ${m}\n`);
+  for (const m of c.misses)
+    process.stdout.write(
+      `  ${m.rank ? `@${m.rank}` : 'missed'}: ${m.question}\n      expected ${m.expected.join(' | ')}; above it: ${m.above.join(', ') || 'nothing'}\n`,
+    );
 }
 const below = belowFloors(result.all);
 const missed = missedTargets(result.all);

@@ -4,11 +4,11 @@ import type { Metrics } from './retrieval.js';
 export const RETRIEVAL_TARGETS = { recall5: 0.98, recall1: 0.85 } as const;
 
 /**
- * What CI enforces: the figures measured when page grouping landed in `@lore/search` (pooled 98
- * questions: recall@1 0.643, recall@5 0.857, MRR 0.732) less about one question's worth, and
+ * What CI enforces: the figures measured with versioned names joined in `@lore/search` (pooled
+ * 98 questions: recall@1 0.643, recall@5 0.867, MRR 0.740) less about one question's worth, and
  * every measure at least the baseline's of the same run. A ranking change that loses answers fails.
  */
-export const RETRIEVAL_FLOORS = { recall5: 0.845, recall1: 0.63, mrr: 0.72 } as const;
+export const RETRIEVAL_FLOORS = { recall5: 0.855, recall1: 0.63, mrr: 0.73 } as const;
 
 /** What falls short of the floors (empty when none does). */
 export function belowFloors(all: { lore: Metrics; baseline: Metrics }): string[] {

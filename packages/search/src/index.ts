@@ -11,6 +11,7 @@ export {
   type TermSplit,
   type TermSplitOptions,
 } from './fts.js';
+export { GENERIC_STEMS, GENERIC_WEIGHT, questionWordWeight } from './generic.js';
 export { keywords } from './keywords.js';
 export {
   bm25Idf,
@@ -40,6 +41,7 @@ export {
   identifierParts,
   SYNONYM_GROUPS,
   synonymsOf,
+  versionedNames,
   withIdentifierParts,
 } from './synonyms.js';
 export { ftsMatchQuery, isContentTerm, queryTerms, STOP_WORDS, tokenize } from './terms.js';

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { rankFields, rankQuery, rerankBlend } from './rank.js';
-import { expansionWords, identifierParts, synonymsOf, withIdentifierParts } from './synonyms.js';
+import {
+  expansionWords,
+  identifierParts,
+  synonymsOf,
+  versionedNames,
+  withIdentifierParts,
+} from './synonyms.js';
 
 describe('synonyms and identifiers', () => {
   it('finds the other ways of saying an abbreviation or a phrase', () => {
@@ -23,6 +29,17 @@ describe('synonyms and identifiers', () => {
     expect(withIdentifierParts('call showRoutes()')).toBe('call showRoutes()\nshow routes');
     expect(expansionWords('set maxSize for gzip')).toEqual(
       expect.arrayContaining(['compress', 'max', 'size']),
+    );
+  });
+});
+
+describe('versioned names', () => {
+  it('joins a name and the version after its slash, and expands the joined name', () => {
+    expect(versionedNames('talk HTTP/2 without TLS, or HTTP/1.1')).toEqual(['http2', 'http11']);
+    expect(versionedNames('and/or, 3/4, a/b, x/2y')).toEqual([]);
+    expect(expansionWords('talk HTTP/2 without TLS')).toEqual(expect.arrayContaining(['http2', 'h2']));
+    expect(rankQuery('HTTP/2 streams').terms.map((t) => t.text)).toEqual(
+      expect.arrayContaining(['http2', 'h2']),
     );
   });
 });

@@ -1,5 +1,5 @@
 import { stem } from './stem.js';
-import { identifierParts, synonymsOf } from './synonyms.js';
+import { identifierParts, synonymsOf, versionedNames } from './synonyms.js';
 import { queryTerms, tokenize } from './terms.js';
 
 /**
@@ -74,6 +74,9 @@ export function rankQuery(
   for (const w of queryTerms(text, maxTerms)) {
     const s = stem(w);
     add({ stems: [s], weight: weightOf(s), expansion: false, text: w });
+  }
+  for (const name of versionedNames(text)) {
+    add({ stems: [stem(name)], weight: EXPANSION_WEIGHT, expansion: true, text: name });
   }
   for (const alt of synonymsOf(text)) {
     const stems = tokenize(alt.text).map(stem);

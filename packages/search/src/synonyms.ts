@@ -101,7 +101,7 @@ for (const group of SYNONYM_GROUPS) {
  * repeated; each alternative once.
  */
 export function synonymsOf(text: string): Expansion[] {
-  const words = tokenize(text).map(stem);
+  const words = [...tokenize(text), ...versionedNames(text)].map(stem);
   const own = new Set(words);
   const seen = new Set<string>();
   const out: Expansion[] = [];
@@ -130,8 +130,23 @@ export function expansionWords(text: string): string[] {
   const add = (w: string) => {
     if (!own.has(w) && isContentTerm(w)) out.add(w);
   };
+  for (const w of versionedNames(text)) add(w);
   for (const alt of synonymsOf(text)) for (const w of tokenize(alt.text)) add(w);
   for (const w of identifierParts(text)) add(w);
+  return [...out];
+}
+
+const VERSIONED = /(?<![\p{L}\p{N}])(\p{L}+)\/(\d+(?:\.\d+)*)(?![\p{L}\p{N}])/gu;
+
+/**
+ * Names written with a version after a slash, joined as one word, lower-cased (`HTTP/2` →
+ * http2, `HTTP/1.1` → http11): the tokenizer cuts them into the name and a number, which loses
+ * the version (one-character tokens are not searched) and with it the name's abbreviations
+ * (`http2` ~ `h2` in `SYNONYM_GROUPS`).
+ */
+export function versionedNames(text: string): string[] {
+  const out = new Set<string>();
+  for (const m of text.matchAll(VERSIONED)) out.add(`${m[1]}${m[2]!.replaceAll('.', '')}`.toLowerCase());
   return [...out];
 }
 

@@ -14,6 +14,16 @@ describe('STOP_WORDS', () => {
 });
 
 describe('queryTerms', () => {
+  it('keeps a path segment written in the question even when it is a stop word', () => {
+    expect(queryTerms('make /about/ and /about go to the same page')).toEqual([
+      'make',
+      'about',
+      'go',
+      'page',
+    ]);
+    expect(queryTerms('what is this about')).toEqual([]);
+  });
+
   it('lower-cases, drops stop words and 1-char tokens, dedupes, keeps order', () => {
     expect(queryTerms('How do I configure the Vector index? The vector INDEX, x y z!')).toEqual([
       'configure',

@@ -127,8 +127,10 @@ export function queryTerms(text: string, maxTerms = 12): string[] {
   if (!(cap > 0)) return [];
   const seen = new Set<string>();
   const terms: string[] = [];
-  for (const token of tokenize(text)) {
-    if (seen.has(token) || !isContentTerm(token)) continue;
+  for (const { token, start } of tokenSpans(text)) {
+    if (seen.has(token)) continue;
+    // A segment of a path written in the question (`/about/`) is a literal, even a stop word.
+    if (!isContentTerm(token) && !(text[start - 1] === '/' && codePointLength(token) > 1)) continue;
     seen.add(token);
     terms.push(token);
   }

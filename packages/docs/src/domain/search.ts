@@ -5,6 +5,7 @@ import {
   expansionWords,
   groupByPage,
   queryTerms,
+  questionWordWeight,
   type RankQuery,
   rankQuery,
   reciprocalRankFusion,
@@ -137,7 +138,7 @@ export class DocsSearch {
     const words = queryTerms(query, MAX_QUERY_TERMS);
     const extra = expansionWords(query).slice(0, MAX_EXPANSION_TERMS);
     const terms = [...words, ...extra.filter((w) => !words.includes(w))];
-    const rank = rankQuery(query, MAX_QUERY_TERMS);
+    const rank = rankQuery(query, MAX_QUERY_TERMS, questionWordWeight);
     const counted = [...new Set([...terms, ...rank.terms.map((t) => t.text)])];
     const { df, chunks } = await this.counts(counted);
     const idf = (t: string) => bm25Idf(Math.max(chunks, 1), Math.min(df.get(t) ?? 0, chunks));

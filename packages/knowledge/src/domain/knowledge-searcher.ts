@@ -4,6 +4,7 @@ import {
   cosineTopK,
   excerpt,
   float32FromBuffer,
+  questionWordWeight,
   type RankTerm,
   rankQuery,
   reciprocalRankFusion,
@@ -16,7 +17,7 @@ import { type AgentCaches, type AgentStats, STATS_CACHE_STEMS } from './agent-ca
 import { agentSummary, type CandidateRow, revision, ScopeRanker, stemCounts } from './agent-scope.js';
 import { agentToken, type FoundPassage, passageText, type SearchOutcome } from './knowledge-types.js';
 import { scoreStemCounts } from './relevance.js';
-import { analyzeQuery, GENERIC_STEMS, GENERIC_WEIGHT, MAX_QUERY_TERMS, stemCounter } from './search-terms.js';
+import { analyzeQuery, MAX_QUERY_TERMS, stemCounter } from './search-terms.js';
 
 type Db = Database<typeof tables>;
 
@@ -107,7 +108,7 @@ export class KnowledgeSearcher {
    * stands for the page title and path, the heading path and the text are fields of their own.
    */
   private rerank(text: string, stats: AgentStats, ranked: FoundPassage[]): FoundPassage[] {
-    const q = rankQuery(text, MAX_QUERY_TERMS, (s) => (GENERIC_STEMS.has(s) ? GENERIC_WEIGHT : 1));
+    const q = rankQuery(text, MAX_QUERY_TERMS, questionWordWeight);
     const n = Math.max(stats.chunks, 1);
     // Stems the agent's statistics hold get their IDF; expansions it never counted a neutral 1.
     const idf = (t: RankTerm) => {

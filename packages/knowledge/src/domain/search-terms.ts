@@ -1,6 +1,14 @@
-import { ftsMatchQuery, queryTerms, STOP_WORDS, stem, tokenize } from '@lore/search';
+import {
+  ftsMatchQuery,
+  GENERIC_STEMS,
+  GENERIC_WEIGHT,
+  queryTerms,
+  STOP_WORDS,
+  stem,
+  tokenize,
+} from '@lore/search';
 
-export { stem };
+export { GENERIC_STEMS, GENERIC_WEIGHT, stem };
 
 /** Most distinct terms a query is searched with (BM25 over OR-ed common words is slow and vague). */
 export const MAX_QUERY_TERMS = 12;
@@ -38,22 +46,6 @@ export function stemCounter(wanted: readonly string[]): (text: string) => StemCo
 
 /** What goes into an FTS5 column: the stems, space-separated. */
 export const indexTerms = (text: string) => stems(text).join(' ');
-
-/**
- * Words that say what kind of answer is wanted rather than what it is about ("latest
- * developments", "explain", "best way"): they count a quarter as much when deciding relevance.
- */
-const GENERIC_WORDS = (
-  'latest recent recently new newest current currently today update updates news information info detail details ' +
-  'overview explain explanation describe description tell know knowledge think best good better great way ways thing ' +
-  'things example examples use used using work works working make get help need want question questions answer topic ' +
-  'learn understand guide tips like really much many one two first main key important different difference find give ' +
-  'list show state art development developments happen happening going done look looking idea ideas kind type types ' +
-  'anyone someone something everything year years time times people'
-).split(' ');
-export const GENERIC_STEMS: ReadonlySet<string> = new Set(GENERIC_WORDS.map(stem));
-
-export const GENERIC_WEIGHT = 0.25;
 
 export interface AnalyzedQuery {
   /** The query's content terms as typed (stop words dropped, at most MAX_QUERY_TERMS). */
