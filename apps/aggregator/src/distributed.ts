@@ -1,4 +1,12 @@
-import { createLogger, type Logger, type LoreConfig, loadNodeIdentity } from '@lore/kit';
+import {
+  createBus,
+  createLogger,
+  type EventBus,
+  type Logger,
+  type LoreConfig,
+  loadNodeIdentity,
+  natsAccess,
+} from '@lore/kit';
 import type { Hono } from 'hono';
 import { Aggregator } from './aggregator.js';
 import { consoleOverCatalog } from './console/deps.js';
@@ -52,10 +60,33 @@ export async function startDistributed(
   await aggregator.start();
   const keyCheck = sessionKeyCheck(upstreams);
   const relay = config.LORE_RELAY ? await createRelay(aggregator, log) : undefined;
+  const node = loadNodeIdentity(config);
+  // The node's NATS, when there is one, is the console's: shared sessions and live inbox events.
+  let bus: EventBus | undefined;
+  if (config.NATS_URL) {
+    try {
+      bus = await createBus({
+        natsUrl: config.NATS_URL,
+        ...natsAccess(config, (m) => log.warn(m)),
+        name: `lore-aggregator-${node.id}`,
+        replicas: config.LORE_NATS_REPLICAS,
+      });
+    } catch (err) {
+      await aggregator.stop();
+      throw err;
+    }
+  }
+  const consoleParts = await consoleOverCatalog({
+    backend: aggregator,
+    node,
+    config,
+    log,
+    ...(bus ? { bus } : {}),
+  });
   const app = createGateway({
     // The console calls the same upstreams through this catalog; its sessions are sealed with
-    // LORE_CONSOLE_SECRET (or this node's key), so replicas that share it share sessions.
-    console: consoleOverCatalog({ backend: aggregator, node: loadNodeIdentity(config), config, log }),
+    // LORE_CONSOLE_SECRET (or this node's key), so replicas that share it and the NATS share sessions.
+    console: consoleParts.deps,
     config,
     aggregator,
     metrics,
@@ -73,8 +104,10 @@ export async function startDistributed(
     app,
     log,
     async close() {
+      await consoleParts.close();
       await aggregator.stop();
       await relay?.close();
+      await bus?.close();
     },
   };
 }

@@ -7,10 +7,36 @@ import type { EventBus, Subscription } from '@lore/kit';
 export class LiveHints {
   private readonly listeners = new Set<() => void>();
   private subs: Subscription[] = [];
+  private health: NodeJS.Timeout | undefined;
+  /**
+   * Whether hints are arriving: true while this process listens on a bus it can reach. When it is
+   * false (no bus at all, or the bus is down) inbox pages fall back to re-reading on a timer.
+   */
+  live = false;
 
-  async listen(bus: EventBus | undefined): Promise<void> {
+  /** The bus subjects that change an inbox: a question asked, a query decided, an answer shared or withheld. */
+  static readonly SUBJECT = 'lore.queries.>';
+
+  async listen(bus: EventBus | undefined, healthMs = POLL_MS): Promise<void> {
     if (!bus) return;
-    this.subs.push(await bus.listen('lore.queries.>', () => this.fire()));
+    this.subs.push(await bus.listen(LiveHints.SUBJECT, () => this.fire()));
+    this.live = true;
+    // A listener hears nothing while the bus is away: watch it, and after it is back re-read once
+    // (what happened meanwhile was not heard).
+    this.health = setInterval(() => {
+      bus.ping().then(
+        () => {
+          if (!this.live) {
+            this.live = true;
+            this.fire();
+          }
+        },
+        () => {
+          this.live = false;
+        },
+      );
+    }, healthMs);
+    this.health.unref();
   }
 
   on(listener: () => void): () => void {
@@ -23,18 +49,21 @@ export class LiveHints {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.health);
+    this.live = false;
     for (const s of this.subs.splice(0)) await s.close().catch(() => {});
   }
 }
 
 /** How long after a hint to look again: a recipient's draft is written a moment after the question. */
 const AFTER_HINT_MS = [150, 1000, 3000];
-/** Without hints (no bus here, or another node's event), the inbox is re-read this often. */
+/** Without hints (no bus here, or the bus is down), the inbox is re-read this often. */
 export const POLL_MS = 5000;
 
 /**
- * Watches one agent's inbox while its page is open: calls `read` at the poll interval and soon
- * after every hint, and `changed` whenever what it returns differs from the last time.
+ * Watches one agent's inbox while its page is open: calls `read` soon after every hint (and at the
+ * poll interval only while hints are not live), and `changed` whenever what it returns differs
+ * from the last time.
  */
 export function watchInbox(opts: {
   hints: LiveHints;
@@ -63,7 +92,9 @@ export function watchInbox(opts: {
     timers = timers.slice(-12);
   });
   check();
-  const poll = setInterval(check, opts.pollMs ?? POLL_MS);
+  const poll = setInterval(() => {
+    if (!opts.hints.live) check();
+  }, opts.pollMs ?? POLL_MS);
   return new Promise((resolve) => {
     const stop = () => {
       off();
