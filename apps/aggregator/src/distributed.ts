@@ -5,6 +5,7 @@ import {
   type Logger,
   type LoreConfig,
   loadNodeIdentity,
+  NatsInsecureError,
   natsAccess,
 } from '@lore/kit';
 import type { Hono } from 'hono';
@@ -28,6 +29,24 @@ export interface DistributedOptions {
   upstreams?: UpstreamConfig[];
   log?: Logger;
   healthIntervalMs?: number;
+}
+
+/**
+ * How the console reaches the node's NATS: with the aggregator's own credentials (NATS user
+ * `aggregator`) or LORE_NATS_INSECURE. Without credentials it runs without NATS, as before
+ * (sessions are this replica's, the inbox is re-read on a timer), and says so.
+ */
+function consoleNatsAccess(config: LoreConfig, log: Logger) {
+  if (!config.NATS_URL) return undefined;
+  try {
+    return natsAccess(config, (m) => log.warn(m));
+  } catch (err) {
+    if (!(err instanceof NatsInsecureError)) throw err;
+    log.warn(
+      'NATS_URL is set but the aggregator has no NATS credentials: console sessions stay on this replica and the inbox is polled',
+    );
+    return undefined;
+  }
 }
 
 /** The aggregator in front of services that run elsewhere (their URLs from configuration). */
@@ -63,11 +82,12 @@ export async function startDistributed(
   const node = loadNodeIdentity(config);
   // The node's NATS, when there is one, is the console's: shared sessions and live inbox events.
   let bus: EventBus | undefined;
-  if (config.NATS_URL) {
+  const access = consoleNatsAccess(config, log);
+  if (access) {
     try {
       bus = await createBus({
         natsUrl: config.NATS_URL,
-        ...natsAccess(config, (m) => log.warn(m)),
+        ...access,
         name: `lore-aggregator-${node.id}`,
         replicas: config.LORE_NATS_REPLICAS,
       });
