@@ -6,6 +6,7 @@ import {
   type Client,
   connectClient,
   freePort,
+  NatsAuthFixture,
   NatsServerProcess,
   ok,
   tempDir,
@@ -63,15 +64,18 @@ describe.skipIf(!NatsServerProcess.binaryAvailable() && !process.env.CI)(
     const shared = 'the-replicas-share-this-console-secret';
 
     beforeAll(async () => {
-      // A NATS of the node's own: the services' bus, and the console's shared sessions and events.
-      nats = new NatsServerProcess(await freePort(), joinPath(dir.path, 'nats'));
+      // A NATS of the node's own, with the shipped users: the services' bus (as the node), and
+      // the console's shared sessions and events (as `aggregator`).
+      const auth = new NatsAuthFixture();
+      nats = new NatsServerProcess(await freePort(), joinPath(dir.path, 'nats'), auth);
       await nats.start();
-      const onNats = { NATS_URL: nats.url, LORE_NATS_INSECURE: 'true' };
+      const onNats = { NATS_URL: nats.url };
       // The services run in their own HTTP servers; the aggregators reach them only over MCP.
       const config = testConfig(`${dir.path}/services`, {
         LORE_RATE_LIMITS: 'false',
         LORE_PORT: '0',
         ...onNats,
+        ...auth.env('node'),
       });
       services = await startAllInOne(config, { services: SERVICES });
       const upstreams: UpstreamConfig[] = [];
@@ -91,6 +95,7 @@ describe.skipIf(!NatsServerProcess.binaryAvailable() && !process.env.CI)(
           LORE_PORT: '0',
           LORE_CONSOLE_SECRET: secret,
           ...onNats,
+          ...auth.env('aggregator'),
         });
         const agg = await startDistributed(cfg, { upstreams, healthIntervalMs: 1000 });
         const h = await serveHttp(agg.app, cfg, 0);
