@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { MemoryBus } from '@lore/kit';
 import { describe, expect, it } from 'vitest';
 import { asset } from './assets.js';
 import { HTMX_FILE } from './layout.js';
+import { LiveHints, watchInbox } from './live.js';
 import { decisionLog } from './pages/conditions.js';
 import { type ReceivedQuery, whyWaiting } from './pages/inbox-view.js';
 import { toSourceContent } from './pages/knowledge.js';
@@ -146,5 +148,54 @@ describe('console pieces', () => {
     }
     now = 12 * 60 * 60 * 1000 + 1;
     expect(await store.get(busy.id)).toBeUndefined();
+  });
+
+  it('re-reads an inbox on bus hints, and on a timer only while the bus is away', async () => {
+    const bus = new MemoryBus();
+    const hints = new LiveHints();
+    await hints.listen(bus, 20);
+    let reads = 0;
+    let inbox = 'a';
+    const seen: string[] = [];
+    const ac = new AbortController();
+    const watching = watchInbox({
+      hints,
+      signal: ac.signal,
+      pollMs: 20,
+      read: async () => {
+        reads++;
+        return inbox;
+      },
+      changed: async (fp) => {
+        seen.push(fp);
+      },
+    });
+    await expect.poll(() => reads).toBe(1);
+    // Live: the timer reads nothing, however long it runs.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(reads).toBe(1);
+    inbox = 'a,b';
+    await bus.publish({
+      id: 'evt-1',
+      subject: 'lore.queries.question.asked',
+      occurredAt: new Date().toISOString(),
+      producer: { node: 'n', service: 'queries' },
+      payload: {},
+    });
+    await expect.poll(() => seen).toEqual(['a,b']);
+    // The bus stops answering: the timer takes over until it is back.
+    bus.ping = async () => {
+      throw new Error('down');
+    };
+    await expect.poll(() => hints.live).toBe(false);
+    const before = reads;
+    await new Promise((r) => setTimeout(r, 200));
+    expect(reads).toBeGreaterThanOrEqual(before + 4);
+    inbox = 'a,b,c';
+    await expect.poll(() => seen).toEqual(['a,b', 'a,b,c']);
+    ac.abort();
+    await watching;
+    await hints.close();
+    await bus.close();
   });
 });

@@ -167,8 +167,11 @@ export class SessionStore {
     return { id, ...body };
   }
 
-  /** The live session a cookie names, or undefined (unknown, signed out, expired or idle too long). */
-  async get(id: string | undefined): Promise<ConsoleSession | undefined> {
+  /**
+   * The live session a cookie names, or undefined (unknown, signed out, expired or idle too long).
+   * A use moves its idle timeout on, unless `touch` is false (a background check is not a use).
+   */
+  async get(id: string | undefined, touch = true): Promise<ConsoleSession | undefined> {
     if (!id || !ID.test(id)) return undefined;
     const hash = this.hash(id);
     const value = await this.backend.get(hash);
@@ -179,7 +182,7 @@ export class SessionStore {
       await this.backend.delete(hash).catch(() => {});
       return undefined;
     }
-    if (t - body.seenAt > TOUCH_MS) {
+    if (touch && t - body.seenAt > TOUCH_MS) {
       body.seenAt = t;
       await this.backend.put(hash, this.seal(hash, body));
     }
