@@ -62,6 +62,7 @@ describe.skipIf(!NatsServerProcess.binaryAvailable() && !process.env.CI)(
     let aliceKey: string;
     let start: (n: string, secret: string) => Promise<{ agg: Distributed; url: string }>;
     const shared = 'the-replicas-share-this-console-secret';
+    let servicesConfig: ReturnType<typeof testConfig>;
 
     beforeAll(async () => {
       // A NATS of the node's own, with the shipped users: the services' bus (as the node), and
@@ -77,6 +78,7 @@ describe.skipIf(!NatsServerProcess.binaryAvailable() && !process.env.CI)(
         ...onNats,
         ...auth.env('node'),
       });
+      servicesConfig = config;
       services = await startAllInOne(config, { services: SERVICES });
       const upstreams: UpstreamConfig[] = [];
       for (const s of services.services) {
@@ -323,6 +325,16 @@ describe.skipIf(!NatsServerProcess.binaryAvailable() && !process.env.CI)(
       await ok(alice, 'agent_rotate_key');
       await expect.poll(() => refused(replicas[1]!.url, jar), { timeout: 5000 }).toBe(true);
       expect(await refused(replicas[0]!.url, jar)).toBe(true);
+    });
+
+    it('signs in on the all-in-one on the same NATS, whose sessions its node user may keep', async () => {
+      const h = await serveHttp(services.app, servicesConfig, 0);
+      serving.push(h);
+      const { jar, res } = await signIn(h.url, owner.key);
+      expect(res.status).toBe(303);
+      const page = await get(h.url, '/console/inbox', jar);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('Signed in as <strong>@olivia</strong>');
     });
   },
 );
