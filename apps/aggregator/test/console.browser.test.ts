@@ -347,9 +347,13 @@ describe.skipIf(!browserAvailable())('the owner console in a real browser', () =
       await shot(link.toLowerCase());
     }
     await page.goto(url('/console/asked'));
-    expect(await page.locator('main').textContent()).toContain('How do you bake sourdough?');
+    const asked = page.locator('article', { hasText: 'How do you bake sourdough?' });
+    // Per-peer status, as the tool reports it.
+    await expect.poll(() => asked.locator('.peers li').first().textContent()).toMatch(/@alice\s+\S+/);
     await page.goto(url('/console/network'));
     expect(await page.locator('#services').textContent()).toContain('approvals');
+    expect(await page.locator('section[aria-labelledby="agents-h"] tbody').textContent()).toContain('@alice');
+    expect(await page.locator('#tools-h').textContent()).toMatch(/Tool catalog \((\d{2,})\)/);
     // A phone's width, in the dark: the same pages, nothing cut off sideways.
     await page.setViewportSize({ width: 390, height: 844 });
     await page.emulateMedia({ colorScheme: 'dark' });
