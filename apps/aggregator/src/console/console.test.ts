@@ -5,7 +5,7 @@ import { MemoryBus } from '@lore/kit';
 import { describe, expect, it } from 'vitest';
 import { asset } from './assets.js';
 import { HTMX_FILE } from './layout.js';
-import { LiveHints, watchInbox } from './live.js';
+import { concerns, LiveHints, watchInbox } from './live.js';
 import { decisionLog } from './pages/conditions.js';
 import { type ReceivedQuery, whyWaiting } from './pages/inbox-view.js';
 import { toSourceContent } from './pages/knowledge.js';
@@ -197,5 +197,21 @@ describe('console pieces', () => {
     await watching;
     await hints.close();
     await bus.close();
+  });
+
+  it('re-reads an inbox only for events that may concern its agent', () => {
+    const ev = (payload: unknown) => ({
+      id: 'e',
+      subject: 'lore.queries.query.decided',
+      occurredAt: '',
+      producer: { node: 'n', service: 'queries' },
+      payload,
+    });
+    expect(concerns(ev({ recipients: [{ id: 'a' }, { id: 'b' }] }), 'b')).toBe(true);
+    expect(concerns(ev({ recipients: [{ id: 'a' }] }), 'b')).toBe(false);
+    expect(concerns(ev({ recipientId: 'b', askerId: 'a' }), 'b')).toBe(true);
+    expect(concerns(ev({ recipientId: 'a', askerId: 'b' }), 'b')).toBe(false);
+    expect(concerns(ev({ something: 1 }), 'b')).toBe(true);
+    expect(concerns(undefined, 'b')).toBe(true);
   });
 });

@@ -117,6 +117,7 @@ export function registerInbox(app: Hono<ConsoleEnv>, deps: ConsoleDeps) {
       await watchInbox({
         hints: deps.hints,
         signal: abort.signal,
+        agentId: s.agent.id,
         read: async () => {
           if (await ended()) {
             abort.abort();
