@@ -189,7 +189,7 @@ async function main(argv: string[]) {
     natsChild = nats.child;
   }
   const natsCredentials = (name: Name): Record<string, string> =>
-    passwords && name !== 'aggregator' ? { NATS_USER: name, NATS_PASSWORD: passwords[name]! } : {};
+    passwords ? { NATS_USER: name, NATS_PASSWORD: passwords[name]! } : {};
   const nodeId = process.env.LORE_NODE_ID || 'dev';
   const node = loadNodeIdentity({ LORE_DATA_DIR: dataRoot, LORE_NODE_ID: nodeId } as LoreConfig);
   const identity = join(dataRoot, 'node.json');

@@ -61,20 +61,24 @@ const secretEnv = (name: string) => ({
 });
 
 function deployment(s: Server) {
+  // Its own NATS user (infra/nats): the password from its own Secret, shared with the NATS pods.
+  // The aggregator's holds the console's shared sessions and hears the query events.
+  const nats = [
+    { name: 'NATS_USER', value: s.name },
+    {
+      name: 'NATS_PASSWORD',
+      valueFrom: { secretKeyRef: { name: `lore-nats-${s.name}`, key: 'password' } },
+    },
+  ];
   const env =
     s.component === 'service'
       ? [
           secretEnv('LORE_LLM_API_KEY'),
           secretEnv('LORE_EMBEDDINGS_API_KEY'),
           secretEnv(`LORE_${s.name.toUpperCase()}_DB_AUTH_TOKEN`),
-          // Its own NATS user (infra/nats): the password from its own Secret, shared with the NATS pods.
-          { name: 'NATS_USER', value: s.name },
-          {
-            name: 'NATS_PASSWORD',
-            valueFrom: { secretKeyRef: { name: `lore-nats-${s.name}`, key: 'password' } },
-          },
+          ...nats,
         ]
-      : [];
+      : nats;
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',

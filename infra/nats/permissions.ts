@@ -16,11 +16,20 @@ export const NODE_USER = 'node';
  * nothing else. It publishes no events, answers no requests and writes no bucket.
  */
 export const OPS_USER = 'ops';
-export type NatsUser = NatsService | typeof NODE_USER | typeof OPS_USER;
+/**
+ * The aggregator in distributed mode: the console's sessions (one KV bucket) and the query events
+ * that update an open inbox. It publishes no events and answers no requests.
+ */
+export const AGGREGATOR_USER = 'aggregator';
+export type NatsUser = NatsService | typeof NODE_USER | typeof OPS_USER | typeof AGGREGATOR_USER;
 
 const EVENTS_STREAM = 'LORE_EVENTS';
 const DIRECTORY_BUCKETS = ['lore_handles', 'lore_nodes', 'lore_agents'] as const;
 const RATE_LIMIT_BUCKET = 'lore-rate-limits';
+/** The console's sessions (apps/aggregator/src/console/session.ts). */
+const CONSOLE_SESSIONS_BUCKET = 'lore-console-sessions';
+/** What an open console inbox listens to, and the key rotations that end sessions. */
+const CONSOLE_LISTENS = ['lore.queries.>', 'lore.users.agent.key_rotated'];
 
 /** Requests each service sends (with their per-node forms, `<subject>.node.<id>`). */
 const REQUESTS: Record<NatsService, string[]> = {
@@ -38,7 +47,10 @@ const EVERYONE_REQUESTS = ['rpc.users.verify_key'];
 
 /** JetStream API calls every service makes: the event stream, its own consumers, shared limits, reading the directory. */
 function jetstreamApi(): string[] {
-  const kvStreams = [...DIRECTORY_BUCKETS, RATE_LIMIT_BUCKET].map((b) => `KV_${b}`);
+  return [...streamApi(), ...bucketApi([...DIRECTORY_BUCKETS, RATE_LIMIT_BUCKET])];
+}
+
+function streamApi(): string[] {
   return [
     '$JS.API.INFO',
     `$JS.API.STREAM.INFO.${EVENTS_STREAM}`,
@@ -49,6 +61,12 @@ function jetstreamApi(): string[] {
     `$JS.API.CONSUMER.INFO.${EVENTS_STREAM}.>`,
     `$JS.API.CONSUMER.MSG.NEXT.${EVENTS_STREAM}.>`,
     `$JS.ACK.${EVENTS_STREAM}.>`,
+  ];
+}
+
+function bucketApi(buckets: string[]): string[] {
+  const kvStreams = buckets.map((b) => `KV_${b}`);
+  return [
     // Buckets: created once with Lore's settings (an existing one is left as it is), read by
     // direct get, listed and watched through ordered consumers that are deleted afterwards.
     ...kvStreams.flatMap((s) => [
@@ -63,8 +81,6 @@ function jetstreamApi(): string[] {
       `$JS.API.CONSUMER.DELETE.${s}.*`,
       `$JS.FC.${s}.>`,
     ]),
-    // Rate-limit counters are written by every service: an agent's limits hold across all of them.
-    `$KV.${RATE_LIMIT_BUCKET}.>`,
   ];
 }
 
@@ -82,9 +98,24 @@ export function permissionsFor(user: NatsUser): UserPermissions {
     const all = NATS_SERVICES.map((s) => permissionsFor(s));
     const merge = (pick: (p: UserPermissions) => string[]) =>
       [...new Set(all.flatMap(pick))].filter((s) => !s.startsWith('_INBOX.'));
+    // The all-in-one's console too: its sessions' bucket and the events of an open inbox.
+    const console = permissionsFor(AGGREGATOR_USER);
     return {
-      publish: merge((p) => p.publish),
-      subscribe: [`_INBOX.${NODE_USER}.>`, ...merge((p) => p.subscribe)],
+      publish: [...new Set([...merge((p) => p.publish), ...console.publish])],
+      subscribe: [`_INBOX.${NODE_USER}.>`, ...new Set([...merge((p) => p.subscribe), ...CONSOLE_LISTENS])],
+    };
+  }
+  if (user === AGGREGATOR_USER) {
+    return {
+      publish: [
+        '$JS.API.INFO',
+        `$JS.API.STREAM.INFO.${EVENTS_STREAM}`,
+        `$JS.API.STREAM.CREATE.${EVENTS_STREAM}`,
+        `$JS.API.STREAM.UPDATE.${EVENTS_STREAM}`,
+        ...bucketApi([CONSOLE_SESSIONS_BUCKET]),
+        `$KV.${CONSOLE_SESSIONS_BUCKET}.>`,
+      ],
+      subscribe: [`_INBOX.${AGGREGATOR_USER}.>`, ...CONSOLE_LISTENS],
     };
   }
   const publish = [
@@ -92,6 +123,8 @@ export function permissionsFor(user: NatsUser): UserPermissions {
     `lore.${user}.>`,
     ...withNodeForms([...EVERYONE_REQUESTS, ...REQUESTS[user]]),
     ...jetstreamApi(),
+    // Rate-limit counters are written by every service: an agent's limits hold across all of them.
+    `$KV.${RATE_LIMIT_BUCKET}.>`,
   ];
   if (user === 'users') {
     // The directory (handles, node keys, agent cards) is written by the users service alone.
@@ -111,7 +144,7 @@ export function permissionsFor(user: NatsUser): UserPermissions {
 }
 
 /** Every user the configuration declares. */
-export const NATS_USERS: NatsUser[] = [...NATS_SERVICES, NODE_USER, OPS_USER];
+export const NATS_USERS: NatsUser[] = [...NATS_SERVICES, AGGREGATOR_USER, NODE_USER, OPS_USER];
 
 /** The environment variable holding a user's password, read by nats-server from its environment. */
 export const passwordVariable = (user: NatsUser) => `LORE_NATS_PASSWORD_${user.toUpperCase()}`;

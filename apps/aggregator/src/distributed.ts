@@ -1,4 +1,13 @@
-import { createLogger, type Logger, type LoreConfig, loadNodeIdentity } from '@lore/kit';
+import {
+  createBus,
+  createLogger,
+  type EventBus,
+  type Logger,
+  type LoreConfig,
+  loadNodeIdentity,
+  NatsInsecureError,
+  natsAccess,
+} from '@lore/kit';
 import type { Hono } from 'hono';
 import { Aggregator } from './aggregator.js';
 import { aggregatorSettings } from './config.js';
@@ -21,6 +30,24 @@ export interface DistributedOptions {
   upstreams?: UpstreamConfig[];
   log?: Logger;
   healthIntervalMs?: number;
+}
+
+/**
+ * How the console reaches the node's NATS: with the aggregator's own credentials (NATS user
+ * `aggregator`) or LORE_NATS_INSECURE. Without credentials it runs without NATS, as before
+ * (sessions are this replica's, the inbox is re-read on a timer), and says so.
+ */
+function consoleNatsAccess(config: LoreConfig, log: Logger) {
+  if (!config.NATS_URL) return undefined;
+  try {
+    return natsAccess(config, (m) => log.warn(m));
+  } catch (err) {
+    if (!(err instanceof NatsInsecureError)) throw err;
+    log.warn(
+      'NATS_URL is set but the aggregator has no NATS credentials: console sessions stay on this replica and the inbox is polled',
+    );
+    return undefined;
+  }
 }
 
 /** The aggregator in front of services that run elsewhere (their URLs from configuration). */
@@ -54,10 +81,34 @@ export async function startDistributed(
   await aggregator.start();
   const keyCheck = sessionKeyCheck(upstreams);
   const relay = settings.LORE_RELAY ? await createRelay(aggregator, log) : undefined;
+  const node = loadNodeIdentity(config);
+  // The node's NATS, when there is one, is the console's: shared sessions and live inbox events.
+  let bus: EventBus | undefined;
+  const access = consoleNatsAccess(config, log);
+  if (access) {
+    try {
+      bus = await createBus({
+        natsUrl: config.NATS_URL,
+        ...access,
+        name: `lore-aggregator-${node.id}`,
+        replicas: config.LORE_NATS_REPLICAS,
+      });
+    } catch (err) {
+      await aggregator.stop();
+      throw err;
+    }
+  }
+  const consoleParts = await consoleOverCatalog({
+    backend: aggregator,
+    node,
+    config,
+    log,
+    ...(bus ? { bus } : {}),
+  });
   const app = createGateway({
     // The console calls the same upstreams through this catalog; its sessions are sealed with
-    // LORE_CONSOLE_SECRET (or this node's key), so replicas that share it share sessions.
-    console: consoleOverCatalog({ backend: aggregator, node: loadNodeIdentity(config), config, log }),
+    // LORE_CONSOLE_SECRET (or this node's key), so replicas that share it and the NATS share sessions.
+    console: consoleParts.deps,
     config,
     aggregator,
     metrics,
@@ -75,8 +126,10 @@ export async function startDistributed(
     app,
     log,
     async close() {
+      await consoleParts.close();
       await aggregator.stop();
       await relay?.close();
+      await bus?.close();
     },
   };
 }

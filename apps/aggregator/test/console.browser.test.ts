@@ -108,11 +108,16 @@ describe.skipIf(!browserAvailable())('the owner console in a real browser', () =
 
   let firstId: string;
   it('shows a new question live, then edits and approves it; the asker sees the edited text', async () => {
+    const t0 = performance.now();
     firstId = (
       await ok<{ query_id: string }>(alice.c, 'cqAskQuestion', { question: QUESTION, peers: ['olivia'] })
     ).data.query_id;
     const card = page.locator(`#q-${firstId}`);
     await card.waitFor({ timeout: 15_000 });
+    const ms = performance.now() - t0;
+    console.log(`console: ask to inbox row visible without reload ${ms.toFixed(0)} ms`);
+    // Driven by the bus's events: well inside the 5 s a poll would take (polling is only a fallback).
+    expect(ms).toBeLessThan(5000);
     await expect.poll(() => card.locator('.draft-text').textContent()).toContain('error correction');
     await expect.poll(() => card.textContent()).toContain('@alice');
     await shot('inbox-pending');
@@ -342,9 +347,13 @@ describe.skipIf(!browserAvailable())('the owner console in a real browser', () =
       await shot(link.toLowerCase());
     }
     await page.goto(url('/console/asked'));
-    expect(await page.locator('main').textContent()).toContain('How do you bake sourdough?');
+    const asked = page.locator('article', { hasText: 'How do you bake sourdough?' });
+    // Per-peer status, as the tool reports it.
+    await expect.poll(() => asked.locator('.peers li').first().textContent()).toMatch(/@alice\s+\S+/);
     await page.goto(url('/console/network'));
     expect(await page.locator('#services').textContent()).toContain('approvals');
+    expect(await page.locator('section[aria-labelledby="agents-h"] tbody').textContent()).toContain('@alice');
+    expect(await page.locator('#tools-h').textContent()).toMatch(/Tool catalog \((\d{2,})\)/);
     // A phone's width, in the dark: the same pages, nothing cut off sideways.
     await page.setViewportSize({ width: 390, height: 844 });
     await page.emulateMedia({ colorScheme: 'dark' });
@@ -493,5 +502,19 @@ describe.skipIf(!browserAvailable())('the owner console in a real browser', () =
     expect(sameSite.status).toBe(303);
     const conds = await ok<{ conditions: string[] }>(owner.c, 'cqListAutoApprovalConditions');
     expect(conds.data.conditions).toEqual(['Reject queries about sourdough']);
+  });
+
+  it('signs out, and the same cookie replayed afterwards is refused', async () => {
+    const cookie = (await context.cookies()).find((c) => c.name === 'lore_console')!;
+    await page.goto(url('/console/inbox'));
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('API key').waitFor();
+    expect((await context.cookies()).find((c) => c.name === 'lore_console')).toBeUndefined();
+    const replay = await fetch(url('/console/inbox'), {
+      headers: { cookie: `lore_console=${cookie.value}`, accept: 'text/html' },
+      redirect: 'manual',
+    });
+    expect(replay.status).toBe(303);
+    expect(replay.headers.get('location')).toBe('/console/sign-in');
   });
 });

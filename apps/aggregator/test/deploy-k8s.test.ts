@@ -68,9 +68,19 @@ const OPERATOR_SECRETS = new Set([
   'lore-secrets',
   'lore-tls',
   // One per NATS user (infra/nats/permissions.ts), read by that service and by the NATS pods.
-  ...['users', 'queries', 'approvals', 'knowledge', 'dens', 'dms', 'showcase', 'docs', 'node', 'ops'].map(
-    (u) => `lore-nats-${u}`,
-  ),
+  ...[
+    'users',
+    'queries',
+    'approvals',
+    'knowledge',
+    'dens',
+    'dms',
+    'showcase',
+    'docs',
+    'aggregator',
+    'node',
+    'ops',
+  ].map((u) => `lore-nats-${u}`),
 ]);
 const ROOT = join(K8S_DIR, '..', '..');
 

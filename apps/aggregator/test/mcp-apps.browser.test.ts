@@ -159,4 +159,34 @@ describe.skipIf(!browserAvailable())('MCP Apps through the aggregator', () => {
     expect(after.data[id]!.decision.decided_by).toBe('manual:@olivia');
     await page.close();
   });
+
+  it('uploads a file from the knowledge app running in Chromium through its app-only tool', async () => {
+    const html = ((await owner.readResource({ uri: 'ui://lore/knowledge' })).contents[0] as { text: string })
+      .text;
+    const initial = await owner.callTool({ name: 'listKnowledgeSources', arguments: {} });
+    const page = await browser.newPage();
+    const calls: string[] = [];
+    await page.exposeFunction('hostCallTool', async (name: string, args: Record<string, unknown>) => {
+      calls.push(name);
+      return owner.callTool({ name, arguments: args });
+    });
+    await page.setContent(HOST);
+    await page.evaluate(
+      ([h, r]) => (window as unknown as { startApp: (a: unknown, b: unknown) => void }).startApp(h, r),
+      [html, initial] as const,
+    );
+    const app = page.frameLocator('#app');
+    await app.locator('#rows', { hasText: 'quantum.txt' }).waitFor({ timeout: 15_000 });
+    await app.getByLabel(/Add a file/).setInputFiles({
+      name: 'tides.md',
+      mimeType: 'text/markdown',
+      buffer: Buffer.from('# Tides\n\nSpring tides come twice a month, at new and full moon.'),
+    });
+    await app.getByRole('button', { name: 'Upload' }).click();
+    await app.locator('#rows', { hasText: 'tides.md' }).waitFor({ timeout: 15_000 });
+    expect(calls).toContain('knowledgeAppUpload');
+    const listed = await ok<{ sources: Array<{ name: string }> }>(owner, 'listKnowledgeSources');
+    expect(listed.data.sources.map((x) => x.name)).toContain('tides.md');
+    await page.close();
+  });
 });

@@ -88,6 +88,7 @@ describe('two replicas of a service and two aggregators, each pair behind a roun
           {
             ...common,
             LORE_PORT: '0',
+            ...auth.env('aggregator'),
             LORE_DATA_DIR: join(dir.path, `agg${n}`),
             LORE_SERVICES: `users=${usersProxy.url}/mcp,dms=${dms.url}`,
           },

@@ -39,8 +39,8 @@ export interface DocsPorts {
   calls: CallCounter;
   /** Where docs_ingest writes: the same store, outbox and embedder as the CLI. */
   ingest: IngestTarget;
-  /** Handles that may ingest (LORE_DOCS_OPERATORS). */
-  operators: ReadonlySet<string>;
+  /** Handles that may ingest (LORE_DOCS_OPERATORS; by default the node's owner). */
+  operators: Pick<ReadonlySet<string>, 'has'>;
 }
 
 export const tool = toolsFor<DocsPorts>();

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   createService,
   createTextGenerator,
@@ -36,6 +38,37 @@ export interface DocsServiceOptions {
   ownDocs?: { root: string; files: string[] };
 }
 
+/**
+ * Who may ingest: the handles in LORE_DOCS_OPERATORS, or, with none set, the node's owner (the
+ * agent the aggregator creates on first start, so that a fresh install has an operator): the
+ * handle in `owner.handle` of the data directory when this process shares it, else `owner`.
+ */
+export function docsOperators(config: {
+  LORE_DOCS_OPERATORS?: string | undefined;
+  LORE_DATA_DIR: string;
+}): Pick<ReadonlySet<string>, 'has'> {
+  const listed = new Set(
+    (config.LORE_DOCS_OPERATORS ?? '')
+      .split(',')
+      .map((h) => h.trim().replace(/^@/, ''))
+      .filter(Boolean),
+  );
+  if (listed.size) return listed;
+  const file = join(config.LORE_DATA_DIR, 'owner.handle');
+  return {
+    // Read at each check: the aggregator writes the file after the services have started.
+    has(handle: string) {
+      let owner = '';
+      try {
+        owner = readFileSync(file, 'utf8').trim();
+      } catch {
+        // No owner file here (a service of its own): the owner's default handle.
+      }
+      return handle === (owner || 'owner');
+    },
+  };
+}
+
 /** The docs service: a documentation corpus with grounded answers, chunk search and whole documents. */
 export async function createDocsService(
   deps: ServiceDeps,
@@ -65,12 +98,10 @@ export async function createDocsService(
     ),
     calls,
     ingest: { store, outbox, embedder, log },
-    operators: new Set(
-      (config.LORE_DOCS_OPERATORS ?? '')
-        .split(',')
-        .map((h) => h.trim().replace(/^@/, ''))
-        .filter(Boolean),
-    ),
+    operators: docsOperators({
+      LORE_DOCS_OPERATORS: config.LORE_DOCS_OPERATORS,
+      LORE_DATA_DIR: deps.config.LORE_DATA_DIR,
+    }),
   };
   const own = options.ownDocs;
   return createService({

@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Client, call, ok, tempDir } from '@lore/kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -74,5 +75,31 @@ describe('corpora and ingest by an operator, through an MCP client', () => {
   ])('names the field of a bad ingest %j', async (args, field) => {
     const r = await call(operator, 'docs_ingest', args);
     expect(r.error).toMatchObject({ code: 400, data: { field } });
+  });
+});
+
+describe('the operator on a fresh install, with LORE_DOCS_OPERATORS unset', () => {
+  let docs: Awaited<ReturnType<typeof startDocs>>;
+  beforeAll(async () => {
+    docs = await startDocs({});
+  });
+  afterAll(async () => {
+    await docs.close();
+  });
+
+  it("is the node's owner: the agent named in owner.handle, else `owner`; nobody else", async () => {
+    const owner = await docs.client('owner');
+    const other = await docs.client('owner_n1');
+    const reader = await docs.client('reader');
+    expect((await ok<Corpora>(owner, 'docs_corpora')).data.operator).toBe(true);
+    expect((await ok<Corpora>(other, 'docs_corpora')).data.operator).toBe(false);
+    expect((await ok<Corpora>(reader, 'docs_corpora')).data.operator).toBe(false);
+    const refused = await call(reader, 'docs_ingest', { inputs: ['https://example.com/'] });
+    expect(refused.error).toMatchObject({ code: 403 });
+
+    // Where the aggregator created the owner under another handle, that one is the operator.
+    writeFileSync(join(docs.deps.config.LORE_DATA_DIR, 'owner.handle'), 'owner_n1\n');
+    expect((await ok<Corpora>(other, 'docs_corpora')).data.operator).toBe(true);
+    expect((await ok<Corpora>(owner, 'docs_corpora')).data.operator).toBe(false);
   });
 });

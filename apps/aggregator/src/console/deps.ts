@@ -1,17 +1,20 @@
 import {
   Authenticator,
   type EventBus,
+  hashApiKey,
   type Logger,
   type LoreConfig,
   type McpBackend,
+  type NatsBus,
   type NodeIdentity,
   nodeLocalBus,
 } from '@lore/kit';
+import { AgentKeyRotated } from '@lore/schema';
 import { aggregatorSettings } from '../config.js';
 import { ConsoleToolError, callAs } from './call.js';
 import type { ConsoleDeps } from './context.js';
 import { LiveHints } from './live.js';
-import { consoleSecret, SessionStore } from './session.js';
+import { consoleSecret, KvSessions, MemorySessions, SessionStore } from './session.js';
 
 const LOCAL = ['localhost', '127.0.0.1', '[::1]'];
 
@@ -23,6 +26,25 @@ export function consoleHosts(
     .map((s) => s.trim())
     .filter(Boolean);
   return allowed ?? (LOCAL.includes(config.LORE_HOST) ? LOCAL : undefined);
+}
+
+/**
+ * Where sessions live: on NATS, a KV bucket every replica shares (sign-out on one is sign-out on
+ * all; a restarted replica keeps them); otherwise this process's memory.
+ */
+export function sessionStore(
+  config: LoreConfig,
+  node: NodeIdentity,
+  bus: EventBus | undefined,
+): SessionStore {
+  const backend =
+    bus?.kind === 'nats'
+      ? new KvSessions((bus as NatsBus).connection, (bus as NatsBus).replicas)
+      : new MemorySessions();
+  return new SessionStore(
+    consoleSecret(aggregatorSettings(config).LORE_CONSOLE_SECRET, node.privateKey),
+    backend,
+  );
 }
 
 /**
@@ -45,9 +67,7 @@ export async function consoleOnBus(opts: {
   await hints.listen(opts.bus);
   return {
     deps: {
-      sessions: new SessionStore(
-        consoleSecret(aggregatorSettings(opts.config).LORE_CONSOLE_SECRET, opts.node.privateKey),
-      ),
+      sessions: sessionStore(opts.config, opts.node, opts.bus),
       allowedHosts: consoleHosts(opts.config),
       verify: (key) => auth.verify(key),
       hints,
@@ -61,47 +81,64 @@ export async function consoleOnBus(opts: {
 }
 
 /**
- * The console of an aggregator in front of services elsewhere (distributed mode): no bus, so a
- * key is verified by the users service through the catalog itself (`agent_update` with nothing
- * to change answers with the caller's own profile, or 401 for a key that is not valid), cached
- * as briefly as the services cache it; the inbox is re-read on a timer instead of on hints.
+ * The console of an aggregator in front of services elsewhere (distributed mode). A key is
+ * verified by the users service through the catalog itself (`agent_update` with nothing to
+ * change answers with the caller's own profile, or 401 for a key that is not valid), cached as
+ * briefly as the services cache it. With the node's NATS (`bus`), sessions are shared by every
+ * replica, the inbox updates on the bus's query events, and a key rotation drops the cached
+ * verdict at once (so the rotated key's sessions end on their next request); without it, sessions
+ * are this replica's own and the inbox is re-read on a timer.
  */
-export function consoleOverCatalog(opts: {
+export async function consoleOverCatalog(opts: {
   backend: McpBackend;
   node: NodeIdentity;
   config: LoreConfig;
   log: Logger;
-}): Omit<ConsoleDeps, 'backend' | 'catalog'> {
+  bus?: EventBus;
+}): Promise<{ deps: Omit<ConsoleDeps, 'backend' | 'catalog'>; close(): Promise<void> }> {
   const ttl = opts.config.LORE_AUTH_CACHE_SECONDS * 1000;
   const cache = new Map<string, { at: number; agent: { id: string; handle: string; node: string } | null }>();
+  const hints = new LiveHints();
+  await hints.listen(opts.bus);
+  const rotated = await opts.bus?.listen(AgentKeyRotated.subject, (e) => {
+    const p = AgentKeyRotated.payload.safeParse(e.payload);
+    if (p.success) cache.delete(p.data.revokedKeyHash);
+  });
+  const sessions = sessionStore(opts.config, opts.node, opts.bus);
   return {
-    sessions: new SessionStore(
-      consoleSecret(aggregatorSettings(opts.config).LORE_CONSOLE_SECRET, opts.node.privateKey),
-    ),
-    allowedHosts: consoleHosts(opts.config),
-    hints: new LiveHints(),
-    log: opts.log.child({ component: 'console' }),
-    async verify(key) {
-      const hit = cache.get(key);
-      if (hit && Date.now() - hit.at < ttl) return hit.agent;
-      let agent: { id: string; handle: string; node: string } | null;
-      try {
-        const r = await callAs<{ agent: { id: string; username: string; node: string } }>(
-          opts.backend,
-          key,
-          'agent_update',
-          {},
-          AbortSignal.timeout(15_000),
-        );
-        agent = { id: r.data.agent.id, handle: r.data.agent.username, node: r.data.agent.node };
-      } catch (err) {
-        // Only the users service saying no is an answer; an outage is not a verdict on the key.
-        if (err instanceof ConsoleToolError && err.code === 401) agent = null;
-        else throw err;
-      }
-      if (cache.size > 1000) cache.clear();
-      cache.set(key, { at: Date.now(), agent });
-      return agent;
+    deps: {
+      sessions,
+      allowedHosts: consoleHosts(opts.config),
+      hints,
+      log: opts.log.child({ component: 'console' }),
+      async verify(key) {
+        const id = hashApiKey(key);
+        const hit = cache.get(id);
+        if (hit && Date.now() - hit.at < ttl) return hit.agent;
+        let agent: { id: string; handle: string; node: string } | null;
+        try {
+          const r = await callAs<{ agent: { id: string; username: string; node: string } }>(
+            opts.backend,
+            key,
+            'agent_update',
+            {},
+            AbortSignal.timeout(15_000),
+          );
+          agent = { id: r.data.agent.id, handle: r.data.agent.username, node: r.data.agent.node };
+        } catch (err) {
+          // Only the users service saying no is an answer; an outage is not a verdict on the key.
+          if (err instanceof ConsoleToolError && err.code === 401) agent = null;
+          else throw err;
+        }
+        if (cache.size > 1000) cache.clear();
+        cache.set(id, { at: Date.now(), agent });
+        return agent;
+      },
+    },
+    async close() {
+      await rotated?.close().catch(() => {});
+      await hints.close();
+      await sessions.close();
     },
   };
 }

@@ -59,8 +59,8 @@ function signInPage(token: string, error?: string) {
         />
         <p id="key-help" class="small muted">
           The owner key is in <code>owner.key</code> in the data directory; any agent may sign in with its own
-          key. Your browser keeps only an encrypted, script-proof session cookie: the key is never readable
-          there.
+          key. Your browser keeps only a random session id in a script-proof cookie: the key stays on the
+          server.
         </p>
         <button type="submit" class="primary">
           Sign in
@@ -81,8 +81,9 @@ export function mountConsole(app: Hono, deps: ConsoleDeps): void {
     return c.body(a.body, 200, { 'content-type': a.type, 'cache-control': 'public, max-age=3600' });
   });
 
-  con.get('/sign-in', (c) => {
-    if (deps.sessions.get(sessionId(c))) return c.redirect('/console/inbox', 303);
+  con.get('/sign-in', async (c) => {
+    if (await deps.sessions.get(sessionId(c)).catch(() => undefined))
+      return c.redirect('/console/inbox', 303);
     return c.html(signInPage(preSessionToken(c), c.req.query('error')));
   });
 
@@ -97,7 +98,7 @@ export function mountConsole(app: Hono, deps: ConsoleDeps): void {
       deps.log.info({ ip: c.req.header('x-forwarded-for') ?? null }, 'console sign-in refused');
       return c.html(signInPage(preSessionToken(c), 'That key does not belong to any agent here.'), 401);
     }
-    const s = deps.sessions.create(key, agent);
+    const s = await deps.sessions.create(key, agent);
     setSessionCookie(c, s);
     deps.log.info({ agent: agent.handle }, 'console sign-in');
     return c.redirect('/console/inbox', 303);
@@ -105,7 +106,14 @@ export function mountConsole(app: Hono, deps: ConsoleDeps): void {
 
   // Everything below needs a session; changes need the session's CSRF token and this host's Origin.
   con.use('*', async (c, next) => {
-    const s = deps.sessions.get(sessionId(c));
+    let s: Awaited<ReturnType<typeof deps.sessions.get>>;
+    try {
+      s = await deps.sessions.get(sessionId(c));
+    } catch (err) {
+      // The session store (NATS) is unreachable: not a verdict on the session, so no sign-out.
+      deps.log.warn({ err: (err as Error).message }, 'console session store unavailable');
+      return c.text('Service unavailable: sessions cannot be read right now; try again shortly', 503);
+    }
     if (!s) {
       if (SAFE.has(c.req.method) && c.req.header('accept')?.includes('text/html'))
         return c.redirect('/console/sign-in', 303);
@@ -120,7 +128,7 @@ export function mountConsole(app: Hono, deps: ConsoleDeps): void {
     // A rotated key ends the session at once (the verification cache drops it on rotation).
     const agent = await deps.verify(s.key).catch(() => undefined);
     if (agent === null) {
-      deps.sessions.drop(s.id);
+      await deps.sessions.drop(s.id).catch(() => {});
       clearSessionCookie(c);
       return c.redirect('/console/sign-in?error=Your+key+is+no+longer+valid', 303);
     }
@@ -129,8 +137,8 @@ export function mountConsole(app: Hono, deps: ConsoleDeps): void {
   });
 
   con.get('/', (c) => c.redirect('/console/inbox', 303));
-  con.post('/sign-out', (c) => {
-    deps.sessions.drop(c.get('session').id);
+  con.post('/sign-out', async (c) => {
+    await deps.sessions.drop(c.get('session').id);
     clearSessionCookie(c);
     return c.redirect('/console/sign-in', 303);
   });

@@ -1,4 +1,14 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHmac,
+  hkdfSync,
+  randomBytes,
+  timingSafeEqual,
+} from 'node:crypto';
+import type { NatsBus } from '@lore/kit';
+import type { KV } from '@nats-io/kv';
+import { Kvm } from '@nats-io/kv';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 
@@ -9,71 +19,182 @@ export interface ConsoleAgent {
 }
 
 export interface ConsoleSession {
-  /** The sealed cookie value itself. */
+  /** The opaque random id the cookie holds: nothing else about the session is in the browser. */
   id: string;
-  /** The agent's API key: sealed inside the cookie, readable only by a process that holds the secret. */
+  /** The agent's API key, kept server-side (encrypted at rest) to call the tools as that agent. */
   key: string;
   agent: ConsoleAgent;
   csrf: string;
   createdAt: number;
+  /** When the session was last used (idle timeout). */
+  seenAt: number;
 }
 
-const MAX_AGE_MS = 12 * 60 * 60 * 1000;
+/**
+ * Where sessions live, by the hash of their id: a map in one process, or a NATS KV bucket every
+ * replica shares. Values are already encrypted when they get here.
+ */
+export interface SessionBackend {
+  get(hash: string): Promise<string | undefined>;
+  put(hash: string, value: string): Promise<void>;
+  delete(hash: string): Promise<void>;
+  close?(): Promise<void>;
+}
+
+export const MAX_AGE_MS = 12 * 60 * 60 * 1000;
+export const IDLE_MS = 30 * 60 * 1000;
+/** A session's last use is written back at most this often (a page load is many requests). */
+const TOUCH_MS = 60 * 1000;
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 const IV = 12;
 const TAG = 16;
+const ID = /^[A-Za-z0-9_-]{43}$/;
 
 export const token = () => randomBytes(32).toString('base64url');
 
+/** Sessions of one process (the all-in-one, or an aggregator without NATS). */
+export class MemorySessions implements SessionBackend {
+  private readonly entries = new Map<string, { value: string; at: number }>();
+  constructor(private readonly now: () => number = Date.now) {}
+  async get(hash: string) {
+    const e = this.entries.get(hash);
+    if (e && this.now() - e.at > MAX_AGE_MS) this.entries.delete(hash);
+    return this.entries.get(hash)?.value;
+  }
+  async put(hash: string, value: string) {
+    if (this.entries.size > 10_000) {
+      const t = this.now();
+      for (const [k, e] of this.entries) if (t - e.at > MAX_AGE_MS) this.entries.delete(k);
+    }
+    this.entries.set(hash, { value, at: this.now() });
+  }
+  async delete(hash: string) {
+    this.entries.delete(hash);
+  }
+}
+
+export const SESSIONS_BUCKET = 'lore-console-sessions';
+
 /**
- * Sessions are sealed into the cookie (AES-256-GCM under a key derived from the console secret),
- * so any process that holds the secret (every replica of the aggregator) accepts a session
- * another one issued, and none keeps session state. The browser holds only ciphertext in an
- * HttpOnly cookie: neither page scripts nor the owner can read the key back out of it.
- * Sign-out deletes the cookie and revokes it in this process; a copy of it stays usable on other
- * replicas until it expires (12 hours) or the key is rotated, which ends every session at once.
+ * Sessions in a JetStream KV bucket (one entry per session, expiring 12 hours after its last
+ * write): every replica of the aggregator reads the same sessions, and a restarted replica
+ * finds them again.
+ */
+export class KvSessions implements SessionBackend {
+  private kv: Promise<KV> | undefined;
+  constructor(
+    private readonly nc: NatsBus['connection'],
+    private readonly replicas = 1,
+    private readonly bucket = SESSIONS_BUCKET,
+  ) {}
+  private open(): Promise<KV> {
+    this.kv ??= new Kvm(this.nc)
+      .create(this.bucket, { history: 1, ttl: MAX_AGE_MS, replicas: this.replicas })
+      .catch((err) => {
+        this.kv = undefined;
+        throw err;
+      });
+    return this.kv;
+  }
+  async get(hash: string) {
+    const e = await (await this.open()).get(hash);
+    return e && e.operation === 'PUT' ? e.string() : undefined;
+  }
+  async put(hash: string, value: string) {
+    await (await this.open()).put(hash, value);
+  }
+  async delete(hash: string) {
+    // Purge, not delete: nothing of the session (not even a tombstone's history) is kept.
+    await (await this.open()).purge(hash);
+  }
+}
+
+/**
+ * Console sessions, kept server-side. The browser's cookie holds only a random 256-bit id; the
+ * store keys the session by an HMAC of that id (a reader of the store cannot turn an entry back
+ * into a cookie) and keeps its content (the agent's key, the CSRF token, the times) sealed with
+ * AES-256-GCM under a key derived from the console secret, bound to that entry. Expiry (12 h from
+ * sign-in) and the idle timeout are checked here on every use; sign-out deletes the entry, so
+ * the cookie is refused by every replica that shares the store.
  */
 export class SessionStore {
-  private readonly key: Buffer;
-  private readonly revoked = new Map<string, number>();
+  private readonly sealKey: Buffer;
+  private readonly idKey: Buffer;
 
   constructor(
     secret: string | Buffer,
+    readonly backend: SessionBackend = new MemorySessions(),
     private readonly now: () => number = Date.now,
+    private readonly idleMs = IDLE_MS,
   ) {
-    this.key = Buffer.from(hkdfSync('sha256', secret, 'lore-console', 'session cookie v1', 32));
+    this.sealKey = Buffer.from(hkdfSync('sha256', secret, 'lore-console', 'session content v2', 32));
+    this.idKey = Buffer.from(hkdfSync('sha256', secret, 'lore-console', 'session id v2', 32));
   }
 
-  create(key: string, agent: ConsoleAgent): ConsoleSession {
-    const body = { key, agent, csrf: token(), createdAt: this.now() };
+  private hash(id: string): string {
+    return createHmac('sha256', this.idKey).update(id).digest('hex');
+  }
+
+  private seal(hash: string, body: Omit<ConsoleSession, 'id'>): string {
     const iv = randomBytes(IV);
-    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    const cipher = createCipheriv('aes-256-gcm', this.sealKey, iv);
+    cipher.setAAD(Buffer.from(hash));
     const sealed = Buffer.concat([cipher.update(JSON.stringify(body), 'utf8'), cipher.final()]);
-    const id = Buffer.concat([iv, sealed, cipher.getAuthTag()]).toString('base64url');
-    return { id, ...body };
+    return Buffer.concat([iv, sealed, cipher.getAuthTag()]).toString('base64');
   }
 
-  get(id: string | undefined): ConsoleSession | undefined {
-    if (!id || id.length > 4096 || this.revoked.has(id)) return undefined;
-    const raw = Buffer.from(id, 'base64url');
+  private open(hash: string, value: string): Omit<ConsoleSession, 'id'> | undefined {
+    const raw = Buffer.from(value, 'base64');
     if (raw.length <= IV + TAG) return undefined;
     try {
-      const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, IV));
+      const decipher = createDecipheriv('aes-256-gcm', this.sealKey, raw.subarray(0, IV));
+      decipher.setAAD(Buffer.from(hash));
       decipher.setAuthTag(raw.subarray(raw.length - TAG));
       const text = Buffer.concat([decipher.update(raw.subarray(IV, raw.length - TAG)), decipher.final()]);
-      const body = JSON.parse(text.toString('utf8')) as Omit<ConsoleSession, 'id'>;
-      if (this.now() - body.createdAt > MAX_AGE_MS || body.createdAt > this.now() + 60_000) return undefined;
-      return { id, ...body };
+      return JSON.parse(text.toString('utf8')) as Omit<ConsoleSession, 'id'>;
     } catch {
-      // Tampered with, sealed under another secret, or not a session at all.
+      // Sealed under another secret, or moved from another entry.
       return undefined;
     }
   }
 
-  drop(id: string): void {
+  async create(key: string, agent: ConsoleAgent): Promise<ConsoleSession> {
     const t = this.now();
-    for (const [k, at] of this.revoked) if (t - at > MAX_AGE_MS) this.revoked.delete(k);
-    this.revoked.set(id, t);
+    const id = token();
+    const body = { key, agent, csrf: token(), createdAt: t, seenAt: t };
+    const hash = this.hash(id);
+    await this.backend.put(hash, this.seal(hash, body));
+    return { id, ...body };
+  }
+
+  /**
+   * The live session a cookie names, or undefined (unknown, signed out, expired or idle too long).
+   * A use moves its idle timeout on, unless `touch` is false (a background check is not a use).
+   */
+  async get(id: string | undefined, touch = true): Promise<ConsoleSession | undefined> {
+    if (!id || !ID.test(id)) return undefined;
+    const hash = this.hash(id);
+    const value = await this.backend.get(hash);
+    const body = value ? this.open(hash, value) : undefined;
+    if (!body) return undefined;
+    const t = this.now();
+    if (t - body.createdAt > MAX_AGE_MS || t - body.seenAt > this.idleMs || body.createdAt > t + 60_000) {
+      await this.backend.delete(hash).catch(() => {});
+      return undefined;
+    }
+    if (touch && t - body.seenAt > TOUCH_MS) {
+      body.seenAt = t;
+      await this.backend.put(hash, this.seal(hash, body));
+    }
+    return { id, ...body };
+  }
+
+  async drop(id: string): Promise<void> {
+    if (ID.test(id)) await this.backend.delete(this.hash(id));
+  }
+
+  async close(): Promise<void> {
+    await this.backend.close?.();
   }
 }
 

@@ -110,7 +110,9 @@ export function CorporaSection({ data, csrf }: { data: Corpora; csrf: string }) 
           <div id="ingest-job" />
         </form>
       ) : (
-        <p class="small muted">Only this server's operators (LORE_DOCS_OPERATORS) may ingest.</p>
+        <p class="small muted">
+          Only this server's operators may ingest (LORE_DOCS_OPERATORS; by default the node's owner).
+        </p>
       )}
     </section>
   );

@@ -107,18 +107,27 @@ export function registerInbox(app: Hono<ConsoleEnv>, deps: ConsoleDeps) {
       const abort = new AbortController();
       stream.onAbort(() => abort.abort());
       await stream.writeSSE({ event: 'ready', data: 'connected' });
-      const keepAlive = setInterval(
-        () => void stream.write(': keep-alive\n\n').catch(() => abort.abort()),
-        15_000,
-      );
+      // A stream outlives nothing: signed out (on any replica), expired or idle, it ends. Checking
+      // is not a use of the session, so an open tab alone does not keep it alive.
+      const ended = async () => !(await deps.sessions.get(s.id, false).catch(() => true));
+      const keepAlive = setInterval(async () => {
+        if (await ended()) abort.abort();
+        else void stream.write(': keep-alive\n\n').catch(() => abort.abort());
+      }, 15_000);
       await watchInbox({
         hints: deps.hints,
         signal: abort.signal,
-        read: async () =>
-          (await allQueries(deps, c))
+        agentId: s.agent.id,
+        read: async () => {
+          if (await ended()) {
+            abort.abort();
+            throw new Error('the session ended');
+          }
+          return (await allQueries(deps, c))
             .filter((q) => WAITING.has(q.status))
             .map((q) => `${q.id}:${q.status}:${q.draft?.text.length ?? 0}`)
-            .join(','),
+            .join(',');
+        },
         changed: async (fp) => {
           const count = fp ? fp.split(',').length : 0;
           await stream.writeSSE({
