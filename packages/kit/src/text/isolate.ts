@@ -19,15 +19,25 @@ function workerSpec(): { entry: URL | string; eval: boolean; execArgv?: string[]
       entry: `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`,
       eval: true,
       // Workspace packages a task module imports resolve to their sources, as in the caller.
-      execArgv: process.execArgv.includes('--conditions=development')
-        ? process.execArgv
-        : [...process.execArgv, '--conditions=development'],
+      execArgv: workerExecArgv(),
     };
   }
   return { entry: new URL('./parse-worker.js', import.meta.url), eval: false };
 }
 
 const fromSources = () => import.meta.url.endsWith('.ts');
+
+/**
+ * The process's Node options that a worker accepts (per-process V8 flags such as `--expose-gc`
+ * make `new Worker` throw when passed explicitly), with the `development` condition added.
+ */
+function workerExecArgv(): string[] {
+  const kept = process.execArgv.filter((a) => !PROCESS_ONLY_FLAG.test(a));
+  return kept.includes('--conditions=development') ? kept : [...kept, '--conditions=development'];
+}
+
+const PROCESS_ONLY_FLAG =
+  /^--(?:expose[-_]gc|max[-_]old[-_]space[-_]size|max[-_]semi[-_]space[-_]size|stack[-_]size|inspect|title)\b/;
 
 /**
  * The URL of a task module beside the caller, for `runIsolated`: `source` (relative to the
