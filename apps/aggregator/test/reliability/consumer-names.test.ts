@@ -12,10 +12,21 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, NatsAuthFixture, NatsServerProcess, tempDir } from '@lore/kit/testing';
+import {
+  freePort,
+  NatsAuthFixture,
+  NatsServerProcess,
+  nodeIdentityFile,
+  shareNodeIdentity,
+  tempDir,
+} from '@lore/kit/testing';
 import { AckPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renderAuth } from '../../../../infra/nats/generate.js';
+import { CONSUMERS } from '../../../../infra/nats/permissions.js';
+import { ROOT, type Spawned, spawnTs } from '../helpers.js';
+import { BASE_ENV } from './support.js';
 
 const STREAM = 'LORE_EVENTS';
 const VICTIM = 'users-activity-n1';
@@ -24,6 +35,7 @@ describe('JetStream durable consumer names under per-service NATS users', () => 
   const dir = tempDir('lore-consumer-names-');
   const servers: NatsServerProcess[] = [];
   const conns: NatsConnection[] = [];
+  const procs: Spawned[] = [];
 
   /** A nats-server with `configFile` (the shipped one, or a narrowed copy), and a connector. */
   async function server(configFile?: string) {
@@ -61,6 +73,7 @@ describe('JetStream durable consumer names under per-service NATS users', () => 
 
   afterAll(async () => {
     for (const c of conns) await c.close().catch(() => {});
+    for (const p of procs) await p.kill('SIGTERM');
     for (const s of servers) await s.kill();
     dir.cleanup();
   });
@@ -130,6 +143,85 @@ describe('JetStream durable consumer names under per-service NATS users', () => 
     expect(await pull(dms)).toBe(false);
     expect(await pull(users)).toBe(true);
   });
+
+  it('with `pnpm nats:config --nodes`: the services run on exactly their own consumers, and no other service touches them', async () => {
+    const node = 'exact-node';
+    const file = join(dir.path, 'auth-exact.conf');
+    writeFileSync(file, renderAuth([node]));
+    const { as, nats } = await server(file);
+    const auth = nats.auth!;
+    const identity = nodeIdentityFile(join(dir.path, 'identity'), node);
+    const start = (s: string) =>
+      spawnTs(
+        join(ROOT, `packages/${s}/src/main.ts`),
+        [],
+        {
+          ...BASE_ENV,
+          NATS_URL: nats.url,
+          ...auth.env(s),
+          LORE_NODE_ID: node,
+          LORE_DATA_DIR: shareNodeIdentity(identity, join(dir.path, s)),
+          LORE_PORT: '0',
+        },
+        /"url":"(http[^"]+)"/,
+        90_000,
+      );
+    procs.push(await start('users'));
+    procs.push(...(await Promise.all(['queries', 'approvals'].map(start))));
+    const expected = [...CONSUMERS.users, ...CONSUMERS.queries, ...CONSUMERS.approvals]
+      .map((c) => `${c}-${node}`)
+      .sort();
+    const ops = await jetstreamManager(await as('ops'), { timeout: 2_000 });
+    const names = async () => {
+      const out: string[] = [];
+      for await (const c of ops.consumers.list(STREAM)) out.push(c.name);
+      return out.sort();
+    };
+    await expect.poll(names, { timeout: 60_000, interval: 500 }).toEqual(expected);
+    // Each consumer has a pull waiting on the server: the service's MSG.NEXT was let through.
+    const waiting = async () => {
+      let n = 0;
+      for await (const c of ops.consumers.list(STREAM)) if (c.num_waiting > 0) n++;
+      return n;
+    };
+    await expect.poll(waiting, { timeout: 20_000, interval: 500 }).toBe(expected.length);
+    expect(nats.output).not.toMatch(/Violation - User "(?:users|queries|approvals)"/);
+
+    // Another service's credentials: no pull, no re-creation with another filter, no deletion.
+    const dms = await as('dms');
+    const victim = `users-activity-dms-${node}`;
+    expect(
+      await allowed(async () => {
+        const consumer = await jetstream(dms, { timeout: 2_000 }).consumers.get(STREAM, victim);
+        await consumer.next({ expires: 2_000 });
+      }),
+    ).toBe(false);
+    // The pull request itself, sent by hand (the client above stops at the refused info request).
+    expect(
+      await allowed(() =>
+        dms.request(
+          `$JS.API.CONSUMER.MSG.NEXT.${STREAM}.${victim}`,
+          JSON.stringify({ batch: 1, no_wait: true }),
+          {
+            timeout: 2_000,
+          },
+        ),
+      ),
+    ).toBe(false);
+    const before = (await ops.consumers.info(STREAM, victim)).config.filter_subject;
+    const dmsJsm = await jetstreamManager(dms, { timeout: 2_000 });
+    expect(
+      await allowed(() => dmsJsm.consumers.update(STREAM, victim, { filter_subject: 'lore.none' })),
+    ).toBe(false);
+    expect(await allowed(() => dmsJsm.consumers.delete(STREAM, victim))).toBe(false);
+    await expect
+      .poll(() => nats.output)
+      .toMatch(
+        /Violation - User "dms", Subject "\$JS\.API\.CONSUMER\.MSG\.NEXT\.LORE_EVENTS\.users-activity-dms-exact-node"/,
+      );
+    expect((await ops.consumers.info(STREAM, victim)).config.filter_subject).toBe(before);
+    expect(before).toMatch(/^lore\.dms\./);
+  }, 240_000);
 
   /**
    * The shipped auth.conf with each service user's `LORE_EVENTS` consumer subjects (create,
