@@ -57,7 +57,7 @@ function tsxEsmApi(): string {
   return pathToFileURL(join(dirname(pkgPath), pkg.exports['./esm/api']!.import.default)).href;
 }
 
-/** Time a parser thread may take to load a task module the first time (tsx compiles it from sources). */
+/** Time a parser thread may take to load a task module (tsx compiles it from sources) or pdf.js the first time. */
 const MODULE_LOAD_MS = 60_000;
 
 /** A task before the pool numbers it (Omit distributed over the union). */
@@ -120,10 +120,10 @@ export class ParserPool {
       if (!slot) return;
       const job = this.queue.shift()!;
       const id = this.nextId++;
-      // A task module's first import is not the document's time: its clock restarts once loaded.
+      // Loading a task module or pdf.js is not the document's time: its clock restarts once loaded.
       const timer = this.clock(
         slot,
-        job.task.kind === 'module' ? Math.max(this.limits.timeMs, MODULE_LOAD_MS) : this.limits.timeMs,
+        job.task.kind === 'html' ? this.limits.timeMs : Math.max(this.limits.timeMs, MODULE_LOAD_MS),
       );
       slot.job = { ...job, id, timer };
       slot.worker.ref();

@@ -2,7 +2,7 @@ import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import { htmlToMarkdown } from './html.js';
 import { ParseLimitError } from './limits.js';
-import { extractPdfText } from './pdf.js';
+import { extractPdfText, loadUnpdf } from './pdf.js';
 
 /** One document to parse, as the pool sends it. */
 export type ParseTask =
@@ -24,7 +24,12 @@ try {
 }
 
 async function run(task: ParseTask): Promise<unknown> {
-  if (task.kind === 'pdf') return extractPdfText(task.bytes, task.maxPages);
+  if (task.kind === 'pdf') {
+    // pdf.js loads on a thread's first PDF (seconds on a busy machine): the clock starts after.
+    await loadUnpdf();
+    parentPort?.postMessage({ started: task.id });
+    return extractPdfText(task.bytes, task.maxPages);
+  }
   if (task.kind === 'html') return htmlToMarkdown(task.html, task.maxNesting);
   const mod = (await import(task.module)) as Record<string, unknown>;
   // Loaded (the first time, from sources, that can take seconds): the document's clock starts now.
