@@ -3,6 +3,7 @@
  * service uses. The single source of truth for the server configuration of every topology
  * (`pnpm dev`, the test harness, Kubernetes); `generate.ts` renders it.
  */
+import { durableName } from '../../packages/kit/src/bus/nats-setup.js';
 import { SERVICE_NAMES } from '../../packages/schema/src/services.js';
 
 /** One NATS user per service of Lore: the schema's list, so a new service gets its user. */
@@ -42,25 +43,63 @@ const REQUESTS: Record<NatsService, string[]> = {
   showcase: [],
   docs: [],
 };
+/**
+ * The durable consumers each service keeps on the event stream, without the `-<node id>` every
+ * name ends with (consumers are per node). With node ids (`pnpm nats:config --nodes a,b`) each
+ * service may create, read, pull from and acknowledge exactly these, so no service can take
+ * another's events off its consumer; consumer names are one subject token, so they can be
+ * allowed exactly but not by prefix (see infra/README.md, "JetStream consumer names").
+ */
+export const CONSUMERS: Record<NatsService, string[]> = {
+  users: [
+    'users-activity-projects',
+    'users-source-topics-added',
+    'users-source-topics-removed',
+    'users-activity-prompts',
+    'users-activity-connections',
+    'users-activity-den-posts',
+    'users-activity-dms',
+  ],
+  queries: ['queries-drafter', 'queries-answers', 'queries-withheld'],
+  approvals: ['approvals-decisions'],
+  knowledge: [],
+  dens: [],
+  dms: [],
+  showcase: [],
+  docs: [],
+};
+
 /** Every service checks API keys with the users service. */
 const EVERYONE_REQUESTS = ['rpc.users.verify_key'];
 
-/** JetStream API calls every service makes: the event stream, its own consumers, shared limits, reading the directory. */
-function jetstreamApi(): string[] {
-  return [...streamApi(), ...bucketApi([...DIRECTORY_BUCKETS, RATE_LIMIT_BUCKET])];
+/**
+ * The API subjects of a service's durable consumers on the event stream: any name without node
+ * ids, else exactly its own names for those nodes.
+ */
+function consumerApi(user: NatsService, nodes?: readonly string[]): string[] {
+  const names = nodes ? CONSUMERS[user].flatMap((c) => nodes.map((n) => durableName(`${c}-${n}`))) : ['>'];
+  return names.flatMap((n) => [
+    // The create subject carries the filter subject after the name; the older durable form does not.
+    `$JS.API.CONSUMER.CREATE.${EVENTS_STREAM}.${n === '>' ? '>' : `${n}.>`}`,
+    `$JS.API.CONSUMER.DURABLE.CREATE.${EVENTS_STREAM}.${n}`,
+    `$JS.API.CONSUMER.INFO.${EVENTS_STREAM}.${n}`,
+    `$JS.API.CONSUMER.MSG.NEXT.${EVENTS_STREAM}.${n}`,
+    `$JS.ACK.${EVENTS_STREAM}.${n === '>' ? '>' : `${n}.>`}`,
+  ]);
 }
 
-function streamApi(): string[] {
+/** JetStream API calls every service makes: the event stream, its own consumers, shared limits, reading the directory. */
+function jetstreamApi(user: NatsService, nodes?: readonly string[]): string[] {
+  return [...streamApi(user, nodes), ...bucketApi([...DIRECTORY_BUCKETS, RATE_LIMIT_BUCKET])];
+}
+
+function streamApi(user: NatsService, nodes?: readonly string[]): string[] {
   return [
     '$JS.API.INFO',
     `$JS.API.STREAM.INFO.${EVENTS_STREAM}`,
     `$JS.API.STREAM.CREATE.${EVENTS_STREAM}`,
     `$JS.API.STREAM.UPDATE.${EVENTS_STREAM}`,
-    `$JS.API.CONSUMER.CREATE.${EVENTS_STREAM}.>`,
-    `$JS.API.CONSUMER.DURABLE.CREATE.${EVENTS_STREAM}.>`,
-    `$JS.API.CONSUMER.INFO.${EVENTS_STREAM}.>`,
-    `$JS.API.CONSUMER.MSG.NEXT.${EVENTS_STREAM}.>`,
-    `$JS.ACK.${EVENTS_STREAM}.>`,
+    ...consumerApi(user, nodes),
   ];
 }
 
@@ -91,11 +130,14 @@ export interface UserPermissions {
 
 const withNodeForms = (subjects: string[]) => subjects.flatMap((s) => [s, `${s}.node.*`]);
 
-/** The subjects one user may publish and subscribe to. */
-export function permissionsFor(user: NatsUser): UserPermissions {
+/**
+ * The subjects one user may publish and subscribe to. `nodes`: the ids of the nodes using this
+ * server, to allow each service exactly its own durable consumers (any name without them).
+ */
+export function permissionsFor(user: NatsUser, nodes?: readonly string[]): UserPermissions {
   if (user === OPS_USER) return { publish: ['$JS.API.>'], subscribe: [`_INBOX.${OPS_USER}.>`] };
   if (user === NODE_USER) {
-    const all = NATS_SERVICES.map((s) => permissionsFor(s));
+    const all = NATS_SERVICES.map((s) => permissionsFor(s, nodes));
     const merge = (pick: (p: UserPermissions) => string[]) =>
       [...new Set(all.flatMap(pick))].filter((s) => !s.startsWith('_INBOX.'));
     // The all-in-one's console too: its sessions' bucket and the events of an open inbox.
@@ -122,7 +164,7 @@ export function permissionsFor(user: NatsUser): UserPermissions {
     // Its own events, and nobody else's.
     `lore.${user}.>`,
     ...withNodeForms([...EVERYONE_REQUESTS, ...REQUESTS[user]]),
-    ...jetstreamApi(),
+    ...jetstreamApi(user, nodes),
     // Rate-limit counters are written by every service: an agent's limits hold across all of them.
     `$KV.${RATE_LIMIT_BUCKET}.>`,
   ];

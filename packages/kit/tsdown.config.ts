@@ -5,6 +5,8 @@ export default defineConfig({
   entry: {
     index: 'src/index.ts',
     'testing/index': 'src/testing/index.ts',
+    // Text parsing alone, for task modules that run in a parser thread (no database, no NATS).
+    'text/index': 'src/text/index.ts',
     'parse-worker': 'src/text/parse-worker.ts',
   },
   format: 'esm',

@@ -8,7 +8,12 @@ import { defineConfig } from 'tsdown';
  * ../migrations, which ships in the tarball.
  */
 export default defineConfig({
-  entry: ['src/index.ts', 'src/main.ts'],
+  // dist/prepare-source.js is the parser thread's task module (see domain/ingest.ts).
+  entry: {
+    index: 'src/index.ts',
+    main: 'src/main.ts',
+    'prepare-source': 'src/domain/prepare-source.ts',
+  },
   format: 'esm',
   dts: true,
   platform: 'node',

@@ -1,5 +1,6 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import {
   createLogger,
   type Database,
@@ -464,5 +465,36 @@ describe("Lore's own documentation", () => {
     await third.close();
     off.cleanup();
     dir.cleanup();
+  });
+});
+
+describe('ingesting hostile pages', () => {
+  const dir = tempDir();
+  afterAll(() => dir.cleanup());
+
+  it('refuses pages nested thousands deep by their nesting, in a parser thread, and ingests the rest', async () => {
+    const bombs = join(dir.path, 'bombs');
+    const { db, store } = await openStore(join(dir.path, 'data'));
+    writeTree(bombs, {
+      'ok.md': '# Fine\n\nAn ordinary page about herons.',
+      'lists.md': Array.from({ length: 900 }, (_, i) => `${'  '.repeat(i)}- level ${i}`).join('\n'),
+      'quotes.md': `${'>'.repeat(5_000)} deep\n`.repeat(100),
+      'divs.html': `<html><body>${'<div>'.repeat(40_000)}deep${'</div>'.repeat(40_000)}</body></html>`,
+    });
+    const delay = monitorEventLoopDelay({ resolution: 10 });
+    delay.enable();
+    const r = await ingestInputs({ store, log }, [bombs], { source: 'bombs' });
+    delay.disable();
+    expect(r.added).toBe(1);
+    const reasons = Object.fromEntries(r.failed.map((f) => [f.origin.split('/').pop(), f.reason]));
+    expect(reasons['lists.md']).toMatch(
+      /refused: the Markdown nests lists or block quotes more than 256 deep \(nesting limit\)/,
+    );
+    expect(reasons['quotes.md']).toMatch(/\(nesting limit\)/);
+    expect(reasons['divs.html']).toMatch(/\(nesting limit\)/);
+    // The splitting ran off the event loop: no single stall of the length it takes.
+    expect(delay.max / 1e6).toBeLessThan(1_000);
+    expect(await ftsHits(db, 'heron')).toBe(1);
+    db.$client.close();
   });
 });

@@ -169,18 +169,22 @@ export type { CallContext } from './telemetry.js';
 export { callContext, nextTraceparent, startTelemetry, withSpan } from './telemetry.js';
 export type { FrontMatter } from './text/index.js';
 export {
+  checkMarkdownNesting,
   convertHtml,
   DEFAULT_PARSE_LIMITS,
   extractPdfText,
   frontMatter,
   htmlNestingDepth,
   htmlToMarkdown,
+  markdownNestingDepth,
   type ParseLimit,
   ParseLimitError,
   type ParseLimits,
   ParserPool,
   parserPool,
   pdfToText,
+  runIsolated,
+  taskModule,
 } from './text/index.js';
 export type {
   Citation,

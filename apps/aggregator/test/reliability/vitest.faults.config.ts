@@ -14,7 +14,7 @@ export default defineConfig({
     name: 'faults',
     root: repo,
     include: [
-      'apps/aggregator/test/reliability/{crash,load,outage,sqld-flows,nats-cluster,hostile}.test.ts',
+      'apps/aggregator/test/reliability/{crash,load,outage,sqld-flows,nats-cluster,hostile,consumer-names}.test.ts',
       'packages/knowledge/test/ingest-bomb.test.ts',
       'packages/users/test/limits-replicas.test.ts',
     ],

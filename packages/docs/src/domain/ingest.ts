@@ -1,10 +1,19 @@
 import { createHash } from 'node:crypto';
 import { basename, resolve } from 'node:path';
-import type { Embedder, Logger, Outbox, Transaction } from '@lore/kit';
+import {
+  type Embedder,
+  type Logger,
+  type Outbox,
+  ParseLimitError,
+  parserPool,
+  runIsolated,
+  type Transaction,
+  taskModule,
+} from '@lore/kit';
 import { DocsCorpusIngested } from '@lore/schema';
-import { splitDocument } from '@lore/search';
 import { type CrawlOptions, crawl } from './crawl.js';
-import { parseDocumentIsolated, titleFromPath } from './parse.js';
+import { titleFromPath } from './parse.js';
+import type { PreparedDocument } from './prepare.js';
 import { collectLocal, type RawDocument } from './sources.js';
 import type { DocsStore, DocumentWrite } from './store.js';
 
@@ -173,6 +182,8 @@ export async function ingestDocuments(
   return summary;
 }
 
+const PREPARE_MODULE = taskModule(import.meta.url, { source: './prepare.ts', built: './prepare.js' });
+
 async function prepare(
   doc: RawDocument,
   source: string,
@@ -180,14 +191,24 @@ async function prepare(
   now: () => number,
 ): Promise<Prepared | null> {
   const raw = await doc.read();
-  const parsed = await parseDocumentIsolated(
-    raw,
-    doc.format,
-    titleFromPath(doc.origin.replace(/^[a-z]+:\/\/[^/]+/i, '')),
-  );
+  // Parsed and split in a parser thread, under the kit's limits (time, memory, nesting).
+  const pool = parserPool();
+  let prepared: PreparedDocument;
+  try {
+    prepared = await runIsolated<PreparedDocument>(
+      PREPARE_MODULE,
+      'prepareDocument',
+      [raw, doc.format, titleFromPath(doc.origin.replace(/^[a-z]+:\/\/[^/]+/i, '')), pool.limits.maxNesting],
+      pool,
+    );
+  } catch (err) {
+    if (err instanceof ParseLimitError)
+      throw new Error(`refused: ${err.message} (${err.limit} limit)`, { cause: err });
+    throw err;
+  }
+  const { parsed, chunks } = prepared;
   const hash = contentHash([doc.uri, parsed.title, parsed.description, parsed.content, source]);
   if (before && before.hash === hash) return null;
-  const chunks = await splitDocument(parsed.content, { format: parsed.splitFormat });
   return {
     kind: before ? 'updated' : 'added',
     write: {

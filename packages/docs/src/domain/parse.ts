@@ -1,4 +1,4 @@
-import { convertHtml, frontMatter, htmlToMarkdown } from '@lore/kit';
+import { DEFAULT_PARSE_LIMITS, frontMatter, htmlToMarkdown } from '@lore/kit/text';
 
 export type SourceFormat = 'markdown' | 'mdx' | 'html' | 'text';
 
@@ -41,9 +41,14 @@ export function formatOfResponse(contentType: string | null, url: URL): SourceFo
 const MAX_DESCRIPTION = 300;
 
 /** Parses one source into title, description and Markdown content. `fallbackTitle` comes from the file name. */
-export function parseDocument(raw: string, format: SourceFormat, fallbackTitle: string): ParsedDocument {
+export function parseDocument(
+  raw: string,
+  format: SourceFormat,
+  fallbackTitle: string,
+  maxNesting = DEFAULT_PARSE_LIMITS.maxNesting,
+): ParsedDocument {
   const text = raw.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
-  if (format === 'html') return parseHtml(text, fallbackTitle);
+  if (format === 'html') return parseHtml(text, fallbackTitle, maxNesting);
   if (format === 'text') {
     const content = text.trim();
     const paragraphs = content
@@ -69,23 +74,9 @@ export function parseDocument(raw: string, format: SourceFormat, fallbackTitle: 
   return { title, description, content, splitFormat: 'markdown' };
 }
 
-function parseHtml(html: string, fallbackTitle: string): ParsedDocument {
+function parseHtml(html: string, fallbackTitle: string, maxNesting: number): ParsedDocument {
   const parts = htmlParts(html);
-  return fromHtmlParts(parts, htmlToMarkdown(parts.body), fallbackTitle);
-}
-
-/**
- * `parseDocument`, with HTML converted in a parser thread under the kit's limits (time,
- * memory, nesting): what ingestion uses, since crawled pages are written by anyone.
- */
-export async function parseDocumentIsolated(
-  raw: string,
-  format: SourceFormat,
-  fallbackTitle: string,
-): Promise<ParsedDocument> {
-  if (format !== 'html') return parseDocument(raw, format, fallbackTitle);
-  const parts = htmlParts(raw.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n'));
-  return fromHtmlParts(parts, await convertHtml(parts.body), fallbackTitle);
+  return fromHtmlParts(parts, htmlToMarkdown(parts.body, maxNesting), fallbackTitle);
 }
 
 function htmlParts(html: string): { pageTitle: string; metaDescription: string | undefined; body: string } {

@@ -1,9 +1,11 @@
 export { type FrontMatter, frontMatter } from './front-matter.js';
 export { htmlToMarkdown } from './html.js';
-export { convertHtml, ParserPool, parserPool, pdfToText } from './isolate.js';
+export { convertHtml, ParserPool, parserPool, pdfToText, runIsolated, taskModule } from './isolate.js';
 export {
+  checkMarkdownNesting,
   DEFAULT_PARSE_LIMITS,
   htmlNestingDepth,
+  markdownNestingDepth,
   type ParseLimit,
   ParseLimitError,
   type ParseLimits,

@@ -2,8 +2,14 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { compressionBombPdf, deeplyNestedHtml } from '../testing/hostile.js';
 import { htmlToMarkdown } from './html.js';
-import { convertHtml, ParserPool, pdfToText } from './isolate.js';
-import { DEFAULT_PARSE_LIMITS, htmlNestingDepth, ParseLimitError } from './limits.js';
+import { convertHtml, ParserPool, pdfToText, runIsolated, taskModule } from './isolate.js';
+import {
+  checkMarkdownNesting,
+  DEFAULT_PARSE_LIMITS,
+  htmlNestingDepth,
+  markdownNestingDepth,
+  ParseLimitError,
+} from './limits.js';
 
 const pool = new ParserPool({ ...DEFAULT_PARSE_LIMITS, timeMs: 1_500, memoryMb: 128 });
 afterAll(() => pool.close());
@@ -66,3 +72,34 @@ describe('parsing hostile documents in parser threads', () => {
     expect(ok.markdown).toBe('after');
   }, 30_000);
 });
+
+describe('Markdown nesting', () => {
+  it('counts block quotes and list indentation, and stops past the bound', () => {
+    expect(markdownNestingDepth('# Title\n\nplain text\n')).toBe(0);
+    expect(markdownNestingDepth('- a\n  - b\n    - c\n> quote\n> > nested\n')).toBe(3);
+    expect(markdownNestingDepth(`${'>'.repeat(5000)} deep\n`)).toBe(5000);
+    expect(markdownNestingDepth(`${'> '.repeat(5000)}deep`, 300)).toBe(5000);
+    expect(markdownNestingDepth(nestedList(3000), 256)).toBe(257);
+    expect(() => checkMarkdownNesting(nestedList(300), 256)).toThrow(/more than 256 deep/);
+    expect(() => checkMarkdownNesting(nestedList(200), 256)).not.toThrow();
+  });
+});
+
+describe('task modules in parser threads', () => {
+  const module = taskModule(import.meta.url, { source: './limits.ts', built: './text/index.js' });
+
+  it("runs a module's export in a thread and hands its limit errors back", async () => {
+    expect(await runIsolated(module, 'markdownNestingDepth', ['- a\n  - b\n'], pool)).toBe(2);
+    const err = await runIsolated(module, 'checkMarkdownNesting', [nestedList(1000), 256], pool).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ParseLimitError);
+    expect((err as ParseLimitError).limit).toBe('nesting');
+    const missing = await runIsolated(module, 'noSuchExport', [], pool).catch((e: unknown) => e);
+    expect((missing as Error).message).toMatch(/exports no function noSuchExport/);
+  });
+});
+
+function nestedList(depth: number): string {
+  return Array.from({ length: depth }, (_, i) => `${'  '.repeat(i)}- level ${i}`).join('\n');
+}

@@ -11,16 +11,41 @@ import type { ParseReply, ParseTask } from './parse-worker.js';
  * The parser thread's entry. From TypeScript sources (tests, `tsx`) the worker loads the `.ts`
  * file through tsx's loader; from the built package it is `parse-worker.js` beside this chunk.
  */
-function workerSpec(): { entry: URL | string; eval: boolean } {
-  if (import.meta.url.endsWith('.ts')) {
+function workerSpec(): { entry: URL | string; eval: boolean; execArgv?: string[] } {
+  if (fromSources()) {
     const api = tsxEsmApi();
     const entry = new URL('./parse-worker.ts', import.meta.url).href;
     return {
       entry: `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`,
       eval: true,
+      // Workspace packages a task module imports resolve to their sources, as in the caller.
+      execArgv: workerExecArgv(),
     };
   }
   return { entry: new URL('./parse-worker.js', import.meta.url), eval: false };
+}
+
+const fromSources = () => import.meta.url.endsWith('.ts');
+
+/**
+ * The process's Node options that a worker accepts (per-process V8 flags such as `--expose-gc`
+ * make `new Worker` throw when passed explicitly), with the `development` condition added.
+ */
+function workerExecArgv(): string[] {
+  const kept = process.execArgv.filter((a) => !PROCESS_ONLY_FLAG.test(a));
+  return kept.includes('--conditions=development') ? kept : [...kept, '--conditions=development'];
+}
+
+const PROCESS_ONLY_FLAG =
+  /^--(?:expose[-_]gc|max[-_]old[-_]space[-_]size|max[-_]semi[-_]space[-_]size|stack[-_]size|inspect|title)\b/;
+
+/**
+ * The URL of a task module beside the caller, for `runIsolated`: `source` (relative to the
+ * caller's source file) when running from TypeScript sources, `built` (relative to the built
+ * chunk in dist/, where the package's tsdown config emits it as an entry) otherwise.
+ */
+export function taskModule(callerUrl: string, paths: { source: string; built: string }): string {
+  return new URL(callerUrl.endsWith('.ts') ? paths.source : paths.built, callerUrl).href;
 }
 
 /** tsx's ESM register API as an `import()` target (require.resolve would name its CommonJS twin). */
@@ -31,6 +56,9 @@ function tsxEsmApi(): string {
   };
   return pathToFileURL(join(dirname(pkgPath), pkg.exports['./esm/api']!.import.default)).href;
 }
+
+/** Time a parser thread may take to load a task module (tsx compiles it from sources) or pdf.js the first time. */
+const MODULE_LOAD_MS = 60_000;
 
 /** A task before the pool numbers it (Omit distributed over the union). */
 type TaskInput = ParseTask extends infer T ? (T extends unknown ? Omit<T, 'id'> : never) : never;
@@ -72,6 +100,11 @@ export class ParserPool {
     });
   }
 
+  /** Live parser threads (at most the pool's size; a thread ended by a limit is replaced on demand). */
+  get threads(): number {
+    return this.slots.length;
+  }
+
   /** Ends every thread; queued and running documents are refused. */
   async close(): Promise<void> {
     for (const job of this.queue.splice(0)) job.reject(new Error('the parser pool was closed'));
@@ -87,13 +120,10 @@ export class ParserPool {
       if (!slot) return;
       const job = this.queue.shift()!;
       const id = this.nextId++;
-      const timer = setTimeout(
-        () =>
-          void this.fail(
-            slot!,
-            new ParseLimitError('time', `parsing took longer than ${this.limits.timeMs / 1000} s`),
-          ),
-        this.limits.timeMs,
+      // Loading a task module or pdf.js is not the document's time: its clock restarts once loaded.
+      const timer = this.clock(
+        slot,
+        job.task.kind === 'html' ? this.limits.timeMs : Math.max(this.limits.timeMs, MODULE_LOAD_MS),
       );
       slot.job = { ...job, id, timer };
       slot.worker.ref();
@@ -101,10 +131,22 @@ export class ParserPool {
     }
   }
 
+  private clock(slot: Slot, ms: number): NodeJS.Timeout {
+    return setTimeout(
+      () =>
+        void this.fail(
+          slot,
+          new ParseLimitError('time', `parsing took longer than ${this.limits.timeMs / 1000} s`),
+        ),
+      ms,
+    );
+  }
+
   private spawn(): Slot {
     const spec = workerSpec();
     const worker = new Worker(spec.entry, {
       eval: spec.eval,
+      ...(spec.execArgv ? { execArgv: spec.execArgv } : {}),
       resourceLimits: {
         maxOldGenerationSizeMb: this.limits.memoryMb,
         maxYoungGenerationSizeMb: Math.min(64, Math.max(8, Math.round(this.limits.memoryMb / 8))),
@@ -115,10 +157,17 @@ export class ParserPool {
     });
     worker.unref();
     const slot: Slot = { worker, ready: false };
-    worker.on('message', (reply: ParseReply | { ready: true }) => {
+    worker.on('message', (reply: ParseReply | { ready: true } | { started: number }) => {
       if ('ready' in reply) {
         slot.ready = true;
         this.pump();
+        return;
+      }
+      if ('started' in reply) {
+        if (slot.job?.id === reply.started) {
+          clearTimeout(slot.job.timer);
+          slot.job.timer = this.clock(slot, this.limits.timeMs);
+        }
         return;
       }
       const job = slot.job;
@@ -204,4 +253,19 @@ export async function convertHtml(
     title: string | null;
     markdown: string;
   };
+}
+
+/**
+ * Calls export `name` of `module` (see `taskModule`) with `args` in a parser thread, under the
+ * pool's time and memory limits: a package's own parsing step (Markdown splitting, front
+ * matter), so a hostile document costs its caller a `ParseLimitError` and the event loop
+ * nothing. Arguments and result cross by structured clone.
+ */
+export async function runIsolated<T>(
+  module: string,
+  name: string,
+  args: unknown[],
+  pool: ParserPool = parserPool(),
+): Promise<T> {
+  return (await pool.run({ kind: 'module', module, name, args })) as T;
 }

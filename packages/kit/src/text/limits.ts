@@ -19,7 +19,7 @@ export interface ParseLimits {
   memoryMb: number;
   /** Most pages of a PDF. */
   maxPages: number;
-  /** Deepest element nesting of an HTML page. */
+  /** Deepest element nesting of an HTML page, and of lists and block quotes in Markdown. */
   maxNesting: number;
 }
 
@@ -79,3 +79,46 @@ const VOID = new Set([
   'track',
   'wbr',
 ]);
+
+const QUOTE_PREFIX = /^(?: {0,3}>)+/;
+const LIST_MARKER = /^(?:[-*+]|\d{1,9}[.)])(?:\s|$)/;
+
+/**
+ * The deepest nesting of block quotes and lists in Markdown, by one linear pass over the
+ * lines: a line's `>` markers, plus, for a list item, its indentation in steps of two columns
+ * (a tab is four). Stops counting past `stop`. A splitter walks such a document in time that
+ * grows with its depth, so a document nested thousands deep is refused before it is split.
+ */
+export function markdownNestingDepth(markdown: string, stop = Number.POSITIVE_INFINITY): number {
+  let max = 0;
+  let start = 0;
+  while (start <= markdown.length) {
+    let end = markdown.indexOf('\n', start);
+    if (end === -1) end = markdown.length;
+    const line = markdown.slice(start, end);
+    start = end + 1;
+    const quotes = QUOTE_PREFIX.exec(line)?.[0] ?? '';
+    let depth = quotes.length ? quotes.split('>').length - 1 : 0;
+    let rest = line.slice(quotes.length);
+    let columns = 0;
+    let i = 0;
+    for (; i < rest.length && (rest[i] === ' ' || rest[i] === '\t'); i++) columns += rest[i] === '\t' ? 4 : 1;
+    rest = rest.slice(i);
+    if (LIST_MARKER.test(rest)) depth += 1 + Math.floor(columns / 2);
+    if (depth > max) {
+      max = depth;
+      if (max > stop) return max;
+    }
+  }
+  return max;
+}
+
+/** Throws a `nesting` ParseLimitError when Markdown nests deeper than `maxNesting`. */
+export function checkMarkdownNesting(markdown: string, maxNesting: number): void {
+  const depth = markdownNestingDepth(markdown, maxNesting);
+  if (depth > maxNesting)
+    throw new ParseLimitError(
+      'nesting',
+      `the Markdown nests lists or block quotes more than ${maxNesting} deep`,
+    );
+}

@@ -2,12 +2,14 @@ import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import { htmlToMarkdown } from './html.js';
 import { ParseLimitError } from './limits.js';
-import { extractPdfText } from './pdf.js';
+import { extractPdfText, loadUnpdf } from './pdf.js';
 
 /** One document to parse, as the pool sends it. */
 export type ParseTask =
   | { id: number; kind: 'pdf'; bytes: Uint8Array; maxPages: number }
-  | { id: number; kind: 'html'; html: string; maxNesting: number };
+  | { id: number; kind: 'html'; html: string; maxNesting: number }
+  /** A named export of a module (a file URL) called with `args`: a package's own parsing step. */
+  | { id: number; kind: 'module'; module: string; name: string; args: unknown[] };
 
 export type ParseReply =
   | { id: number; ok: true; value: unknown }
@@ -22,8 +24,19 @@ try {
 }
 
 async function run(task: ParseTask): Promise<unknown> {
-  if (task.kind === 'pdf') return extractPdfText(task.bytes, task.maxPages);
-  return htmlToMarkdown(task.html, task.maxNesting);
+  if (task.kind === 'pdf') {
+    // pdf.js loads on a thread's first PDF (seconds on a busy machine): the clock starts after.
+    await loadUnpdf();
+    parentPort?.postMessage({ started: task.id });
+    return extractPdfText(task.bytes, task.maxPages);
+  }
+  if (task.kind === 'html') return htmlToMarkdown(task.html, task.maxNesting);
+  const mod = (await import(task.module)) as Record<string, unknown>;
+  // Loaded (the first time, from sources, that can take seconds): the document's clock starts now.
+  parentPort?.postMessage({ started: task.id });
+  const fn = mod[task.name];
+  if (typeof fn !== 'function') throw new Error(`${task.module} exports no function ${task.name}`);
+  return fn(...task.args);
 }
 
 // Modules are loaded: the pool starts a document's clock only from here.

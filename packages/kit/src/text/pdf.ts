@@ -3,7 +3,7 @@ import { ParseLimitError } from './limits.js';
 
 // unpdf (and pdf.js) load on first use only.
 let unpdfModule: Promise<typeof import('unpdf')> | undefined;
-const loadUnpdf = () => (unpdfModule ??= import('unpdf'));
+export const loadUnpdf = () => (unpdfModule ??= import('unpdf'));
 
 let pdfjsLoaded: Promise<unknown> | undefined;
 

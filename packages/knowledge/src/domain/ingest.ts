@@ -1,7 +1,17 @@
 import { basename, extname } from 'node:path';
-import { convertHtml, invalid, ParseLimitError, pdfToText, type ToolError } from '@lore/kit';
+import {
+  convertHtml,
+  invalid,
+  ParseLimitError,
+  parserPool,
+  pdfToText,
+  runIsolated,
+  type ToolError,
+  taskModule,
+} from '@lore/kit';
 import type { KnowledgeFormat, UpdateKnowledgeSourcesInput } from '@lore/schema';
 import { readAllowedFile, readFileSlot } from './paths.js';
+import type { PreparedSource } from './prepare-source.js';
 
 /** Most characters of text one source may hold once extracted (a PDF can be small and wordy). */
 export const MAX_TEXT_CHARS = 2_000_000;
@@ -13,6 +23,8 @@ export interface ExtractedDocument {
   /** Markdown for markdown/html, plain text otherwise. */
   text: string;
   pages: number | null;
+  /** The text split, keyworded and stemmed in a parser thread (see `prepareDocument`). */
+  prepared?: PreparedSource;
 }
 
 export function formatFromName(name: string): KnowledgeFormat {
@@ -71,8 +83,45 @@ export function sourceRequest(
   return { kind: 'content', name, content };
 }
 
-/** Reads, decodes and converts a source to text, enforcing the size limits. */
+/** Reads, decodes and converts a source to text and prepares it for the index, enforcing the limits. */
 export async function extractDocument(
+  input: UpdateKnowledgeSourcesInput,
+  roots: readonly string[],
+): Promise<ExtractedDocument> {
+  const doc = await extractText(input, roots);
+  const field = input.file_path !== undefined ? 'file_path' : 'file_content';
+  return { ...doc, prepared: await prepareDocument(doc, field) };
+}
+
+const PREPARE_MODULE = taskModule(import.meta.url, {
+  source: './prepare-source.ts',
+  built: './prepare-source.js',
+});
+
+/**
+ * Splits, keywords and stems a document in a parser thread (`prepareSource`), under the
+ * kit's limits: a 400 naming the limit (time, memory, nesting) when it runs into one.
+ */
+export async function prepareDocument(
+  doc: ExtractedDocument,
+  field = 'file_content',
+): Promise<PreparedSource> {
+  const pool = parserPool();
+  const format = doc.format === 'markdown' || doc.format === 'html' ? 'markdown' : 'text';
+  try {
+    return await runIsolated<PreparedSource>(
+      PREPARE_MODULE,
+      'prepareSource',
+      [doc.text, format, pool.limits.maxNesting],
+      pool,
+    );
+  } catch (err) {
+    if (err instanceof ParseLimitError) throw limitError(doc.name, field, err);
+    throw err;
+  }
+}
+
+async function extractText(
   input: UpdateKnowledgeSourcesInput,
   roots: readonly string[],
 ): Promise<ExtractedDocument> {

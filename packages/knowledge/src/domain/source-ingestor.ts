@@ -8,14 +8,13 @@ import {
   type KnowledgeSourceSummary,
   type VerifiedAgent,
 } from '@lore/schema';
-import { float32ToBuffer, splitDocument, keywords as topicKeywords } from '@lore/search';
+import { float32ToBuffer } from '@lore/search';
 import { and, asc, eq, type SQL, sql } from 'drizzle-orm';
 import type * as tables from '../tables.js';
 import { chunks, sources } from '../tables.js';
 import type { AgentCaches } from './agent-caches.js';
-import type { ExtractedDocument } from './ingest.js';
-import { type AddedSource, agentToken, passageText, SOURCE_KEYWORDS } from './knowledge-types.js';
-import { indexTerms } from './search-terms.js';
+import { type ExtractedDocument, prepareDocument } from './ingest.js';
+import { type AddedSource, agentToken, passageText } from './knowledge-types.js';
 
 type Db = Database<typeof tables>;
 
@@ -40,13 +39,10 @@ export class SourceIngestor {
     signal?: AbortSignal,
     share: { sharing?: KnowledgeSharing; summary?: string } = {},
   ): Promise<AddedSource> {
-    const pieces = await splitDocument(doc.text, {
-      format: doc.format === 'markdown' || doc.format === 'html' ? 'markdown' : 'text',
-    });
-    const kw = topicKeywords(doc.text, SOURCE_KEYWORDS);
+    // Split, keywords and stems come from a parser thread: none of it runs on the event loop.
+    const { pieces, keywords: kw, terms } = doc.prepared ?? (await prepareDocument(doc));
     const { vectors, embeddingError } = await this.embed(doc.name, pieces, signal);
     const token = agentToken(agent.id);
-    const terms = pieces.map((p) => indexTerms(passageText(p.headingPath, p.text)));
     const lengths = terms.map(termCount);
     const t = this.now();
     const out = await this.outbox.transaction(async (tx, emit) => {
