@@ -1,6 +1,7 @@
 import { type CallInfo, InputRequiredSignal, type McpBackend } from '@lore/kit';
 import type {
   CallToolResult,
+  Client,
   CompleteRequestParams,
   CompleteResult,
   GetPromptResult,
@@ -11,13 +12,9 @@ import type {
   ResourceTemplateType,
   Tool,
 } from '@modelcontextprotocol/client';
-import {
-  CLIENT_CAPABILITIES_META_KEY,
-  Client,
-  LOG_LEVEL_META_KEY,
-  StreamableHTTPClientTransport,
-} from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+// The server package exports the same keys; the client is loaded only by an upstream that
+// connects to one (distributed mode, stdio), never by the all-in-one's in-process backends.
+import { CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY } from '@modelcontextprotocol/server';
 import { type ForwardContext, forwardContext, identityFetch } from './context.js';
 
 type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
@@ -96,6 +93,7 @@ export class Upstream {
     this.connecting ??= (async () => {
       await this.client?.close().catch(() => {});
       this.client = undefined;
+      const { Client } = await import('@modelcontextprotocol/client');
       const client = new Client(
         { name: 'lore-aggregator', version: '0.1.0' },
         { versionNegotiation: { mode: 'auto' } },
@@ -105,7 +103,7 @@ export class Upstream {
       client.setNotificationHandler('notifications/message', (n) => {
         void forwardContext.getStore()?.notify?.(n.params.level, n.params.data);
       });
-      await client.connect(this.transport());
+      await client.connect(await this.transport());
       this.client = client;
       await this.refresh();
     })().finally(() => {
@@ -302,8 +300,9 @@ export class Upstream {
     this.client = undefined;
   }
 
-  private transport() {
+  private async transport() {
     if (this.opts.command) {
+      const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
       const [command, ...args] = this.opts.command;
       return new StdioClientTransport({
         command: command!,
@@ -312,6 +311,7 @@ export class Upstream {
         stderr: 'pipe',
       });
     }
+    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
     const base: Fetch = this.opts.fetch ?? ((u, i) => fetch(u, i));
     return new StreamableHTTPClientTransport(new URL(this.opts.url!), {
       fetch: identityFetch(base, this.opts.forwardIdentity),

@@ -1,7 +1,7 @@
 export type { DocsCliIo } from './cli.js';
 export { DOCS_USAGE, runDocsCli } from './cli.js';
 export type { CrawlOptions, CrawlResult } from './domain/crawl.js';
-export { crawl, ROBOTS_AGENT, USER_AGENT } from './domain/crawl.js';
+export { crawl, ROBOTS_AGENT, USER_AGENT } from './domain/crawl-lazy.js';
 export type { FilterNode } from './domain/filter.js';
 export { compileFilter, parseFilter } from './domain/filter.js';
 export type { IngestInputsOptions, IngestOptions, IngestSummary, IngestTarget } from './domain/ingest.js';
