@@ -9,11 +9,15 @@
  * `node scripts/built.mjs --check` only reports (exit 1 when a build is due).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 const ROOT = join(import.meta.dirname, '..');
 const STAMP = join(ROOT, 'node_modules/.cache/lore/built');
+/** Held (a directory: mkdir is atomic) while one start builds; another start waits for it. */
+const LOCK = join(ROOT, 'node_modules/.cache/lore/building');
+/** A lock older than this was left by a build that died. */
+const LOCK_STALE_MS = 10 * 60_000;
 
 /** The workspace packages whose dist/ the aggregator's bin loads. */
 function packageDirs() {
@@ -68,16 +72,49 @@ function build(reason) {
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   if (r.status !== 0) {
-    process.stderr.write(`The build failed (${r.error?.message ?? `exit ${r.status}`}); see above.\n`);
-    process.exit(1);
+    throw new Error(`the build failed (${r.error?.message ?? `exit ${r.status}`}); see above`);
   }
   mkdirSync(dirname(STAMP), { recursive: true });
   writeFileSync(STAMP, `${new Date().toISOString()}\n`);
 }
 
-const reason = staleReason();
+const sleep = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+/** Runs `work` holding the build lock (two starts at once, as tests do, build once). */
+function locked(work) {
+  mkdirSync(dirname(LOCK), { recursive: true });
+  for (;;) {
+    try {
+      mkdirSync(LOCK);
+      break;
+    } catch (err) {
+      if (err.code !== 'EEXIST') throw err;
+      const held = statSync(LOCK, { throwIfNoEntry: false });
+      if (held && Date.now() - held.mtimeMs > LOCK_STALE_MS) rmSync(LOCK, { recursive: true, force: true });
+      else sleep(200);
+    }
+  }
+  try {
+    work();
+  } finally {
+    rmSync(LOCK, { recursive: true, force: true });
+  }
+}
+
 if (process.argv.includes('--check')) {
+  const reason = staleReason();
   process.stdout.write(reason ? `stale: ${reason}\n` : 'current\n');
   process.exit(reason ? 1 : 0);
 }
-if (reason) build(reason);
+try {
+  if (staleReason()) {
+    locked(() => {
+      // Another start may have built it while this one waited.
+      const reason = staleReason();
+      if (reason) build(reason);
+    });
+  }
+} catch (err) {
+  process.stderr.write(`lore: ${err.message}\n`);
+  process.exit(1);
+}
