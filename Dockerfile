@@ -66,4 +66,4 @@ EXPOSE 8080
 # No curl in the slim image: node asks /healthz itself.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.LORE_PORT || 8080) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-CMD ["node", "dist/main.js"]
+CMD ["node", "--optimize-for-size", "dist/main.js"]

@@ -1,8 +1,9 @@
 /**
  * `pnpm bench [suite...]`: Lore's benchmarks. Every figure is printed beside a baseline
  * measured in the same run, as a ratio, because this machine is shared and noisy. Results go
- * to bench/results/latest.json. Suites: protocol, bus, search, ingest, broadcast, scale, reads (memory
- * rows come from protocol and search; scale runs one and two replicas on sqld and a three-server
+ * to bench/results/latest.json. Suites: protocol, bus, search, ingest, broadcast, scale, reads, memory (`pnpm start`'s
+ * processes idle and after a minute of load, one service alone, time to ready; more memory rows come
+ * from protocol and search; scale runs one and two replicas on sqld and a three-server
  * NATS cluster). Knobs, all optional: BENCH_SECONDS (autocannon duration),
  * BENCH_SEARCH_CHUNKS, BENCH_SEARCH_QUESTIONS, BENCH_INGEST_CHUNKS, BENCH_BROADCAST_PER_NODE,
  * BENCH_KEEP (keep the suites' databases), BENCH_TRACE and BENCH_CPU_PROF (where the time
@@ -16,6 +17,7 @@ import { startCpuProfile } from './profile/cpu.js';
 import { broadcastSuite } from './suites/broadcast.js';
 import { busSuite } from './suites/bus.js';
 import { ingestSuite } from './suites/ingest.js';
+import { memorySuite } from './suites/memory.js';
 import { protocolSuite } from './suites/protocol.js';
 import { readsSuite } from './suites/reads.js';
 import { scaleSuite } from './suites/scale.js';
@@ -31,6 +33,7 @@ const SUITES: Record<string, Suite> = {
   broadcast: broadcastSuite,
   scale: scaleSuite,
   reads: readsSuite,
+  memory: memorySuite,
 };
 
 const PROFILE_THEMSELVES = new Set(['ingest', 'broadcast']);

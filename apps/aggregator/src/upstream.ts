@@ -1,6 +1,7 @@
 import type { CallInfo, McpBackend } from '@lore/kit';
 import type {
   CallToolResult,
+  Client,
   CompleteRequestParams,
   CompleteResult,
   GetPromptResult,
@@ -11,13 +12,9 @@ import type {
   ResourceTemplateType,
   Tool,
 } from '@modelcontextprotocol/client';
-import {
-  CLIENT_CAPABILITIES_META_KEY,
-  Client,
-  LOG_LEVEL_META_KEY,
-  StreamableHTTPClientTransport,
-} from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+// The server package exports the same keys; the client is loaded only by an upstream that
+// connects to one (distributed mode, stdio), never by the all-in-one's in-process backends.
+import { CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY } from '@modelcontextprotocol/server';
 import { type ForwardContext, forwardContext, identityFetch } from './context.js';
 import { callInProcess } from './in-process-call.js';
 import { UpstreamSubscriptions } from './upstream-subscriptions.js';
@@ -101,6 +98,7 @@ export class Upstream {
     this.connecting ??= (async () => {
       await this.client?.close().catch(() => {});
       this.client = undefined;
+      const { Client } = await import('@modelcontextprotocol/client');
       const client = new Client(
         { name: 'lore-aggregator', version: '0.1.0' },
         { versionNegotiation: { mode: 'auto' } },
@@ -113,7 +111,7 @@ export class Upstream {
       client.setNotificationHandler('notifications/resources/updated', (n) => {
         this.onResourceUpdated?.(n.params.uri);
       });
-      await client.connect(this.transport());
+      await client.connect(await this.transport());
       this.client = client;
       // Subscriptions held before a reconnect are asked for again on the new connection.
       this.subscriptions.renew(client);
@@ -265,8 +263,9 @@ export class Upstream {
     this.client = undefined;
   }
 
-  private transport() {
+  private async transport() {
     if (this.opts.command) {
+      const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
       const [command, ...args] = this.opts.command;
       return new StdioClientTransport({
         command: command!,
@@ -275,6 +274,7 @@ export class Upstream {
         stderr: 'pipe',
       });
     }
+    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
     const base: Fetch = this.opts.fetch ?? ((u, i) => fetch(u, i));
     return new StreamableHTTPClientTransport(new URL(this.opts.url!), {
       fetch: identityFetch(base, this.opts.forwardIdentity),

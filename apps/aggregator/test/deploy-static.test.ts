@@ -121,7 +121,7 @@ describe('the Dockerfile', () => {
     expect(runtime).toContain('EXPOSE 8080');
     const health = runtime.find((l) => l.startsWith('HEALTHCHECK'));
     expect(health).toMatch(/CMD \["node", "-e", .*\/healthz/);
-    expect(runtime.at(-1)).toBe('CMD ["node", "dist/main.js"]');
+    expect(runtime.at(-1)).toBe('CMD ["node", "--optimize-for-size", "dist/main.js"]');
     // Nothing from the build stage but the installed /app.
     expect(runtime.filter((l) => l.startsWith('COPY'))).toEqual(['COPY --from=install /app /app']);
   });

@@ -10,7 +10,6 @@ import {
   Outbox,
   openDatabase,
 } from '@lore/kit';
-import cliProgress from 'cli-progress';
 import { docsSettings } from './config.js';
 import { ingestInputs, summaryLine } from './domain/ingest.js';
 import { DocsStore } from './domain/store.js';
@@ -94,7 +93,9 @@ export async function runDocsCli(argv: string[], io: DocsCliIo): Promise<number>
   // The event is written to the outbox table; the service relays it when it runs.
   const node = loadNodeIdentity(config);
   const outbox = new Outbox(db, new MemoryBus(), { node: node.id, service: 'docs' }, log);
-  const bar = io.isTTY
+  // The progress bar is loaded only where it is drawn (a terminal), not with the all-in-one.
+  const cliProgress = io.isTTY ? (await import('cli-progress')).default : undefined;
+  const bar = cliProgress
     ? new cliProgress.SingleBar(
         {
           stream: io.stderr as NodeJS.WriteStream,

@@ -2,7 +2,7 @@ export type { DocsCliIo } from './cli.js';
 export { DOCS_USAGE, runDocsCli } from './cli.js';
 export { type DocsConfig, DocsConfigSchema, DocsSettings, docsSettings } from './config.js';
 export type { CrawlOptions, CrawlResult } from './domain/crawl.js';
-export { crawl, ROBOTS_AGENT, USER_AGENT } from './domain/crawl.js';
+export { crawl, ROBOTS_AGENT, USER_AGENT } from './domain/crawl-lazy.js';
 export type { FilterNode } from './domain/filter.js';
 export { compileFilter, parseFilter } from './domain/filter.js';
 export type { IngestInputsOptions, IngestOptions, IngestSummary, IngestTarget } from './domain/ingest.js';

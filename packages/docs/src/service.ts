@@ -119,21 +119,24 @@ export async function createDocsService(
     handlers: rpcHandlers(store, calls),
     async onStart() {
       if (await store.upgradeIndex()) log.info('docs search index rewritten for field-aware ranking');
-      if (own && config.LORE_INGEST_OWN_DOCS) {
-        try {
-          // Idempotent: unchanged files are skipped by content hash, so every start is cheap.
-          await ingestDocuments(
+      if (!own || !config.LORE_INGEST_OWN_DOCS) return undefined;
+      // In the background, so that starting (and `pnpm start` being ready) does not wait for it:
+      // until it ends, a search of the `lore` source sees the previous start's corpus (none on a
+      // first start). Idempotent: unchanged files are skipped by content hash.
+      const ingesting = Promise.resolve()
+        .then(() =>
+          ingestDocuments(
             { store, outbox, embedder, log },
             collectFiles(own.root, own.files, OWN_DOCS_BASE_URI),
-            {
-              source: OWN_DOCS_SOURCE,
-            },
-          );
-        } catch (err) {
-          log.warn({ err: (err as Error).message }, "could not ingest Lore's own documentation");
-        }
-      }
-      return undefined;
+            { source: OWN_DOCS_SOURCE },
+          ),
+        )
+        .then(
+          () => undefined,
+          (err) => log.warn({ err: (err as Error).message }, "could not ingest Lore's own documentation"),
+        );
+      // Stopping waits for it: the database is closed after.
+      return () => ingesting;
     },
   });
 }

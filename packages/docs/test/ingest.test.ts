@@ -438,6 +438,8 @@ describe("Lore's own documentation", () => {
     await bus.listen(DocsCorpusIngested.subject, (e) => events.push(e));
     const first = await startDocs({ LORE_DATA_DIR: dataDir }, { ownDocs }, bus);
     const store = new DocsStore((await openStore(dataDir)).db);
+    // Ingested in the background once the service has started.
+    await expect.poll(async () => (await store.counts()).documents, { timeout: 20_000 }).toBe(2);
     const docs = await store.documents([
       'documents/lore.local/README',
       'documents/lore.local/packages/kit/README',
@@ -454,9 +456,10 @@ describe("Lore's own documentation", () => {
     await first.close();
 
     const second = await startDocs({ LORE_DATA_DIR: dataDir }, { ownDocs });
+    // Stopping waits for the background ingest, which found nothing changed.
+    await second.close();
     const again = await store.documents(['documents/lore.local/README']);
     expect(again.get('documents/lore.local/README')!.updateTime).toBe(t1);
-    await second.close();
 
     const off = tempDir();
     const third = await startDocs({ LORE_DATA_DIR: off.path, LORE_INGEST_OWN_DOCS: 'false' }, { ownDocs });

@@ -52,22 +52,45 @@ export class MemoryRateLimitStore implements RateLimitStore {
 
 export const RATE_LIMIT_BUCKET = 'lore-rate-limits';
 
+/** Tokens of one id's current window that this process has counted in KV and not spent yet. */
+interface Lease {
+  window: number;
+  tokens: number;
+  /** The previous window's shared count (read once per window). */
+  previous: number | undefined;
+  /** The current window's counter as last written or read here (to update it in one round trip). */
+  counter: { value: number; revision: number } | undefined;
+  /** A lease being taken in the background. */
+  refill: Promise<unknown> | undefined;
+}
+
 /**
  * Counts in a JetStream KV bucket that every replica of every service shares, so an agent's
  * limit holds in total however many processes serve it. Each id has one counter per window
- * (`<id>.<window index>`), incremented with compare-and-set (a lost race retries), and the
- * limit is checked against a sliding estimate: the previous window's count weighted by how
- * much of it still overlaps, plus the current one. Entries expire with the bucket's TTL.
+ * (`<id>.<window index>`), and the limit is checked against a sliding estimate: the previous
+ * window's count weighted by how much of it still overlaps, plus the current one. Entries expire
+ * with the bucket's TTL.
+ *
+ * A process does not count each call in KV: it leases a few calls at once (a twentieth of the
+ * limit, at least one: 5 of the 100 reads a minute, one of every other class), adding them to the
+ * shared counter with one compare-and-set (one round trip while nobody else wrote it since), and
+ * spends them locally. When half a lease is spent the next is taken in the background, so a call
+ * waits for KV only when its process has no token left. The total never exceeds the limit; a
+ * replica may hold up to one lease it does not spend, so across R replicas at most R × lease
+ * calls of a window go unused (refused although under the limit).
  */
 export class KvRateLimitStore implements RateLimitStore {
   private kv: Promise<KV> | undefined;
-  /** Takes for one id in this process run one after another: races are then only between processes. */
+  private readonly leases = new Map<string, Lease>();
+  /** Leases for one id in this process are taken one after another: races are then only between processes. */
   private readonly queues = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly nc: NatsConnection,
     private readonly bucket = RATE_LIMIT_BUCKET,
     private readonly ttlMs = 3 * 60_000,
+    /** A lease is this fraction of the limit (at least one call). */
+    private readonly leaseDivisor = 20,
   ) {}
 
   private open(): Promise<KV> {
@@ -78,24 +101,48 @@ export class KvRateLimitStore implements RateLimitStore {
     return this.kv;
   }
 
+  private leaseSize(limit: number): number {
+    return Math.max(1, Math.ceil(limit / this.leaseDivisor));
+  }
+
   take(id: string, limit: number, windowMs: number, now: number): Promise<number> {
-    const prior = this.queues.get(id) ?? Promise.resolve();
-    const next = prior.then(
-      () => this.takeNow(id, limit, windowMs, now),
-      () => this.takeNow(id, limit, windowMs, now),
-    );
-    this.queues.set(id, next);
-    void next
-      .finally(() => {
-        if (this.queues.get(id) === next) this.queues.delete(id);
-      })
-      .catch(() => {});
-    return next;
+    const window = Math.floor(now / windowMs);
+    const lease = this.leases.get(id);
+    if (lease && lease.window === window && lease.tokens > 0) {
+      lease.tokens--;
+      const size = this.leaseSize(limit);
+      if (size > 1 && lease.tokens <= size / 2 && !lease.refill) {
+        lease.refill = this.inTurn(id, () => this.leaseNow(id, limit, windowMs, now))
+          .catch(() => 0)
+          .finally(() => {
+            lease.refill = undefined;
+          });
+      }
+      return Promise.resolve(0);
+    }
+    return this.inTurn(id, async () => {
+      // A lease taken while this call waited for its turn may have tokens to spare.
+      const current = this.leases.get(id);
+      if (current && current.window === window && current.tokens > 0) {
+        current.tokens--;
+        return 0;
+      }
+      const wait = await this.leaseNow(id, limit, windowMs, now);
+      if (wait > 0) return wait;
+      this.leases.get(id)!.tokens--;
+      return 0;
+    });
   }
 
   async refund(id: string, windowMs: number, now: number): Promise<void> {
+    const lease = this.leases.get(id);
+    if (lease && lease.window === Math.floor(now / windowMs)) {
+      // The call's token goes back to this process's lease (it stays counted in KV).
+      lease.tokens++;
+      return;
+    }
     const kv = await this.open();
-    const key = `${createHash('sha256').update(id).digest('hex').slice(0, 32)}.${Math.floor(now / windowMs)}`;
+    const key = `${this.keyOf(id)}.${Math.floor(now / windowMs)}`;
     for (let attempt = 0; attempt < 20; attempt++) {
       const entry = await kv.get(key);
       const current = entry && entry.operation === 'PUT' ? Number(entry.string()) || 0 : 0;
@@ -109,31 +156,75 @@ export class KvRateLimitStore implements RateLimitStore {
     }
   }
 
-  private async takeNow(id: string, limit: number, windowMs: number, now: number): Promise<number> {
+  private keyOf(id: string): string {
+    return createHash('sha256').update(id).digest('hex').slice(0, 32);
+  }
+
+  private inTurn<T>(id: string, run: () => Promise<T>): Promise<T> {
+    const prior = this.queues.get(id) ?? Promise.resolve();
+    const next = prior.then(run, run);
+    this.queues.set(id, next);
+    void next
+      .finally(() => {
+        if (this.queues.get(id) === next) this.queues.delete(id);
+      })
+      .catch(() => {});
+    return next;
+  }
+
+  /** Adds a lease to the shared counter and to this process's tokens, or returns the seconds to wait. */
+  private async leaseNow(id: string, limit: number, windowMs: number, now: number): Promise<number> {
     const kv = await this.open();
-    const key = createHash('sha256').update(id).digest('hex').slice(0, 32);
+    const key = this.keyOf(id);
     const index = Math.floor(now / windowMs);
     const into = (now - index * windowMs) / windowMs;
-    const previous = Number((await kv.get(`${key}.${index - 1}`))?.string() ?? 0) || 0;
+    let lease = this.leases.get(id);
+    if (!lease || lease.window !== index) {
+      lease = { window: index, tokens: 0, previous: undefined, counter: undefined, refill: undefined };
+      this.leases.set(id, lease);
+      if (this.leases.size > 50_000) this.sweep(index);
+    }
+    lease.previous ??= Number((await kv.get(`${key}.${index - 1}`))?.string() ?? 0) || 0;
+    const previous = lease.previous;
     for (let attempt = 0; attempt < 50; attempt++) {
-      const entry = await kv.get(`${key}.${index}`);
-      const current = entry && entry.operation === 'PUT' ? Number(entry.string()) || 0 : 0;
-      if (previous * (1 - into) + current >= limit) {
+      // Try the counter as this process last saw it; read it when that was refused (or never seen).
+      let counter = attempt === 0 ? lease.counter : undefined;
+      if (!counter) {
+        const entry = await kv.get(`${key}.${index}`);
+        counter =
+          entry && entry.operation === 'PUT'
+            ? { value: Number(entry.string()) || 0, revision: entry.revision }
+            : { value: 0, revision: 0 };
+      }
+      const room = Math.floor(limit - previous * (1 - into) - counter.value + 1e-9);
+      if (room < 1) {
+        lease.counter = counter;
         // When enough of the previous window has slid out, one more fits; at the latest, when this one ends.
+        const current = counter.value;
         const freeAt = previous > 0 && current < limit ? 1 - (limit - current) / previous : 1;
         return Math.max(1, Math.ceil(((Math.max(freeAt, into) - into) * windowMs) / 1000));
       }
+      const size = Math.min(room, this.leaseSize(limit));
       try {
-        if (entry && entry.operation === 'PUT')
-          await kv.update(`${key}.${index}`, String(current + 1), entry.revision);
-        else await kv.create(`${key}.${index}`, '1');
+        const value = counter.value + size;
+        const revision =
+          counter.revision > 0
+            ? await kv.update(`${key}.${index}`, String(value), counter.revision)
+            : await kv.create(`${key}.${index}`, String(value));
+        lease.counter = { value, revision };
+        lease.tokens += size;
         return 0;
       } catch {
         // Another process counted first: read again after a short, random pause.
-        await new Promise((r) => setTimeout(r, Math.random() * 5 * (attempt + 1)));
+        lease.counter = undefined;
+        if (attempt > 0) await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt));
       }
     }
     throw new Error('rate limit store: too much contention on one counter');
+  }
+
+  private sweep(window: number) {
+    for (const [k, v] of this.leases) if (v.window < window) this.leases.delete(k);
   }
 }
 

@@ -1,14 +1,12 @@
 import { XMLParser } from 'fast-xml-parser';
 import { type DefaultTreeAdapterMap, parse } from 'parse5';
 import robotsParserModule from 'robots-parser';
+import { ROBOTS_AGENT, USER_AGENT } from './crawl-lazy.js';
 import { assertPublic, type Resolve, readCapped } from './fetch-guard.js';
 import { formatOfResponse } from './parse.js';
 import { nameForUrl, type RawDocument } from './sources.js';
 
-/** How Lore introduces itself to documentation sites; `LoreBot` is the token robots.txt rules name. */
-export const USER_AGENT =
-  'LoreBot/0.1 (+Lore documentation ingestion; a self-hosted knowledge network for AI agents)';
-export const ROBOTS_AGENT = 'LoreBot';
+export { ROBOTS_AGENT, USER_AGENT };
 
 interface RobotsTxt {
   isAllowed(url: string, ua?: string): boolean | undefined;

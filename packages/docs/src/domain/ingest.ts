@@ -11,7 +11,8 @@ import {
   taskModule,
 } from '@lore/kit';
 import { DocsCorpusIngested } from '@lore/schema';
-import { type CrawlOptions, crawl } from './crawl.js';
+import type { CrawlOptions } from './crawl.js';
+import { crawl } from './crawl-lazy.js';
 import { titleFromPath } from './parse.js';
 import type { PreparedDocument } from './prepare.js';
 import { collectLocal, type RawDocument } from './sources.js';

@@ -1,14 +1,16 @@
-import {
-  type Client,
-  type Config,
-  createClient,
-  type InArgs,
-  type InStatement,
-  type Replicated,
-  type ResultSet,
-  type Transaction,
-  type TransactionMode,
+import type {
+  Client,
+  Config,
+  InArgs,
+  InStatement,
+  Replicated,
+  ResultSet,
+  Transaction,
+  TransactionMode,
 } from '@libsql/client';
+// The local driver alone: the hrana (HTTP, WebSocket) clients of a libSQL server are loaded only
+// for a server URL (openDatabase passes them as `createRemote`).
+import { createClient } from '@libsql/client/sqlite3';
 import { ExponentialBackoff, handleWhen, retry } from 'cockatiel';
 import { PreparedReads } from './prepared.js';
 
@@ -57,6 +59,11 @@ export interface LoreClientOptions {
   authToken?: string;
   /** Connections in the pool of a local file (ignored elsewhere). */
   connections?: number;
+  /**
+   * @libsql/client's `createClient`, for a server URL (`isRemote`): openDatabase imports it only
+   * then, so processes on local files never load the hrana and WebSocket clients.
+   */
+  createRemote?: (config: Config) => Client;
 }
 
 /**
@@ -87,7 +94,9 @@ export class LoreClient implements Client {
     this.#url = opts.url;
     this.#local = path !== undefined;
     this.#remote = isRemote(opts.url);
-    this.#inner = createClient({
+    const create = this.#remote ? opts.createRemote : createClient;
+    if (!create) throw new Error(`LoreClient: ${opts.url} is a libSQL server; pass createRemote`);
+    this.#inner = create({
       url: opts.url,
       ...(opts.authToken ? { authToken: opts.authToken } : {}),
       ...(path !== undefined ? { concurrency: opts.connections ?? 1 } : {}),

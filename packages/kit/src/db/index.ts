@@ -2,9 +2,11 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ExponentialBackoff, handleAll, retry } from 'cockatiel';
-import { drizzle, type LibSQLDatabase } from 'drizzle-orm/libsql';
+import type { LibSQLDatabase } from 'drizzle-orm/libsql';
 import { migrate } from 'drizzle-orm/libsql/migrator';
-import { LoreClient, localPath } from './adapter.js';
+// The driver over the local client alone (the default entry imports every libSQL client).
+import { drizzle } from 'drizzle-orm/libsql/sqlite3';
+import { isRemote, LoreClient, localPath } from './adapter.js';
 import type { PreparedReads } from './prepared.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: services bring their own schema types.
@@ -22,8 +24,13 @@ export interface OpenDatabaseOptions<S extends Record<string, unknown>> {
 const KIT_MIGRATIONS = fileURLToPath(new URL('../../migrations', import.meta.url));
 const KIT_MIGRATIONS_DIST = fileURLToPath(new URL('../migrations', import.meta.url));
 
-/** Connections in the read pool of an on-disk database. */
-const READ_CONNECTIONS = 8;
+/**
+ * Connections in the pool of an on-disk database. The local driver runs every statement
+ * synchronously on the calling thread, so a connection is only ever held across an await by an
+ * open read transaction; more connections buy no parallelism, and each costs a page cache and
+ * three file handles (eight databases in the all-in-one). Writes take the separate writer.
+ */
+const READ_CONNECTIONS = 2;
 
 /** Opens a service's libSQL database and brings it to the latest schema (kit tables + the service's own). */
 export async function openDatabase<S extends Record<string, unknown>>(
@@ -35,6 +42,7 @@ export async function openDatabase<S extends Record<string, unknown>>(
     url: opts.url,
     ...(opts.authToken ? { authToken: opts.authToken } : {}),
     connections: READ_CONNECTIONS,
+    ...(isRemote(opts.url) ? { createRemote: (await import('@libsql/client')).createClient } : {}),
   });
   if (path !== undefined) {
     // WAL lets readers run beside the one writer.

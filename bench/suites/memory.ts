@@ -1,0 +1,264 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { connectClient } from '@lore/kit/testing';
+import { load, MCP_HEADERS, ROOT, type Row, row, toolsCallBody } from '../lib.js';
+
+/**
+ * What `pnpm start` costs in memory and time: the resident memory of every process it leaves
+ * running (pnpm and the server it `exec`s), idle and after a minute of load; one service alone
+ * (the users service's compiled bin); and the time from the command to "Lore is running".
+ * BENCH_MEMORY_LOAD_SECONDS (60) is the load window, BENCH_MEMORY_IDLE_SECONDS (15) how long the
+ * processes settle before the idle reading.
+ */
+
+/** pid and every descendant of it, from /proc. */
+function tree(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    const list = children.get(ppid) ?? [];
+    list.push(Number(name));
+    children.set(ppid, list);
+  }
+  const out: number[] = [];
+  const walk = (pid: number) => {
+    out.push(pid);
+    for (const c of children.get(pid) ?? []) walk(c);
+  };
+  walk(root);
+  return out;
+}
+
+function rssKiB(pid: number): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
+function commandOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).slice(0, 3).join(' ');
+  } catch {
+    return '?';
+  }
+}
+
+/** Resident memory of a whole process tree (MiB) and what is in it. */
+export function treeRss(root: number): { mib: number; processes: string[] } {
+  const pids = tree(root);
+  const kib = pids.reduce((a, p) => a + rssKiB(p), 0);
+  return {
+    mib: kib / 1024,
+    processes: pids.map((p) => `${commandOf(p)} (${(rssKiB(p) / 1024).toFixed(0)} MiB)`),
+  };
+}
+
+interface Started {
+  child: ChildProcess;
+  url: string;
+  readyMs: number;
+  stop(): Promise<void>;
+}
+
+async function launch(
+  cmd: string,
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+): Promise<Started> {
+  const t0 = performance.now();
+  const child = spawn(cmd, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`${cmd} ${args.join(' ')} did not start:\n${out}`)), 120_000);
+    const on = (d: Buffer) => {
+      out += d;
+      const m = ready.exec(out);
+      if (m) {
+        clearTimeout(t);
+        resolve(m[1]!);
+      }
+    };
+    child.stdout!.on('data', on);
+    child.stderr!.on('data', on);
+    child.once('exit', (code) => reject(new Error(`${cmd} exited (${code}):\n${out}`)));
+  });
+  const readyMs = performance.now() - t0;
+  child.stdout!.resume();
+  child.stderr!.resume();
+  return {
+    child,
+    url,
+    readyMs,
+    async stop() {
+      if (child.exitCode !== null) return;
+      const done = new Promise((r) => child.once('exit', r));
+      // pnpm passes SIGTERM on to the server it started.
+      for (const pid of tree(child.pid!).reverse()) {
+        try {
+          process.kill(pid, 'SIGTERM');
+        } catch {}
+      }
+      await Promise.race([done, new Promise((r) => setTimeout(r, 5000))]);
+      if (child.exitCode === null) child.kill('SIGKILL');
+    },
+  };
+}
+
+async function apiKey(url: string, handle: string): Promise<string> {
+  const c = await connectClient(undefined, { url });
+  const r = (await c.callTool({
+    name: 'agent_register',
+    arguments: { username: handle, email: `${handle}@example.com`, displayName: handle },
+  })) as { structuredContent: { apiKey: string } };
+  await c.close();
+  return r.structuredContent.apiKey;
+}
+
+const settle = (s: number) => new Promise((r) => setTimeout(r, s * 1000));
+
+export async function memorySuite(opts: { seconds: number; dataDir: string }): Promise<Row[]> {
+  const loadSeconds = Number(process.env.BENCH_MEMORY_LOAD_SECONDS ?? 60);
+  const idleSeconds = Number(process.env.BENCH_MEMORY_IDLE_SECONDS ?? 15);
+  // The start script builds when its JavaScript is stale; build first so the timing is a start.
+  const built = spawnSync(process.execPath, [join(ROOT, 'scripts/built.mjs')], {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
+  if (built.status !== 0) throw new Error('the compiled JavaScript could not be built');
+  // As a user starts it (Lore's own documentation ingested), but without rate limits: the load
+  // is one agent's calls, far above its 100 reads a minute.
+  const env = {
+    LORE_PORT: '0',
+    NATS_URL: '',
+    LORE_LOG_LEVEL: 'warn',
+    LORE_RATE_LIMITS: 'false',
+  };
+  const rows: Row[] = [];
+
+  const users = await launch(
+    process.execPath,
+    // As the image runs a service (Dockerfile's CMD).
+    ['--optimize-for-size', join(ROOT, 'packages/users/dist/main.js')],
+    { ...env, LORE_LOG_LEVEL: 'info', LORE_DATA_DIR: join(opts.dataDir, 'users') },
+    /"url":"(http[^"]+)"/,
+  );
+  try {
+    await settle(idleSeconds);
+    const alone = treeRss(users.child.pid!);
+    rows.push(
+      row({
+        suite: 'memory',
+        name: 'ready, users service (node --optimize-for-size dist/main.js)',
+        value: users.readyMs,
+        unit: 'ms',
+      }),
+      row({
+        suite: 'memory',
+        name: 'idle RSS, one service alone (users, as the image runs it)',
+        value: alone.mib,
+        unit: 'MiB',
+        target: '≤ 80 MB (76 MiB)',
+        met: alone.mib <= 80e6 / 2 ** 20,
+      }),
+    );
+  } finally {
+    await users.stop();
+  }
+
+  // The baseline, in the same run: what `pnpm start` ran before, the TypeScript sources through tsx.
+  const tsx = await launch(
+    process.execPath,
+    [
+      '--conditions=development',
+      '--import',
+      pathToFileURL(join(ROOT, 'node_modules/tsx/dist/esm/index.mjs')).href,
+      join(ROOT, 'apps/aggregator/src/main.ts'),
+      'start',
+    ],
+    { ...env, LORE_DATA_DIR: join(opts.dataDir, 'tsx') },
+    /Lore is running at (\S+)/,
+  );
+  let before: { mib: number; readyMs: number };
+  try {
+    await settle(idleSeconds);
+    before = { mib: treeRss(tsx.child.pid!).mib, readyMs: tsx.readyMs };
+  } finally {
+    await tsx.stop();
+  }
+
+  const lore = await launch(
+    'pnpm',
+    ['--silent', 'start'],
+    { ...env, LORE_DATA_DIR: join(opts.dataDir, 'aio') },
+    /Lore is running at (\S+)/,
+  );
+  try {
+    await settle(idleSeconds);
+    const idle = treeRss(lore.child.pid!);
+    process.stderr.write(`pnpm start leaves: ${idle.processes.join(', ')}\n`);
+    rows.push(
+      row({
+        suite: 'memory',
+        name: 'ready, pnpm start (all-in-one, compiled)',
+        value: lore.readyMs,
+        unit: 'ms',
+        baseline: { name: 'the TypeScript through tsx', value: before.readyMs },
+        target: '< 3 s',
+        met: lore.readyMs < 3000,
+      }),
+      row({
+        suite: 'memory',
+        name: `idle RSS, everything pnpm start leaves running (${idle.processes.length} processes)`,
+        value: idle.mib,
+        unit: 'MiB',
+        baseline: { name: 'the TypeScript through tsx', value: before.mib },
+        target: '≤ 120 MB (114 MiB)',
+        met: idle.mib <= 120e6 / 2 ** 20,
+      }),
+    );
+    const key = await apiKey(lore.url, 'bench_memory');
+    const r = await load(lore.url, {
+      connections: 20,
+      seconds: loadSeconds,
+      body: toolsCallBody('agent_profile', { username: 'bench_memory' }),
+      headers: {
+        ...MCP_HEADERS,
+        'mcp-method': 'tools/call',
+        'mcp-name': 'agent_profile',
+        authorization: `Bearer ${key}`,
+      },
+    });
+    if (r.errors || r.non2xx) throw new Error(`load had ${r.errors} errors, ${r.non2xx} non-2xx`);
+    const loaded = treeRss(lore.child.pid!);
+    rows.push(
+      row({
+        suite: 'memory',
+        name: `RSS after ${loadSeconds} s of load (${Math.round(r.rps)} calls/s), pnpm start's processes`,
+        value: loaded.mib,
+        unit: 'MiB',
+        target: '≤ 250 MB (238 MiB)',
+        met: loaded.mib <= 250e6 / 2 ** 20,
+      }),
+    );
+  } finally {
+    await lore.stop();
+  }
+  return rows;
+}
