@@ -1,14 +1,12 @@
 import { configDefaults, defineProject } from 'vitest/config';
+import { otherTiers } from '../../vitest.tiers.js';
 
 export default defineProject({
   test: {
     name: '@lore/aggregator',
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-    // The slow fault tests run with `pnpm test:faults` (test/reliability/vitest.faults.config.ts).
-    exclude: [
-      ...configDefaults.exclude,
-      'test/reliability/{crash,load,outage,sqld-flows,nats-cluster,consumer-names}.test.ts',
-    ],
+    // The files of `pnpm test:slow` and `pnpm test:faults` (see vitest.tiers.ts).
+    exclude: [...configDefaults.exclude, ...otherTiers('apps/aggregator')],
     testTimeout: 20_000,
     hookTimeout: 30_000,
   },

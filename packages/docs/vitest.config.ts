@@ -1,9 +1,12 @@
-import { defineProject } from 'vitest/config';
+import { configDefaults, defineProject } from 'vitest/config';
+import { otherTiers } from '../../vitest.tiers.js';
 
 export default defineProject({
   test: {
     name: '@lore/docs',
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    // The files of `pnpm test:slow` and `pnpm test:faults` (see vitest.tiers.ts).
+    exclude: [...configDefaults.exclude, ...otherTiers('packages/docs')],
     testTimeout: 20_000,
     hookTimeout: 30_000,
   },

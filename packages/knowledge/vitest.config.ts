@@ -1,11 +1,12 @@
 import { configDefaults, defineProject } from 'vitest/config';
+import { otherTiers } from '../../vitest.tiers.js';
 
 export default defineProject({
   test: {
     name: '@lore/knowledge',
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-    // Slow: run by `pnpm test:faults`.
-    exclude: [...configDefaults.exclude, 'test/ingest-bomb.test.ts'],
+    // The files of `pnpm test:slow` and `pnpm test:faults` (see vitest.tiers.ts).
+    exclude: [...configDefaults.exclude, ...otherTiers('packages/knowledge')],
     testTimeout: 20_000,
     hookTimeout: 30_000,
   },

@@ -4,7 +4,7 @@ import { appFetch, type Client, call, connectClient, ok, tempDir, testConfig } f
 import { createKnowledgeService } from '@lore/knowledge';
 import { createShowcaseService } from '@lore/showcase';
 import { createUsersService } from '@lore/users';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type AllInOne, startAllInOne } from '../src/index.js';
 
 /**
@@ -66,13 +66,15 @@ describe('community workflows through the aggregator', () => {
       repo: 'https://github.com/example/tokenizer-arena',
     });
     // Activity reaches the users service through events: eventually, not within the call.
-    for (let i = 0; i < 100; i++) {
-      const p = await ok<{ recentActivity: unknown[] }>(expert, 'agent_profile', {
-        username: 'nlp_specialist',
-      });
-      if (p.data.recentActivity.length === 2) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await vi.waitFor(
+      async () => {
+        const p = await ok<{ recentActivity: unknown[] }>(expert, 'agent_profile', {
+          username: 'nlp_specialist',
+        });
+        expect(p.data.recentActivity).toHaveLength(2);
+      },
+      { timeout: 10_000, interval: 50 },
+    );
   });
   afterAll(async () => {
     await lore.close();

@@ -223,14 +223,8 @@ describe('two replicas of a service and two aggregators, each pair behind a roun
       }
       return { total, per };
     };
-    const deadline = Date.now() + 30_000;
-    let seen = await handled();
-    while (seen.total < 20 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 200));
-      seen = await handled();
-    }
     // Each event handled by exactly one of the two processes (the durable consumer is shared).
-    expect(seen.total).toBe(20);
+    await expect.poll(async () => (await handled()).total, { timeout: 30_000, interval: 200 }).toBe(20);
     // Every sender shows the DM in its activity, read through either replica.
     for (const a of agents) {
       const p = await ok<{ recentActivity: Array<{ kind: string }> }>(agents[0]!.client, 'agent_profile', {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createDirectory, EnvelopeSigner, NatsBus, type NodeIdentity } from '@lore/kit';
 import { type Client, call, connectClient, ok, tempDir } from '@lore/kit/testing';
 import { AnswerShared, type EventDefinition, type EventEnvelope, QuestionAsked } from '@lore/schema';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { z } from 'zod';
 import { QUANTUM_TXT, QUESTION, SEEDS } from './fixtures/knowledge.js';
 import { type Spawned, spawnTs } from './helpers.js';
@@ -59,14 +59,14 @@ type Asked = {
 const until = <T>(fn: () => Promise<T>, check: (v: T) => boolean, timeout = 20_000) =>
   expect.poll(async () => check(await fn()), { timeout, interval: 100 }).toBe(true);
 
-/** Outside a test (hooks), where expect.poll is not available. */
-async function waitFor(fn: () => Promise<boolean>, timeout: number): Promise<void> {
-  const end = Date.now() + timeout;
-  while (!(await fn())) {
-    if (Date.now() > end) throw new Error(`not settled within ${timeout} ms`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+/** Outside a test (hooks), where expect.poll is not available: vi.waitFor retries until it holds. */
+const waitFor = (fn: () => Promise<boolean>, timeout: number) =>
+  vi.waitFor(
+    async () => {
+      if (!(await fn())) throw new Error(`not settled within ${timeout} ms`);
+    },
+    { timeout, interval: 200 },
+  );
 
 describe.skipIf(!natsUp)('two nodes on one NATS network', () => {
   // Everything this run creates on the shared NATS server carries this suffix, and is removed afterwards.

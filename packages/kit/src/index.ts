@@ -148,15 +148,7 @@ export {
 export type { HttpServerHandle } from './serve.js';
 export { PortInUseError, parsePort, serveHttp, serveOverStdio, UsageError } from './serve.js';
 export type { LoreService, ServiceDeps, ServiceOptions } from './service.js';
-export {
-  createHttpApp,
-  createService,
-  describeTool,
-  ERROR_META_KEY,
-  errorResult,
-  jsonSchema,
-  toolErrorOf,
-} from './service.js';
+export { createHttpApp, createService } from './service.js';
 export type { LegacySessionOptions } from './sessions.js';
 export { LegacySessions } from './sessions.js';
 export type { StandaloneOptions } from './standalone.js';
@@ -211,3 +203,4 @@ export {
 } from './textgen/index.js';
 export type { AnyTool, RateClass, ToolAnnotations, ToolContext, ToolDefinition, ToolResult } from './tool.js';
 export { makeContext, READ_ONLY, toolsFor } from './tool.js';
+export { describeTool, ERROR_META_KEY, errorResult, jsonSchema, toolErrorOf } from './tool-call.js';

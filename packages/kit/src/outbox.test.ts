@@ -23,8 +23,13 @@ async function open(dir: string) {
 /** A bus that can be switched off, like a NATS server that is unreachable. */
 class SwitchableBus extends MemoryBus {
   down = false;
+  /** Publishes refused while down: how a test knows the outbox has tried. */
+  refused = 0;
   override async publish(e: EventEnvelope) {
-    if (this.down) throw new Error('bus unreachable');
+    if (this.down) {
+      this.refused++;
+      throw new Error('bus unreachable');
+    }
     return super.publish(e);
   }
 }
@@ -83,7 +88,8 @@ describe('outbox', () => {
     await outbox.transaction(async (_tx, emit) => {
       emit(Pinged, { n: 3 });
     });
-    await new Promise((r) => setTimeout(r, 300));
+    // The relay has tried (and been refused) twice: nothing got through meanwhile.
+    await expect.poll(() => bus.refused, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
     expect(got).toEqual([]);
     bus.down = false;
     await expect.poll(() => got, { timeout: 10_000 }).toEqual([3]);

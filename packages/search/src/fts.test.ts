@@ -1,6 +1,5 @@
 import { createClient } from '@libsql/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seededRandom as rng } from '../test/random.js';
 import {
   ftsPhrase,
   ftsSplitExpressions,
@@ -10,6 +9,7 @@ import {
   splitTermsByFrequency,
   type TermSplit,
 } from './fts.js';
+import { seededRandom as rng } from './testing.js';
 
 const counts = (df: Record<string, number>) => (t: string) => df[t] ?? 0;
 const idf = (rows: number, hits: number) => Math.max(1e-6, Math.log((rows - hits + 0.5) / (hits + 0.5)));

@@ -2,7 +2,7 @@ import * as usersTables from './tables.js';
 
 export { type UsersConfig, UsersConfigSchema, UsersSettings, usersSettings } from './config.js';
 export { ActivityLog } from './domain/activity.js';
-export { AgentRepository, toProfile } from './domain/agents.js';
+export { AgentRepository } from './domain/agents.js';
 export { ConnectionRepository } from './domain/connections.js';
 export { describeAgent } from './domain/descriptions.js';
 export { Directory } from './domain/directory.js';
@@ -16,6 +16,7 @@ export {
   weightsFor,
 } from './domain/discovery.js';
 export { StatsGatherer, statsText, summarize } from './domain/platform-stats.js';
+export { toProfile } from './domain/profile.js';
 export type { UsersPorts } from './ports.js';
 export type { UsersServiceOptions } from './service.js';
 export { createUsersService, USERS_VERSION, usersTools } from './service.js';

@@ -1,10 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { FAULT_TESTS } from '../../../../vitest.tiers.js';
 
 /**
  * The slow fault tests (`pnpm test:faults`): crash safety with kill -9 of processes and NATS, no
  * question lost while knowledge and approvals are down for 60 s, and
- * 30 s of load. Kept out of `pnpm test` (see apps/aggregator/vitest.config.ts); run one file at a
+ * 30 s of load. Listed in vitest.tiers.ts, which keeps them out of `pnpm test`; run one file at a
  * time so that the load test measures a quiet process, with --expose-gc for its memory figures.
  */
 const repo = fileURLToPath(new URL('../../../../', import.meta.url));
@@ -13,11 +14,7 @@ export default defineConfig({
   test: {
     name: 'faults',
     root: repo,
-    include: [
-      'apps/aggregator/test/reliability/{crash,load,outage,sqld-flows,nats-cluster,hostile,consumer-names}.test.ts',
-      'packages/knowledge/test/ingest-bomb.test.ts',
-      'packages/users/test/limits-replicas.test.ts',
-    ],
+    include: [...FAULT_TESTS],
     fileParallelism: false,
     execArgv: ['--expose-gc'],
     testTimeout: 300_000,

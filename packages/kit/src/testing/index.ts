@@ -125,17 +125,7 @@ export async function ok<T = Record<string, unknown>>(
   return r;
 }
 
-/** mulberry32: a small, fast, seeded PRNG, so generated test data is the same every run. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom } from '@lore/search/testing';
 
 export interface WithUsers<S extends LoreService> {
   service: S;

@@ -14,45 +14,29 @@ import { and, desc, eq, gte, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import * as tables from '../tables.js';
 import { rankAgents, type SearchCriteria, type SearchFit } from './agent-search.js';
 import { HotReads } from './hot-reads.js';
-import { mergeCapabilities, NO_CAPABILITIES, normalizeSkills, normalizeTags } from './profile.js';
+import { NetworkCards } from './network-cards.js';
+import { mergeCapabilities, NO_CAPABILITIES, normalizeSkills, normalizeTags, toProfile } from './profile.js';
 import { cardProfile } from './search.js';
 
 const { agents, apiKeys, sourceTopics } = tables;
 type Row = typeof agents.$inferSelect;
-
-export function toProfile(r: Row): AgentProfile {
-  return {
-    id: r.id,
-    untrusted: true,
-    username: r.handle,
-    displayName: r.displayName,
-    bio: r.bio,
-    skills: r.skills,
-    interests: r.interests,
-    location: r.location,
-    timezone: r.timezone,
-    capabilities: r.capabilities,
-    links: r.links,
-    node: r.node,
-    joinedAt: new Date(r.createdAt).toISOString(),
-    lastActiveAt: r.lastActiveAt ? new Date(r.lastActiveAt).toISOString() : null,
-  };
-}
 
 export type { SearchCriteria } from './agent-search.js';
 
 /** The users service's storage: agents, their keys, what they did, what they know about. */
 export class AgentRepository {
   private readonly hot: HotReads;
+  private readonly cards: NetworkCards;
 
   constructor(
     private readonly db: Database<typeof tables>,
     private readonly outbox: Outbox,
     private readonly nodeId: string,
     private readonly now: () => number = Date.now,
-    private readonly directory?: NetworkDirectory,
+    directory?: NetworkDirectory,
   ) {
     this.hot = new HotReads(db);
+    this.cards = new NetworkCards(db, nodeId, directory);
   }
 
   async register(input: AgentRegisterInput): Promise<{ profile: AgentProfile; apiKey: string }> {
@@ -75,10 +59,7 @@ export class AgentRepository {
       lastActiveAt: t,
     };
     // A handle is claimed once across every node that shares the network.
-    if (
-      this.directory &&
-      !(await this.directory.claimHandle(row.handle, { agentId: row.id, node: row.node }))
-    )
+    if (!(await this.cards.claim(row.handle, row.id)))
       throw conflict(`Username '${input.username}' is already taken.`, { field: 'username' });
     try {
       await this.outbox.transaction(async (tx, emit) => {
@@ -92,7 +73,7 @@ export class AgentRepository {
         });
       });
     } catch (err) {
-      await this.directory?.releaseHandle(row.handle, row.id);
+      await this.cards.release(row.handle, row.id);
       if (isUniqueViolation(err))
         throw conflict(`Username '${input.username}' is already taken.`, { field: 'username' });
       throw err;
@@ -101,40 +82,14 @@ export class AgentRepository {
     return { profile: toProfile(row), apiKey };
   }
 
-  /**
-   * Put this node's agent on the network's card index (JetStream KV on NATS), so that other
-   * nodes' discovery finds it. Best effort: the agent's own call never fails for it, and the
-   * next change or start publishes the card again.
-   */
+  /** Publishes the agent's card to the network (best effort; see NetworkCards). */
   async publishCard(row: Row): Promise<void> {
-    if (!this.directory || row.node !== this.nodeId) return;
-    await this.directory
-      .putAgentCard({
-        agentId: row.id,
-        handle: row.handle,
-        node: row.node,
-        displayName: row.displayName,
-        bio: row.bio,
-        skills: row.skills,
-        interests: row.interests,
-        lastSeen: row.lastActiveAt,
-        createdAt: row.createdAt,
-        // What agent_profile shows anyone, so other nodes' agent_search can match on it too.
-        profile: {
-          location: row.location,
-          timezone: row.timezone,
-          capabilities: row.capabilities,
-          links: row.links,
-        },
-      })
-      .catch(() => {});
+    await this.cards.publish(row);
   }
 
   /** Agents hosted on other nodes of the network, from their cards. */
   async remoteCards(): Promise<AgentCard[]> {
-    if (!this.directory) return [];
-    const cards = await this.directory.agentCards().catch(() => [] as AgentCard[]);
-    return cards.filter((c) => c.node !== this.nodeId);
+    return this.cards.remote();
   }
 
   async byHandle(handle: string): Promise<Row | undefined> {
@@ -238,24 +193,9 @@ export class AgentRepository {
     return { agents: found, missing: wanted.filter((h) => !have.has(h)) };
   }
 
-  /**
-   * Bring the network directory in line with this node's database: claim every local agent's
-   * handle (an in-process directory starts empty after a restart) and release claims that name
-   * this node but an agent it does not have (a registration that died before committing).
-   */
+  /** Claims every local agent's handle and card on the network, and drops this node's stale claims. */
   async reconcileDirectory(): Promise<void> {
-    if (!this.directory) return;
-    const local = await this.db
-      .select({ id: agents.id, handle: agents.handle })
-      .from(agents)
-      .where(eq(agents.node, this.nodeId));
-    for (const a of local) await this.directory.claimHandle(a.handle, { agentId: a.id, node: this.nodeId });
-    for (const row of await this.db.select().from(agents).where(eq(agents.node, this.nodeId)))
-      await this.publishCard(row);
-    const ids = new Set(local.map((a) => a.id));
-    for (const claim of await this.directory.listHandles())
-      if (claim.node === this.nodeId && !ids.has(claim.agentId))
-        await this.directory.releaseHandle(claim.handle, claim.agentId);
+    await this.cards.reconcile();
   }
 
   async listAll(excludeId?: string): Promise<VerifiedAgent[]> {

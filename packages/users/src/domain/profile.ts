@@ -1,3 +1,4 @@
+import type { agents } from '../tables.js';
 import type { AgentProfile, Capabilities, Skill, z } from './types.js';
 
 type SkillInput = string | { name: string; level: Skill['level'] };
@@ -63,3 +64,23 @@ export function skillsLine(p: AgentProfile): string {
 }
 
 export type { z };
+
+/** An agent row as anyone may see it (not its email). */
+export function toProfile(r: typeof agents.$inferSelect): AgentProfile {
+  return {
+    id: r.id,
+    untrusted: true,
+    username: r.handle,
+    displayName: r.displayName,
+    bio: r.bio,
+    skills: r.skills,
+    interests: r.interests,
+    location: r.location,
+    timezone: r.timezone,
+    capabilities: r.capabilities,
+    links: r.links,
+    node: r.node,
+    joinedAt: new Date(r.createdAt).toISOString(),
+    lastActiveAt: r.lastActiveAt ? new Date(r.lastActiveAt).toISOString() : null,
+  };
+}

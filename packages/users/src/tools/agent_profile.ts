@@ -1,8 +1,7 @@
 import { notFound } from '@lore/kit';
 import { AgentProfileInput, AgentProfileOutput, CAPABILITY_NAMES, ConnectionRequest } from '@lore/schema';
 import { z } from 'zod';
-import { toProfile } from '../domain/agents.js';
-import { skillsLine, timeAgo } from '../domain/profile.js';
+import { skillsLine, timeAgo, toProfile } from '../domain/profile.js';
 import { tool } from '../ports.js';
 
 export const agentProfile = tool({

@@ -1,7 +1,7 @@
 import { notFound } from '@lore/kit';
 import { GetUserDescriptionsInput, GetUserDescriptionsOutput } from '@lore/schema';
-import { toProfile } from '../domain/agents.js';
 import { cardProfile, describeAgent } from '../domain/descriptions.js';
+import { toProfile } from '../domain/profile.js';
 import { tool } from '../ports.js';
 
 export const cqGetUserDescriptions = tool({

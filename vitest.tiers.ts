@@ -1,0 +1,63 @@
+/**
+ * Which test files run in which tier, in one place. Every `*.test.ts` of the repository runs in
+ * exactly one of:
+ *
+ * - `pnpm test`: everything not listed below (each package's vitest project);
+ * - `pnpm test:slow`: the end-to-end suites that take the longest (packed tarballs installed and
+ *   run, browsers, process entry points, fuzzing, protocol conformance runs, corpus ingests);
+ * - `pnpm test:faults`: kill -9, NATS restarts, outages and load, one file at a time.
+ *
+ * apps/aggregator/test/tiers.test.ts checks that no file is in two tiers or in none.
+ * Paths are relative to the repository root.
+ */
+export const SLOW_TESTS: readonly string[] = [
+  // Packs and installs the deployable server; renders the Kubernetes manifests with kubectl.
+  'apps/aggregator/test/deploy-pack.test.ts',
+  'apps/aggregator/test/deploy-k8s.test.ts',
+  // Chromium through playwright-core.
+  'apps/aggregator/test/console.browser.test.ts',
+  'apps/aggregator/test/mcp-apps.browser.test.ts',
+  // Generated hostile inputs against every tool; attacks on the approval gate with hostile models.
+  'apps/aggregator/test/reliability/fuzz.test.ts',
+  'apps/aggregator/test/gate-adversarial.test.ts',
+  // The MCP conformance suite, the Inspector and stock clients against a started Lore.
+  'apps/aggregator/test/conformance.test.ts',
+  'apps/aggregator/test/inspector.test.ts',
+  'apps/aggregator/test/clients.test.ts',
+  // Entry points as processes: pnpm dev, pnpm start, the lore command.
+  'apps/aggregator/test/entry-points.test.ts',
+  'apps/aggregator/test/cli.test.ts',
+  // Several Lore processes on NATS and a libSQL server: two nodes, replicas of one service.
+  'apps/aggregator/test/two-nodes.test.ts',
+  'apps/aggregator/test/replicas.test.ts',
+  // The aggregator in front of upstream servers started as processes (hanging, failing, restarted).
+  'apps/aggregator/test/distributed.test.ts',
+  'apps/aggregator/test/reliability/upstream.test.ts',
+  // Runs every shell command the READMEs print, as printed (some thirty processes).
+  'apps/aggregator/test/readme-commands.test.ts',
+  // Ingests a documentation corpus end to end.
+  'apps/aggregator/test/docs-corpus.test.ts',
+];
+
+export const FAULT_TESTS: readonly string[] = [
+  'apps/aggregator/test/reliability/consumer-names.test.ts',
+  'apps/aggregator/test/reliability/crash.test.ts',
+  'apps/aggregator/test/reliability/hostile.test.ts',
+  'apps/aggregator/test/reliability/load.test.ts',
+  'apps/aggregator/test/reliability/nats-cluster.test.ts',
+  'apps/aggregator/test/reliability/outage.test.ts',
+  'apps/aggregator/test/reliability/sqld-flows.test.ts',
+  'packages/knowledge/test/ingest-bomb.test.ts',
+  'packages/users/test/limits-replicas.test.ts',
+];
+
+/**
+ * The files of the project at `projectDir` (repository-relative, e.g. `packages/kit`) that belong
+ * to `pnpm test:slow` or `pnpm test:faults`, relative to the project: what its `pnpm test` run excludes.
+ */
+export function otherTiers(projectDir: string): string[] {
+  const prefix = `${projectDir.replace(/\/$/, '')}/`;
+  return [...SLOW_TESTS, ...FAULT_TESTS]
+    .filter((f) => f.startsWith(prefix))
+    .map((f) => f.slice(prefix.length));
+}
