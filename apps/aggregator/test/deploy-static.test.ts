@@ -38,8 +38,11 @@ describe('every server package installs and runs alone', () => {
       expect(pkg.files).toContain('dist');
       expect(read(`${s.dir}/src/main.ts`).startsWith('#!/usr/bin/env node\n')).toBe(true);
       const tsdown = read(`${s.dir}/tsdown.config.ts`);
-      // A service may also build a testing entry for other services' tests (@lore/users/testing).
-      expect(tsdown).toMatch(/entry: \['src\/index\.ts', (?:'src\/testing\.ts', )?'src\/main\.ts'\]/);
+      // dist/index.js and dist/main.js; a service may also build a testing entry for other services'
+      // tests (@lore/users/testing) or a parser thread's task module (named entries).
+      expect(tsdown).toMatch(
+        /entry: (?:\['src\/index\.ts', (?:'src\/testing\.ts', )?'src\/main\.ts'\]|\{\s*index: 'src\/index\.ts',\s*main: 'src\/main\.ts',)/,
+      );
       expect(tsdown).toMatch(/fixedExtension: false/);
       expect(tsdown).toMatch(/dts: true/);
       if (s.migrations) {
