@@ -40,6 +40,10 @@ export const SLOW_TESTS: readonly string[] = [
 ];
 
 export const FAULT_TESTS: readonly string[] = [
+  // The NATS server dies under a running process, or a cluster's stream leader is killed.
+  'apps/aggregator/test/shutdown.test.ts',
+  'packages/users/test/shutdown.test.ts',
+  'packages/kit/src/testing/nats-cluster.test.ts',
   'apps/aggregator/test/reliability/consumer-names.test.ts',
   'apps/aggregator/test/reliability/crash.test.ts',
   'apps/aggregator/test/reliability/hostile.test.ts',
