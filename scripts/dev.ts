@@ -13,7 +13,9 @@
  *
  * NATS: without NATS_URL, a nats-server with the shipped configuration (infra/nats) runs on the
  * base port + 9 with its store under ./data/dev/nats, and each process connects as its own NATS
- * user (passwords made once, in ./data/dev/nats-passwords.json). With NATS_URL, that server is
+ * user (passwords made once, in ./data/dev/nats-passwords.json); its auth.conf is rendered for
+ * this node (`pnpm nats:config --nodes <id>`), so each service may touch only its own durable
+ * consumers. With NATS_URL, that server is
  * used and the processes take their credentials (NATS_USER/NATS_PASSWORD, NATS_CREDS, …, or
  * LORE_NATS_INSECURE=true) from the environment.
  * LORE_NODE_ID (default `dev`), LORE_PORT (default 7400) and LORE_LOG_LEVEL are taken from the
@@ -27,6 +29,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { renderAuth, renderServer } from '../infra/nats/generate.js';
 import { NATS_USERS, passwordVariable } from '../infra/nats/permissions.js';
 import type { LoreConfig } from '../packages/kit/src/config.js';
 import { loadNodeIdentity } from '../packages/kit/src/node.js';
@@ -125,14 +128,20 @@ function natsPasswords(file: string): Record<string, string> {
 }
 
 /** A nats-server with the shipped configuration, unless one already answers on the port. */
-async function startNats(port: number, dataRoot: string, passwords: Record<string, string>) {
+async function startNats(port: number, dataRoot: string, passwords: Record<string, string>, nodeId: string) {
   const url = `nats://127.0.0.1:${port}`;
   if (await natsUp(url)) return { url, child: undefined };
   if (!NATS_BIN) throw new Error('nats-server is not installed (or set NATS_URL to a running one)');
   const env = Object.fromEntries(NATS_USERS.map((u) => [passwordVariable(u), passwords[u]!]));
+  // The shipped configuration, with each service allowed exactly its own durable consumers of
+  // this node (the shipped auth.conf allows any consumer name: it serves every node id).
+  const confDir = join(dataRoot, 'nats-conf');
+  mkdirSync(confDir, { recursive: true });
+  writeFileSync(join(confDir, 'nats-server.conf'), renderServer());
+  writeFileSync(join(confDir, 'auth.conf'), renderAuth([nodeId]));
   const child = spawn(
     NATS_BIN,
-    ['-c', join(ROOT, 'infra', 'nats', 'nats-server.conf'), '-a', '127.0.0.1', '-p', String(port)].concat([
+    ['-c', join(confDir, 'nats-server.conf'), '-a', '127.0.0.1', '-p', String(port)].concat([
       '-sd',
       join(dataRoot, 'nats'),
     ]),
@@ -174,6 +183,7 @@ async function main(argv: string[]) {
   // One node identity for every process: the directory holds one signing key per node id.
   const dataRoot = resolve(ROOT, 'data', 'dev');
   mkdirSync(dataRoot, { recursive: true });
+  const nodeId = process.env.LORE_NODE_ID || 'dev';
   let natsUrl = process.env.NATS_URL ?? '';
   let passwords: Record<string, string> | undefined;
   let natsChild: ChildProcess | undefined;
@@ -184,13 +194,12 @@ async function main(argv: string[]) {
     }
   } else {
     passwords = natsPasswords(join(dataRoot, 'nats-passwords.json'));
-    const nats = await startNats(base + 9, dataRoot, passwords);
+    const nats = await startNats(base + 9, dataRoot, passwords, nodeId);
     natsUrl = nats.url;
     natsChild = nats.child;
   }
   const natsCredentials = (name: Name): Record<string, string> =>
     passwords ? { NATS_USER: name, NATS_PASSWORD: passwords[name]! } : {};
-  const nodeId = process.env.LORE_NODE_ID || 'dev';
   const node = loadNodeIdentity({ LORE_DATA_DIR: dataRoot, LORE_NODE_ID: nodeId } as LoreConfig);
   const identity = join(dataRoot, 'node.json');
   const tsx = join(ROOT, 'node_modules', '.bin', 'tsx');
