@@ -1,7 +1,8 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
+import { connect } from '@nats-io/transport-node';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT } from './helpers.js';
 
@@ -122,6 +123,38 @@ describe('`pnpm dev` takes its base port from LORE_PORT', () => {
       expect(health.ok).toBe(true);
       const users = await fetch(`http://127.0.0.1:${base + 1}/healthz`);
       expect(users.ok).toBe(true);
+      // Its NATS (base + 9) lets each service pull only from its own durable consumers: the dms
+      // user is refused a pull from the users service's consumer of this node.
+      const passwords = JSON.parse(readFileSync(join(ROOT, 'data/dev/nats-passwords.json'), 'utf8'));
+      const pull = async (user: 'dms' | 'users') => {
+        const nc = await connect({
+          servers: `nats://127.0.0.1:${base + 9}`,
+          user,
+          pass: passwords[user],
+          // Replies come to the user's own inbox, the only one it may read.
+          inboxPrefix: `_INBOX.${user}`,
+          maxReconnectAttempts: 0,
+        });
+        try {
+          return await nc
+            .request(
+              '$JS.API.CONSUMER.MSG.NEXT.LORE_EVENTS.users-activity-dms-dev',
+              '{"batch":1,"no_wait":true}',
+              {
+                timeout: 2_000,
+              },
+            )
+            .then(
+              () => true,
+              () => false,
+            );
+        } finally {
+          await nc.close();
+        }
+      };
+      // The owner's own credentials are answered (the consumer exists); another service's are not.
+      await expect.poll(() => pull('users'), { timeout: 30_000 }).toBe(true);
+      expect(await pull('dms')).toBe(false);
       process.kill(-child.pid!, 'SIGINT');
       const code = await exited;
       expect([0, 130, null]).toContain(code);

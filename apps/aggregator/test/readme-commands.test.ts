@@ -89,6 +89,7 @@ const RUN = new Map<string, How>([
   ['pnpm lore network sign-node --key network.key --node lore-k8s --public-key node.pub', { exit: true }],
   ['pnpm lore network rotate-node-key', { exit: true }],
   ['pnpm lint', { exit: true }],
+  ['pnpm --filter @lore/search typecheck', { exit: true }],
   // The docs README prints no start commands of its own.
   ...SERVICES.filter((s) => s !== 'docs').flatMap(
     (s): Array<[string, How]> => [
@@ -110,6 +111,7 @@ const NOT_RUN = new Map<string, string>([
   ['pnpm test', TEST_RUN],
   ['pnpm typecheck', 'type-checks every package (minutes on this machine); CI runs it on every change'],
   ['pnpm test:faults', TEST_RUN],
+  ['pnpm test:slow', TEST_RUN],
   [
     'npx @modelcontextprotocol/inspector@0.15.0 --cli http://127.0.0.1:7400/mcp --transport http --method tools/list',
     'fixed to port 7400, which a shared machine may have taken: test/inspector.test.ts runs the same Inspector CLI 0.15 commands against the port it started Lore on',
