@@ -125,7 +125,10 @@ describe('aggregator in distributed mode, upstreams as separate processes', () =
     const before = Number(textOf(await c.callTool({ name: 'cancellations', arguments: {} })));
     const ac = new AbortController();
     const pending = c.callTool({ name: 'wait_for_cancel', arguments: {} }, { signal: ac.signal });
-    await new Promise((r) => setTimeout(r, 300));
+    // The upstream has the call in hand before the client gives up on it.
+    await expect
+      .poll(async () => Number(textOf(await c.callTool({ name: 'waiting', arguments: {} }))))
+      .toBeGreaterThan(0);
     ac.abort();
     await expect(pending).rejects.toThrow();
     await expect

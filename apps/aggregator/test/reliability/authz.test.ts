@@ -12,7 +12,7 @@ import type { Client } from '@lore/kit/testing';
 import { connectClient } from '@lore/kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Spawned, spawnTs } from '../helpers.js';
-import { type Agent, call, type Lore, ok, outcomeOf, sleep, startLore, waitFor } from './support.js';
+import { type Agent, call, type Lore, ok, outcomeOf, startLore, waitFor } from './support.js';
 
 const DOCS_FOLDER = join(tmpdir(), `lore-authz-docs-${process.pid}`);
 mkdirSync(DOCS_FOLDER, { recursive: true });
@@ -781,7 +781,8 @@ describe('keys never reach the logs', () => {
     }
     const bad = await connectClient(undefined, { url, key: `lore_sk_${'Q'.repeat(32)}` });
     expect((await call(bad, 'agent_search', {})).error?.code).toBe(401);
-    await sleep(500); // let the event handlers log their work
+    // The last call's own log line is out: everything the calls above logged is in the output.
+    await expect.poll(() => lore.output()).toMatch(/"tool":"agent_search"[^\n]*"outcome":"tool_error"/);
     await lore.kill('SIGTERM');
     const out = lore.output();
     const lines = out.split('\n').filter((s) => s.startsWith('{'));
