@@ -118,6 +118,26 @@ describe('a hung read-only tool', () => {
     expect(ms).toBeLessThan(850);
   });
 
+  it('does not cut an idempotent write at the retry deadline: an upload may take its time', async () => {
+    const slow = new Upstream({
+      name: 'svc',
+      forwardIdentity: true,
+      timeoutMs: 2_000,
+      backend: {
+        info: { name: 'svc', version: '1' },
+        listTools: () => [tool('put_it', { readOnlyHint: false, idempotentHint: true })],
+        callTool: () =>
+          new Promise((resolve) =>
+            setTimeout(() => resolve({ content: [{ type: 'text', text: 'stored' }] }), 400),
+          ),
+      },
+    });
+    await slow.check();
+    const agg = new Aggregator([slow], { log, retry: { attempts: 3, deadlineMs: 100, baseDelayMs: 10 } });
+    const r = await agg.callTool('put_it', {}, info());
+    expect(r).toMatchObject({ content: [{ text: 'stored' }] });
+  });
+
   it('is aborted when the caller cancels', async () => {
     let aborted = false;
     const hung = new Upstream({

@@ -164,6 +164,7 @@ export class Aggregator implements McpBackend {
         upstream: hit.u,
         original: n.original,
         retryable: !!(a?.readOnlyHint || a?.idempotentHint),
+        readOnly: !!a?.readOnlyHint,
       });
       const t = withExposedResource(hit.t, exposedUris.get(hit.u.name) ?? new Map());
       tools.push(n.exposed === n.original ? t : { ...t, name: n.exposed });

@@ -13,6 +13,8 @@ export interface Route {
   upstream: Upstream;
   original: string;
   retryable: boolean;
+  /** Read-only: an attempt is cut at the retry deadline (a hung read is given up on). */
+  readOnly: boolean;
 }
 
 /** What forwarding needs from the aggregator. */
@@ -60,13 +62,14 @@ export async function forward(
   const log = () =>
     (callLog ??= s.log.child({ requestId: call.requestId, tool: name, upstream: upstream.name }));
   const deadline = Date.now() + s.retry.deadlineMs;
-  // Each attempt may take what is left of the deadline at most, so a hung read-only tool is
-  // given up on at the deadline rather than after attempts × the upstream's timeout.
+  // Each attempt of a read-only tool may take what is left of the deadline at most, so a hung
+  // read is given up on at the deadline rather than after attempts × the upstream's timeout. An
+  // idempotent write (an upload being parsed) keeps the upstream's own timeout for each attempt.
   const send = () =>
     upstream.call(route.original, args, {
       info: call,
       forward: ctx,
-      ...(route.retryable
+      ...(route.readOnly
         ? { timeoutMs: Math.max(1, Math.min(upstream.opts.timeoutMs ?? 60_000, deadline - Date.now())) }
         : {}),
       signal: call.signal,
