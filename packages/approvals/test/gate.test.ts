@@ -1,9 +1,9 @@
 import { type LoreService, loadNodeIdentity, MemoryDirectory, type ServiceDeps } from '@lore/kit';
 import { appFetch, type Client, call, connectClient, ok, testDeps } from '@lore/kit/testing';
+import { createKnowledgeService } from '@lore/knowledge';
 import { ApprovalsRpc, type EvaluateQueryReply } from '@lore/schema';
 import { createUsersService } from '@lore/users/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKnowledgeService } from '../../knowledge/src/index.js';
 import { createApprovalsService } from '../src/index.js';
 
 /** The gate over the real users, knowledge and approvals services on one in-process bus. */
