@@ -2,8 +2,8 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { connectClient } from '@lore/kit/testing';
 import { load, MCP_HEADERS, ROOT, type Row, row, toolsCallBody } from '../lib.js';
+import { registerAgent } from './protocol.js';
 
 /**
  * What `pnpm start` costs in memory and time: the resident memory of every process it leaves
@@ -121,16 +121,6 @@ async function launch(
   };
 }
 
-async function apiKey(url: string, handle: string): Promise<string> {
-  const c = await connectClient(undefined, { url });
-  const r = (await c.callTool({
-    name: 'agent_register',
-    arguments: { username: handle, email: `${handle}@example.com`, displayName: handle },
-  })) as { structuredContent: { apiKey: string } };
-  await c.close();
-  return r.structuredContent.apiKey;
-}
-
 const settle = (s: number) => new Promise((r) => setTimeout(r, s * 1000));
 
 export async function memorySuite(opts: { seconds: number; dataDir: string }): Promise<Row[]> {
@@ -233,7 +223,7 @@ export async function memorySuite(opts: { seconds: number; dataDir: string }): P
         met: idle.mib <= 120e6 / 2 ** 20,
       }),
     );
-    const key = await apiKey(lore.url, 'bench_memory');
+    const key = await registerAgent(lore.url, 'bench_memory');
     const r = await load(lore.url, {
       connections: 20,
       seconds: loadSeconds,

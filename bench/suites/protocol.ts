@@ -20,7 +20,8 @@ const users = join(ROOT, 'packages/users/src/main.ts');
 const lore = join(ROOT, 'apps/aggregator/src/main.ts');
 const HOOK = ['--import', join(ROOT, 'bench/targets/profile-hook.ts')];
 
-async function registerAgent(url: string, handle: string): Promise<string> {
+/** Registers `handle` on the Lore at `url` and returns its API key. */
+export async function registerAgent(url: string, handle: string): Promise<string> {
   const c = await connectClient(undefined, { url });
   const r = (await c.callTool({
     name: 'agent_register',

@@ -71,6 +71,24 @@ describe.skipIf(!browserAvailable())('MCP Apps through the aggregator', () => {
     browser = await launchChromium();
   }, 60_000);
 
+  /** The app's HTML read through the aggregator, loaded in Chromium under the minimal host, with its first tool result. */
+  async function openApp(uri: string, tool: string) {
+    const html = ((await owner.readResource({ uri })).contents[0] as { text: string }).text;
+    const initial = await owner.callTool({ name: tool, arguments: {} });
+    const page = await browser.newPage();
+    const calls: string[] = [];
+    await page.exposeFunction('hostCallTool', async (name: string, args: Record<string, unknown>) => {
+      calls.push(name);
+      return owner.callTool({ name, arguments: args });
+    });
+    await page.setContent(HOST);
+    await page.evaluate(
+      ([h, r]) => (window as unknown as { startApp: (a: unknown, b: unknown) => void }).startApp(h, r),
+      [html, initial] as const,
+    );
+    return { page, calls, app: page.frameLocator('#app') };
+  }
+
   afterAll(async () => {
     await browser?.close();
     await http?.close();
@@ -130,21 +148,7 @@ describe.skipIf(!browserAvailable())('MCP Apps through the aggregator', () => {
         },
       )
       .toBe('pending');
-    const html = ((await owner.readResource({ uri: 'ui://lore/inbox' })).contents[0] as { text: string })
-      .text;
-    const initial = await owner.callTool({ name: 'cqListRequestedQueries', arguments: {} });
-    const page = await browser.newPage();
-    const calls: string[] = [];
-    await page.exposeFunction('hostCallTool', async (name: string, args: Record<string, unknown>) => {
-      calls.push(name);
-      return owner.callTool({ name, arguments: args });
-    });
-    await page.setContent(HOST);
-    await page.evaluate(
-      ([h, r]) => (window as unknown as { startApp: (a: unknown, b: unknown) => void }).startApp(h, r),
-      [html, initial] as const,
-    );
-    const app = page.frameLocator('#app');
+    const { page, calls, app } = await openApp('ui://lore/inbox', 'cqListRequestedQueries');
     const card = app.locator(`#q-${id}`);
     await card.waitFor({ timeout: 15_000 });
     expect(await card.locator('.q').textContent()).toContain('untrusted');
@@ -161,21 +165,7 @@ describe.skipIf(!browserAvailable())('MCP Apps through the aggregator', () => {
   });
 
   it('uploads a file from the knowledge app running in Chromium through its app-only tool', async () => {
-    const html = ((await owner.readResource({ uri: 'ui://lore/knowledge' })).contents[0] as { text: string })
-      .text;
-    const initial = await owner.callTool({ name: 'listKnowledgeSources', arguments: {} });
-    const page = await browser.newPage();
-    const calls: string[] = [];
-    await page.exposeFunction('hostCallTool', async (name: string, args: Record<string, unknown>) => {
-      calls.push(name);
-      return owner.callTool({ name, arguments: args });
-    });
-    await page.setContent(HOST);
-    await page.evaluate(
-      ([h, r]) => (window as unknown as { startApp: (a: unknown, b: unknown) => void }).startApp(h, r),
-      [html, initial] as const,
-    );
-    const app = page.frameLocator('#app');
+    const { page, calls, app } = await openApp('ui://lore/knowledge', 'listKnowledgeSources');
     await app.locator('#rows', { hasText: 'quantum.txt' }).waitFor({ timeout: 15_000 });
     await app.getByLabel(/Add a file/).setInputFiles({
       name: 'tides.md',
