@@ -1,8 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { compressionBombPdf, deeplyNestedHtml } from '../testing/hostile.js';
 import { htmlToMarkdown } from './html.js';
-import { convertHtml, ParserPool, pdfToText, runIsolated, taskModule } from './isolate.js';
+import { convertHtml, ParserPool, pdfToText, runIsolated, taskModule, threadCpuMs } from './isolate.js';
 import {
   checkMarkdownNesting,
   DEFAULT_PARSE_LIMITS,
@@ -98,6 +99,32 @@ describe('task modules in parser threads', () => {
     const missing = await runIsolated(module, 'noSuchExport', [], pool).catch((e: unknown) => e);
     expect((missing as Error).message).toMatch(/exports no function noSuchExport/);
   });
+});
+
+describe('the time limit', () => {
+  const busy = new URL('../../test/fixtures/busy.ts', import.meta.url).href;
+
+  it.runIf(threadCpuMs(Number.parseInt(readFileSync('/proc/thread-self/stat', 'utf8'), 10)) !== undefined)(
+    "counts the parser thread's CPU time, with a wall-clock bound for a thread that makes no progress",
+    async () => {
+      const limited = new ParserPool({ ...DEFAULT_PARSE_LIMITS, timeMs: 500, wallMs: 2_500 });
+      try {
+        // Waiting 1 s costs no CPU: a thread starved by a busy machine is not refused for it.
+        expect(await runIsolated(busy, 'sleep', [1_000], limited)).toBe(1_000);
+        const spun = await runIsolated(busy, 'spin', [3_000], limited).catch((e: unknown) => e);
+        expect(spun).toBeInstanceOf(ParseLimitError);
+        expect((spun as ParseLimitError).limit).toBe('time');
+        const stuck = await runIsolated(busy, 'sleep', [10_000], limited).catch((e: unknown) => e);
+        expect(stuck).toBeInstanceOf(ParseLimitError);
+        expect((stuck as ParseLimitError).limit).toBe('time');
+        // The pool replaced the ended threads.
+        expect(await runIsolated(busy, 'sleep', [10], limited)).toBe(10);
+      } finally {
+        await limited.close();
+      }
+    },
+    30_000,
+  );
 });
 
 function nestedList(depth: number): string {

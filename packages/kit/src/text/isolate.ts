@@ -74,7 +74,28 @@ interface Slot {
   worker: Worker;
   /** The thread has loaded its modules (startup does not count against a document's time). */
   ready: boolean;
+  /** The thread's Linux thread id, for reading its own CPU time (undefined elsewhere). */
+  tid?: number;
   job?: Job & { id: number; timer: NodeJS.Timeout };
+}
+
+/** Linux counts a thread's CPU time in clock ticks of 1/100 s (USER_HZ, 100 on every architecture Node runs on). */
+const TICKS_PER_SECOND = 100;
+
+/**
+ * Milliseconds of CPU a thread of this process has used, from `/proc/self/task/<tid>/stat`
+ * (utime + stime, fields 14 and 15); undefined where that cannot be read.
+ */
+export function threadCpuMs(tid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces and parentheses: count fields after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? (ticks * 1000) / TICKS_PER_SECOND : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -82,6 +103,11 @@ interface Slot {
  * thread is terminated and replaced when it runs over) and a heap limit (V8 ends the thread
  * when it is exceeded), so a compression bomb or a pathologically nested page costs its own
  * caller a 400 and every other call — and `/healthz` — nothing.
+ *
+ * The time limit counts the parser thread's own CPU time where Linux reports it: the thread
+ * runs at the lowest priority, so on a busy machine a document that needs 200 ms of CPU may
+ * take seconds of wall-clock time without being hostile. A wall-clock bound (`wallMs`) ends
+ * a thread that makes no progress at all.
  */
 export class ParserPool {
   private readonly slots: Slot[] = [];
@@ -121,25 +147,48 @@ export class ParserPool {
       const job = this.queue.shift()!;
       const id = this.nextId++;
       // Loading a task module or pdf.js is not the document's time: its clock restarts once loaded.
-      const timer = this.clock(
-        slot,
-        job.task.kind === 'html' ? this.limits.timeMs : Math.max(this.limits.timeMs, MODULE_LOAD_MS),
-      );
+      const timer =
+        job.task.kind === 'html'
+          ? this.clock(slot)
+          : this.wallClock(slot, Math.max(this.wallMs, MODULE_LOAD_MS));
       slot.job = { ...job, id, timer };
       slot.worker.ref();
       slot.worker.postMessage({ ...job.task, id }, job.transfer);
     }
   }
 
-  private clock(slot: Slot, ms: number): NodeJS.Timeout {
-    return setTimeout(
-      () =>
-        void this.fail(
-          slot,
-          new ParseLimitError('time', `parsing took longer than ${this.limits.timeMs / 1000} s`),
-        ),
-      ms,
-    );
+  /** Wall-clock bound of one document: the limits' `wallMs`, or six times its CPU time. */
+  private get wallMs(): number {
+    return this.limits.wallMs ?? this.limits.timeMs * 6;
+  }
+
+  private tooLong(): ParseLimitError {
+    return new ParseLimitError('time', `parsing took longer than ${this.limits.timeMs / 1000} s`);
+  }
+
+  private wallClock(slot: Slot, ms: number): NodeJS.Timeout {
+    return setTimeout(() => void this.fail(slot, this.tooLong()), ms);
+  }
+
+  /**
+   * The document's clock: its thread's CPU time checked a few times a second against
+   * `timeMs`, and wall-clock time against `wallMs`. Without a readable CPU time, wall-clock
+   * time against `timeMs`.
+   */
+  private clock(slot: Slot): NodeJS.Timeout {
+    const cpuStart = slot.tid === undefined ? undefined : threadCpuMs(slot.tid);
+    if (cpuStart === undefined) return this.wallClock(slot, this.limits.timeMs);
+    const started = performance.now();
+    const every = Math.min(250, Math.max(20, this.limits.timeMs / 10));
+    const timer = setInterval(() => {
+      const cpu = threadCpuMs(slot.tid!);
+      const over =
+        performance.now() - started > this.wallMs ||
+        (cpu !== undefined && cpu - cpuStart > this.limits.timeMs);
+      if (over) void this.fail(slot, this.tooLong());
+    }, every);
+    timer.unref();
+    return timer;
   }
 
   private spawn(): Slot {
@@ -157,16 +206,17 @@ export class ParserPool {
     });
     worker.unref();
     const slot: Slot = { worker, ready: false };
-    worker.on('message', (reply: ParseReply | { ready: true } | { started: number }) => {
+    worker.on('message', (reply: ParseReply | { ready: true; tid?: number } | { started: number }) => {
       if ('ready' in reply) {
         slot.ready = true;
+        slot.tid = reply.tid;
         this.pump();
         return;
       }
       if ('started' in reply) {
         if (slot.job?.id === reply.started) {
           clearTimeout(slot.job.timer);
-          slot.job.timer = this.clock(slot, this.limits.timeMs);
+          slot.job.timer = this.clock(slot);
         }
         return;
       }

@@ -13,8 +13,13 @@ export class ParseLimitError extends Error {
 }
 
 export interface ParseLimits {
-  /** Wall-clock time for one document. */
+  /**
+   * Time for one document: the parser thread's CPU time where the system reports it (Linux),
+   * wall-clock time elsewhere.
+   */
   timeMs: number;
+  /** Wall-clock time for one document where CPU time is counted (default: six times `timeMs`). */
+  wallMs?: number;
   /** V8 old-generation heap of a parser thread. */
   memoryMb: number;
   /** Most pages of a PDF. */

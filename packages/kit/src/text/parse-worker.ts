@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import { htmlToMarkdown } from './html.js';
@@ -39,8 +40,18 @@ async function run(task: ParseTask): Promise<unknown> {
   return fn(...task.args);
 }
 
+/** This thread's Linux thread id, so the pool can read the thread's CPU time; undefined elsewhere. */
+function threadId(): number | undefined {
+  try {
+    const tid = Number.parseInt(readFileSync('/proc/thread-self/stat', 'utf8'), 10);
+    return Number.isInteger(tid) ? tid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 // Modules are loaded: the pool starts a document's clock only from here.
-parentPort?.postMessage({ ready: true });
+parentPort?.postMessage({ ready: true, tid: threadId() });
 
 parentPort?.on('message', (task: ParseTask) => {
   run(task).then(
