@@ -150,16 +150,16 @@ export class ParserPool {
       const timer =
         job.task.kind === 'html'
           ? this.clock(slot)
-          : this.wallClock(slot, Math.max(this.wallMs, MODULE_LOAD_MS));
+          : this.wallClock(slot, MODULE_LOAD_MS);
       slot.job = { ...job, id, timer };
       slot.worker.ref();
       slot.worker.postMessage({ ...job.task, id }, job.transfer);
     }
   }
 
-  /** Wall-clock bound of one document: the limits' `wallMs`, or six times its CPU time. */
+  /** Wall-clock bound of one document: the limits' `wallMs`, or twice its CPU time. */
   private get wallMs(): number {
-    return this.limits.wallMs ?? this.limits.timeMs * 6;
+    return this.limits.wallMs ?? this.limits.timeMs * 2;
   }
 
   private tooLong(): ParseLimitError {

@@ -18,7 +18,7 @@ export interface ParseLimits {
    * wall-clock time elsewhere.
    */
   timeMs: number;
-  /** Wall-clock time for one document where CPU time is counted (default: six times `timeMs`). */
+  /** Wall-clock time for one document where CPU time is counted (default: twice `timeMs`). */
   wallMs?: number;
   /** V8 old-generation heap of a parser thread. */
   memoryMb: number;
