@@ -147,10 +147,7 @@ export class ParserPool {
       const job = this.queue.shift()!;
       const id = this.nextId++;
       // Loading a task module or pdf.js is not the document's time: its clock restarts once loaded.
-      const timer =
-        job.task.kind === 'html'
-          ? this.clock(slot)
-          : this.wallClock(slot, MODULE_LOAD_MS);
+      const timer = job.task.kind === 'html' ? this.clock(slot) : this.wallClock(slot, MODULE_LOAD_MS);
       slot.job = { ...job, id, timer };
       slot.worker.ref();
       slot.worker.postMessage({ ...job.task, id }, job.transfer);
