@@ -88,24 +88,25 @@ export class DocsSearch {
       const page = ranked.slice(req.offset, req.offset + req.limit);
       return { hits: page, more: ranked.length > req.offset + req.limit, mode: 'bm25' };
     }
-    const lexicalIds = terms ? await this.store.rankBm25(terms, req.filter, FUSION_DEPTH) : [];
+    // The keyword list is the keyword-only ranking (BM25 scores kept for the field-aware blend,
+    // chunks grouped by page), so vectors add to it rather than start from a weaker one.
+    const lexicalHits = terms ? await this.store.searchBm25(terms, req.filter, FUSION_DEPTH, 0) : [];
+    const lexical = [
+      ...this.byPage(this.rerank(prepared, lexicalHits.slice(0, RERANK_DEPTH))),
+      ...lexicalHits.slice(RERANK_DEPTH),
+    ];
     const vectors = await this.vectors();
     // Over-fetch when filtering: candidates outside the filter are dropped on hydration.
     const semantic = cosineTopK(queryVector, vectors, req.filter ? FUSION_DEPTH * 4 : FUSION_DEPTH).map((r) =>
       Number(r.id),
     );
-    const hydrated = new Map(
-      (await this.store.chunksById([...new Set([...lexicalIds, ...semantic])], req.filter)).map((h) => [
-        h.chunkId,
-        h,
-      ]),
-    );
-    const lexicalHits = lexicalIds.flatMap((id) => hydrated.get(id) ?? []);
-    const lexical = [
-      ...this.rerank(prepared, lexicalHits.slice(0, RERANK_DEPTH)),
-      ...lexicalHits.slice(RERANK_DEPTH),
-    ].map((h) => h.chunkId);
-    const lists = [lexical, semantic.filter((id) => hydrated.has(id)).slice(0, FUSION_DEPTH)];
+    const hydrated = new Map(lexical.map((h) => [h.chunkId, h]));
+    const unseen = semantic.filter((id) => !hydrated.has(id));
+    for (const h of await this.store.chunksById(unseen, req.filter)) hydrated.set(h.chunkId, h);
+    const lists = [
+      lexical.map((h) => h.chunkId),
+      semantic.filter((id) => hydrated.has(id)).slice(0, FUSION_DEPTH),
+    ];
     const fused = reciprocalRankFusion(lists, String);
     const page = fused
       .slice(req.offset, req.offset + req.limit)

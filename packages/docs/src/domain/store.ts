@@ -177,11 +177,6 @@ export class DocsStore {
     return Number(rows[0]?.n ?? 0);
   }
 
-  /** BM25 ranks only (ids), for fusion. */
-  async rankBm25(terms: TermSplit, filter: SQL | null, limit: number): Promise<number[]> {
-    return (await this.rankSplit(terms, filter, limit)).map((r) => r.id);
-  }
-
   /** Which of these chunks belong to documents passing the filter. */
   async passing(ids: number[], filter: SQL): Promise<Set<number>> {
     const out = new Set<number>();
