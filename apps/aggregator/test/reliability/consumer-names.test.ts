@@ -182,10 +182,13 @@ describe('JetStream durable consumer names under per-service NATS users', () => 
       expect(msg?.string()).toBe('{"n":1}');
       const ackPending = async () => (await jsm.consumers.info(STREAM, victim)).num_ack_pending;
       expect(await ackPending()).toBe(1);
+      // The subject the service would acknowledge on (the client keeps the delivered message).
+      const ackSubject = (msg as JsMsg & { msg?: { reply?: string } }).msg?.reply;
+      expect(ackSubject).toMatch(new RegExp(`^\\$JS\\.ACK\\.${STREAM}\\.${victim}\\.`));
       await attack(
         'acknowledge its event',
         async () => {
-          dms.publish(msg.reply!, '+ACK');
+          dms.publish(ackSubject!, '+ACK');
           await dms.flush();
           await expect
             .poll(() => nats.output)
