@@ -166,7 +166,7 @@ export function renderedFiles(root = REPO_DIR): Record<string, string> {
   const out: Record<string, string> = { 'infra/nats/nats-server.conf': renderServer() };
   for (const k of kustomizations(k8s)) {
     // An overlay that carries its base's auth.conf is checked below, not rendered twice.
-    if (!k.authConf || !k.authConf.startsWith(`${k.dir}/`)) continue;
+    if (!k.authConf?.startsWith(`${k.dir}/`)) continue;
     if (!k.nodeId) throw new Error(`infra/k8s/${k.dir}/kustomization.yaml: lore-config sets no LORE_NODE_ID`);
     out[`infra/k8s/${k.authConf}`] = renderAuth([k.nodeId]);
   }
@@ -180,6 +180,7 @@ export function renderedFiles(root = REPO_DIR): Record<string, string> {
  */
 export function check(root = REPO_DIR): string[] {
   const problems: string[] = [];
+  const k8s = kustomizations(join(root, 'infra/k8s'));
   for (const [file, text] of Object.entries(renderedFiles(root))) {
     let current = '';
     try {
@@ -187,7 +188,7 @@ export function check(root = REPO_DIR): string[] {
     } catch {}
     if (current === text) continue;
     const was = /--nodes ([a-z0-9,-]+)/.exec(current)?.[1];
-    const k = kustomizations(join(root, 'infra/k8s')).find((x) => `infra/k8s/${x.authConf}` === file);
+    const k = k8s.find((x) => `infra/k8s/${x.authConf}` === file);
     problems.push(
       k && was !== k.nodeId
         ? `${file} is rendered for ${was ? `node ${was}` : 'no node'} but infra/k8s/${k.nodeIdFrom} sets LORE_NODE_ID=${k.nodeId}: run pnpm nats:config`
@@ -195,9 +196,9 @@ export function check(root = REPO_DIR): string[] {
     );
   }
   // An overlay with its own node id must carry its own auth.conf, rendered for that id.
-  for (const k of kustomizations(join(root, 'infra/k8s'))) {
+  for (const k of k8s) {
     if (k.authConf && !k.authConf.startsWith(`${k.dir}/`) && k.nodeIdFrom?.startsWith(`${k.dir}/`)) {
-      const base = kustomizations(join(root, 'infra/k8s')).find((x) => k.authConf?.startsWith(`${x.dir}/`));
+      const base = k8s.find((x) => k.authConf?.startsWith(`${x.dir}/`));
       if (base?.nodeId !== k.nodeId)
         problems.push(
           `infra/k8s/${k.dir}/kustomization.yaml sets LORE_NODE_ID=${k.nodeId} but its NATS servers get infra/k8s/${k.authConf} (rendered for ${base?.nodeId}): add nats/auth.conf to its nats-config generator and run pnpm nats:config`,
