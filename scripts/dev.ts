@@ -133,8 +133,8 @@ async function startNats(port: number, dataRoot: string, passwords: Record<strin
   if (await natsUp(url)) return { url, child: undefined };
   if (!NATS_BIN) throw new Error('nats-server is not installed (or set NATS_URL to a running one)');
   const env = Object.fromEntries(NATS_USERS.map((u) => [passwordVariable(u), passwords[u]!]));
-  // The shipped configuration, with each service allowed exactly its own durable consumers of
-  // this node (the shipped auth.conf allows any consumer name: it serves every node id).
+  // Lore's configuration, rendered for this node: each service is allowed exactly its own
+  // durable consumers of it (consumer names end with the node id; no generic auth.conf exists).
   const confDir = join(dataRoot, 'nats-conf');
   mkdirSync(confDir, { recursive: true });
   writeFileSync(join(confDir, 'nats-server.conf'), renderServer());

@@ -89,7 +89,7 @@ export async function broadcastSuite(opts: { seconds: number; dataDir: string })
   const corpus = new Corpus(77);
   const topic = corpus.topic(0);
   const question = `How do I configure the ${topic.terms[1]} ${topic.terms[2]} for ${topic.name}?`;
-  const auth = new NatsAuthFixture();
+  const auth = new NatsAuthFixture({ nodes: ['bench-a', 'bench-b'], dir: opts.dataDir });
   const nats = new NatsServerProcess(await freePort(), join(opts.dataDir, 'nats'), auth);
   await nats.start();
   const closers: Array<() => Promise<unknown>> = [() => nats.kill()];

@@ -117,7 +117,7 @@ export async function scaleSuite(opts: { seconds: number; dataDir: string }): Pr
   const sqld = new SqldProcess(join(opts.dataDir, 'sqld'));
   let cluster: NatsCluster | undefined;
   try {
-    const auth = new NatsAuthFixture();
+    const auth = new NatsAuthFixture({ nodes: ['bench-engines', 'bench-scale'], dir: opts.dataDir });
     [cluster] = await Promise.all([NatsCluster.start(join(opts.dataDir, 'nats'), { auth }), sqld.start()]);
     rows.push(...(await engineRows(opts.dataDir, sqld, cluster, auth)));
     // The replicas are processes of one node: they share its identity.

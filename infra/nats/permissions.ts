@@ -45,8 +45,9 @@ const REQUESTS: Record<NatsService, string[]> = {
 };
 /**
  * The durable consumers each service keeps on the event stream, without the `-<node id>` every
- * name ends with (consumers are per node). With node ids (`pnpm nats:config --nodes a,b`) each
- * service may create, read, pull from and acknowledge exactly these, so no service can take
+ * name ends with (consumers are per node). Each service may create, read, pull from and
+ * acknowledge exactly these for the node ids the configuration is rendered for
+ * (`pnpm nats:config --nodes a,b`, each kustomization's LORE_NODE_ID), so no service can take
  * another's events off its consumer; consumer names are one subject token, so they can be
  * allowed exactly but not by prefix (see infra/README.md, "JetStream consumer names").
  */
@@ -73,19 +74,27 @@ export const CONSUMERS: Record<NatsService, string[]> = {
 const EVERYONE_REQUESTS = ['rpc.users.verify_key'];
 
 /**
- * The API subjects of a service's durable consumers on the event stream: any name without node
- * ids, else exactly its own names for those nodes.
+ * The API subjects of the durable consumers named `names` on the event stream: create (both
+ * forms), info, pull and acknowledge. Each name is exact: a consumer name is one subject token,
+ * so a wildcard inside it would be a literal character.
  */
-function consumerApi(user: NatsService, nodes?: readonly string[]): string[] {
-  const names = nodes ? CONSUMERS[user].flatMap((c) => nodes.map((n) => durableName(`${c}-${n}`))) : ['>'];
+export function consumerSubjects(names: readonly string[]): string[] {
   return names.flatMap((n) => [
     // The create subject carries the filter subject after the name; the older durable form does not.
-    `$JS.API.CONSUMER.CREATE.${EVENTS_STREAM}.${n === '>' ? '>' : `${n}.>`}`,
+    `$JS.API.CONSUMER.CREATE.${EVENTS_STREAM}.${n}.>`,
     `$JS.API.CONSUMER.DURABLE.CREATE.${EVENTS_STREAM}.${n}`,
     `$JS.API.CONSUMER.INFO.${EVENTS_STREAM}.${n}`,
     `$JS.API.CONSUMER.MSG.NEXT.${EVENTS_STREAM}.${n}`,
-    `$JS.ACK.${EVENTS_STREAM}.${n === '>' ? '>' : `${n}.>`}`,
+    `$JS.ACK.${EVENTS_STREAM}.${n}.>`,
   ]);
+}
+
+/**
+ * A service's durable consumers: exactly its own names for the nodes `nodes`. Without node ids
+ * it gets none (there is no form allowing any name).
+ */
+function consumerApi(user: NatsService, nodes?: readonly string[]): string[] {
+  return consumerSubjects(CONSUMERS[user].flatMap((c) => (nodes ?? []).map((n) => durableName(`${c}-${n}`))));
 }
 
 /** JetStream API calls every service makes: the event stream, its own consumers, shared limits, reading the directory. */
@@ -132,7 +141,7 @@ const withNodeForms = (subjects: string[]) => subjects.flatMap((s) => [s, `${s}.
 
 /**
  * The subjects one user may publish and subscribe to. `nodes`: the ids of the nodes using this
- * server, to allow each service exactly its own durable consumers (any name without them).
+ * server, to allow each service exactly its own durable consumers (none without them).
  */
 export function permissionsFor(user: NatsUser, nodes?: readonly string[]): UserPermissions {
   if (user === OPS_USER) return { publish: ['$JS.API.>'], subscribe: [`_INBOX.${OPS_USER}.>`] };

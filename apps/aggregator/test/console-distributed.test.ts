@@ -67,12 +67,13 @@ describe.skipIf(!NatsServerProcess.binaryAvailable() && !process.env.CI)(
     beforeAll(async () => {
       // A NATS of the node's own, with the shipped users: the services' bus (as the node), and
       // the console's shared sessions and events (as `aggregator`).
-      const auth = new NatsAuthFixture();
+      const auth = new NatsAuthFixture({ nodes: ['console-node'], dir: dir.path });
       nats = new NatsServerProcess(await freePort(), joinPath(dir.path, 'nats'), auth);
       await nats.start();
       const onNats = { NATS_URL: nats.url };
       // The services run in their own HTTP servers; the aggregators reach them only over MCP.
       const config = testConfig(`${dir.path}/services`, {
+        LORE_NODE_ID: 'console-node',
         LORE_RATE_LIMITS: 'false',
         LORE_PORT: '0',
         ...onNats,

@@ -5,7 +5,8 @@
  * models' types); every Lore server has its Deployment, Service and probes; every environment
  * variable name a Lore container gets exists in AggregatorConfigSchema (the kit's base and every
  * service's settings); every reference (ConfigMaps, Services, the aggregator's LORE_SERVICES,
- * the database URLs) points at something that is there; dev is one replica of everything and prod at least two.
+ * the database URLs) points at something that is there; each NATS auth.conf is rendered for the
+ * LORE_NODE_ID its overlay sets; dev is one replica of everything and prod at least two.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -25,6 +26,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { generatedFiles, K8S_DIR } from '../../../infra/k8s/generate.js';
+import { renderAuth } from '../../../infra/nats/generate.js';
 import { AggregatorConfigSchema } from '../src/config.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: rendered manifests are plain JSON, walked by hand.
@@ -373,6 +375,12 @@ describe.skipIf(!haveKubectl)('Kubernetes manifests', () => {
             Number(nats.port),
           );
         }
+        // The NATS servers' users allow each service exactly its durable consumers of the node
+        // id these servers run as (`pnpm nats:config` renders it from the kustomization).
+        const natsConfig = configMap(objs, 'nats-config')!.data as Record<string, string>;
+        expect(natsConfig['nats.conf']).toMatch(/include "?auth\.conf"?/);
+        expect(config.LORE_NODE_ID).toMatch(/^lore-/);
+        expect(natsConfig['auth.conf']).toBe(renderAuth([config.LORE_NODE_ID!]));
         const ingress = find(objs, 'Ingress', 'aggregator')!;
         const backend = ingress.spec.rules[0].http.paths[0].backend.service;
         expect(backend.name).toBe('aggregator');

@@ -175,7 +175,7 @@ describe('a service packed, installed with npm into an empty folder, and started
     }
     const data = tempDir('lore-stdio-');
     const store = tempDir('lore-stdio-nats-');
-    const auth = new NatsAuthFixture();
+    const auth = new NatsAuthFixture({ nodes: ['pack-stdio'], dir: store.path });
     const nats = new NatsServerProcess(await freePort(), store.path, auth);
     await nats.start();
     let err = '';
@@ -185,6 +185,7 @@ describe('a service packed, installed with npm into an empty folder, and started
       cwd: install.path,
       env: cleanEnv({
         LORE_DATA_DIR: data.path,
+        LORE_NODE_ID: 'pack-stdio',
         NATS_URL: nats.url,
         ...auth.env('node'),
         LORE_LOG_LEVEL: 'info',

@@ -21,7 +21,7 @@ import { ROOT, type Spawned, spawnTs } from './helpers.js';
 describe('two replicas of a service and two aggregators, each pair behind a round-robin proxy', () => {
   const dir = tempDir();
   let nats: NatsServerProcess;
-  const auth = new NatsAuthFixture();
+  const auth = new NatsAuthFixture({ nodes: ['replica-test'], dir: dir.path });
   const opsCredentials = () => ({ kind: 'user' as const, user: 'ops', password: auth.passwords.ops! });
   let sqld: SqldProcess;
   const users: Spawned[] = [];

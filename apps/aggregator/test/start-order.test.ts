@@ -11,7 +11,7 @@ import { ROOT, type Spawned, spawnTs } from './helpers.js';
 
 describe('the aggregator started before the users service', () => {
   const dir = tempDir('lore-start-order-');
-  const auth = new NatsAuthFixture();
+  const auth = new NatsAuthFixture({ nodes: ['start-order'], dir: dir.path });
   let nats: NatsServerProcess | undefined;
   let users: Spawned | undefined;
   let agg: Spawned | undefined;

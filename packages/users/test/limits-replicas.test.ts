@@ -27,7 +27,7 @@ describe.skipIf(!NatsServerProcess.binaryAvailable())('rate limits across replic
   const replicas: LoreService[] = [];
 
   beforeAll(async () => {
-    const auth = new NatsAuthFixture();
+    const auth = new NatsAuthFixture({ nodes: ['limits-node'], dir: dir.path });
     nats = new NatsServerProcess(await freePort(), join(dir.path, 'js'), auth);
     await nats.start();
     const config = testConfig(dir.path, { NATS_URL: nats.url, LORE_NODE_ID: 'limits-node' });

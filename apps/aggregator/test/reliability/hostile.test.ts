@@ -22,7 +22,7 @@ const SERVICES = ['users', 'queries', 'approvals', 'knowledge'] as const;
 
 describe('a hostile participant on the shipped NATS configuration', () => {
   const dir = tempDir('lore-hostile-');
-  const auth = new NatsAuthFixture();
+  const auth = new NatsAuthFixture({ nodes: [NODE], dir: dir.path });
   let nats: NatsServerProcess;
   const procs = new Map<string, Spawned>();
   const conns: NatsConnection[] = [];

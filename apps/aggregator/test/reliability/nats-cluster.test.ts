@@ -27,7 +27,7 @@ type Requested = Record<string, { status: string }>;
 
 describe('a JetStream cluster losing a server, then the stream leader, under load', () => {
   const dir = tempDir('lore-nats-cluster-');
-  const auth = new NatsAuthFixture();
+  const auth = new NatsAuthFixture({ nodes: ['cluster-a', 'cluster-b'], dir: dir.path });
   let cluster: NatsCluster;
   const nodes: Record<'a' | 'b', Spawned | undefined> = { a: undefined, b: undefined };
   const recovery: Record<string, number> = {};

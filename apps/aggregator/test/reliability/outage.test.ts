@@ -42,7 +42,7 @@ describe('no question is lost while knowledge and approvals are down for 60 s', 
   const procs: Record<string, Spawned> = {};
   const ports: Record<string, number> = {};
   let agg: Spawned;
-  const auth = new NatsAuthFixture();
+  const auth = new NatsAuthFixture({ nodes: ['outage-test'], dir: dir.path });
   const env = () => ({
     NATS_URL: nats.url,
     LORE_NODE_ID: 'outage-test',

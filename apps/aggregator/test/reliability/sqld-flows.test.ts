@@ -34,7 +34,7 @@ const until = <T>(fn: () => Promise<T>, check: (v: T) => boolean, timeout = 30_0
 
 describe('every service on sqld, distributed, through the aggregator', () => {
   const dir = tempDir('lore-sqld-flows-');
-  const auth = new NatsAuthFixture();
+  const auth = new NatsAuthFixture({ nodes: ['sqld-flows'], dir: dir.path });
   let nats: NatsServerProcess;
   let sqlds: Map<string, SqldProcess>;
   const services = new Map<string, Spawned>();

@@ -1,22 +1,47 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LoreConfig } from '../config.js';
 import { loadNodeIdentity } from '../node.js';
 
-/** The users and permissions every Lore topology ships (rendered by `pnpm nats:config`). */
-export const SHIPPED_NATS_AUTH = fileURLToPath(new URL('../../../../infra/nats/auth.conf', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 
 /**
- * The shipped NATS authorization with a fresh password per user: what a test server needs in
- * its environment, and each process's credentials.
+ * Lore's NATS users and permissions for the nodes `nodes`, as `pnpm nats:config --nodes` renders
+ * them (infra/nats/generate.ts, run as that command: the kit cannot import the infra scripts).
+ * Each service may touch exactly its own durable consumers of those nodes. Returns the file.
+ */
+export function renderNatsAuth(nodes: readonly string[], dir?: string): string {
+  if (!nodes.length) throw new Error('renderNatsAuth: give the node ids the test server serves');
+  const text = execFileSync(
+    join(ROOT, 'node_modules/.bin/tsx'),
+    [join(ROOT, 'infra/nats/generate.ts'), '--nodes', nodes.join(',')],
+    { encoding: 'utf8' },
+  );
+  const file = join(dir ?? mkdtempSync(join(tmpdir(), 'lore-nats-auth-')), `auth-${nodes.join(',')}.conf`);
+  if (dir) mkdirSync(dir, { recursive: true });
+  writeFileSync(file, text);
+  return file;
+}
+
+/**
+ * Lore's NATS authorization with a fresh password per user: what a test server needs in its
+ * environment, and each process's credentials. The configuration is rendered for the node ids
+ * the test's processes use (`{ nodes }`, written under `dir` or a temporary folder), as every
+ * topology Lore ships renders it, or given as a file (a variation a test made).
  */
 export class NatsAuthFixture {
   /** Passwords start with a letter: nats-server parses the variables' values, and would read digits as a number. */
   readonly passwords: Record<string, string>;
+  /** The auth.conf the server includes. */
+  readonly configFile: string;
 
-  constructor(readonly configFile = SHIPPED_NATS_AUTH) {
+  constructor(config: string | { nodes: readonly string[]; dir?: string }) {
+    this.configFile = typeof config === 'string' ? config : renderNatsAuth(config.nodes, config.dir);
+    const configFile = this.configFile;
     const users = [...readFileSync(configFile, 'utf8').matchAll(/user: "([^"]+)"/g)].map((m) => m[1]!);
     this.passwords = Object.fromEntries(users.map((u) => [u, `pw${randomBytes(12).toString('hex')}`]));
   }
