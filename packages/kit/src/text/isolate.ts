@@ -130,7 +130,8 @@ export class ParserPool {
     /** Milliseconds a thread with no document stays alive (`PARSER_IDLE_MS`). */
     private readonly idleMs = PARSER_IDLE_MS,
   ) {
-    if (!(idleMs > 0)) throw new RangeError(`ParserPool: idleMs must be a positive number of milliseconds (got ${idleMs})`);
+    if (!(idleMs > 0))
+      throw new RangeError(`ParserPool: idleMs must be a positive number of milliseconds (got ${idleMs})`);
   }
 
   run(task: TaskInput, transfer: ArrayBuffer[] = []): Promise<unknown> {
