@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { createRequire } from 'node:module';
 import { z } from 'zod';
 
 const Name = z.string().regex(/^[a-z][a-z0-9_-]{0,30}$/, 'lower-case letters, digits, _ and -');
@@ -55,7 +55,10 @@ export function readUpstreams(env: {
   }
   if (env.LORE_SERVICES_FILE) {
     const text = readFileSync(env.LORE_SERVICES_FILE, 'utf8');
-    const data = env.LORE_SERVICES_FILE.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+    const data = env.LORE_SERVICES_FILE.endsWith('.json')
+      ? JSON.parse(text)
+      : // `yaml` only when a YAML file names the upstreams (most starts have none).
+        (createRequire(import.meta.url)('yaml') as typeof import('yaml')).parse(text);
     const parsed = FileSchema.safeParse(data);
     if (!parsed.success) {
       const i = parsed.error.issues[0];

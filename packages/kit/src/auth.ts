@@ -20,17 +20,23 @@ export function bearerToken(header: string | null | undefined): string | null {
  * rotation event drops the old key from every process's cache at once.
  */
 export class Authenticator {
-  /** Verified (and unknown) keys by hash, the most recently used 10,000; each entry carries its own expiry. */
-  private readonly cache = new LRUCache<string, { agent: VerifiedAgent | null; expires: number }>({
-    max: 10_000,
-  });
+  /**
+   * Verified (and unknown) keys by hash, the most recently used `maxKeys` (10,000); each entry
+   * carries its own expiry. Bounded by `maxSize` (one per entry) rather than `max`: with `max`,
+   * lru-cache allocates its arrays for every entry up front (160 KiB per service, ten of them
+   * in the all-in-one) however few keys are ever seen.
+   */
+  private readonly cache: LRUCache<string, { agent: VerifiedAgent | null; expires: number }>;
   private sub: Subscription | undefined;
 
   constructor(
     private readonly bus: EventBus,
     private readonly ttlMs = 30_000,
     private readonly now: () => number = Date.now,
-  ) {}
+    maxKeys = 10_000,
+  ) {
+    this.cache = new LRUCache({ maxSize: maxKeys, sizeCalculation: () => 1 });
+  }
 
   async start(): Promise<void> {
     this.sub = await this.bus.listen(AgentKeyRotated.subject, (e) => {

@@ -109,6 +109,24 @@ describe('rate limiter', () => {
 });
 
 describe('authenticator', () => {
+  it('keeps the most recently used keys up to its bound', async () => {
+    const bus = new MemoryBus();
+    const asked = new Map<string, number>();
+    await bus.reply(UsersRpc.verifyKey, async (p) => {
+      const { keyHash } = p as { keyHash: string };
+      asked.set(keyHash, (asked.get(keyHash) ?? 0) + 1);
+      return { agent: { id: keyHash.slice(0, 8), handle: 'alice', node: 'n' } };
+    });
+    const auth = new Authenticator(bus, 30_000, Date.now, 3);
+    const keys = Array.from({ length: 4 }, () => generateApiKey());
+    for (const key of keys) await auth.verify(key);
+    // The fourth key pushed out the least recently used: the first is asked again, the last not.
+    await auth.verify(keys[3]!);
+    await auth.verify(keys[0]!);
+    expect(asked.get(hashApiKey(keys[3]!))).toBe(1);
+    expect(asked.get(hashApiKey(keys[0]!))).toBe(2);
+  });
+
   it('caches a verified key and forgets it when the key is rotated', async () => {
     const bus = new MemoryBus();
     const key = generateApiKey();

@@ -4,10 +4,10 @@ import { dirname, join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import Libsql from 'libsql';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { tempDir } from '../testing/index.js';
 import { SqldProcess } from '../testing/sqld.js';
-import { ADAPTED_VERSIONS, isBusy, isRemote, localPath } from './adapter.js';
+import { ADAPTED_VERSIONS, isBusy, isRemote, LoreClient, localPath } from './adapter.js';
 import { type Database, insertRows, openDatabase, preparedReads } from './index.js';
 import { tableReader } from './prepared.js';
 
@@ -248,6 +248,32 @@ describe('the driver and drizzle stay as shipped', () => {
     // The transaction and close are drizzle's and the adapter client's own, not replaced on the instance.
     expect(Object.hasOwn(db, 'transaction')).toBe(false);
     expect(Object.hasOwn(db.$client, 'close')).toBe(false);
+  });
+});
+
+describe('the writer connection of a local file', () => {
+  it('closes after the idle time without a write, and the next write opens it again', async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const client = new LoreClient({ url: `file:${join(dir.path, 'idle.db')}`, writerIdleMs: 200 });
+    try {
+      await client.batch(['create table t (x integer)', 'insert into t values (1)'], 'write');
+      expect(client.writerOpen).toBe(true);
+      await vi.waitFor(() => expect(client.writerOpen).toBe(false), { timeout: 10_000, interval: 20 });
+      const tx = await client.transaction('write');
+      expect(client.writerOpen).toBe(true);
+      await tx.execute('insert into t values (2)');
+      await tx.commit();
+      await client.batch(['insert into t values (3)'], 'write');
+      expect(Number((await client.execute('select count(*) as n from t')).rows[0]!.n)).toBe(3);
+      await vi.waitFor(() => expect(client.writerOpen).toBe(false), { timeout: 10_000, interval: 20 });
+    } finally {
+      client.close();
+    }
+  });
+
+  it('refuses an idle time that is not a positive number, naming it', () => {
+    expect(() => new LoreClient({ url: 'file::memory:', writerIdleMs: 0 })).toThrow(/writerIdleMs/);
   });
 });
 

@@ -64,7 +64,16 @@ export interface LoreClientOptions {
    * then, so processes on local files never load the hrana and WebSocket clients.
    */
   createRemote?: (config: Config) => Client;
+  /** Milliseconds without a write after which a local file's writer connection is closed (`WRITER_IDLE_MS`). */
+  writerIdleMs?: number;
 }
+
+/**
+ * How long a local file's writer connection stays open without a write. A connection keeps its
+ * page cache (up to 2 MiB, full after an ingest), its schema and its lookaside memory; an idle
+ * service writes rarely, and the next write opens one again (a fraction of a millisecond).
+ */
+export const WRITER_IDLE_MS = 30_000;
 
 /**
  * How long a local connection waits in SQLite for another process's write lock before reporting
@@ -88,6 +97,10 @@ export class LoreClient implements Client {
   readonly #remote: boolean;
   #writer: Client | undefined;
   #tail: Promise<unknown> = Promise.resolve();
+  /** Write turns queued or running; the writer is only closed when there are none. */
+  #turns = 0;
+  #idle: NodeJS.Timeout | undefined;
+  readonly #writerIdleMs: number;
 
   constructor(opts: LoreClientOptions) {
     const path = localPath(opts.url);
@@ -102,6 +115,15 @@ export class LoreClient implements Client {
       ...(path !== undefined ? { concurrency: opts.connections ?? 1 } : {}),
     } satisfies Config);
     this.reads = new PreparedReads(this.#inner, path);
+    this.#writerIdleMs = opts.writerIdleMs ?? WRITER_IDLE_MS;
+    if (!(this.#writerIdleMs > 0)) {
+      throw new RangeError(`LoreClient: writerIdleMs must be a positive number (got ${opts.writerIdleMs})`);
+    }
+  }
+
+  /** A local file's writer connection is open (it closes after `writerIdleMs` without a write). */
+  get writerOpen(): boolean {
+    return this.#writer !== undefined;
   }
 
   get closed(): boolean {
@@ -171,8 +193,12 @@ export class LoreClient implements Client {
     if (mode === 'read') return this.#inner.transaction(mode);
     const previous = this.#tail;
     let release!: () => void;
+    this.#turnStarted();
     this.#tail = new Promise<void>((r) => {
-      release = r;
+      release = () => {
+        r();
+        this.#turnEnded();
+      };
     });
     await previous;
     try {
@@ -198,9 +224,29 @@ export class LoreClient implements Client {
   }
 
   #inTurn<T>(run: () => Promise<T>): Promise<T> {
-    const next = this.#tail.then(run);
+    this.#turnStarted();
+    const next = this.#tail.then(run).finally(() => this.#turnEnded());
     this.#tail = next.catch(() => {});
     return next;
+  }
+
+  #turnStarted(): void {
+    this.#turns++;
+    clearTimeout(this.#idle);
+    this.#idle = undefined;
+  }
+
+  /** The last write turn ended: close the writer if no other comes within `writerIdleMs`. */
+  #turnEnded(): void {
+    this.#turns--;
+    if (this.#turns > 0 || !this.#writer || !this.#local) return;
+    this.#idle = setTimeout(() => {
+      this.#idle = undefined;
+      if (this.#turns > 0 || !this.#writer) return;
+      this.#writer.close();
+      this.#writer = undefined;
+    }, this.#writerIdleMs);
+    this.#idle.unref();
   }
 
   sync(): Promise<Replicated> {
@@ -212,6 +258,7 @@ export class LoreClient implements Client {
   }
 
   close(): void {
+    clearTimeout(this.#idle);
     this.reads.close();
     this.#writer?.close();
     this.#writer = undefined;

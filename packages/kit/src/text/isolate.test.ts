@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { compressionBombPdf, deeplyNestedHtml } from '../testing/hostile.js';
 import { htmlToMarkdown } from './html.js';
 import { convertHtml, ParserPool, pdfToText, runIsolated, taskModule, threadCpuMs } from './isolate.js';
@@ -101,6 +101,44 @@ describe('task modules in parser threads', () => {
     expect((err as ParseLimitError).limit).toBe('nesting');
     const missing = await runIsolated(module, 'noSuchExport', [], pool).catch((e: unknown) => e);
     expect((missing as Error).message).toMatch(/exports no function noSuchExport/);
+  });
+});
+
+describe('idle parser threads', () => {
+  const osThreads = () => readdirSync('/proc/self/task').length;
+
+  it('end after the idle time, and the next document starts one again', async () => {
+    const idle = new ParserPool(DEFAULT_PARSE_LIMITS, 1, 300);
+    try {
+      expect(idle.threads).toBe(0);
+      expect((await convertHtml('<p>one</p>', idle)).markdown).toBe('one');
+      expect(idle.threads).toBe(1);
+      const withThread = osThreads();
+      await vi.waitFor(() => expect(idle.threads).toBe(0), { timeout: 10_000, interval: 50 });
+      // The isolate's OS thread is gone, not only the pool's record of it.
+      await vi.waitFor(() => expect(osThreads()).toBeLessThan(withThread), { timeout: 10_000, interval: 50 });
+      expect((await convertHtml('<p>two</p>', idle)).markdown).toBe('two');
+      expect(idle.threads).toBe(1);
+    } finally {
+      await idle.close();
+    }
+  });
+
+  it('stay while documents keep coming within the idle time', async () => {
+    const idle = new ParserPool(DEFAULT_PARSE_LIMITS, 1, 1_000);
+    try {
+      for (const word of ['a', 'b', 'c', 'd']) {
+        expect((await convertHtml(`<p>${word}</p>`, idle)).markdown).toBe(word);
+        expect(idle.threads).toBe(1);
+      }
+    } finally {
+      await idle.close();
+    }
+  });
+
+  it('refuses an idle time that is not a positive number, naming it', () => {
+    expect(() => new ParserPool(DEFAULT_PARSE_LIMITS, 1, 0)).toThrow(/idleMs/);
+    expect(() => new ParserPool(DEFAULT_PARSE_LIMITS, 1, Number.NaN)).toThrow(/idleMs/);
   });
 });
 

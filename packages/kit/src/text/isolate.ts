@@ -77,7 +77,17 @@ interface Slot {
   /** The thread's Linux thread id, for reading its own CPU time (undefined elsewhere). */
   tid?: number;
   job?: Job & { id: number; timer: NodeJS.Timeout };
+  /** Ends the thread once it has had no document for the pool's idle time. */
+  idle?: NodeJS.Timeout;
 }
+
+/**
+ * How long a parser thread with nothing to parse stays alive. A thread is a whole V8 isolate
+ * (about 10 MiB resident once it has parsed a few documents); most services parse in bursts
+ * (an ingest) and then not at all, so an idle process keeps none and the next document starts
+ * one again (tens of milliseconds).
+ */
+export const PARSER_IDLE_MS = 30_000;
 
 /** Linux counts a thread's CPU time in clock ticks of 1/100 s (USER_HZ, 100 on every architecture Node runs on). */
 const TICKS_PER_SECOND = 100;
@@ -117,7 +127,12 @@ export class ParserPool {
   constructor(
     readonly limits: ParseLimits = DEFAULT_PARSE_LIMITS,
     private readonly size = Math.max(1, Math.min(2, availableParallelism() - 1)),
-  ) {}
+    /** Milliseconds a thread with no document stays alive (`PARSER_IDLE_MS`). */
+    private readonly idleMs = PARSER_IDLE_MS,
+  ) {
+    if (!(idleMs > 0))
+      throw new RangeError(`ParserPool: idleMs must be a positive number of milliseconds (got ${idleMs})`);
+  }
 
   run(task: TaskInput, transfer: ArrayBuffer[] = []): Promise<unknown> {
     return new Promise((resolve, reject) => {
@@ -126,7 +141,10 @@ export class ParserPool {
     });
   }
 
-  /** Live parser threads (at most the pool's size; a thread ended by a limit is replaced on demand). */
+  /**
+   * Live parser threads: at most the pool's size; a thread ended by a limit is replaced on
+   * demand, and a thread idle for the pool's idle time ends (0 in an idle process).
+   */
   get threads(): number {
     return this.slots.length;
   }
@@ -140,12 +158,32 @@ export class ParserPool {
   }
 
   private pump() {
+    this.drain();
+    for (const slot of this.slots) if (slot.ready && !slot.job && !slot.idle) this.idleTimer(slot);
+  }
+
+  /** A free thread ends after `idleMs` without a document; the next document starts one. */
+  private idleTimer(slot: Slot) {
+    slot.idle = setTimeout(() => {
+      slot.idle = undefined;
+      if (slot.job) return;
+      const i = this.slots.indexOf(slot);
+      if (i === -1) return;
+      this.slots.splice(i, 1);
+      void this.retire(slot, new Error('the parser thread was idle'));
+    }, this.idleMs);
+    slot.idle.unref();
+  }
+
+  private drain() {
     while (this.queue.length) {
       if (this.slots.length < this.size && this.slots.every((s) => !s.ready || s.job)) this.spawn();
       const slot = this.slots.find((s) => s.ready && !s.job);
       if (!slot) return;
       const job = this.queue.shift()!;
       const id = this.nextId++;
+      clearTimeout(slot.idle);
+      slot.idle = undefined;
       // Loading a task module or pdf.js is not the document's time: its clock restarts once loaded.
       const timer = job.task.kind === 'html' ? this.clock(slot) : this.wallClock(slot, MODULE_LOAD_MS);
       slot.job = { ...job, id, timer };
@@ -253,6 +291,8 @@ export class ParserPool {
   }
 
   private async retire(slot: Slot, err: Error) {
+    clearTimeout(slot.idle);
+    slot.idle = undefined;
     const job = slot.job;
     slot.job = undefined;
     if (job) {

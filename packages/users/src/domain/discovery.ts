@@ -70,7 +70,8 @@ export function weightsFor(goal: DiscoveryGoal, hasTopic: boolean): Record<strin
   return Object.fromEntries(Object.entries(base).map(([k, v]) => [k, round(v / sum, 4)]));
 }
 
-const termCache = new LRUCache<string, ReadonlySet<string>>({ max: 20_000 });
+// Bounded by maxSize (one per entry): `max` would allocate the arrays of all 20,000 entries at load.
+const termCache = new LRUCache<string, ReadonlySet<string>>({ maxSize: 20_000, sizeCalculation: () => 1 });
 
 /**
  * Content words of a text, crudely singularised so "transformers" meets "transformer", with the
