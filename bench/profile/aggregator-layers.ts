@@ -57,5 +57,14 @@ for (let r = 0; r < rounds; r++)
 const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 for (const [name, xs] of out)
   console.log(`${name}: median ${med(xs).toFixed(1)} µs (${xs.map((x) => x.toFixed(0)).join(', ')})`);
+// What the aggregator adds, per round (the two calls measured back to back).
+const via = out.get('call via aggregator backend');
+const on = out.get('call on users backend');
+if (via?.length && on?.length) {
+  const added = via.map((v, i) => v - on[i]!);
+  console.log(
+    `added by the aggregator: median ${med(added).toFixed(1)} µs (${added.map((x) => x.toFixed(0)).join(', ')})`,
+  );
+}
 await aio.close();
 rmSync(dir, { recursive: true, force: true });

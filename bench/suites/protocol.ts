@@ -119,8 +119,9 @@ async function breakdown(proc: Proc, rung: Rung, out: string, seconds: number): 
 
 /**
  * The protocol ladder (see bench/ladder.ts): bare Hono echo, a minimal server on the MCP SDK v2,
- * a reference server on the SDK v1, the users service direct, the all-in-one aggregator and the
- * aggregator in distributed mode in front of that service; then where a call's CPU goes in the
+ * the SDK v1 reference server (server-everything, its `echo` tool) and a minimal SDK v1
+ * equivalent, the users service direct, the all-in-one aggregator and the aggregator in
+ * distributed mode in front of that service; then where a call's CPU goes in the
  * users service and the all-in-one (BENCH_PROTOCOL_PROFILE=0 skips that). BENCH_ROUNDS (3) and
  * BENCH_CONNECTIONS (50) tune it.
  */
