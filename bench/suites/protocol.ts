@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { connectClient } from '@lore/kit/testing';
 import { median, perRound, type Rung, type RungResult, runLadder, TARGETS } from '../ladder.js';
@@ -31,7 +32,26 @@ export async function registerAgent(url: string, handle: string): Promise<string
   return r.structuredContent.apiKey;
 }
 
-/** A 2025-11-25 session on the SDK v1 server, as a reference-server client opens one. */
+/**
+ * The SDK v1 reference server: `@modelcontextprotocol/server-everything` in its Streamable HTTP
+ * mode (`dist/index.js streamableHttp`, Express, a session per client, an in-memory event store,
+ * answers as SSE), as published. It listens on `PORT` and prints that number, not the one the
+ * system picks, so the bench chooses a free port first.
+ */
+const everything = join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** A 2025-11-25 session on an SDK v1 server, as a 2025-11-25 client opens one. */
 async function v1Session(url: string): Promise<Record<string, string>> {
   const headers = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
   const init = await fetch(url, {
@@ -99,8 +119,9 @@ async function breakdown(proc: Proc, rung: Rung, out: string, seconds: number): 
 
 /**
  * The protocol ladder (see bench/ladder.ts): bare Hono echo, a minimal server on the MCP SDK v2,
- * a reference server on the SDK v1, the users service direct, the all-in-one aggregator and the
- * aggregator in distributed mode in front of that service; then where a call's CPU goes in the
+ * the SDK v1 reference server (server-everything, its `echo` tool) and a minimal SDK v1
+ * equivalent, the users service direct, the all-in-one aggregator and the aggregator in
+ * distributed mode in front of that service; then where a call's CPU goes in the
  * users service and the all-in-one (BENCH_PROTOCOL_PROFILE=0 skips that). BENCH_ROUNDS (3) and
  * BENCH_CONNECTIONS (50) tune it.
  */
@@ -128,7 +149,12 @@ export async function protocolSuite(opts: { seconds: number; dataDir: string }):
     const minimal = await started(
       start(join(ROOT, 'bench/targets/sdk-minimal.ts'), [], {}, /listening (\S+)/),
     );
-    const v1 = await started(start(join(ROOT, 'bench/targets/sdk-v1.ts'), [], {}, /listening (\S+)/));
+    const refPort = await freePort();
+    const reference = await started(
+      start(everything, ['streamableHttp'], { PORT: String(refPort) }, /listening on port (\d+)/),
+    );
+    const referenceUrl = `http://127.0.0.1:${reference.url}/mcp`;
+    const v1min = await started(start(join(ROOT, 'bench/targets/sdk-v1.ts'), [], {}, /listening (\S+)/));
     const readyFrom = performance.now();
     const direct = await started(
       start(
@@ -222,16 +248,29 @@ export async function protocolSuite(opts: { seconds: number; dataDir: string }):
       },
       {
         key: 'v1',
-        name: 'SDK v1 reference server',
-        url: v1.url,
-        headers: await v1Session(v1.url),
+        name: 'SDK v1 reference server (server-everything)',
+        url: referenceUrl,
+        headers: await v1Session(referenceUrl),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'echo', arguments: { message: 'bench_reader' } },
+        }),
+        pids: [reference.pid],
+      },
+      {
+        key: 'v1min',
+        name: 'SDK v1 minimal equivalent (one tool, JSON answers)',
+        url: v1min.url,
+        headers: await v1Session(v1min.url),
         body: JSON.stringify({
           jsonrpc: '2.0',
           id: 1,
           method: 'tools/call',
           params: { name: 'lookup', arguments: { username: 'bench_reader' } },
         }),
-        pids: [v1.pid],
+        pids: [v1min.pid],
       },
       {
         key: 'direct',
@@ -258,6 +297,7 @@ export async function protocolSuite(opts: { seconds: number; dataDir: string }):
         pids: [distributed.pid, direct.pid],
       },
     ];
+    const rung = (key: string) => rungs.find((r) => r.key === key)!;
     // Warm up every path (JIT, caches) and check it answers before measuring.
     for (const r of rungs) {
       const w = await load(r.url, { connections: 10, seconds: 1, body: r.body, headers: r.headers });
@@ -346,8 +386,10 @@ export async function protocolSuite(opts: { seconds: number; dataDir: string }):
     );
 
     if (process.env.BENCH_PROTOCOL_PROFILE !== '0') {
-      rows.push(...(await breakdown(direct, rungs[3]!, join(profDir, 'users.cpuprofile'), opts.seconds)));
-      rows.push(...(await breakdown(allInOne, rungs[4]!, join(profDir, 'aio.cpuprofile'), opts.seconds)));
+      rows.push(
+        ...(await breakdown(direct, rung('direct'), join(profDir, 'users.cpuprofile'), opts.seconds)),
+      );
+      rows.push(...(await breakdown(allInOne, rung('aio'), join(profDir, 'aio.cpuprofile'), opts.seconds)));
     }
   } finally {
     for (const p of procs.reverse()) await p.stop();

@@ -1,7 +1,9 @@
 /**
- * Baseline: a reference server on the MCP SDK v1 (`@modelcontextprotocol/sdk`), the way the
- * reference servers (server-everything) serve Streamable HTTP: sessions, one server and
- * transport per session, on node:http. One trivial tool (`lookup`). Prints `listening <url>`.
+ * An extra rung: a minimal equivalent of the SDK v1 reference server on `@modelcontextprotocol/sdk`
+ * — sessions, one server and transport per session, but on bare node:http, JSON answers instead
+ * of SSE, no event store, no logging, one trivial tool (`lookup`). It shows the SDK v1 floor; the
+ * reference itself (server-everything, as published) is started from the protocol suite.
+ * Prints `listening <url>`.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';

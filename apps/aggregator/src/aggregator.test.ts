@@ -1,8 +1,10 @@
 import type { CallInfo } from '@lore/kit';
 import { createLogger } from '@lore/kit';
 import type { Tool } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
 import { Aggregator } from './aggregator.js';
+import { withRetries } from './retries.js';
 import { Upstream } from './upstream.js';
 import { readUpstreams } from './upstream-config.js';
 
@@ -86,6 +88,93 @@ describe('retries', () => {
   });
 });
 
+describe('withRetries', () => {
+  const settings = { attempts: 3, deadlineMs: 5000, baseDelayMs: 5 };
+  /** A logger getter that counts how often a logger was asked for, and the retries it heard of. */
+  const counting = () => {
+    const seen = { built: 0, retries: 0 };
+    const logger = createLogger({ name: 't', level: 'debug' });
+    logger.debug = ((_: unknown, msg: string) => {
+      if (msg === 'retrying idempotent call') seen.retries++;
+    }) as typeof logger.debug;
+    return {
+      seen,
+      log: () => {
+        seen.built++;
+        return logger;
+      },
+    };
+  };
+
+  it('runs a call that succeeds once, building no logger for it', async () => {
+    const { seen, log } = counting();
+    let calls = 0;
+    const r = await withRetries(
+      settings,
+      true,
+      async () => ++calls,
+      new AbortController().signal,
+      log,
+      Date.now() + 5000,
+    );
+    expect(r).toBe(1);
+    expect(calls).toBe(1);
+    expect(seen.built).toBe(0);
+  });
+
+  it('counts the first failure as an attempt: three attempts in all, two retries logged', async () => {
+    const { seen, log } = counting();
+    let calls = 0;
+    const failing = async (): Promise<number> => {
+      calls++;
+      throw new Error(`fetch failed (${calls})`);
+    };
+    await expect(
+      withRetries(settings, true, failing, new AbortController().signal, log, Date.now() + 5000),
+    ).rejects.toThrow('fetch failed (3)');
+    expect(calls).toBe(3);
+    expect(seen.retries).toBe(2);
+    expect(seen.built).toBe(1);
+  });
+
+  it('returns what a retry answers after a first failure', async () => {
+    const { log } = counting();
+    let calls = 0;
+    const r = await withRetries(
+      settings,
+      true,
+      async () => {
+        if (++calls === 1) throw new Error('ECONNRESET');
+        return 'second';
+      },
+      new AbortController().signal,
+      log,
+      Date.now() + 5000,
+    );
+    expect(r).toBe('second');
+    expect(calls).toBe(2);
+  });
+
+  it('never retries a protocol refusal, a cancelled call or a call past its deadline', async () => {
+    const refusal = new ProtocolError(ProtocolErrorCode.InvalidParams, 'bad arguments');
+    for (const [err, signal, deadline] of [
+      [refusal, new AbortController().signal, Date.now() + 5000],
+      [new Error('ECONNRESET'), AbortSignal.abort(), Date.now() + 5000],
+      [new Error('ECONNRESET'), new AbortController().signal, Date.now()],
+    ] as const) {
+      const { seen, log } = counting();
+      let calls = 0;
+      const failing = async (): Promise<never> => {
+        calls++;
+        throw err;
+      };
+      await expect(withRetries(settings, true, failing, signal, log, deadline)).rejects.toBe(err);
+      expect(calls).toBe(1);
+      expect(seen.built).toBe(0);
+    }
+  });
+});
+
 describe('a hung read-only tool', () => {
   it('ends at the retry deadline, not after attempts × the upstream timeout', async () => {
     let calls = 0;
@@ -136,6 +225,38 @@ describe('a hung read-only tool', () => {
     const agg = new Aggregator([slow], { log, retry: { attempts: 3, deadlineMs: 100, baseDelayMs: 10 } });
     const r = await agg.callTool('put_it', {}, info());
     expect(r).toMatchObject({ content: [{ text: 'stored' }] });
+  });
+
+  it('aborts the call in process when its time is up, and answers 503', async () => {
+    let reason: unknown;
+    const hung = new Upstream({
+      name: 'svc',
+      forwardIdentity: true,
+      timeoutMs: 100,
+      backend: {
+        info: { name: 'svc', version: '1' },
+        listTools: () => [tool('send_it', { readOnlyHint: false, idempotentHint: false })],
+        callTool: (_n, _a, call) =>
+          new Promise((_, reject) => {
+            call.signal.addEventListener(
+              'abort',
+              () => {
+                reason = call.signal.reason;
+                reject(call.signal.reason);
+              },
+              { once: true },
+            );
+          }),
+      },
+    });
+    await hung.check();
+    const agg = new Aggregator([hung], { log });
+    const r = (await agg.callTool('send_it', {}, info())) as {
+      _meta?: { 'lore/error': { code: number; message: string } };
+    };
+    expect(r._meta?.['lore/error'].code).toBe(503);
+    expect(r._meta?.['lore/error'].message).toMatch(/timed out after 100 ms/);
+    expect(String(reason)).toMatch(/timed out after 100 ms/);
   });
 
   it('is aborted when the caller cancels', async () => {

@@ -82,7 +82,7 @@ export async function forward(
   const attempt = upstream.opts.backend ? send : () => forwardContext.run(ctx, send);
   let outcome = 'ok';
   try {
-    const result = await withRetries(s.retry, route.retryable, attempt, call.signal, log(), deadline);
+    const result = await withRetries(s.retry, route.retryable, attempt, call.signal, log, deadline);
     // The client talks to the aggregator: it names itself, not the upstream behind it.
     const meta = (result as { _meta?: Record<string, unknown> })._meta;
     if (meta && SERVER_INFO in meta) {

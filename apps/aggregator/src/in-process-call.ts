@@ -1,4 +1,4 @@
-import { InputRequiredSignal, type McpBackend } from '@lore/kit';
+import { type CallInfo, InputRequiredSignal, type McpBackend } from '@lore/kit';
 import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/client';
 import { forwardContext } from './context.js';
 import type { CallOptions } from './upstream.js';
@@ -20,34 +20,34 @@ export async function callInProcess(
   if (!info) throw new Error(`upstream ${upstream} is in process and needs the caller's call`);
   const ctx = options.forward ?? forwardContext.getStore();
   const abort = new AbortController();
-  const onAbort = () => abort.abort(info.signal.reason);
-  info.signal.addEventListener('abort', onAbort, { once: true });
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const err = new Error(`Request timed out after ${timeoutMs} ms`);
-      abort.abort(err);
-      reject(err);
-    }, timeoutMs);
-  });
+  const caller = info.signal;
+  const onAbort = () => abort.abort(caller.reason);
+  caller.addEventListener('abort', onAbort, { once: true });
   const { traceparent: _, ...rest } = info;
+  const call: CallInfo = {
+    ...rest,
+    token: ctx ? ctx.token : info.token,
+    requestId: ctx?.requestId ?? info.requestId,
+    signal: abort.signal,
+    ...(ctx?.traceparent ? { traceparent: ctx.traceparent } : {}),
+  };
+  let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([
-      backend.callTool(name, args, {
-        ...rest,
-        token: ctx ? ctx.token : info.token,
-        requestId: ctx?.requestId ?? info.requestId,
-        signal: abort.signal,
-        ...(ctx?.traceparent ? { traceparent: ctx.traceparent } : {}),
-      }),
-      timedOut,
-    ]);
+    // One promise settled by whichever comes first, the backend's answer or the timeout.
+    return await new Promise<CallToolResult | InputRequiredResult>((resolve, reject) => {
+      timer = setTimeout(() => {
+        const err = new Error(`Request timed out after ${timeoutMs} ms`);
+        abort.abort(err);
+        reject(err);
+      }, timeoutMs);
+      backend.callTool(name, args, call).then(resolve, reject);
+    });
   } catch (err) {
     // Over HTTP the service's endpoint turns this into its input request; in process, here.
     if (err instanceof InputRequiredSignal) return err.result();
     throw err;
   } finally {
     clearTimeout(timer);
-    info.signal.removeEventListener('abort', onAbort);
+    caller.removeEventListener('abort', onAbort);
   }
 }

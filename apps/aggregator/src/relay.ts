@@ -60,9 +60,24 @@ export async function createRelay(aggregator: Aggregator, log: Logger): Promise<
   };
   const serverInfo = { ...aggregator.info };
 
-  async function send(route: Route, req: RelayRequest, body: string): Promise<Dispatcher.ResponseData> {
+  const urls = new Map<string, URL>();
+  const urlOf = (u: Upstream) => {
+    let url = urls.get(u.opts.url!);
+    if (!url) {
+      url = new URL(u.opts.url!);
+      urls.set(u.opts.url!, url);
+    }
+    return url;
+  };
+
+  async function send(
+    route: Route,
+    req: RelayRequest,
+    body: string,
+    signal: AbortSignal,
+  ): Promise<Dispatcher.ResponseData> {
     const u = route.upstream;
-    const url = new URL(u.opts.url!);
+    const url = urlOf(u);
     const headers: Record<string, string> = {
       ...(u.opts.headers ?? {}),
       'content-type': 'application/json',
@@ -75,8 +90,6 @@ export async function createRelay(aggregator: Aggregator, log: Logger): Promise<
     };
     if (u.opts.forwardIdentity && req.token) headers.authorization = `Bearer ${req.token}`;
     if (req.extra.ip) headers['x-forwarded-for'] = req.extra.ip;
-    const timeout = AbortSignal.timeout(u.opts.timeoutMs ?? 60_000);
-    const signal = AbortSignal.any([req.signal, timeout]);
     return poolFor(url).request({
       origin: url.origin,
       path: url.pathname + url.search,
@@ -101,8 +114,10 @@ export async function createRelay(aggregator: Aggregator, log: Logger): Promise<
     let outcome = 'ok';
     try {
       for (let attempt = 1; ; attempt++) {
+        const limit = attemptSignal(req.signal, upstream.opts.timeoutMs ?? 60_000);
+        let handedOn = false;
         try {
-          const res = await send(route, req, body);
+          const res = await send(route, req, body, limit.signal);
           const type = String(res.headers['content-type'] ?? '');
           if (
             res.statusCode >= 500 ||
@@ -112,9 +127,17 @@ export async function createRelay(aggregator: Aggregator, log: Logger): Promise<
             await res.body.dump();
             throw new Error(`HTTP ${res.statusCode}`);
           }
-          return await answer(res, serverInfo, upstream.name, (o) => {
-            outcome = o;
-          });
+          // A stream is read after this returns: it releases the attempt's limit when it ends.
+          handedOn = !type.startsWith('application/json');
+          return await answer(
+            res,
+            serverInfo,
+            upstream.name,
+            (o) => {
+              outcome = o;
+            },
+            limit.release,
+          );
         } catch (err) {
           const wait = policy.baseDelayMs * 2 ** (attempt - 1) * (0.5 + Math.random());
           if (
@@ -125,6 +148,8 @@ export async function createRelay(aggregator: Aggregator, log: Logger): Promise<
           )
             throw err;
           await new Promise((r) => setTimeout(r, wait));
+        } finally {
+          if (!handedOn) limit.release();
         }
       }
     } catch (err) {
@@ -155,12 +180,42 @@ export async function createRelay(aggregator: Aggregator, log: Logger): Promise<
   };
 }
 
+/**
+ * One attempt's limit: aborted when the caller goes away or the upstream's timeout passes, and
+ * released (timer cleared, listener removed) as soon as the attempt's answer has been read. Not
+ * `AbortSignal.any([caller, AbortSignal.timeout(ms)])`: that leaves a timer and weakly held
+ * signals behind every call until the timeout would have fired (60 s), which under load is tens
+ * of thousands of them for the garbage collector to walk — the relay's slowest answers.
+ */
+export function attemptSignal(
+  caller: AbortSignal,
+  timeoutMs: number,
+): { signal: AbortSignal; release: () => void } {
+  const limit = new AbortController();
+  const onAbort = () => limit.abort(caller.reason);
+  if (caller.aborted) limit.abort(caller.reason);
+  else caller.addEventListener('abort', onAbort, { once: true });
+  const timer = setTimeout(
+    () => limit.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
+    timeoutMs,
+  );
+  timer.unref();
+  return {
+    signal: limit.signal,
+    release: () => {
+      clearTimeout(timer);
+      caller.removeEventListener('abort', onAbort);
+    },
+  };
+}
+
 /** The service's answer as the client's: JSON with the aggregator named as the server, or the stream as it is. */
 async function answer(
   res: Dispatcher.ResponseData,
   info: Record<string, unknown>,
   upstream: string,
   outcome: (o: string) => void,
+  release: () => void,
 ): Promise<Response> {
   const type = String(res.headers['content-type'] ?? '');
   if (type.startsWith('application/json')) {
@@ -181,6 +236,8 @@ async function answer(
         controller.close();
       } catch (err) {
         controller.error(err);
+      } finally {
+        release();
       }
     },
   });

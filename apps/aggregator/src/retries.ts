@@ -12,36 +12,50 @@ export interface RetrySettings {
  * Transport failures of read-only or idempotent tools are retried with backoff (cockatiel)
  * within the deadline: a refusal by the protocol or for size, a cancelled call, or a next
  * attempt that could not start before the deadline ends the retries with that failure.
+ *
+ * The first attempt runs as a plain call: the retry policy (and the logger it reports to) is
+ * built only once an attempt has failed in a way that may be retried, so a call that succeeds
+ * the first time — nearly all of them — costs no policy, no backoff and no child logger. The
+ * policy then sees that first failure as its own first attempt: the attempts, backoff and
+ * deadline are those of a policy that ran every attempt.
  */
 export async function withRetries<T>(
   settings: RetrySettings,
   retryable: boolean,
   fn: () => Promise<T>,
   signal: AbortSignal,
-  log: Logger,
+  log: Logger | (() => Logger),
   deadline: number,
 ): Promise<T> {
   if (!retryable || settings.attempts <= 1) return fn();
-  const policy = retry(
-    handleWhen(
-      (err) =>
-        !signal.aborted &&
-        !(err instanceof ProtocolError) &&
-        !tooLarge(err) &&
-        Date.now() + settings.baseDelayMs < deadline,
-    ),
-    {
-      maxAttempts: settings.attempts - 1,
-      backoff: new ExponentialBackoff({ initialDelay: settings.baseDelayMs, maxDelay: settings.deadlineMs }),
-    },
-  );
+  const mayRetry = (err: unknown) =>
+    !signal.aborted &&
+    !(err instanceof ProtocolError) &&
+    !tooLarge(err) &&
+    Date.now() + settings.baseDelayMs < deadline;
+  let first: { error: unknown } | undefined;
+  try {
+    return await fn();
+  } catch (error) {
+    if (!mayRetry(error)) throw error;
+    first = { error };
+  }
+  const policy = retry(handleWhen(mayRetry), {
+    maxAttempts: settings.attempts - 1,
+    backoff: new ExponentialBackoff({ initialDelay: settings.baseDelayMs, maxDelay: settings.deadlineMs }),
+  });
+  const logger = typeof log === 'function' ? log() : log;
   policy.onRetry((r) =>
-    log.debug(
+    logger.debug(
       { delay: Math.round(r.delay), err: 'error' in r ? (r.error as Error).message : undefined },
       'retrying idempotent call',
     ),
   );
-  return policy.execute(() => fn());
+  return policy.execute(() => {
+    const failed = first;
+    first = undefined;
+    return failed ? Promise.reject(failed.error) : fn();
+  });
 }
 
 /** An upstream refused the request for its size (HTTP 413): retrying cannot help. */
