@@ -158,7 +158,7 @@ export function rankFields<T>(
   idf: (term: RankTerm) => number,
 ): Array<{ item: T; score: number }> {
   if (!items.length || !q.terms.length) return items.map((item) => ({ item, score: 0 }));
-  const initials = new Set(q.terms.flatMap((t) => t.stems.map((s) => s[0])));
+  const initials = new Set(q.terms.flatMap((t) => t.stems.map((s) => s.charAt(0))));
   const tokens = items.map((it) => fieldTokens(fields(it), initials));
   const avgBody = tokens.reduce((n, t) => n + t.stems[3]!.length, 0) / tokens.length || 1;
   const idfs = q.terms.map((t) => Math.max(0.05, idf(t)));
