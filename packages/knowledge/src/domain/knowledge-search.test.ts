@@ -36,7 +36,7 @@ describe('KnowledgeBase.search', () => {
   let dir: string;
   let db: Database<typeof tables>;
   let bus: MemoryBus;
-  /** The bound parameters of every statement the knowledge base ran. */
+  /** The bound parameters of every statement the knowledge base ran (built by drizzle, or prepared reads). */
   let params: string[];
   /** Whether a ranking (not a term count) was confined by the agent's FTS token. */
   const rankedByToken = (agent: VerifiedAgent) =>
@@ -66,6 +66,18 @@ describe('KnowledgeBase.search', () => {
       params.push(JSON.stringify(dialect.sqlToQuery(query).params));
       return all(query);
     }) as typeof db.all;
+    // Search runs its statements as prepared reads: record theirs too.
+    const reads = db.$client.reads;
+    const readAll = reads.all.bind(reads);
+    const readGet = reads.get.bind(reads);
+    reads.all = (text, args = []) => {
+      params.push(JSON.stringify(args));
+      return readAll(text, args);
+    };
+    reads.get = (text, args = []) => {
+      params.push(JSON.stringify(args));
+      return readGet(text, args);
+    };
   });
 
   afterEach(async () => {
