@@ -27,7 +27,7 @@ export interface CandidateRow {
 
 /**
  * How a query's stems are split for BM25 candidates (see `splitTermsByFrequency`). The candidates
- * are 50 deep, too deep for the bound that spares the second ranking to hold often, so when no
+ * are 30 deep, too deep for the bound that spares the second ranking to hold often, so when no
  * stem is rare only the rarest stands in: two made the slowest searches twice as slow.
  */
 const TERM_SPLIT = { fallbackTerms: 1 };

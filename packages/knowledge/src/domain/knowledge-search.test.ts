@@ -119,7 +119,7 @@ describe('KnowledgeBase.search', () => {
     const kb = open();
     // Bob's chunks, between Ada's first and last source, hold the word more often: they
     // outrank all of hers in her id range, so ranking that range 100 rows deep leaves fewer
-    // than the 50 candidates of hers, and the search falls back to her FTS token.
+    // than the 30 candidates of hers, and the search falls back to her FTS token.
     await kb.add(ada, doc('a1.md', sections('zebra', 60)));
     await kb.add(bob, doc('b1.md', sections('zebra', 60, 4)));
     await kb.add(ada, doc('a2.md', sections('zebra', 60)));
@@ -129,10 +129,10 @@ describe('KnowledgeBase.search', () => {
     for (const p of found.passages) expect(['a1.md', 'a2.md']).toContain(p.source);
     expect(rankedByToken(ada)).toBe(true);
 
-    // The candidates are her best 50 by BM25, as her FTS token ranks them.
+    // The candidates are her best 30 by BM25, as her FTS token ranks them.
     const best = await db.all<{ id: number }>(
       sql`select rowid as id from chunks_fts where chunks_fts match ${`agent:"${agentToken(ada.id)}" AND "zebra"`}
-          order by bm25(chunks_fts, 0.0, 1.0), rowid limit 50`,
+          order by bm25(chunks_fts, 0.0, 1.0), rowid limit 30`,
     );
     const bestIds = new Set(best.map((r) => String(r.id)));
     for (const p of found.passages) expect(bestIds.has(p.id)).toBe(true);
