@@ -16,7 +16,8 @@ const CHUNKS = Number(process.env.BENCH_SEARCH_CHUNKS ?? 100_000);
 const QUESTIONS = Number(process.env.BENCH_SEARCH_QUESTIONS ?? 400);
 const SECTIONS_PER_SOURCE = 100;
 const SECTIONS_PER_DOC = 10;
-const TARGET_P99_MS = 20;
+/** Issue 16: p99 under 15 ms at 100k chunks, with margin (it was 20 ms, and searches sat at 21–23). */
+const TARGET_P99_MS = 15;
 
 const log = createLogger({ name: 'bench', level: 'silent' });
 const say = (s: string) => process.stderr.write(`  search: ${s}\n`);
@@ -85,8 +86,8 @@ function searchRows(label: string, tool: string, fn: string, base: string, t: Ti
       value: p(t.search, 99),
       unit: 'ms',
       baseline: { name: `${base} p99`, value: p(t.base, 99) },
-      target: `≤ ${TARGET_P99_MS} ms`,
-      met: p(t.search, 99) <= TARGET_P99_MS,
+      target: `< ${TARGET_P99_MS} ms`,
+      met: p(t.search, 99) < TARGET_P99_MS,
     }),
   ];
 }

@@ -58,6 +58,7 @@ export type {
 export {
   inbox,
   insertRows,
+  insertRowsReturning,
   migrationsFolder,
   openDatabase,
   outbox,

@@ -101,25 +101,50 @@ export function pathWords(path: string): string {
 
 interface FieldTokens {
   stems: string[][]; // per field, in FIELD order
+  /** Per field, where each (query) stem is. */
+  at: Array<Map<string, number[]>>;
 }
 
 const FIELDS = ['title', 'path', 'heading', 'body'] as const;
+const NONE: readonly number[] = [];
 
-function fieldTokens(f: RankFields): FieldTokens {
-  return { stems: FIELDS.map((k) => tokenize(k === 'path' ? pathWords(f.path) : f[k]).map(stem)) };
+/**
+ * A candidate's fields as stems, with where each stem is. Only tokens that can stem to one of
+ * the query's stems are stemmed (stemming keeps an ASCII token's first letter, so one whose
+ * first letter begins no query stem cannot); the others stay as '' (no stem is empty), which
+ * keeps every position and token count as they were.
+ */
+function fieldTokens(f: RankFields, initials: ReadonlySet<string>): FieldTokens {
+  const stems = FIELDS.map((k) => tokenize(k === 'path' ? pathWords(f.path) : f[k]));
+  const at = stems.map((tokens) => {
+    const where = new Map<string, number[]>();
+    for (let i = 0; i < tokens.length; i++) {
+      const t = tokens[i]!;
+      if (t.charCodeAt(0) < 128 && !initials.has(t[0]!)) {
+        tokens[i] = '';
+        continue;
+      }
+      const s = stem(t);
+      tokens[i] = s;
+      const list = where.get(s);
+      if (list) list.push(i);
+      else where.set(s, [i]);
+    }
+    return where;
+  });
+  return { stems, at };
 }
 
-/** Occurrences of a term (a word, or the phrase of its stems) in a field's stems, with their positions. */
-function positions(tokens: string[], term: string[]): number[] {
-  const out: number[] = [];
-  const first = term[0]!;
-  for (let i = 0; i + term.length <= tokens.length; i++) {
-    if (tokens[i] !== first) continue;
-    let ok = true;
-    for (let j = 1; j < term.length; j++) if (tokens[i + j] !== term[j]) ok = false;
-    if (ok) out.push(i);
-  }
-  return out;
+/** Occurrences of a term (a word, or the phrase of its stems) in a field, with their positions. */
+function positions(tokens: string[], at: Map<string, number[]>, term: string[]): readonly number[] {
+  const starts = at.get(term[0]!);
+  if (!starts) return NONE;
+  if (term.length === 1) return starts;
+  return starts.filter((i) => {
+    if (i + term.length > tokens.length) return false;
+    for (let j = 1; j < term.length; j++) if (tokens[i + j] !== term[j]) return false;
+    return true;
+  });
 }
 
 /**
@@ -133,14 +158,16 @@ export function rankFields<T>(
   idf: (term: RankTerm) => number,
 ): Array<{ item: T; score: number }> {
   if (!items.length || !q.terms.length) return items.map((item) => ({ item, score: 0 }));
-  const tokens = items.map((it) => fieldTokens(fields(it)));
+  const initials = new Set(q.terms.flatMap((t) => t.stems.map((s) => s.charAt(0))));
+  const tokens = items.map((it) => fieldTokens(fields(it), initials));
   const avgBody = tokens.reduce((n, t) => n + t.stems[3]!.length, 0) / tokens.length || 1;
   const idfs = q.terms.map((t) => Math.max(0.05, idf(t)));
   const own = q.terms.map((t, i) => (t.expansion ? 0 : t.weight * idfs[i]!));
   const ownTotal = own.reduce((a, b) => a + b, 0) || 1;
   const weights = [FIELD_WEIGHTS.title, FIELD_WEIGHTS.path, FIELD_WEIGHTS.heading, FIELD_WEIGHTS.body];
+  const ownIdx = q.terms.flatMap((t, i) => (t.expansion ? [] : [i]));
   const scored = items.map((item, idx) => {
-    const fs = tokens[idx]!.stems;
+    const { stems: fs, at: fieldAt } = tokens[idx]!;
     const norm = 1 - B + (B * fs[3]!.length) / avgBody;
     let score = 0;
     let covered = 0;
@@ -150,7 +177,7 @@ export function rankFields<T>(
       let tf = 0;
       const at: Array<[number, number]> = [];
       fs.forEach((toks, f) => {
-        const pos = positions(toks, t.stems);
+        const pos = positions(toks, fieldAt[f]!, t.stems);
         tf += weights[f]! * (f === 3 ? pos.length / norm : Math.min(pos.length, 1));
         if (f !== 1) for (const p of pos) at.push([f, p]);
       });
@@ -160,7 +187,6 @@ export function rankFields<T>(
       covered += own[i]!;
     });
     // Proximity: consecutive own words of the query found within NEAR tokens in one field.
-    const ownIdx = q.terms.flatMap((t, i) => (t.expansion ? [] : [i]));
     for (let k = 1; k < ownIdx.length; k++) {
       const a = where[ownIdx[k - 1]!]!;
       const b = where[ownIdx[k]!]!;

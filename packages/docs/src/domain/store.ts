@@ -1,4 +1,4 @@
-import type { Database, Transaction } from '@lore/kit';
+import { type Database, type PreparedReads, preparedReads, type Transaction } from '@lore/kit';
 import { float32FromBuffer, ftsPhrase, type RankedRow, rankSplitTerms, type TermSplit } from '@lore/search';
 import { type SQL, sql } from 'drizzle-orm';
 import { inList, ROWS_PER_INSERT, type Row, slices, toHit } from './store-rows.js';
@@ -48,9 +48,33 @@ export interface ChunkHit {
 export const BM25_WEIGHTS = [1.0, 4.0, 2.0] as const;
 const BM25 = sql.raw(`bm25(chunks_fts, ${BM25_WEIGHTS.join(', ')})`);
 
+/**
+ * The statements every search runs, as fixed SQL text: they go through the kit's prepared reads
+ * (`preparedReads`), prepared once per database, instead of being built by drizzle and prepared
+ * by @libsql/client on every search.
+ */
+const READS = {
+  generation: `select value from docs_meta where key = 'generation'`,
+  chunkCount: 'select count(*) as n from chunks',
+  /** Chunks holding a term: match. */
+  termCount: 'select count(*) as n from chunks_fts where chunks_fts match ?',
+  /** The best rows of an expression: match, limit. */
+  rank: `select rowid as id, bm25(chunks_fts, ${BM25_WEIGHTS.join(', ')}) as rank from chunks_fts
+    where chunks_fts match ? order by rank, rowid limit ?`,
+  /** Chunks by a JSON array of ids, with their documents' title and URI. */
+  chunksById: `select c.id as id, c.document as document, c.ordinal as ordinal, c.heading_path as heading, c.text as text,
+      d.title as title, d.uri as uri, 0 as rank
+    from chunks c cross join documents d on d.name = c.document
+    where c.id in (select value from json_each(?))`,
+} as const;
+
 /** Reads and writes the docs tables. Every write is one transaction (see `openDatabase`). */
 export class DocsStore {
-  constructor(readonly db: Database) {}
+  private readonly reads: PreparedReads;
+
+  constructor(readonly db: Database) {
+    this.reads = preparedReads(db);
+  }
 
   /** name → hash and source of every stored document (for re-ingest decisions). */
   async index(): Promise<Map<string, { hash: string; source: string }>> {
@@ -85,10 +109,8 @@ export class DocsStore {
   }
 
   async generation(): Promise<string> {
-    const rows = await this.db.all<{ value: string }>(
-      sql`select value from docs_meta where key = 'generation'`,
-    );
-    return rows[0]?.value ?? '0';
+    const row = await this.reads.get(READS.generation);
+    return row === undefined ? '0' : String(row.value);
   }
 
   /**
@@ -129,10 +151,7 @@ export class DocsStore {
             where chunks_fts match ${match} and ${filter}
             order by rank, c.id
             limit ${limit}`)
-        : await this.db.all<RankedRow>(sql`
-            select rowid as id, ${BM25} as rank from chunks_fts where chunks_fts match ${match}
-            order by rank, rowid
-            limit ${limit}`);
+        : await this.reads.all(READS.rank, [match, limit]);
       return rows.map((r) => ({ id: Number(r.id), rank: Number(r.rank) }));
     });
     return ranked ?? [];
@@ -157,24 +176,13 @@ export class DocsStore {
   /** How many chunks contain each term (document frequency), to split a query's terms by. */
   async termCounts(terms: string[]): Promise<Map<string, number>> {
     const out = new Map<string, number>();
-    for (const part of slices(terms, 50)) {
-      const [row] = await this.db.all<Record<string, number>>(
-        sql`select ${sql.join(
-          part.map(
-            (t, i) =>
-              sql`(select count(*) from chunks_fts where chunks_fts match ${ftsPhrase(t)}) as ${sql.raw(`n${i}`)}`,
-          ),
-          sql`, `,
-        )}`,
-      );
-      for (const [i, t] of part.entries()) out.set(t, Number(row?.[`n${i}`] ?? 0));
-    }
+    for (const t of terms)
+      out.set(t, Number((await this.reads.get(READS.termCount, [ftsPhrase(t)]))?.n ?? 0));
     return out;
   }
 
   async chunkCount(): Promise<number> {
-    const rows = await this.db.all<{ n: number }>(sql`select count(*) as n from chunks`);
-    return Number(rows[0]?.n ?? 0);
+    return Number((await this.reads.get(READS.chunkCount))?.n ?? 0);
   }
 
   /** Which of these chunks belong to documents passing the filter. */
@@ -191,6 +199,7 @@ export class DocsStore {
   /** Chunks by id (those passing the filter), in no particular order. */
   async chunksById(ids: number[], filter: SQL | null): Promise<ChunkHit[]> {
     if (!ids.length) return [];
+    if (!filter) return (await this.reads.all(READS.chunksById, [JSON.stringify(ids)])).map(toHit);
     const out: ChunkHit[] = [];
     for (const part of slices(ids, ROWS_PER_INSERT)) {
       const rows = await this.db.all<Row>(sql`

@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { tempDir } from '../testing/index.js';
 import { SqldProcess } from '../testing/sqld.js';
 import { ADAPTED_VERSIONS, isBusy, isRemote, LoreClient, localPath } from './adapter.js';
-import { type Database, insertRows, openDatabase, preparedReads } from './index.js';
+import { type Database, insertRows, insertRowsReturning, openDatabase, preparedReads } from './index.js';
 import { tableReader } from './prepared.js';
 
 const KIT_MIGRATIONS = (
@@ -144,6 +144,15 @@ describe.each([fileEngine, sqldEngine])('openDatabase on $name', (engine) => {
       await insertRows(tx, 't', ['id', 'v'], [[3, 'c']], 'on conflict (id) do update set v = excluded.v');
     });
     expect((await db.$client.execute('select v from t where id = 3')).rows[0]!.v).toBe('c');
+    // With RETURNING: the ids SQLite assigns, row by row.
+    const returned = await db.transaction((tx) =>
+      insertRowsReturning<{ id: number; v: string }>(tx, 't', ['v'], [['x'], ['y']], 'id, v'),
+    );
+    expect(returned.map((r) => [Number(r.id), r.v])).toEqual([
+      [4, 'x'],
+      [5, 'y'],
+    ]);
+    await db.$client.execute('delete from t where id > 3');
     await expect(
       db.transaction(async (tx) => {
         await tx.run(sql`insert into t (id, v) values (${4}, ${'kept?'})`);

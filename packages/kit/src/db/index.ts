@@ -85,6 +85,6 @@ async function kitMigrations(): Promise<string> {
 export const migrationsFolder = (moduleUrl: string) => fileURLToPath(new URL('../migrations', moduleUrl));
 
 export { ADAPTED_VERSIONS, isBusy, isRemote, LoreClient, localPath } from './adapter.js';
-export { insertRows, type RowValue } from './insert-rows.js';
+export { insertRows, insertRowsReturning, type RowValue } from './insert-rows.js';
 export { inbox, outbox } from './kit-tables.js';
 export { type PreparedReadStats, PreparedReads, type RawRow, type ReadArg, tableReader } from './prepared.js';

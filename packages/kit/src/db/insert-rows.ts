@@ -17,6 +17,25 @@ export async function insertRows(
   suffix = '',
 ): Promise<void> {
   if (!rows.length) return;
+  await tx.run(rowsInsert(table, columns, rows, suffix));
+}
+
+/**
+ * `insertRows` with a `returning …` clause (`returning`, e.g. `'id, position'`): the rows it
+ * gives back, as the database returns them (column names, no drizzle mapping).
+ */
+export async function insertRowsReturning<T>(
+  tx: Transaction,
+  table: string,
+  columns: string[],
+  rows: RowValue[][],
+  returning: string,
+): Promise<T[]> {
+  if (!rows.length) return [];
+  return tx.all<T>(rowsInsert(table, columns, rows, `returning ${returning}`));
+}
+
+function rowsInsert(table: string, columns: string[], rows: RowValue[][], suffix: string): SQL {
   const chunks: Array<StringChunk | Param> = [];
   let text = `insert into ${table} (${columns.join(', ')}) values `;
   for (let r = 0; r < rows.length; r++) {
@@ -30,5 +49,5 @@ export async function insertRows(
     text += ')';
   }
   chunks.push(new StringChunk(`${text} ${suffix}`));
-  await tx.run(new SQL(chunks));
+  return new SQL(chunks);
 }

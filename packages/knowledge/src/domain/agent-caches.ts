@@ -23,7 +23,7 @@ export interface AgentVectors {
 
 /**
  * What search keeps per agent between calls, least recently used agents dropped first. Each
- * entry carries the revision of the agent's chunks it was computed for (see `agentSummary`);
+ * entry carries the revision of the agent's chunks it was computed for (see `AGENT_SUMMARY`);
  * readers compare it, and writers drop the agent's vectors when its sources change.
  */
 export class AgentCaches {

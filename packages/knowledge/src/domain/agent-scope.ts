@@ -1,4 +1,4 @@
-import type { Database } from '@lore/kit';
+import { type Database, type PreparedReads, preparedReads, type RawRow } from '@lore/kit';
 import {
   ftsPhrase,
   type RankedRow,
@@ -6,7 +6,6 @@ import {
   splitTermsByFrequency,
   type TermSplit,
 } from '@lore/search';
-import { type SQL, sql } from 'drizzle-orm';
 import type * as tables from '../tables.js';
 import type { AgentStats } from './agent-caches.js';
 import type { AnalyzedQuery } from './search-terms.js';
@@ -28,7 +27,7 @@ export interface CandidateRow {
 
 /**
  * How a query's stems are split for BM25 candidates (see `splitTermsByFrequency`). The candidates
- * are 50 deep, too deep for the bound that spares the second ranking to hold often, so when no
+ * are 30 deep, too deep for the bound that spares the second ranking to hold often, so when no
  * stem is rare only the rarest stands in: two made the slowest searches twice as slow.
  */
 const TERM_SPLIT = { fallbackTerms: 1 };
@@ -46,37 +45,83 @@ interface Scope {
  * revision of them because chunk ids only grow: adding or removing a source changes k, and
  * replacing one gives its new chunks ids above all others (or, when it has none, lowers n).
  * Also the highest chunk id of all (top): at least as many as the chunks of all agents.
+ * Parameter: the agent's id.
  */
-export const agentSummary = (agentId: string) => sql`
+export const AGENT_SUMMARY = `
   select coalesce(sum(chunks), 0) as n, coalesce(sum(tokens), 0) as t, count(*) as k,
-         (select min(id) from chunks where agent_id = ${agentId}) as lo,
-         (select max(id) from chunks where agent_id = ${agentId}) as hi,
+         (select min(id) from chunks where agent_id = ?1) as lo,
+         (select max(id) from chunks where agent_id = ?1) as hi,
          (select max(id) from chunks) as top
-  from sources where agent_id = ${agentId}`;
+  from sources where agent_id = ?1`;
 
-export const revision = (row: Record<string, number | null> | undefined) =>
+export const revision = (row: Record<string, unknown> | undefined) =>
   ['n', 't', 'k', 'lo', 'hi'].map((c) => row?.[c] ?? '').join(':');
 
 /**
- * Columns d0, d1… counting the agent's chunks that hold each stem: by rowid range when every id
- * in the agent's range is its own (cheap), else by the agent's FTS token.
+ * The statements of a search, as fixed SQL text: they run through the kit's prepared reads
+ * (`preparedReads`), each prepared once per database and run again, where drizzle and
+ * @libsql/client would build and prepare each one afresh on every search.
  */
-export function stemCounts(stats: AgentStats, token: string, stemList: string[]): SQL {
+const BM25 = 'bm25(chunks_fts, 0.0, 1.0)';
+const SQL = {
+  /** Chunks of the agent's range holding a stem: match, lo, hi. */
+  countInRange: 'select count(*) as n from chunks_fts where chunks_fts match ? and rowid between ? and ?',
+  /** Chunks holding a stem under the agent's token: match. */
+  count: 'select count(*) as n from chunks_fts where chunks_fts match ?',
+  /** The best rows of an expression: match, limit. */
+  rank: `select rowid as id, ${BM25} as rank from chunks_fts where chunks_fts match ? order by rank, rowid limit ?`,
+  /** The best rows of an expression in one source: match, source id, limit. */
+  rankSource: `select c.id, ${BM25} as rank from chunks_fts cross join chunks c on c.id = chunks_fts.rowid
+    where chunks_fts match ? and c.source_id = ? order by rank, c.id limit ?`,
+  /** The best rows of an expression in a rowid range: match, lo, hi, limit. */
+  rankRange: `select rowid as id, ${BM25} as rank from chunks_fts
+    where chunks_fts match ? and rowid between ? and ? order by rank, rowid limit ?`,
+  /** As rankRange, each row marked as the agent's (and the source's, when not null) or not: match, lo, hi, limit, agent, source. */
+  rankDense: `select f.id, f.rank, (c.agent_id = ?5 and (?6 is null or c.source_id = ?6)) as mine
+    from (select rowid as id, ${BM25} as rank from chunks_fts
+          where chunks_fts match ?1 and rowid between ?2 and ?3 order by rank, rowid limit ?4) f
+    cross join chunks c on c.id = f.id
+    order by f.rank, f.id`,
+  /** An agent's source by name, with its id range: agent, name. */
+  source: `select s.id, s.chunks as n,
+      (select min(id) from chunks where source_id = s.id) as lo,
+      (select max(id) from chunks where source_id = s.id) as hi
+    from sources s where s.agent_id = ? and s.name = ?`,
+  /** The agent's chunks of a JSON array of ids (of the named source, when not null): ids, agent, source. */
+  candidates: `select c.id, s.name as source, c.position, c.heading_path, c.text
+    from chunks c cross join sources s on s.id = c.source_id
+    where c.id in (select value from json_each(?1)) and +c.agent_id = ?2 and (?3 is null or s.name = ?3)`,
+} as const;
+
+/**
+ * How many of the agent's chunks hold each stem: by rowid range when every id in the agent's
+ * range is its own (cheap), else by the agent's FTS token.
+ */
+export async function stemCounts(
+  db: Db,
+  stats: AgentStats,
+  token: string,
+  stemList: readonly string[],
+): Promise<number[]> {
+  const reads = preparedReads(db);
   const contiguous = stats.chunks > 0 && stats.chunks === stats.hi - stats.lo + 1;
-  return sql.join(
-    stemList.map((s, i) =>
-      contiguous
-        ? sql`(select count(*) from chunks_fts where chunks_fts match ${ftsPhrase(s)}
-            and rowid between ${stats.lo} and ${stats.hi}) as ${sql.raw(`d${i}`)}`
-        : sql`(select count(*) from chunks_fts where chunks_fts match ${`agent:${ftsPhrase(token)} AND ${ftsPhrase(s)}`}) as ${sql.raw(`d${i}`)}`,
-    ),
-    sql`, `,
-  );
+  const out: number[] = [];
+  for (const s of stemList) {
+    const row = contiguous
+      ? await reads.get(SQL.countInRange, [ftsPhrase(s), stats.lo, stats.hi])
+      : await reads.get(SQL.count, [`agent:${ftsPhrase(token)} AND ${ftsPhrase(s)}`]);
+    out.push(Number(row?.n ?? 0));
+  }
+  return out;
 }
 
 /** Ranks an agent's chunks for a query with FTS5's BM25, confined to the agent or one source. */
 export class ScopeRanker {
-  constructor(private readonly db: Db) {}
+  private readonly reads: PreparedReads;
+
+  constructor(db: Db) {
+    this.reads = preparedReads(db);
+  }
 
   /**
    * The best `k` BM25 candidates among the agent's chunks (or one source's): the chunks holding
@@ -131,28 +176,24 @@ export class ScopeRanker {
     token?: string,
   ): Promise<RankedRow[] | null> {
     const depth = plan === 'dense' ? 2 * k : k;
-    const bm25 = sql`bm25(chunks_fts, 0.0, 1.0)`;
     const rank = async (expr: string): Promise<RankedRow[] | null> => {
       if (plan === 'token')
-        return this.db.all<RankedRow>(
+        return ranked(
           scope.sourceId === undefined
-            ? sql`select rowid as id, ${bm25} as rank from chunks_fts
-                where chunks_fts match ${expr} order by rank, rowid limit ${k}`
-            : sql`select c.id, ${bm25} as rank from chunks_fts cross join chunks c on c.id = chunks_fts.rowid
-                where chunks_fts match ${expr} and c.source_id = ${scope.sourceId}
-                order by rank, c.id limit ${k}`,
+            ? await this.reads.all(SQL.rank, [expr, k])
+            : await this.reads.all(SQL.rankSource, [expr, scope.sourceId, k]),
         );
-      const inRange = sql`select rowid as id, ${bm25} as rank from chunks_fts
-        where chunks_fts match ${expr} and rowid between ${scope.lo} and ${scope.hi}
-        order by rank, rowid limit ${depth}`;
-      if (plan === 'range') return this.db.all<RankedRow>(inRange);
-      const rows = await this.db.all<RankedRow & { mine: number }>(sql`
-        select f.id, f.rank, (c.agent_id = ${scope.agentId} ${
-          scope.sourceId === undefined ? sql`` : sql`and c.source_id = ${scope.sourceId}`
-        }) as mine
-        from (${inRange}) f cross join chunks c on c.id = f.id
-        order by f.rank, f.id`);
-      const mine = rows.filter((r) => r.mine);
+      if (plan === 'range')
+        return ranked(await this.reads.all(SQL.rankRange, [expr, scope.lo, scope.hi, depth]));
+      const rows = await this.reads.all(SQL.rankDense, [
+        expr,
+        scope.lo,
+        scope.hi,
+        depth,
+        scope.agentId,
+        scope.sourceId ?? null,
+      ]);
+      const mine = ranked(rows.filter((r) => r.mine));
       return rows.length === depth && mine.length < k ? null : mine.slice(0, k);
     };
     return rankSplitTerms(split, k, rank, plan === 'token' ? `agent:${ftsPhrase(token!)}` : undefined);
@@ -160,15 +201,11 @@ export class ScopeRanker {
 
   /** One of the agent's sources as a search scope; null when it has none of that name. */
   private async sourceScope(agentId: string, name: string): Promise<Scope | null> {
-    const [row] = await this.db.all<{ id: string; n: number; lo: number | null; hi: number | null }>(sql`
-      select s.id, s.chunks as n,
-             (select min(id) from chunks where source_id = s.id) as lo,
-             (select max(id) from chunks where source_id = s.id) as hi
-      from sources s where s.agent_id = ${agentId} and s.name = ${name}`);
+    const row = await this.reads.get(SQL.source, [agentId, name]);
     if (!row) return null;
     return {
       agentId,
-      sourceId: row.id,
+      sourceId: String(row.id),
       chunks: Number(row.n),
       lo: Number(row.lo ?? 0),
       hi: Number(row.hi ?? 0),
@@ -178,14 +215,15 @@ export class ScopeRanker {
   /** The agent's chunks of these ids (of that source, when given), in the ids' order. */
   async candidates(agentId: string, ids: number[], source: string | undefined): Promise<CandidateRow[]> {
     if (!ids.length) return [];
-    const rows = await this.db.all<CandidateRow>(sql`
-      select c.id, s.name as source, c.position, c.heading_path, c.text
-      from chunks c cross join sources s on s.id = c.source_id
-      where c.id in (${sql.join(
-        ids.map((id) => sql`${id}`),
-        sql`, `,
-      )}) and +c.agent_id = ${agentId} ${source === undefined ? sql`` : sql`and s.name = ${source}`}`);
+    const rows = (await this.reads.all(SQL.candidates, [
+      JSON.stringify(ids),
+      agentId,
+      source ?? null,
+    ])) as unknown as CandidateRow[];
     const byId = new Map(rows.map((r) => [Number(r.id), r]));
     return ids.flatMap((id) => byId.get(id) ?? []);
   }
 }
+
+/** Ranked rows as numbers. */
+const ranked = (rows: RawRow[]): RankedRow[] => rows.map((r) => ({ id: Number(r.id), rank: Number(r.rank) }));

@@ -36,7 +36,7 @@ describe('KnowledgeBase.search', () => {
   let dir: string;
   let db: Database<typeof tables>;
   let bus: MemoryBus;
-  /** The bound parameters of every statement the knowledge base ran. */
+  /** The bound parameters of every statement the knowledge base ran (built by drizzle, or prepared reads). */
   let params: string[];
   /** Whether a ranking (not a term count) was confined by the agent's FTS token. */
   const rankedByToken = (agent: VerifiedAgent) =>
@@ -66,6 +66,18 @@ describe('KnowledgeBase.search', () => {
       params.push(JSON.stringify(dialect.sqlToQuery(query).params));
       return all(query);
     }) as typeof db.all;
+    // Search runs its statements as prepared reads: record theirs too.
+    const reads = db.$client.reads;
+    const readAll = reads.all.bind(reads);
+    const readGet = reads.get.bind(reads);
+    reads.all = (text, args = []) => {
+      params.push(JSON.stringify(args));
+      return readAll(text, args);
+    };
+    reads.get = (text, args = []) => {
+      params.push(JSON.stringify(args));
+      return readGet(text, args);
+    };
   });
 
   afterEach(async () => {
@@ -107,7 +119,7 @@ describe('KnowledgeBase.search', () => {
     const kb = open();
     // Bob's chunks, between Ada's first and last source, hold the word more often: they
     // outrank all of hers in her id range, so ranking that range 100 rows deep leaves fewer
-    // than the 50 candidates of hers, and the search falls back to her FTS token.
+    // than the 30 candidates of hers, and the search falls back to her FTS token.
     await kb.add(ada, doc('a1.md', sections('zebra', 60)));
     await kb.add(bob, doc('b1.md', sections('zebra', 60, 4)));
     await kb.add(ada, doc('a2.md', sections('zebra', 60)));
@@ -117,10 +129,10 @@ describe('KnowledgeBase.search', () => {
     for (const p of found.passages) expect(['a1.md', 'a2.md']).toContain(p.source);
     expect(rankedByToken(ada)).toBe(true);
 
-    // The candidates are her best 50 by BM25, as her FTS token ranks them.
+    // The candidates are her best 30 by BM25, as her FTS token ranks them.
     const best = await db.all<{ id: number }>(
       sql`select rowid as id from chunks_fts where chunks_fts match ${`agent:"${agentToken(ada.id)}" AND "zebra"`}
-          order by bm25(chunks_fts, 0.0, 1.0), rowid limit 50`,
+          order by bm25(chunks_fts, 0.0, 1.0), rowid limit 30`,
     );
     const bestIds = new Set(best.map((r) => String(r.id)));
     for (const p of found.passages) expect(bestIds.has(p.id)).toBe(true);

@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Database, Embedder } from '@lore/kit';
-import { insertRows, type Logger, notFound, type Outbox, type Transaction } from '@lore/kit';
+import {
+  insertRows,
+  insertRowsReturning,
+  type Logger,
+  notFound,
+  type Outbox,
+  type Transaction,
+} from '@lore/kit';
 import {
   type KnowledgeSharing,
   KnowledgeSourceAdded,
@@ -80,24 +87,27 @@ export class SourceIngestor {
       for (let i = 0; i < pieces.length; i += INSERT_BATCH) {
         const part = pieces.slice(i, i + INSERT_BATCH);
         // The FTS row of a chunk shares its id, which SQLite assigns: RETURNING hands it back.
-        const inserted = await tx
-          .insert(chunks)
-          .values(
-            part.map((p, k) => {
-              const vector = vectors?.[i + k];
-              return {
-                sourceId,
-                agentId: agent.id,
-                position: p.index,
-                headingPath: p.headingPath,
-                text: p.text,
-                length: lengths[i + k]!,
-                embedding: vector ? float32ToBuffer(vector) : null,
-              };
-            }),
-          )
-          .returning({ id: chunks.id, position: chunks.position });
-        const idAt = new Map(inserted.map((r) => [r.position, r.id]));
+        // Built as one flat statement (`insertRowsReturning`): drizzle's insert builder mapped
+        // every value of every row through its column, a tenth of the ingest's time.
+        const inserted = await insertRowsReturning<{ id: number; position: number }>(
+          tx,
+          'chunks',
+          ['source_id', 'agent_id', 'position', 'heading_path', 'text', 'length', 'embedding'],
+          part.map((p, k) => {
+            const vector = vectors?.[i + k];
+            return [
+              sourceId,
+              agent.id,
+              p.index,
+              JSON.stringify(p.headingPath),
+              p.text,
+              lengths[i + k]!,
+              vector ? float32ToBuffer(vector) : null,
+            ];
+          }),
+          'id, position',
+        );
+        const idAt = new Map(inserted.map((r) => [Number(r.position), Number(r.id)]));
         await insertRows(
           tx,
           'chunks_fts',
