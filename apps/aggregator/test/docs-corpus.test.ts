@@ -38,7 +38,7 @@ describe('docs answers stay on the operator’s corpus', () => {
   });
 
   it('answers from Lore’s own docs until the operator ingests a corpus, then from the operator’s', async () => {
-    // Lore's own documentation is ingested in the background on start.
+    // Lore's own documentation is ingested on the first call that reads the corpus, which waits for it.
     await expect
       .poll(
         async () =>

@@ -39,6 +39,8 @@ export interface DocsPorts {
   calls: CallCounter;
   /** Where docs_ingest writes: the same store, outbox and embedder as the CLI. */
   ingest: IngestTarget;
+  /** Lore's own documentation in the corpus `lore`: ingested on the first call that reads the corpus. */
+  ownDocs(): Promise<void>;
   /** Handles that may ingest (LORE_DOCS_OPERATORS; by default the node's owner). */
   operators: Pick<ReadonlySet<string>, 'has'>;
 }

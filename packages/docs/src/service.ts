@@ -86,6 +86,26 @@ export async function createDocsService(
       ...(config.LORE_LLM_API_KEY ? { apiKey: config.LORE_LLM_API_KEY } : {}),
     });
   const calls = new CallCounter();
+  const own = options.ownDocs;
+  /**
+   * Lore's own documentation, ingested on the first call that reads the corpus rather than at
+   * start: an idle node never holds it, and starting does not wait for it. Idempotent
+   * (unchanged files are skipped by content hash); a failure is logged and the next start tries
+   * again.
+   */
+  let ownDocsIngest: Promise<void> | undefined;
+  const ingestOwnDocs = async (): Promise<void> => {
+    if (!own || !config.LORE_INGEST_OWN_DOCS) return;
+    try {
+      await ingestDocuments(
+        { store, outbox, embedder, log },
+        collectFiles(own.root, own.files, OWN_DOCS_BASE_URI),
+        { source: OWN_DOCS_SOURCE },
+      );
+    } catch (err) {
+      log.warn({ err: (err as Error).message }, "could not ingest Lore's own documentation");
+    }
+  };
   const ports: DocsPorts = {
     store,
     search: new DocsSearch(store, embedder, log),
@@ -98,12 +118,15 @@ export async function createDocsService(
     ),
     calls,
     ingest: { store, outbox, embedder, log },
+    ownDocs: () => {
+      ownDocsIngest ??= ingestOwnDocs();
+      return ownDocsIngest;
+    },
     operators: docsOperators({
       LORE_DOCS_OPERATORS: config.LORE_DOCS_OPERATORS,
       LORE_DATA_DIR: deps.config.LORE_DATA_DIR,
     }),
   };
-  const own = options.ownDocs;
   return createService({
     name: 'docs',
     version: DOCS_VERSION,
@@ -119,24 +142,8 @@ export async function createDocsService(
     handlers: rpcHandlers(store, calls),
     async onStart() {
       if (await store.upgradeIndex()) log.info('docs search index rewritten for field-aware ranking');
-      if (!own || !config.LORE_INGEST_OWN_DOCS) return undefined;
-      // In the background, so that starting (and `pnpm start` being ready) does not wait for it:
-      // until it ends, a search of the `lore` source sees the previous start's corpus (none on a
-      // first start). Idempotent: unchanged files are skipped by content hash.
-      const ingesting = Promise.resolve()
-        .then(() =>
-          ingestDocuments(
-            { store, outbox, embedder, log },
-            collectFiles(own.root, own.files, OWN_DOCS_BASE_URI),
-            { source: OWN_DOCS_SOURCE },
-          ),
-        )
-        .then(
-          () => undefined,
-          (err) => log.warn({ err: (err as Error).message }, "could not ingest Lore's own documentation"),
-        );
-      // Stopping waits for it: the database is closed after.
-      return () => ingesting;
+      // Stopping waits for an ingest of Lore's own documentation that a first call started.
+      return () => ownDocsIngest ?? Promise.resolve();
     },
   });
 }

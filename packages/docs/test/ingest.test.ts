@@ -10,7 +10,7 @@ import {
   Outbox,
   openDatabase,
 } from '@lore/kit';
-import { tempDir, testConfig } from '@lore/kit/testing';
+import { ok, tempDir, testConfig } from '@lore/kit/testing';
 import { DocsCorpusIngested, type EventEnvelope } from '@lore/schema';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { crawl, DocsStore, ingestInputs, runDocsCli } from '../src/index.js';
@@ -422,7 +422,7 @@ describe('ingesting from a web server', () => {
 });
 
 describe("Lore's own documentation", () => {
-  it('is ingested on start as the corpus `lore`, idempotently, unless turned off', async () => {
+  it('is ingested on the first call that reads the corpus, as the corpus `lore`, idempotently, unless turned off', async () => {
     const dir = tempDir();
     writeTree(dir.path, {
       'README.md': '# Lore\n\nA knowledge network for agents.',
@@ -436,10 +436,21 @@ describe("Lore's own documentation", () => {
     const events: EventEnvelope[] = [];
     const bus = new MemoryBus();
     await bus.listen(DocsCorpusIngested.subject, (e) => events.push(e));
-    const first = await startDocs({ LORE_DATA_DIR: dataDir }, { ownDocs }, bus);
+
+    // Started and stopped with no call: nothing was ingested (stopping waits for a running ingest).
+    const idle = await startDocs({ LORE_DATA_DIR: dataDir }, { ownDocs });
+    await idle.close();
     const store = new DocsStore((await openStore(dataDir)).db);
-    // Ingested in the background once the service has started.
-    await expect.poll(async () => (await store.counts()).documents, { timeout: 20_000 }).toBe(2);
+    expect((await store.counts()).documents).toBe(0);
+
+    const first = await startDocs({ LORE_DATA_DIR: dataDir }, { ownDocs }, bus);
+    const reader = await first.client('reader');
+    const found = await ok<{ results: Array<{ document: { title: string } }> }>(reader, 'search_documents', {
+      query: 'knowledge network for agents',
+      corpus: 'lore',
+    });
+    expect(found.data.results[0]?.document.title).toBe('Lore');
+    expect((await store.counts()).documents).toBe(2);
     const docs = await store.documents([
       'documents/lore.local/README',
       'documents/lore.local/packages/kit/README',
@@ -456,13 +467,14 @@ describe("Lore's own documentation", () => {
     await first.close();
 
     const second = await startDocs({ LORE_DATA_DIR: dataDir }, { ownDocs });
-    // Stopping waits for the background ingest, which found nothing changed.
+    await ok(await second.client('reader2'), 'docs_corpora', {});
     await second.close();
     const again = await store.documents(['documents/lore.local/README']);
     expect(again.get('documents/lore.local/README')!.updateTime).toBe(t1);
 
     const off = tempDir();
     const third = await startDocs({ LORE_DATA_DIR: off.path, LORE_INGEST_OWN_DOCS: 'false' }, { ownDocs });
+    await ok(await third.client('reader3'), 'search_documents', { query: 'knowledge network' });
     const offStore = new DocsStore((await openStore(off.path)).db);
     expect((await offStore.counts()).documents).toBe(0);
     await third.close();

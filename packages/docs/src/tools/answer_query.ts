@@ -18,6 +18,7 @@ export const answerQuery = tool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   rateClass: 'read',
   async handler(input, ctx) {
+    await ctx.ports.ownDocs();
     const { ports } = ctx;
     const agent = ctx.agent;
     const refused = await ports.quota.take(agent.id);

@@ -14,6 +14,7 @@ export const docsCorpora = tool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   rateClass: 'read',
   async handler(_input, { ports, agent }) {
+    await ports.ownDocs();
     ports.calls.record('docs_corpora');
     const stats = await corpusStats(ports.store.db);
     const corpora = stats.map((c) => ({

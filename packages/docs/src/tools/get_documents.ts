@@ -13,6 +13,7 @@ export const getDocuments = tool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   rateClass: 'read',
   async handler(input, { ports }) {
+    await ports.ownDocs();
     ports.calls.record('get_documents');
     const names = [...new Set(input.names.map((n) => n.trim()))];
     const found = await ports.store.documents(names);

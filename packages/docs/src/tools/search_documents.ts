@@ -20,6 +20,7 @@ export const searchDocuments = tool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   rateClass: 'read',
   async handler(input, { ports, signal }) {
+    await ports.ownDocs();
     ports.calls.record('search_documents');
     const filter = both(compileFilter(input.filter), input.corpus ? corpusSql(input.corpus) : null);
     const offset = decodePageToken(input.pageToken, input.query, pageKey(input));
