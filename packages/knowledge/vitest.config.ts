@@ -7,7 +7,7 @@ export default defineProject({
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     // The files of `pnpm test:slow` and `pnpm test:faults` (see vitest.tiers.ts).
     exclude: [...configDefaults.exclude, ...otherTiers('packages/knowledge')],
-    testTimeout: 20_000,
+    testTimeout: 60_000,
     hookTimeout: 30_000,
   },
 });
