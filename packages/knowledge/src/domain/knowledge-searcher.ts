@@ -61,7 +61,8 @@ export class KnowledgeSearcher {
     const token = agentToken(agentId);
     const nearest = this.nearest(agentId, text, k, opts.signal);
     const stats = await this.corpusStats(agentId, token, q.stems);
-    const lexical = await this.ranker.lexical(agentId, token, q, stats, k, opts.source);
+    // The page itself exactly FTS5's best; the candidates below it only feed the rescoring.
+    const lexical = await this.ranker.lexical(agentId, token, q, stats, k, opts.source, opts.limit);
     const vectorHits = await nearest;
 
     const byId = new Map<number, CandidateRow>(lexical.map((r) => [r.id, r]));
