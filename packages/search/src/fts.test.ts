@@ -182,6 +182,32 @@ describe('rankSplitTerms on an FTS5 table', () => {
     expect(split2).toBeGreaterThan(0);
   });
 
+  it('with exactTop, keeps the best exactTop rows exact and skips the second ranking more often', async () => {
+    const q = rng(11);
+    let spared = 0;
+    for (let n = 0; n < 150; n++) {
+      const terms = Array.from(
+        { length: 2 + Math.floor(q() * 5) },
+        () => vocabulary[Math.floor(q() * q() * 250)]!,
+      );
+      const split = splitTermsByFrequency(terms, (t) => df.get(t) ?? 0, ROWS, { minMatches: 100 });
+      if (!split) continue;
+      const full: string[] = [];
+      await rankSplitTerms(split, 5, rank(full, 5));
+      const calls: string[] = [];
+      const got = await rankSplitTerms(split, 5, rank(calls, 5), undefined, 1);
+      const want = await reference(split, 5);
+      expect(got!.slice(0, 1).map((x) => x.id)).toEqual(want.slice(0, 1).map((x) => x.id));
+      // Below the exact top, rows of `R AND (C)` with their full score (the same as the reference where it has them).
+      const wanted = new Map(want.map((x) => [x.id, x.rank]));
+      for (const row of got!.slice(1))
+        if (wanted.has(row.id)) expect(row.rank).toBeCloseTo(wanted.get(row.id)!, 9);
+      expect(got!.length).toBe(want.length);
+      if (calls.length < full.length) spared++;
+    }
+    expect(spared).toBeGreaterThan(0);
+  });
+
   it('gives up when a ranking does', async () => {
     const split: TermSplit = { rare: ['w150'], common: ['w3'], rareBound: Number.POSITIVE_INFINITY };
     expect(await rankSplitTerms(split, 5, async () => null)).toBeNull();

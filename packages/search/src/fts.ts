@@ -146,18 +146,27 @@ export function mergeSplitRankings<T extends RankedRow>(
  * when its rows without a common term, which score less than `split.rareBound`, could still
  * be among the best `limit` — on a page a few rows deep they seldom can, and ranking `R`
  * scores every row holding a rare term once more.
+ *
+ * `exactTop` (at most `limit`): when the rows are candidates for a rescoring that keeps fewer,
+ * only the best `exactTop` must be exactly the best; `R` is then skipped when its rows without
+ * a common term cannot reach those, and the rest of the `limit` rows are `R AND (C)`'s next
+ * best (rows holding a rare term alone may be missing among them; when `R AND (C)` has fewer
+ * than `limit` rows, `R` is ranked as without `exactTop`).
  */
 export async function rankSplitTerms(
   split: TermSplit,
   limit: number,
   rank: (expression: string) => Promise<RankedRow[] | null>,
   scope?: string,
+  exactTop = limit,
 ): Promise<RankedRow[] | null> {
   const [first, second] = ftsSplitExpressions(split, scope);
   const withCommon = await rank(first!);
   if (!withCommon) return null;
   if (!second) return withCommon.slice(0, limit);
-  const last = withCommon[limit - 1];
+  // A ranking of fewer than `limit` rows is all of `R AND (C)`: `R` then fills the rest.
+  const last =
+    withCommon.length >= limit ? withCommon[Math.min(limit, Math.max(1, exactTop)) - 1] : undefined;
   if (last && -last.rank >= split.rareBound) return withCommon.slice(0, limit);
   const rareOnly = await rank(second);
   return rareOnly && mergeSplitRankings([withCommon, rareOnly], limit);

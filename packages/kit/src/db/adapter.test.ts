@@ -222,6 +222,7 @@ describe.each([fileEngine, sqldEngine])('prepared reads on $name', (engine) => {
     const reads = preparedReads(db);
     const reader = tableReader(people);
     const byHandle = `${reader.select} where handle = ?`;
+    const version = await reads.dataVersion();
     const first = await reads.get(byHandle, ['ada']);
     expect(reader.row(first!)).toEqual((await db.select().from(people))[0]);
     expect(reader.row(first!)).toEqual({ id: 1, handle: 'ada', tags: ['math', 'engines'], seenAt: null });
@@ -232,6 +233,14 @@ describe.each([fileEngine, sqldEngine])('prepared reads on $name', (engine) => {
       await tx.insert(people).values({ id: 2, handle: 'bob', tags: [], seenAt: 7 });
     });
     expect(reader.row((await reads.get(byHandle, ['ada']))!).seenAt).toBe(42);
+    // The data version moves with a commit and holds still without one (a file only).
+    if (engine === fileEngine) {
+      expect(version).toEqual(expect.any(Number));
+      const after = await reads.dataVersion();
+      expect(after).not.toBe(version);
+      await reads.get(byHandle, ['bob']);
+      expect(await reads.dataVersion()).toBe(after);
+    } else expect(version).toBeUndefined();
     const all = (await reads.all(`${reader.select} order by id`)).map(reader.row);
     expect(all.map((p) => p.handle)).toEqual(['ada', 'bob']);
     // A run that throws (malformed JSON) leaves no broken statement behind.

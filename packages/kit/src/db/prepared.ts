@@ -54,6 +54,16 @@ export class PreparedReads {
     return this.#run(sql, (s) => s.get(...args) as RawRow | undefined);
   }
 
+  /**
+   * A number that changes whenever another connection commits to the database (SQLite's
+   * `PRAGMA data_version` on the read connection, which never writes), so that what a caller
+   * read can be kept until then. Undefined over hrana, where there is no such signal.
+   */
+  async dataVersion(): Promise<number | undefined> {
+    if (this.path === undefined) return undefined;
+    return this.#run('pragma data_version', (s) => Number((s.get() as RawRow).data_version));
+  }
+
   close(): void {
     this.#statements.clear();
     this.#connection?.close();

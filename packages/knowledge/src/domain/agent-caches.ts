@@ -29,9 +29,17 @@ export interface AgentVectors {
 export class AgentCaches {
   readonly stats = new LRUCache<string, AgentStats>({ max: CACHED_AGENTS });
   readonly vectors = new LRUCache<string, AgentVectors>({ max: CACHED_AGENTS });
+  /**
+   * The agent's summary row (`AGENT_SUMMARY`) and the database's data version it was read at:
+   * still the agent's summary while no connection has committed since.
+   */
+  readonly summaries = new LRUCache<string, { version: number; row: Record<string, unknown> | undefined }>({
+    max: CACHED_AGENTS,
+  });
 
   /** The agent's sources changed: its vectors are stale (statistics check their revision). */
   forget(agentId: string): void {
     this.vectors.delete(agentId);
+    this.summaries.delete(agentId);
   }
 }

@@ -126,7 +126,8 @@ export class ScopeRanker {
   /**
    * The best `k` BM25 candidates among the agent's chunks (or one source's): the chunks holding
    * one of the query's rarer stems, ranked by all of them (see `splitTermsByFrequency`, with
-   * the agent's own document frequencies).
+   * the agent's own document frequencies). The best `exactTop` of them are exactly FTS5's best;
+   * the rest may miss chunks holding a rare stem and no other (see `rankSplitTerms`).
    */
   async lexical(
     agentId: string,
@@ -135,6 +136,7 @@ export class ScopeRanker {
     stats: AgentStats,
     k: number,
     source: string | undefined,
+    exactTop = k,
   ): Promise<CandidateRow[]> {
     const split = splitTermsByFrequency(q.stems, (s) => stats.df.get(s) ?? 0, stats.chunks, {
       ...TERM_SPLIT,
@@ -148,9 +150,9 @@ export class ScopeRanker {
     if (!scope?.chunks) return [];
     const span = scope.hi - scope.lo + 1;
     const ranked =
-      (scope.chunks === span ? await this.rankScope(scope, split, k, 'range') : null) ??
-      (scope.chunks * 2 >= span ? await this.rankScope(scope, split, k, 'dense') : null) ??
-      (await this.rankScope(scope, split, k, 'token', token))!;
+      (scope.chunks === span ? await this.rankScope(scope, split, k, exactTop, 'range') : null) ??
+      (scope.chunks * 2 >= span ? await this.rankScope(scope, split, k, exactTop, 'dense') : null) ??
+      (await this.rankScope(scope, split, k, exactTop, 'token', token))!;
     return this.candidates(
       agentId,
       ranked.map((r) => r.id),
@@ -172,6 +174,7 @@ export class ScopeRanker {
     scope: Scope,
     split: TermSplit,
     k: number,
+    exactTop: number,
     plan: 'range' | 'dense' | 'token',
     token?: string,
   ): Promise<RankedRow[] | null> {
@@ -196,7 +199,13 @@ export class ScopeRanker {
       const mine = ranked(rows.filter((r) => r.mine));
       return rows.length === depth && mine.length < k ? null : mine.slice(0, k);
     };
-    return rankSplitTerms(split, k, rank, plan === 'token' ? `agent:${ftsPhrase(token!)}` : undefined);
+    return rankSplitTerms(
+      split,
+      k,
+      rank,
+      plan === 'token' ? `agent:${ftsPhrase(token!)}` : undefined,
+      exactTop,
+    );
   }
 
   /** One of the agent's sources as a search scope; null when it has none of that name. */
