@@ -11,7 +11,7 @@ import {
 } from '@lore/kit';
 import type { KnowledgeFormat, UpdateKnowledgeSourcesInput } from '@lore/schema';
 import { readAllowedFile, readFileSlot } from './paths.js';
-import type { PreparedChunks } from './prepare-source.js';
+import type { PreparedSource } from './prepare-source.js';
 
 /** Most characters of text one source may hold once extracted (a PDF can be small and wordy). */
 export const MAX_TEXT_CHARS = 2_000_000;
@@ -24,17 +24,7 @@ export interface ExtractedDocument {
   text: string;
   pages: number | null;
   /** The text split, keyworded and stemmed in a parser thread (see `prepareDocument`). */
-  prepared?: PreparedDocument;
-}
-
-/**
- * A document's passages and their terms, and its keywords still being picked in the parser
- * thread: the service writes the passages meanwhile and awaits the keywords for the source's
- * row and event (one parser thread on two cores: the keywords no longer delay the writes).
- */
-export interface PreparedDocument extends PreparedChunks {
-  /** Rejects as `prepareDocument` would (a 400 naming the limit); already handled, await it. */
-  keywords: Promise<string[]>;
+  prepared?: PreparedSource;
 }
 
 export function formatFromName(name: string): KnowledgeFormat {
@@ -109,31 +99,26 @@ const PREPARE_MODULE = taskModule(import.meta.url, {
 });
 
 /**
- * Splits and stems a document in a parser thread (`prepareChunks`), then starts picking its
- * keywords there (`sourceKeywords`), under the kit's limits: a 400 naming the limit (time,
- * memory, nesting) when it runs into one. The keywords task is posted only once the split
- * succeeded, so a refused document costs the thread nothing more.
+ * Splits, keywords and stems a document in a parser thread (`prepareSource`), under the
+ * kit's limits: a 400 naming the limit (time, memory, nesting) when it runs into one.
  */
 export async function prepareDocument(
   doc: ExtractedDocument,
   field = 'file_content',
-): Promise<PreparedDocument> {
+): Promise<PreparedSource> {
   const pool = parserPool();
   const format = doc.format === 'markdown' || doc.format === 'html' ? 'markdown' : 'text';
-  const limited = (err: unknown): never => {
+  try {
+    return await runIsolated<PreparedSource>(
+      PREPARE_MODULE,
+      'prepareSource',
+      [doc.text, format, pool.limits.maxNesting],
+      pool,
+    );
+  } catch (err) {
     if (err instanceof ParseLimitError) throw limitError(doc.name, field, err);
     throw err;
-  };
-  const chunks = await runIsolated<PreparedChunks>(
-    PREPARE_MODULE,
-    'prepareChunks',
-    [doc.text, format, pool.limits.maxNesting],
-    pool,
-  ).catch(limited);
-  const keywords = runIsolated<string[]>(PREPARE_MODULE, 'sourceKeywords', [doc.text], pool).catch(limited);
-  // Awaited later (or never, when the call fails first): no unhandled rejection meanwhile.
-  keywords.catch(() => {});
-  return { ...chunks, keywords };
+  }
 }
 
 async function extractText(

@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { keywords, splitDocument, stem, tokenize } from '@lore/search';
 import { describe, expect, it } from 'vitest';
 import { passageText, SOURCE_KEYWORDS } from './knowledge-types.js';
-import { prepareChunks, prepareSource, sourceKeywords } from './prepare-source.js';
+import { prepareSource } from './prepare-source.js';
 import { indexTerms } from './search-terms.js';
 
-/** What prepareSource computed before its terms were built in one pass and its keywords split off. */
+/** What prepareSource computed before its terms were stemmed in one pass (`stemmedText`). */
 async function previous(text: string, format: 'markdown' | 'text') {
   const pieces = await splitDocument(text, { format });
   return {
@@ -26,9 +26,6 @@ describe('prepareSource', () => {
       for (const format of ['markdown', 'text'] as const) {
         const before = await previous(text, format);
         expect(await prepareSource(text, format, 256)).toEqual(before);
-        const chunks = await prepareChunks(text, format, 256);
-        expect(chunks.terms).toEqual(before.terms);
-        expect(sourceKeywords(text)).toEqual(before.keywords);
       }
     }
   });
@@ -48,6 +45,6 @@ describe('prepareSource', () => {
 
   it('refuses Markdown nested deeper than the limit before splitting it', async () => {
     const nested = Array.from({ length: 50 }, (_, i) => `${'  '.repeat(i)}- item`).join('\n');
-    await expect(prepareChunks(nested, 'markdown', 10)).rejects.toThrow(/nest/);
+    await expect(prepareSource(nested, 'markdown', 10)).rejects.toThrow(/nest/);
   });
 });

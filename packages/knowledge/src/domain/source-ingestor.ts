@@ -47,9 +47,8 @@ export class SourceIngestor {
     share: { sharing?: KnowledgeSharing; summary?: string } = {},
   ): Promise<AddedSource> {
     // Split, keywords and stems come from a parser thread: none of it runs on the event loop.
-    const { pieces, keywords: picking, terms } = doc.prepared ?? (await prepareDocument(doc));
+    const { pieces, keywords: kw, terms } = doc.prepared ?? (await prepareDocument(doc));
     const { vectors, embeddingError } = await this.embed(doc.name, pieces, signal);
-    let kw: string[] = [];
     const token = agentToken(agent.id);
     const lengths = terms.map(termCount);
     const t = this.now();
@@ -59,8 +58,32 @@ export class SourceIngestor {
         .from(sources)
         .where(and(eq(sources.agentId, agent.id), eq(sources.name, doc.name)))
         .limit(1);
-      const sourceId = existing?.id ?? randomUUID();
-      if (existing) await deleteChunks(tx, sql`${chunks.sourceId} = ${sourceId}`);
+      // Replacing a source keeps its sharing unless told otherwise: a private file re-added must not turn auto.
+      const sharing = share.sharing ?? existing?.sharing ?? 'auto';
+      const summary = share.summary ?? existing?.summary ?? '';
+      const fields = {
+        sharing,
+        summary,
+        handle: agent.handle,
+        tokens: lengths.reduce((n, x) => n + x, 0),
+        format: doc.format,
+        characters: doc.text.length,
+        pages: doc.pages,
+        chunks: pieces.length,
+        keywords: kw,
+        updatedAt: t,
+      };
+      let sourceId: string;
+      if (existing) {
+        sourceId = existing.id;
+        await deleteChunks(tx, sql`${chunks.sourceId} = ${sourceId}`);
+        await tx.update(sources).set(fields).where(eq(sources.id, sourceId));
+      } else {
+        sourceId = randomUUID();
+        await tx
+          .insert(sources)
+          .values({ id: sourceId, agentId: agent.id, name: doc.name, createdAt: t, ...fields });
+      }
       for (let i = 0; i < pieces.length; i += INSERT_BATCH) {
         const part = pieces.slice(i, i + INSERT_BATCH);
         // The FTS row of a chunk shares its id, which SQLite assigns: RETURNING hands it back.
@@ -92,28 +115,6 @@ export class SourceIngestor {
           part.map((p, k) => [idAt.get(p.index)!, token, terms[i + k]!]),
         );
       }
-      // The keywords were picked in the parser thread while the passages were written.
-      kw = await picking;
-      // Replacing a source keeps its sharing unless told otherwise: a private file re-added must not turn auto.
-      const sharing = share.sharing ?? existing?.sharing ?? 'auto';
-      const summary = share.summary ?? existing?.summary ?? '';
-      const fields = {
-        sharing,
-        summary,
-        handle: agent.handle,
-        tokens: lengths.reduce((n, x) => n + x, 0),
-        format: doc.format,
-        characters: doc.text.length,
-        pages: doc.pages,
-        chunks: pieces.length,
-        keywords: kw,
-        updatedAt: t,
-      };
-      if (existing) await tx.update(sources).set(fields).where(eq(sources.id, sourceId));
-      else
-        await tx
-          .insert(sources)
-          .values({ id: sourceId, agentId: agent.id, name: doc.name, createdAt: t, ...fields });
       emit(KnowledgeSourceAdded, {
         agentId: agent.id,
         handle: agent.handle,
