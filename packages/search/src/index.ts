@@ -35,7 +35,7 @@ export {
   type SplitOptions,
   splitDocument,
 } from './split.js';
-export { stem } from './stem.js';
+export { stem, stemmedText } from './stem.js';
 export {
   expansionWords,
   identifierParts,

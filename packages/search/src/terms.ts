@@ -53,7 +53,7 @@ export const width = (s: string, i: number) => {
 };
 
 /** Where the token at or after `from` starts (`s.length` when there is none). */
-function tokenStart(s: string, from: number): number {
+export function tokenStart(s: string, from: number): number {
   const n = s.length;
   let i = from;
   while (i < n) {

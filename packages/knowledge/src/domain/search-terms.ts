@@ -5,6 +5,7 @@ import {
   queryTerms,
   STOP_WORDS,
   stem,
+  stemmedText,
   tokenize,
 } from '@lore/search';
 
@@ -44,8 +45,8 @@ export function stemCounter(wanted: readonly string[]): (text: string) => StemCo
   };
 }
 
-/** What goes into an FTS5 column: the stems, space-separated. */
-export const indexTerms = (text: string) => stems(text).join(' ');
+/** What goes into an FTS5 column: the stems, space-separated (`stems(text).join(' ')`). */
+export const indexTerms = stemmedText;
 
 export interface AnalyzedQuery {
   /** The query's content terms as typed (stop words dropped, at most MAX_QUERY_TERMS). */
