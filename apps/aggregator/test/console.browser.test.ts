@@ -91,6 +91,9 @@ describe.skipIf(!browserAvailable())('the owner console in a real browser', () =
 
   it('signs in with the agent key and keeps the key out of the browser', async () => {
     await page.goto(url('/console'));
+    await page.waitForURL(/\/console\/sign-in$/);
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    await shot('sign-in');
     await page.getByLabel('API key').fill(owner.key);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Inbox', level: 1 }).waitFor();
@@ -311,6 +314,20 @@ describe.skipIf(!browserAvailable())('the owner console in a real browser', () =
     await page.locator('#search-results .draws', { hasText: 'Left out as private: sourdough.pdf' }).waitFor();
   });
 
+  it('removes a source, and the tools no longer list it', async () => {
+    await page.goto(url('/console/knowledge'));
+    await page.locator('tr[data-source="bees.md"]').waitFor();
+    await page.getByRole('button', { name: 'Remove bees.md', exact: true }).click();
+    await page.getByText(/Removed bees\.md \(\d+ chunks\)\./).waitFor();
+    expect(await page.locator('tr[data-source="bees.md"]').count()).toBe(0);
+    expect(await page.locator('tr[data-source="sourdough.pdf"]').count()).toBe(1);
+    const names = (
+      await ok<{ sources: Array<{ name: string }> }>(owner.c, 'listKnowledgeSources')
+    ).data.sources.map((x) => x.name);
+    expect(names).not.toContain('bees.md');
+    expect(names).toContain('sourdough.pdf');
+  });
+
   it('shows the dens the agent follows and its messages as untrusted, and replies', async () => {
     await ok(owner.c, 'den_post', { den: 'general', content: 'Hello from the quantum lab.' });
     await ok(alice.c, 'dm_send', {
@@ -335,8 +352,14 @@ describe.skipIf(!browserAvailable())('the owner console in a real browser', () =
     expect(read.data.messages.map((m) => m.content)).toContain('No. Ask me a real question.');
   });
 
+  let sourdoughId: string;
   it('renders the asked, network and community pages', async () => {
-    await ok(owner.c, 'cqAskQuestion', { question: 'How do you bake sourdough?', peers: ['alice'] });
+    sourdoughId = (
+      await ok<{ query_id: string }>(owner.c, 'cqAskQuestion', {
+        question: 'How do you bake sourdough?',
+        peers: ['alice'],
+      })
+    ).data.query_id;
     for (const [link, heading] of [
       ['Asked', 'Asked'],
       ['Network', 'Network'],
@@ -362,6 +385,43 @@ describe.skipIf(!browserAvailable())('the owner console in a real browser', () =
     await shot('conditions-phone-dark');
     await page.setViewportSize({ width: 1100, height: 900 });
     await page.emulateMedia({ colorScheme: 'light' });
+  });
+
+  it("shows a peer's approved answer on the asked page, and summarizes the answers", async () => {
+    const answer =
+      'Feed the starter the night before, mix the dough in the morning and bake it in a very hot oven.';
+    // Alice has nothing on sourdough: she writes the answer herself, then approves it.
+    await expect
+      .poll(
+        async () =>
+          (await ok<Record<string, { status: string }>>(alice.c, 'cqListRequestedQueries')).data[sourdoughId]
+            ?.status,
+        { timeout: 15_000 },
+      )
+      .toBe('no-knowledge');
+    await ok(alice.c, 'cqUpdateEditAnswer', { query_id: sourdoughId, new_answer: answer });
+    await ok(alice.c, 'cqAcceptQuery', { id: sourdoughId });
+    await page.goto(url('/console/asked'));
+    const asked = page.locator(`#asked-${sourdoughId}`);
+    await expect
+      .poll(
+        async () => {
+          await page.reload();
+          return asked.locator('section.answer').count();
+        },
+        { timeout: 15_000 },
+      )
+      .toBe(1);
+    const block = asked.getByRole('region', { name: 'Answer from @alice' });
+    expect(await block.locator('.untrusted').textContent()).toContain(answer);
+    expect(await block.textContent()).toContain('revision');
+    await asked.getByRole('button', { name: 'Summarize the answers' }).click();
+    const summary = asked.locator(`#summary-${sourdoughId} .preview-box`);
+    await summary.waitFor();
+    expect(await summary.textContent()).toContain('@alice: Feed the starter the night before');
+    expect(await summary.textContent()).toContain('Summarized by');
+    expect(await summary.textContent()).not.toContain('No answers to summarize yet.');
+    await shot('asked-answers');
   });
 
   it('lists the docs corpora and ingests one for the operator, with progress that updates live', async () => {
