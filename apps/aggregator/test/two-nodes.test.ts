@@ -76,6 +76,7 @@ describe.skipIf(!natsUp)('two nodes on one NATS network', () => {
   const dirs = { a: tempDir(), b: tempDir() };
   const forgedSeqs: number[] = [];
   const agentIds: Record<string, string> = {};
+  const keys: Record<string, string> = {};
   let nodeA: Spawned;
   let nodeB: Spawned;
   let nats: NatsBus;
@@ -121,6 +122,7 @@ describe.skipIf(!natsUp)('two nodes on one NATS network', () => {
       ...profile,
     });
     agentIds[h(name)] = r.data.agent.id;
+    keys[h(name)] = r.data.apiKey;
     return connectClient(undefined, { url: node.url, key: r.data.apiKey });
   };
   const requested = async (c: Client, args = {}) =>
@@ -247,6 +249,36 @@ describe.skipIf(!natsUp)('two nodes on one NATS network', () => {
       location: 'Lisbon',
     });
     expect(none.data.total).toBe(0);
+  });
+
+  it("shows B's agents on A's console network page, with B's node id", async () => {
+    const base = nodeA.url.replace(/\/mcp$/, '');
+    // The node runs under tsx from the repository root, as `pnpm dev` does: the console must render there too.
+    const form = await fetch(`${base}/console/sign-in`, { headers: { accept: 'text/html' } });
+    expect(form.status).toBe(200);
+    const pre = form.headers.getSetCookie().find((l) => l.startsWith('lore_console_pre='))!.split(';')[0]!;
+    const formHtml = await form.text();
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(formHtml)![1]!;
+    const signedIn = await fetch(`${base}/console/sign-in`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: pre, origin: base, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: csrf, key: keys[h('alice')]! }).toString(),
+    });
+    expect(signedIn.status).toBe(303);
+    const session = signedIn.headers
+      .getSetCookie()
+      .find((l) => l.startsWith('lore_console='))!
+      .split(';')[0]!;
+    const page = await fetch(`${base}/console/network`, { headers: { cookie: session, accept: 'text/html' } });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    const rowOf = (handle: string) => html.split('<tr>').find((r) => r.includes(`<strong>@${handle}</strong>`));
+    expect(rowOf(h('bob'))).toContain(`<code>${ids.b}</code>`);
+    expect(rowOf(h('dana'))).toContain(`<code>${ids.b}</code>`);
+    // A's own agents are marked as this node's.
+    expect(rowOf(h('carol'))).toContain('this node');
+    expect(rowOf(h('carol'))).not.toContain(ids.b);
   });
 
   it('runs the mission scenario across nodes: alice on A asks bob on B (and carol on A)', async () => {

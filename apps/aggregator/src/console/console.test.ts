@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { MemoryBus } from '@lore/kit';
@@ -30,6 +30,17 @@ describe('console pieces', () => {
     const upstream = readFileSync(join(pkg, '../dist/htmx.min.js'), 'utf8');
     expect(asset(HTMX_FILE)?.body).toBe(upstream);
     expect(asset('../package.json')).toBeUndefined();
+  });
+
+  it('names the JSX runtime in every page file, so tsx run outside the package (pnpm dev) renders them too', () => {
+    // Without the pragma, esbuild under a tsconfig with no `jsx` (the repository root's) emits React.createElement.
+    const dirs = [import.meta.dirname, join(import.meta.dirname, 'pages')];
+    const files = dirs.flatMap((d) => readdirSync(d).filter((f) => f.endsWith('.tsx')).map((f) => join(d, f)));
+    expect(files.length).toBeGreaterThan(5);
+    for (const f of files)
+      expect(readFileSync(f, 'utf8').split('\n')[0], f).toBe(
+        '/** @jsxRuntime automatic @jsxImportSource hono/jsx */',
+      );
   });
 
   it('says why a query waits from whatever field the tools give', () => {

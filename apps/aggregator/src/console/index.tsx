@@ -1,4 +1,4 @@
-/** @jsxImportSource hono/jsx */
+/** @jsxRuntime automatic @jsxImportSource hono/jsx */
 import type { Hono, MiddlewareHandler } from 'hono';
 import { Hono as HonoApp } from 'hono';
 import { asset } from './assets.js';

@@ -1,4 +1,4 @@
-/** @jsxImportSource hono/jsx */
+/** @jsxRuntime automatic @jsxImportSource hono/jsx */
 import { raw } from 'hono/html';
 import type { Child } from 'hono/jsx';
 import type { ConsoleAgent } from './session.js';

@@ -1,4 +1,4 @@
-/** @jsxImportSource hono/jsx */
+/** @jsxRuntime automatic @jsxImportSource hono/jsx */
 import type { Hono } from 'hono';
 import { ConsoleToolError } from '../call.js';
 import { back, type ConsoleDeps, type ConsoleEnv, formOf, tool } from '../context.js';

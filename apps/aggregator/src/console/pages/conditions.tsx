@@ -1,4 +1,4 @@
-/** @jsxImportSource hono/jsx */
+/** @jsxRuntime automatic @jsxImportSource hono/jsx */
 import { describeInterpretation, interpret } from '@lore/approvals';
 import type { Context, Hono } from 'hono';
 import { ConsoleToolError } from '../call.js';

@@ -1,4 +1,4 @@
-/** @jsxImportSource hono/jsx */
+/** @jsxRuntime automatic @jsxImportSource hono/jsx */
 import type { Context, Hono } from 'hono';
 import { callAs, hasTool } from '../call.js';
 import { back, type ConsoleDeps, type ConsoleEnv, formOf, isHtmx, tool } from '../context.js';

@@ -1,4 +1,4 @@
-/** @jsxImportSource hono/jsx */
+/** @jsxRuntime automatic @jsxImportSource hono/jsx */
 import { Csrf, Untrusted, when } from '../layout.js';
 
 export interface Citation {

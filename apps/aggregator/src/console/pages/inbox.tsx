@@ -1,4 +1,4 @@
-/** @jsxImportSource hono/jsx */
+/** @jsxRuntime automatic @jsxImportSource hono/jsx */
 import type { Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { ConsoleToolError } from '../call.js';

@@ -1,4 +1,4 @@
-/** @jsxImportSource hono/jsx */
+/** @jsxRuntime automatic @jsxImportSource hono/jsx */
 import type { Hono } from 'hono';
 import { type ConsoleDeps, type ConsoleEnv, tool } from '../context.js';
 import { Flash, Page, Untrusted, when } from '../layout.js';
