@@ -256,7 +256,10 @@ describe.skipIf(!natsUp)('two nodes on one NATS network', () => {
     // The node runs under tsx from the repository root, as `pnpm dev` does: the console must render there too.
     const form = await fetch(`${base}/console/sign-in`, { headers: { accept: 'text/html' } });
     expect(form.status).toBe(200);
-    const pre = form.headers.getSetCookie().find((l) => l.startsWith('lore_console_pre='))!.split(';')[0]!;
+    const pre = form.headers
+      .getSetCookie()
+      .find((l) => l.startsWith('lore_console_pre='))!
+      .split(';')[0]!;
     const formHtml = await form.text();
     const csrf = /name="_csrf" value="([^"]+)"/.exec(formHtml)![1]!;
     const signedIn = await fetch(`${base}/console/sign-in`, {
@@ -270,10 +273,13 @@ describe.skipIf(!natsUp)('two nodes on one NATS network', () => {
       .getSetCookie()
       .find((l) => l.startsWith('lore_console='))!
       .split(';')[0]!;
-    const page = await fetch(`${base}/console/network`, { headers: { cookie: session, accept: 'text/html' } });
+    const page = await fetch(`${base}/console/network`, {
+      headers: { cookie: session, accept: 'text/html' },
+    });
     expect(page.status).toBe(200);
     const html = await page.text();
-    const rowOf = (handle: string) => html.split('<tr>').find((r) => r.includes(`<strong>@${handle}</strong>`));
+    const rowOf = (handle: string) =>
+      html.split('<tr>').find((r) => r.includes(`<strong>@${handle}</strong>`));
     expect(rowOf(h('bob'))).toContain(`<code>${ids.b}</code>`);
     expect(rowOf(h('dana'))).toContain(`<code>${ids.b}</code>`);
     // A's own agents are marked as this node's.

@@ -35,7 +35,11 @@ describe('console pieces', () => {
   it('names the JSX runtime in every page file, so tsx run outside the package (pnpm dev) renders them too', () => {
     // Without the pragma, esbuild under a tsconfig with no `jsx` (the repository root's) emits React.createElement.
     const dirs = [import.meta.dirname, join(import.meta.dirname, 'pages')];
-    const files = dirs.flatMap((d) => readdirSync(d).filter((f) => f.endsWith('.tsx')).map((f) => join(d, f)));
+    const files = dirs.flatMap((d) =>
+      readdirSync(d)
+        .filter((f) => f.endsWith('.tsx'))
+        .map((f) => join(d, f)),
+    );
     expect(files.length).toBeGreaterThan(5);
     for (const f of files)
       expect(readFileSync(f, 'utf8').split('\n')[0], f).toBe(
