@@ -96,10 +96,12 @@ export class KvRateLimitStore implements RateLimitStore {
   ) {}
 
   private open(): Promise<KV> {
-    this.kv ??= new Kvm(this.nc).create(this.bucket, { history: 1, ttl: this.ttlMs, replicas: this.replicas }).catch((err) => {
-      this.kv = undefined;
-      throw err;
-    });
+    this.kv ??= new Kvm(this.nc)
+      .create(this.bucket, { history: 1, ttl: this.ttlMs, replicas: this.replicas })
+      .catch((err) => {
+        this.kv = undefined;
+        throw err;
+      });
     return this.kv;
   }
 
@@ -239,7 +241,8 @@ const stores = new WeakMap<object, RateLimitStore>();
 export function sharedRateLimitStore(bus: { kind: string }): RateLimitStore {
   let store = stores.get(bus);
   if (!store) {
-    const nats = bus.kind === 'nats' ? (bus as { connection?: NatsConnection; replicas?: number }) : undefined;
+    const nats =
+      bus.kind === 'nats' ? (bus as { connection?: NatsConnection; replicas?: number }) : undefined;
     store = nats?.connection
       ? new KvRateLimitStore(nats.connection, RATE_LIMIT_BUCKET, undefined, undefined, nats.replicas ?? 1)
       : new MemoryRateLimitStore();

@@ -41,7 +41,11 @@ async function expectReceivedOnce(file: string, handle: string, acked: string[],
       })
     ).rows;
     const ids = copies.map((r) => String(r.id));
-    for (const id of acked) expect(ids.filter((x) => x === id), `copies of ${id}`).toHaveLength(1);
+    for (const id of acked)
+      expect(
+        ids.filter((x) => x === id),
+        `copies of ${id}`,
+      ).toHaveLength(1);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids.length).toBeLessThanOrEqual(tried);
     const recipient = String(copies[0]!.recipient_id);

@@ -24,7 +24,9 @@ const until = (url: string, status: number, checks: Record<string, boolean>) =>
   expect
     .poll(
       async () => {
-        const r = await readyz(url).catch((err: Error) => ({ status: 0, checks: { fetch: err.message } }));
+        const r = await readyz(url).catch(
+          (err: Error): Readiness => ({ status: 0, checks: { fetch: err.message } }),
+        );
         return {
           status: r.status,
           ...Object.fromEntries(Object.keys(checks).map((k) => [k, r.checks[k] === 'ok'])),

@@ -228,7 +228,10 @@ describe('every service on sqld, distributed, through the aggregator', () => {
       join(folder, 'grinding.md'),
       '# Grinding\n\nSet the millstone gap to 0.8 mm for rye flour; spelt needs 1.1 mm.\n',
     );
-    writeFileSync(join(folder, 'cleaning.md'), '# Cleaning\n\nBrush the stones every Friday after the last run.\n');
+    writeFileSync(
+      join(folder, 'cleaning.md'),
+      '# Cleaning\n\nBrush the stones every Friday after the last run.\n',
+    );
     const ingest = await ok<{ source: string; added: number }>(erin, 'docs_ingest', {
       inputs: [folder],
       source: 'handbook',
