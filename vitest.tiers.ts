@@ -50,6 +50,7 @@ export const FAULT_TESTS: readonly string[] = [
   'apps/aggregator/test/reliability/load.test.ts',
   'apps/aggregator/test/reliability/nats-cluster.test.ts',
   'apps/aggregator/test/reliability/outage.test.ts',
+  'apps/aggregator/test/reliability/readiness.test.ts',
   'apps/aggregator/test/reliability/sqld-flows.test.ts',
   'packages/knowledge/test/ingest-bomb.test.ts',
   'packages/users/test/limits-replicas.test.ts',

@@ -152,6 +152,8 @@ export async function scaleSuite(opts: { seconds: number; dataDir: string }): Pr
         ['start'],
         {
           ...env,
+          // The aggregator's own NATS user (the console's sessions and query events), not the users service's.
+          ...auth.env('aggregator'),
           LORE_DATA_DIR: join(opts.dataDir, `agg${n}`),
           LORE_SERVICES: `users=${usersProxy.url}/mcp`,
         },

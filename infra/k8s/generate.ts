@@ -19,9 +19,11 @@ interface Server {
   name: string;
   component: 'service' | 'aggregator';
   /**
-   * Requests from the measured footprint (`pnpm bench scale`, BENCHMARKS.md): a service replica
-   * at 150–191 MiB RSS after load on sqld and the NATS cluster, an aggregator at 142–210 MiB;
-   * the limits leave room for work.
+   * Requests from the measured footprint of the built JavaScript the image runs (`pnpm bench
+   * memory`, BENCHMARKS.md): one service idles at 86–91 MiB RSS, and the all-in-one (all eight
+   * services in one process) reaches 139–163 MiB after a minute of load, so 224 Mi holds one
+   * service under load; the aggregator, knowledge and docs get 256 Mi. (`pnpm bench scale` runs
+   * the sources through tsx, 195–246 MiB after load: an upper bound.) The limits leave room for work.
    */
   resources: { requests: { cpu: string; memory: string }; limits: { cpu: string; memory: string } };
   hpa: { min: number; max: number };

@@ -114,8 +114,19 @@ export async function startDistributed(
     metrics,
     ...(keyCheck ? { verifyKey: keyCheck } : {}),
     ...(relay ? { relay } : {}),
-    // One bad upstream must not take the endpoint out of rotation: ready while any upstream is up.
-    ready: async () => ({ upstreams: upstreams.some((u) => u.up) ? 'ok' : 'no upstream is up' }),
+    // One bad upstream must not take the endpoint out of rotation: ready while any upstream is up,
+    // and connected to the node's NATS when it has one (the console's sessions and inbox events).
+    ready: async () => {
+      const checks: Record<string, string> = {
+        upstreams: upstreams.some((u) => u.up) ? 'ok' : 'no upstream is up',
+      };
+      if (bus)
+        checks.bus = await bus.ping().then(
+          () => 'ok',
+          (err: Error) => err.message,
+        );
+      return checks;
+    },
   });
   log.info(
     { upstreams: upstreams.map((u) => `${u.name}:${u.state}`) },

@@ -91,13 +91,17 @@ export class KvRateLimitStore implements RateLimitStore {
     private readonly ttlMs = 3 * 60_000,
     /** A lease is this fraction of the limit (at least one call). */
     private readonly leaseDivisor = 20,
+    /** Copies of the bucket on a JetStream cluster: the bus's `replicas` (3 on three servers). */
+    private readonly replicas = 1,
   ) {}
 
   private open(): Promise<KV> {
-    this.kv ??= new Kvm(this.nc).create(this.bucket, { history: 1, ttl: this.ttlMs }).catch((err) => {
-      this.kv = undefined;
-      throw err;
-    });
+    this.kv ??= new Kvm(this.nc)
+      .create(this.bucket, { history: 1, ttl: this.ttlMs, replicas: this.replicas })
+      .catch((err) => {
+        this.kv = undefined;
+        throw err;
+      });
     return this.kv;
   }
 
@@ -237,8 +241,11 @@ const stores = new WeakMap<object, RateLimitStore>();
 export function sharedRateLimitStore(bus: { kind: string }): RateLimitStore {
   let store = stores.get(bus);
   if (!store) {
-    const nc = bus.kind === 'nats' ? (bus as { connection?: NatsConnection }).connection : undefined;
-    store = nc ? new KvRateLimitStore(nc) : new MemoryRateLimitStore();
+    const nats =
+      bus.kind === 'nats' ? (bus as { connection?: NatsConnection; replicas?: number }) : undefined;
+    store = nats?.connection
+      ? new KvRateLimitStore(nats.connection, RATE_LIMIT_BUCKET, undefined, undefined, nats.replicas ?? 1)
+      : new MemoryRateLimitStore();
     stores.set(bus, store);
   }
   return store;

@@ -6,7 +6,7 @@
  * to the first question that crosses the network again is reported.
  */
 import { join } from 'node:path';
-import { NatsBus } from '@lore/kit';
+import { NatsBus, openDatabase } from '@lore/kit';
 import {
   type Client,
   call,
@@ -24,6 +24,40 @@ import { sleep, waitFor } from './support.js';
 
 const NODE = join(import.meta.dirname, 'fixtures/cluster-node.ts');
 type Requested = Record<string, { status: string }>;
+
+/**
+ * Exactly once on the recipient's node, read from its queries database: every acknowledged
+ * question has one copy for the recipient, and every copy was made by one handled event (its
+ * inbox row, keyed `<consumer>#<recipient id>`), so no question arrived twice under another
+ * event id. At most the questions tried can have arrived.
+ */
+async function expectReceivedOnce(file: string, handle: string, acked: string[], tried: number) {
+  const db = await openDatabase({ url: `file:${file}`, schema: {} });
+  try {
+    const copies = (
+      await db.$client.execute({
+        sql: 'select id, recipient_id from received_queries where recipient_handle = ?',
+        args: [handle],
+      })
+    ).rows;
+    const ids = copies.map((r) => String(r.id));
+    for (const id of acked)
+      expect(
+        ids.filter((x) => x === id),
+        `copies of ${id}`,
+      ).toHaveLength(1);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.length).toBeLessThanOrEqual(tried);
+    const recipient = String(copies[0]!.recipient_id);
+    const handled = await db.$client.execute({
+      sql: 'select count(*) as n from lore_inbox where consumer like ?',
+      args: [`%#${recipient}`],
+    });
+    expect(Number(handled.rows[0]!.n), 'question events handled for the recipient').toBe(ids.length);
+  } finally {
+    db.$client.close();
+  }
+}
 
 describe('a JetStream cluster losing a server, then the stream leader, under load', () => {
   const dir = tempDir('lore-nats-cluster-');
@@ -197,6 +231,7 @@ describe('a JetStream cluster losing a server, then the stream leader, under loa
         .toBeGreaterThanOrEqual(acked.questions.length);
       const received = await requested();
       for (const id of acked.questions) expect(received[id], id).toBeDefined();
+      await expectReceivedOnce(join(dir.path, 'b', 'queries.db'), 'bob', acked.questions, tried.questions);
       // Exactly once in the stream: at least every acknowledged write, at most every attempt.
       const info = await jsm.streams.info('LORE_EVENTS', { subjects_filter: 'lore.>' });
       const subjects = (info.state.subjects ?? {}) as Record<string, number>;

@@ -5,6 +5,7 @@
  * mode. The knowledge flow (ask, draft, auto-approve, manual accept, summarize) and a community
  * flow run through real MCP clients; afterwards the rows are read back from sqld itself.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   type Client,
@@ -24,7 +25,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QUANTUM_TXT, QUESTION, SEEDS } from '../fixtures/knowledge.js';
 import { ROOT, type Spawned, spawnTs } from '../helpers.js';
 
-const SERVICES = ['users', 'queries', 'approvals', 'knowledge', 'dens', 'dms', 'showcase'] as const;
+const SERVICES = ['users', 'queries', 'approvals', 'knowledge', 'dens', 'dms', 'showcase', 'docs'] as const;
 
 type Requested = Record<string, { status: string; decision: { decided_by: string } | null; draft: unknown }>;
 type Asked = { questions: Array<{ id: string; answers: Array<{ peer: string; text: string }> }> };
@@ -72,7 +73,7 @@ describe('every service on sqld, distributed, through the aggregator', () => {
       LORE_INGEST_OWN_DOCS: 'false',
       LORE_PORT: '0',
     };
-    // Two at a time: seven processes compiling at once on a busy 2-core machine starve each other.
+    // Two at a time: eight processes compiling at once on a busy 2-core machine starve each other.
     const queue = [...SERVICES];
     const boot = async () => {
       for (let s = queue.shift(); s; s = queue.shift()) {
@@ -87,6 +88,8 @@ describe('every service on sqld, distributed, through the aggregator', () => {
               ...auth.env(name),
               LORE_DATA_DIR: shareNodeIdentity(identity, join(dir.path, name)),
               [`LORE_${name.toUpperCase()}_DB_URL`]: sqlds.get(name)!.url,
+              // Who may ingest a corpus (the docs flow below).
+              ...(name === 'docs' ? { LORE_DOCS_OPERATORS: 'erin' } : {}),
             },
             /"url":"(http[^"]+)"/,
             150_000,
@@ -215,6 +218,32 @@ describe('every service on sqld, distributed, through the aggregator', () => {
           .data.recentActivity,
       (a) => a.some((x) => x.kind === 'dm') && a.some((x) => x.kind === 'post'),
     );
+  }, 60_000);
+
+  it('runs a docs flow: an operator ingests a small corpus, another agent searches it', async () => {
+    const erin = await join_('erin', { bio: 'Keeps the mill handbook.' });
+    const folder = join(dir.path, 'handbook');
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(
+      join(folder, 'grinding.md'),
+      '# Grinding\n\nSet the millstone gap to 0.8 mm for rye flour; spelt needs 1.1 mm.\n',
+    );
+    writeFileSync(
+      join(folder, 'cleaning.md'),
+      '# Cleaning\n\nBrush the stones every Friday after the last run.\n',
+    );
+    const ingest = await ok<{ source: string; added: number }>(erin, 'docs_ingest', {
+      inputs: [folder],
+      source: 'handbook',
+    });
+    expect(ingest.data).toMatchObject({ source: 'handbook', added: 2 });
+    const found = await ok<{ results: Array<{ content: string; document: { title: string } }> }>(
+      agents.carol ?? erin,
+      'search_documents',
+      { query: 'millstone gap for rye', corpus: 'handbook' },
+    );
+    expect(found.data.results[0]?.content).toContain('0.8 mm');
+    expect(Number((await sqlds.get('docs')!.query('select count(*) from documents'))[0]![0])).toBe(2);
   }, 60_000);
 
   it('kept every service’s rows in its own database on sqld', async () => {

@@ -1,9 +1,11 @@
 #!/bin/sh
 # Runs beside sqld in its pod: makes sure sqld has one namespace (one database) per name given
 # as an argument, then marks the pod ready and stays up. Idempotent: a namespace that exists
-# is left as it is. The admin API listens on the pod's loopback only.
+# is left as it is. The admin API listens on the pod's loopback only. SQLD_ADMIN_URL and
+# READY_FILE change where it looks and what it touches (the kit's sqld test runs it so).
 set -eu
-admin="http://127.0.0.1:9090"
+admin="${SQLD_ADMIN_URL:-http://127.0.0.1:9090}"
+ready="${READY_FILE:-/tmp/ready}"
 trap 'exit 0' TERM INT
 until curl -fsS -o /dev/null "$admin/"; do sleep 1; done
 for ns in "$@"; do
@@ -16,7 +18,7 @@ for ns in "$@"; do
     exit 1
   fi
 done
-touch /tmp/ready
+touch "$ready"
 echo "databases ready: $*"
 while :; do
   sleep 3600 &

@@ -5,6 +5,7 @@ import { Kvm } from '@nats-io/kv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NatsBus, natsServers } from '../bus/nats.js';
 import { createDirectory } from '../network/index.js';
+import { RATE_LIMIT_BUCKET, sharedRateLimitStore } from '../rate-limit.js';
 import { tempDir } from './index.js';
 import { NatsServerProcess } from './nats.js';
 import { NatsCluster } from './nats-cluster.js';
@@ -41,7 +42,7 @@ describe('a three-server JetStream cluster on loopback', () => {
     expect(cluster.url.split(',')).toHaveLength(3);
   });
 
-  it('keeps the stream and the KV buckets on three servers, and goes on when one is killed', async () => {
+  it('keeps the stream and the KV buckets (directory, rate limits) on three servers, and goes on when one is killed', async () => {
     const bus = await NatsBus.connect({ url: cluster.url, replicas: 3, name: 'cluster-test' });
     try {
       const directory = await createDirectory(bus);
@@ -49,7 +50,9 @@ describe('a three-server JetStream cluster on loopback', () => {
       const stream = await jsm.streams.info('LORE_EVENTS');
       expect(stream.config.num_replicas).toBe(3);
       expect(stream.cluster?.replicas).toHaveLength(2);
-      for (const bucket of ['lore_handles', 'lore_nodes']) {
+      // The rate-limit bucket is created on the first call a limit counts.
+      expect(await sharedRateLimitStore(bus).take('agent-1:read', 100, 60_000, Date.now())).toBe(0);
+      for (const bucket of ['lore_handles', 'lore_nodes', RATE_LIMIT_BUCKET]) {
         const status = await (await new Kvm(bus.connection).open(bucket)).status();
         expect(status.replicas).toBe(3);
       }
