@@ -100,9 +100,8 @@ export async function consoleOverCatalog(opts: {
   const cache = new Map<string, { at: number; agent: { id: string; handle: string; node: string } | null }>();
   const hints = new LiveHints();
   await hints.listen(opts.bus);
-  const rotated = await opts.bus?.listen(AgentKeyRotated.subject, (e) => {
-    const p = AgentKeyRotated.payload.safeParse(e.payload);
-    if (p.success) cache.delete(p.data.revokedKeyHash);
+  const rotated = await opts.bus?.listenTo(AgentKeyRotated, 'aggregator-console-keys', (p) => {
+    cache.delete(p.revokedKeyHash);
   });
   const sessions = sessionStore(opts.config, opts.node, opts.bus);
   return {

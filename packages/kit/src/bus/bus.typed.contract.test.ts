@@ -75,4 +75,28 @@ describeContract('typed contract', (c) => {
       again === bus ? 1 : 0,
     );
   });
+
+  it('listenTo: hands every listener the parsed payload, and counts a payload that fails its schema', async () => {
+    const [a, b] = [await h.bus(), await h.bus()];
+    const Registered = registered();
+    const heard: [string, string][] = [];
+    await a.listenTo(Registered, consumer('cache-a'), (p) => void heard.push(['a', p.agentId]));
+    await b.listenTo(Registered, consumer('cache-b'), (p) => void heard.push(['b', p.agentId]));
+    await a.publish(envelope(Registered.subject, { agentId: ['not', 'a', 'string'] }));
+    await a.publish(envelope(Registered.subject, { agentId: ' ok ' }));
+    await until(() => heard.length === 2);
+    await settle();
+    expect(heard.sort()).toEqual([
+      ['a', 'ok'],
+      ['b', 'ok'],
+    ]);
+    for (const [bus, name] of [
+      [a, consumer('cache-a')],
+      [b, consumer('cache-b')],
+    ] as const) {
+      expect(
+        await bus.drops.count({ event: Registered.subject, consumer: name, reason: 'invalid_payload' }),
+      ).toBe(1);
+    }
+  });
 });
