@@ -300,4 +300,3 @@ async function eventsSettled(l: Lore, quietMs = 250, timeoutMs = 30_000): Promis
     )
     .toBe(true);
 }
-

@@ -13,7 +13,6 @@ import {
   type MsgHdrs,
   type NatsConnection,
   type Subscription as NatsSubscription,
-  nanos,
   headers as natsHeaders,
   RequestError,
   TimeoutError,
