@@ -22,6 +22,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import {
   NATS_USERS,
@@ -209,9 +210,18 @@ export function check(root = REPO_DIR): string[] {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const at = process.argv.indexOf('--nodes');
-  if (at !== -1) {
-    const nodes = (process.argv[at + 1] ?? '').split(',').filter(Boolean);
+  let args: { nodes?: string | undefined; check?: boolean | undefined };
+  try {
+    ({ values: args } = parseArgs({
+      options: { nodes: { type: 'string' }, check: { type: 'boolean' } },
+      strict: true,
+    }));
+  } catch (e) {
+    process.stderr.write(`${(e as Error).message}\nusage: pnpm nats:config [--check | --nodes <id,id...>]\n`);
+    process.exit(2);
+  }
+  if (args.nodes !== undefined) {
+    const nodes = args.nodes.split(',').filter(Boolean);
     if (!nodes.length) {
       process.stderr.write('--nodes: give the node ids, separated by commas\n');
       process.exit(2);
@@ -224,7 +234,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     }
     process.exit(0);
   }
-  if (process.argv.includes('--check')) {
+  if (args.check) {
     const problems = check();
     for (const p of problems) process.stderr.write(`${p}\n`);
     process.exit(problems.length ? 1 : 0);

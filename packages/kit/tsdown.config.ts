@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsdown';
 
 export default defineConfig({
-  // The parser thread's entry lands beside the chunks as dist/parse-worker.js (see text/isolate.ts).
+  // The parser thread's entry lands beside the chunks as dist/parse-worker.js (see text/pool.ts).
   entry: {
     index: 'src/index.ts',
     'testing/index': 'src/testing/index.ts',

@@ -1,6 +1,7 @@
 import { type Logger, nextTraceparent, type RelayRequest } from '@lore/kit';
 import type { Dispatcher, Pool } from 'undici';
 import type { Aggregator, Route } from './aggregator.js';
+import { withRetries } from './retries.js';
 import type { Upstream } from './upstream.js';
 
 /** The revision whose stateless tools/call can travel to a service as it came. */
@@ -112,46 +113,38 @@ export async function createRelay(aggregator: Aggregator, log: Logger): Promise<
     const deadline = Date.now() + policy.deadlineMs;
     const t0 = performance.now();
     let outcome = 'ok';
-    try {
-      for (let attempt = 1; ; attempt++) {
-        const limit = attemptSignal(req.signal, upstream.opts.timeoutMs ?? 60_000);
-        let handedOn = false;
-        try {
-          const res = await send(route, req, body, limit.signal);
-          const type = String(res.headers['content-type'] ?? '');
-          if (
-            res.statusCode >= 500 ||
-            !(type.startsWith('application/json') || type.startsWith('text/event-stream'))
-          ) {
-            // The service, not the call, failed: what the MCP client would throw on, the same way.
-            await res.body.dump();
-            throw new Error(`HTTP ${res.statusCode}`);
-          }
-          // A stream is read after this returns: it releases the attempt's limit when it ends.
-          handedOn = !type.startsWith('application/json');
-          return await answer(
-            res,
-            serverInfo,
-            upstream.name,
-            (o) => {
-              outcome = o;
-            },
-            limit.release,
-          );
-        } catch (err) {
-          const wait = policy.baseDelayMs * 2 ** (attempt - 1) * (0.5 + Math.random());
-          if (
-            !route.retryable ||
-            attempt >= policy.attempts ||
-            req.signal.aborted ||
-            Date.now() + wait > deadline
-          )
-            throw err;
-          await new Promise((r) => setTimeout(r, wait));
-        } finally {
-          if (!handedOn) limit.release();
+    const attempt = async () => {
+      const limit = attemptSignal(req.signal, upstream.opts.timeoutMs ?? 60_000);
+      let handedOn = false;
+      try {
+        const res = await send(route, req, body, limit.signal);
+        const type = String(res.headers['content-type'] ?? '');
+        if (
+          res.statusCode >= 500 ||
+          !(type.startsWith('application/json') || type.startsWith('text/event-stream'))
+        ) {
+          // The service, not the call, failed: what the MCP client would throw on, the same way.
+          await res.body.dump();
+          throw new Error(`HTTP ${res.statusCode}`);
         }
+        // A stream is read after this returns: it releases the attempt's limit when it ends.
+        handedOn = !type.startsWith('application/json');
+        return await answer(
+          res,
+          serverInfo,
+          upstream.name,
+          (o) => {
+            outcome = o;
+          },
+          limit.release,
+        );
+      } finally {
+        if (!handedOn) limit.release();
       }
+    };
+    try {
+      // The same policy as the full MCP exchange's calls: backoff with jitter, within the deadline.
+      return await withRetries(policy, route.retryable, attempt, req.signal, log, deadline);
     } catch (err) {
       if (req.signal.aborted) {
         outcome = 'cancelled';

@@ -1,6 +1,5 @@
 import {
   createService,
-  createTextGenerator,
   type LoreService,
   migrationsFolder,
   nodeLocalBus,
@@ -8,6 +7,7 @@ import {
   type ServiceDeps,
 } from '@lore/kit';
 import { HANDLE_PATTERN } from '@lore/schema';
+import { createTextGenerator } from '@lore/textgen';
 import { approvalsSettings } from './config.js';
 import { ConditionRepository } from './domain/conditions.js';
 import { DecisionRepository } from './domain/decisions.js';

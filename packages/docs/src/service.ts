@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   createService,
-  createTextGenerator,
   embedderFromConfig,
   type LoreService,
   migrationsFolder,
@@ -10,6 +9,7 @@ import {
   type ServiceDeps,
   sharedRateLimitStore,
 } from '@lore/kit';
+import { createTextGenerator } from '@lore/textgen';
 import { docsSettings } from './config.js';
 import { ingestDocuments } from './domain/ingest.js';
 import { AnswerQuota } from './domain/quota.js';

@@ -39,9 +39,8 @@ export class Authenticator {
   }
 
   async start(): Promise<void> {
-    this.sub = await this.bus.listen(AgentKeyRotated.subject, (e) => {
-      const p = AgentKeyRotated.payload.safeParse(e.payload);
-      if (p.success) this.cache.delete(p.data.revokedKeyHash);
+    this.sub = await this.bus.listenTo(AgentKeyRotated, 'kit-authenticator', (p) => {
+      this.cache.delete(p.revokedKeyHash);
     });
   }
 

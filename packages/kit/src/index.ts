@@ -190,18 +190,7 @@ export type {
   SamplingPort,
   TextGenerator,
   TextGeneratorConfig,
-} from './textgen/index.js';
-export {
-  createTextGenerator,
-  DEFAULT_MODEL,
-  extractiveAnswer,
-  NO_KNOWLEDGE_ANSWER,
-  NO_KNOWLEDGE_SUMMARY,
-  parseVerdict,
-  sentencesOf,
-  UNAVAILABLE_VERDICT,
-  UNPARSABLE_VERDICT,
-} from './textgen/index.js';
+} from './textgen-port.js';
 export type { AnyTool, RateClass, ToolAnnotations, ToolContext, ToolDefinition, ToolResult } from './tool.js';
 export { makeContext, READ_ONLY, toolsFor } from './tool.js';
 export { describeTool, ERROR_META_KEY, errorResult, jsonSchema, toolErrorOf } from './tool-call.js';

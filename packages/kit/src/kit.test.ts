@@ -1,4 +1,4 @@
-import { UsersRpc } from '@lore/schema';
+import { AgentKeyRotated, UsersRpc } from '@lore/schema';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Authenticator, bearerToken, generateApiKey, hashApiKey } from './auth.js';
@@ -156,6 +156,36 @@ describe('authenticator', () => {
     expect(await auth.verify('not-a-key')).toBeNull();
     expect(bearerToken('Bearer abc')).toBe('abc');
     expect(bearerToken('Basic abc')).toBeNull();
+    await auth.stop();
+  });
+
+  it('counts a malformed key rotation as dropped and keeps the cached key', async () => {
+    const bus = new MemoryBus();
+    const key = generateApiKey();
+    let asked = 0;
+    await bus.reply(UsersRpc.verifyKey, async () => {
+      asked++;
+      return { agent: { id: 'a1', handle: 'alice', node: 'n' } };
+    });
+    const auth = new Authenticator(bus, 30_000);
+    await auth.start();
+    await auth.verify(key);
+    await bus.publish({
+      id: 'e2',
+      subject: AgentKeyRotated.subject,
+      occurredAt: new Date().toISOString(),
+      producer: { node: 'n', service: 'users' },
+      payload: { agentId: 'a1', revokedKeyHash: 42 },
+    });
+    expect(
+      await bus.drops.count({
+        event: AgentKeyRotated.subject,
+        consumer: 'kit-authenticator',
+        reason: 'invalid_payload',
+      }),
+    ).toBe(1);
+    await auth.verify(key);
+    expect(asked).toBe(1);
     await auth.stop();
   });
 });

@@ -7,7 +7,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { CallInfo, ElicitationAnswer, ElicitationPort } from './mcp.js';
-import type { SamplingPort } from './textgen/types.js';
+import type { SamplingPort } from './textgen-port.js';
 
 /**
  * What a tool asks of the client in the middle of a call: progress notifications, the client's

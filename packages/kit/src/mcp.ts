@@ -19,7 +19,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/server';
 import { elicitationPort, InputRequiredSignal, progressReporter, samplingPort } from './mcp-input.js';
-import type { SamplingPort } from './textgen/types.js';
+import type { SamplingPort } from './textgen-port.js';
 
 /** Everything about one tools/call that is not the arguments. */
 export interface CallInfo {

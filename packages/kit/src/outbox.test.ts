@@ -157,13 +157,24 @@ describe('outbox', () => {
     try {
       bus = await NatsBus.connect({ url: nats.url, stream: 'OUTBOX_TEST', subjectPrefix: 'lore' });
       const db = await open(dir.path);
-      const outbox = new Outbox(db, bus, { node: 'n1', service: 'test' }, log, undefined, 50);
+      // The outbox's view of the bus, counting the publishes that fail.
+      const target = bus;
+      let failed = 0;
+      const relayed: EventBus = Object.assign(Object.create(target) as EventBus, {
+        publish: (e: EventEnvelope) =>
+          target.publish(e).catch((err: unknown) => {
+            failed++;
+            throw err;
+          }),
+      });
+      const outbox = new Outbox(db, relayed, { node: 'n1', service: 'test' }, log, undefined, 50);
       outbox.start();
       await nats.kill();
       await outbox.transaction(async (_tx, emit) => {
         emit(Pinged, { n: 6 });
       });
-      await new Promise((r) => setTimeout(r, 500));
+      // The relay has tried and failed while NATS was down: the event waits in the outbox.
+      await expect.poll(() => failed, { timeout: 15_000, interval: 50 }).toBeGreaterThan(0);
       await nats.start();
       consumerBus = await NatsBus.connect({ url: nats.url, stream: 'OUTBOX_TEST', subjectPrefix: 'lore' });
       const got: number[] = [];

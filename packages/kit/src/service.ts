@@ -17,7 +17,7 @@ import { believeEnvelope } from './network/signing.js';
 import type { NodeIdentity } from './node.js';
 import type { Outbox } from './outbox.js';
 import { RATE_LIMITS, RateLimiter, sharedRateLimitStore } from './rate-limit.js';
-import type { TextGenerator } from './textgen/types.js';
+import type { TextGenerator } from './textgen-port.js';
 import type { AnyTool } from './tool.js';
 import { toolBackend } from './tool-call.js';
 

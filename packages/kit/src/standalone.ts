@@ -15,6 +15,12 @@ export interface StandaloneOptions {
   schema?: z.ZodType<BaseConfig>;
   argv: string[];
   defaultPort?: number;
+  /**
+   * This process publishes the node's key in the network directory. On a NATS with the shipped
+   * permissions only the users service may write the directory (every process of the node shares
+   * the key), so it is the one that passes `true`; with the in-process bus every service does.
+   */
+  publishesNodeKey?: boolean;
 }
 
 /**
@@ -42,9 +48,7 @@ export async function runStandalone(
       log.warn({ err: (err as Error).message, subject: event?.subject, consumer }, 'event handler failed'),
   });
   const directory = await createDirectory(bus, directoryTrust(config, log, node));
-  // The users service publishes the node's key: on a NATS with the shipped permissions it is the
-  // only one allowed to write the directory (every process of the node shares the key).
-  if (name === 'users' || bus.kind === 'memory') await registerNodeKey(directory, node, log);
+  if (opts.publishesNodeKey || bus.kind === 'memory') await registerNodeKey(directory, node, log);
   const service = await create({ config, bus, nodeId: node.id, node, directory, log });
   await service.start();
   const stdio = !!args.stdio;

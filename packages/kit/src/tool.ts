@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { unauthenticated } from './errors.js';
 import type { Logger } from './logger.js';
 import type { ElicitationPort } from './mcp.js';
-import type { SamplingPort } from './textgen/types.js';
+import type { SamplingPort } from './textgen-port.js';
 
 export type RateClass = 'read' | 'write' | 'dm' | 'post' | 'none';
 

@@ -2,10 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Client, call, describeConformance, ok } from '@lore/kit/testing';
+import { type Client, call, describeConformance, makePdf, ok } from '@lore/kit/testing';
 import { KnowledgeRpc, KnowledgeSourceAdded, KnowledgeSourceRemoved, statsSubject } from '@lore/schema';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type Env, makePdf, QUANTUM_TEXT, SOURDOUGH_TEXT, startEnv } from './helpers.js';
+import { type Env, QUANTUM_TEXT, SOURDOUGH_TEXT, startEnv } from './helpers.js';
 
 type Passage = {
   id: string;

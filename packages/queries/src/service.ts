@@ -1,7 +1,6 @@
 import {
   appToolMeta,
   createService,
-  createTextGenerator,
   type LoreService,
   migrationsFolder,
   nodeLocalBus,
@@ -9,6 +8,7 @@ import {
   type ServiceDeps,
 } from '@lore/kit';
 import { AgentTraitsReply, UsersProfileRpc } from '@lore/schema';
+import { createTextGenerator } from '@lore/textgen';
 import { INBOX_APP_URI, inboxApp } from './apps/inbox.js';
 import { queriesSettings } from './config.js';
 import { Delivery } from './domain/delivery.js';

@@ -1,3 +1,4 @@
+export { markdownBlocks } from './blocks.js';
 export { excerpt } from './excerpt.js';
 export {
   DEFAULT_MIN_MATCHES,

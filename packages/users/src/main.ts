@@ -8,6 +8,8 @@ const running = await runStandalone('users', createUsersService, {
   schema: UsersConfigSchema,
   argv: process.argv.slice(2),
   defaultPort: 7401,
+  // The node's key lives in the directory, which only the users service may write.
+  publishesNodeKey: true,
 }).catch((err: unknown) => {
   // A port in use or a bad flag is one line the user can act on, not a stack.
   const failure = startupFailure('users', err);

@@ -10,6 +10,7 @@ import {
   nodeLocalBus,
 } from '@lore/kit';
 import { AgentKeyRotated } from '@lore/schema';
+import { LRUCache } from 'lru-cache';
 import { aggregatorSettings } from '../config.js';
 import { ConsoleToolError, callAs } from './call.js';
 import type { ConsoleDeps } from './context.js';
@@ -97,12 +98,15 @@ export async function consoleOverCatalog(opts: {
   bus?: EventBus;
 }): Promise<{ deps: Omit<ConsoleDeps, 'backend' | 'catalog'>; close(): Promise<void> }> {
   const ttl = opts.config.LORE_AUTH_CACHE_SECONDS * 1000;
-  const cache = new Map<string, { at: number; agent: { id: string; handle: string; node: string } | null }>();
+  // Verdicts by key hash for the services' cache time (LORE_AUTH_CACHE_SECONDS; 0 caches nothing).
+  const cache = new LRUCache<string, { agent: { id: string; handle: string; node: string } | null }>({
+    max: 1000,
+    ttl: Math.max(1, ttl),
+  });
   const hints = new LiveHints();
   await hints.listen(opts.bus);
-  const rotated = await opts.bus?.listen(AgentKeyRotated.subject, (e) => {
-    const p = AgentKeyRotated.payload.safeParse(e.payload);
-    if (p.success) cache.delete(p.data.revokedKeyHash);
+  const rotated = await opts.bus?.listenTo(AgentKeyRotated, 'aggregator-console-keys', (p) => {
+    cache.delete(p.revokedKeyHash);
   });
   const sessions = sessionStore(opts.config, opts.node, opts.bus);
   return {
@@ -114,7 +118,7 @@ export async function consoleOverCatalog(opts: {
       async verify(key) {
         const id = hashApiKey(key);
         const hit = cache.get(id);
-        if (hit && Date.now() - hit.at < ttl) return hit.agent;
+        if (hit) return hit.agent;
         let agent: { id: string; handle: string; node: string } | null;
         try {
           const r = await callAs<{ agent: { id: string; username: string; node: string } }>(
@@ -130,8 +134,7 @@ export async function consoleOverCatalog(opts: {
           if (err instanceof ConsoleToolError && err.code === 401) agent = null;
           else throw err;
         }
-        if (cache.size > 1000) cache.clear();
-        cache.set(id, { at: Date.now(), agent });
+        cache.set(id, { agent });
         return agent;
       },
     },

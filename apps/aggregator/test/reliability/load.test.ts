@@ -236,7 +236,8 @@ describe('load: 50 concurrent clients for 30 s over real HTTP, rate limits on', 
     await workload(DURATION_MS, true);
     loop.disable();
     clearInterval(sampler);
-    await sleep(1000); // let event handlers started by the last calls finish
+    // The event handlers started by the last calls finish: the services' handled-event counts stop moving.
+    await eventsSettled(l);
     gc?.();
     const rssAfter = process.memoryUsage().rss;
     const heapAfter = process.memoryUsage().heapUsed;
@@ -275,3 +276,27 @@ describe('load: 50 concurrent clients for 30 s over real HTTP, rate limits on', 
     expect((await fetch(`${http.url}/readyz`)).status).toBe(200);
   }, 120_000);
 });
+
+/** Event deliveries every service of `l` has handled so far (`lore_events_handled_total`). */
+async function eventsHandled(l: Lore): Promise<number> {
+  let n = 0;
+  for (const s of l.lore.services) for (const v of (await s.metrics.events.get()).values) n += v.value;
+  return n;
+}
+
+/** Waits until no service handles another event between two readings `quietMs` apart. */
+async function eventsSettled(l: Lore, quietMs = 250, timeoutMs = 30_000): Promise<void> {
+  // expect.poll reads at once, then every `quietMs`: the first reading only sets the mark.
+  let last = -1;
+  await expect
+    .poll(
+      async () => {
+        const now = await eventsHandled(l);
+        const still = now === last;
+        last = now;
+        return still;
+      },
+      { timeout: timeoutMs, interval: quietMs },
+    )
+    .toBe(true);
+}

@@ -271,9 +271,10 @@ describe('aggregator in distributed mode with failing upstreams', () => {
 
   it('keeps checking the other upstreams while one of them hangs', async () => {
     faults.push('an upstream hangs while another one dies');
+    const hits = junk.state.hits;
     junk.state.mode = 'hang';
-    // Let a health check of the hung upstream start and get stuck.
-    await new Promise((r) => setTimeout(r, 3 * HEALTH_MS));
+    // A health check of the hung upstream has reached it and is stuck there.
+    await expect.poll(() => junk.state.hits, { timeout: 10_000 }).toBeGreaterThan(hits);
     await slow.kill();
     // Three failed checks at HEALTH_MS each take the dead upstream out; allow generous slack.
     await expect

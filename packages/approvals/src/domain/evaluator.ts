@@ -1,11 +1,12 @@
 import type { TextGenerator } from '@lore/kit';
-import { limiter, UNAVAILABLE_VERDICT, UNPARSABLE_VERDICT } from '@lore/kit';
+import { limiter } from '@lore/kit';
 import type {
   ConditionUnderstanding,
   EvaluateQueryReply,
   EvaluateQueryRequest,
   SourceFacts,
 } from '@lore/schema';
+import { UNAVAILABLE_VERDICT, UNPARSABLE_VERDICT } from '@lore/textgen';
 import { type ConditionRow, sentenceKey } from './conditions.js';
 import { holdFor } from './gate.js';
 import { describe, type Interpretation, interpret, type Tri } from './interpret.js';

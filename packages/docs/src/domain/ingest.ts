@@ -7,6 +7,7 @@ import {
   ParseLimitError,
   parserPool,
   runIsolated,
+  settleInPool,
   type Transaction,
   taskModule,
 } from '@lore/kit';
@@ -114,16 +115,17 @@ export async function ingestDocuments(
   for (let i = 0; i < unique.length; i += batchSize) {
     const batch = unique.slice(i, i + batchSize);
     const prepared: Prepared[] = [];
-    await pool(batch, readConcurrency, async (doc) => {
+    const failed = await settleInPool(batch, readConcurrency, async (doc) => {
       try {
         const p = await prepare(doc, source, existing.get(doc.name), now);
         if (p) prepared.push(p);
         else summary.unchanged++;
-      } catch (err) {
-        summary.failed.push({ origin: doc.origin, reason: (err as Error).message });
+      } finally {
+        opts.onProgress?.(++done, unique.length);
       }
-      opts.onProgress?.(++done, unique.length);
     });
+    for (const { item, err } of failed)
+      summary.failed.push({ origin: item.origin, reason: (err as Error).message });
     if (!prepared.length) continue;
     prepared.sort((a, b) => (a.write.name < b.write.name ? -1 : 1));
     if (target.embedder) summary.vectors += await embed(target, prepared);
@@ -251,14 +253,6 @@ async function embed(target: IngestTarget, prepared: Prepared[]): Promise<number
 export function embeddingText(title: string, headingPath: string[], text: string): string {
   const heading = headingPath.filter((h) => h !== title).join(' > ');
   return `${title}${heading ? `\n${heading}` : ''}\n\n${text}`.slice(0, 8000);
-}
-
-async function pool<T>(items: T[], concurrency: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await fn(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
 }
 
 export interface IngestInputsOptions extends Omit<IngestOptions, 'source'> {

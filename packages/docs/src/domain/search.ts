@@ -14,6 +14,7 @@ import {
   type TermSplit,
 } from '@lore/search';
 import type { SQL } from 'drizzle-orm';
+import { LRUCache } from 'lru-cache';
 import type { ChunkHit, DocsStore } from './store.js';
 
 /** Most query terms sent to FTS5 (the longest win; see `queryTerms`). */
@@ -64,7 +65,7 @@ export interface SearchPage {
  */
 export class DocsSearch {
   private cache: { generation: string; vectors: Array<{ id: string; vector: Float32Array }> } | undefined;
-  private stats: { generation: string; chunks: number; df: Map<string, number> } | undefined;
+  private stats: { generation: string; chunks: number; df: LRUCache<string, number> } | undefined;
   private loading: Promise<Array<{ id: string; vector: Float32Array }>> | undefined;
 
   constructor(
@@ -158,21 +159,21 @@ export class DocsSearch {
     return (await this.prepare(query)).split;
   }
 
-  private splitTerms(terms: string[], df: Map<string, number>, chunks: number): TermSplit | null {
+  private splitTerms(terms: string[], df: LRUCache<string, number>, chunks: number): TermSplit | null {
     // One term needs no counting: its rows are the candidates either way.
     if (terms.length <= 1) return terms.length ? { rare: terms, common: [], rareBound: Infinity } : null;
     return splitTermsByFrequency(terms, (t) => df.get(t) ?? 0, chunks, { minMatches: PRUNE_MIN_MATCHES });
   }
 
   /** How many chunks hold each term (a word or a phrase), cached per corpus generation. */
-  private async counts(terms: string[]): Promise<{ df: Map<string, number>; chunks: number }> {
+  private async counts(terms: string[]): Promise<{ df: LRUCache<string, number>; chunks: number }> {
     const generation = await this.store.generation();
     if (this.stats?.generation !== generation) {
-      this.stats = { generation, chunks: await this.store.chunkCount(), df: new Map() };
+      // The most recently asked terms of this generation (a corpus has more words than are worth keeping).
+      this.stats = { generation, chunks: await this.store.chunkCount(), df: new LRUCache({ max: 20_000 }) };
     }
     const { df, chunks } = this.stats;
-    if (df.size > 20_000) df.clear();
-    const unknown = terms.filter((t) => !df.has(t));
+    const unknown = terms.filter((t) => df.get(t) === undefined);
     if (unknown.length) for (const [t, n] of await this.store.termCounts(unknown)) df.set(t, n);
     return { df, chunks };
   }

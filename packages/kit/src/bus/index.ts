@@ -20,9 +20,11 @@ export {
 export {
   type DroppedEvent,
   EventDrops,
+  listenTyped,
   type OnOptions,
   subscribeTyped,
   type TypedEventHandler,
+  type TypedListener,
   typedHandler,
 } from './typed.js';
 export {

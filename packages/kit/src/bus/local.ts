@@ -1,4 +1,4 @@
-import { subscribeTyped } from './typed.js';
+import { listenTyped, subscribeTyped } from './typed.js';
 import {
   BusNoResponderError,
   type EventBus,
@@ -47,6 +47,7 @@ export function nodeLocalBus(bus: EventBus, nodeId: string): NodeLocalBus {
       ),
     on: (event, options, handler) => subscribeTyped(local, event, options, handler, bus.drops),
     listen: (subject, handler) => bus.listen(subject, handler),
+    listenTo: (event, listener, handler) => listenTyped(bus, event, listener, handler, bus.drops),
     ping: () => bus.ping(),
     close: () => bus.close(),
     async reply(subject: string, handler: RequestHandler): Promise<Subscription> {

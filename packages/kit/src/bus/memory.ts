@@ -1,5 +1,12 @@
 import type { EventDefinition, EventEnvelope } from '@lore/schema';
-import { EventDrops, type OnOptions, subscribeTyped, type TypedEventHandler } from './typed.js';
+import {
+  EventDrops,
+  listenTyped,
+  type OnOptions,
+  subscribeTyped,
+  type TypedEventHandler,
+  type TypedListener,
+} from './typed.js';
 import {
   BusNoResponderError,
   BusRemoteError,
@@ -45,6 +52,10 @@ export class MemoryBus implements EventBus {
 
   on<E extends EventDefinition>(event: E, options: OnOptions, handler: TypedEventHandler<E>) {
     return subscribeTyped(this, event, options, handler, this.drops);
+  }
+
+  listenTo<E extends EventDefinition>(event: E, listener: string, handler: TypedListener<E>) {
+    return listenTyped(this, event, listener, handler, this.drops);
   }
 
   async publish(event: EventEnvelope): Promise<void> {

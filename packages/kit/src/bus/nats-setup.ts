@@ -1,4 +1,12 @@
-import { JetStreamApiCodes, JetStreamApiError, type JetStreamManager, StorageType } from '@nats-io/jetstream';
+import {
+  AckPolicy,
+  type ConsumerUpdateConfig,
+  DeliverPolicy,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  type JetStreamManager,
+  StorageType,
+} from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
 
 /** Creates Lore's event stream, or brings an existing one to these settings. */
@@ -33,4 +41,37 @@ export function natsServers(url: string): string[] {
 /** Durable names may not contain `.`, `*`, `>`, slashes or whitespace. */
 export function durableName(consumer: string): string {
   return consumer.replace(/[^A-Za-z0-9_-]/g, '_');
+}
+
+/** Server API code: a consumer with that name exists with another config (create-only action). */
+const CONSUMER_ALREADY_EXISTS = 10148;
+const ACK_WAIT_MS = 30_000;
+
+/** Creates a durable consumer of the stream, or updates an existing one in place (keeping its position). */
+export async function ensureConsumer(
+  jsm: JetStreamManager,
+  stream: string,
+  durable: string,
+  subjects: string[],
+  maxDeliver: number,
+) {
+  const updatable: Partial<ConsumerUpdateConfig> = {
+    ack_wait: nanos(ACK_WAIT_MS),
+    max_deliver: maxDeliver,
+    // filter_subjects needs server 2.10; a single filter works on older servers too.
+    ...(subjects.length === 1 ? { filter_subject: subjects[0] } : { filter_subjects: subjects }),
+  };
+  try {
+    await jsm.consumers.add(stream, {
+      durable_name: durable,
+      ack_policy: AckPolicy.Explicit,
+      // A new consumer sees the stream's history; an existing durable keeps its own position.
+      deliver_policy: DeliverPolicy.All,
+      ...updatable,
+    });
+  } catch (err) {
+    // The durable exists with other settings (subjects changed in a deploy): update it in place.
+    if (!(err instanceof JetStreamApiError) || err.code !== CONSUMER_ALREADY_EXISTS) throw err;
+    await jsm.consumers.update(stream, durable, updatable);
+  }
 }

@@ -1,10 +1,6 @@
 import type { EventDefinition, EventEnvelope } from '@lore/schema';
 import {
-  AckPolicy,
   type ConsumerMessages,
-  type ConsumerUpdateConfig,
-  DeliverPolicy,
-  JetStreamApiError,
   type JetStreamClient,
   type JetStreamManager,
   type JsMsg,
@@ -17,15 +13,21 @@ import {
   type MsgHdrs,
   type NatsConnection,
   type Subscription as NatsSubscription,
-  nanos,
   headers as natsHeaders,
   RequestError,
   TimeoutError,
 } from '@nats-io/transport-node';
 import { toRemote } from './memory.js';
 import { type NatsCredentials, natsConnectAuth } from './nats-auth.js';
-import { durableName, ensureStream, natsServers } from './nats-setup.js';
-import { EventDrops, type OnOptions, subscribeTyped, type TypedEventHandler } from './typed.js';
+import { durableName, ensureConsumer, ensureStream, natsServers } from './nats-setup.js';
+import {
+  EventDrops,
+  listenTyped,
+  type OnOptions,
+  subscribeTyped,
+  type TypedEventHandler,
+  type TypedListener,
+} from './typed.js';
 import {
   BusNoResponderError,
   BusRemoteError,
@@ -70,9 +72,6 @@ type Reply =
   | { ok: true; value: unknown }
   | { ok: false; error: { message: string; code: number; data?: Record<string, unknown> } };
 
-/** Server API code: a consumer with that name exists with another config (create-only action). */
-const CONSUMER_ALREADY_EXISTS = 10148;
-const ACK_WAIT_MS = 30_000;
 /**
  * Messages pulled ahead per subscription. Small, so that replicas sharing a consumer share the
  * work instead of one of them buffering the whole backlog.
@@ -111,6 +110,10 @@ export class NatsBus implements EventBus {
 
   on<E extends EventDefinition>(event: E, options: OnOptions, handler: TypedEventHandler<E>) {
     return subscribeTyped(this, event, options, handler, this.drops);
+  }
+
+  listenTo<E extends EventDefinition>(event: E, listener: string, handler: TypedListener<E>) {
+    return listenTyped(this, event, listener, handler, this.drops);
   }
 
   /** The underlying connection, for other NATS-backed ports (the network directory's KV). */
@@ -162,7 +165,7 @@ export class NatsBus implements EventBus {
   async subscribe(options: SubscribeOptions, handler: EventHandler): Promise<Subscription> {
     const durable = durableName(options.consumer);
     const maxDeliver = options.maxDeliver ?? 5;
-    await this.ensureConsumer(durable, options.subjects, maxDeliver);
+    await ensureConsumer(this.jsm, this.stream, durable, options.subjects, maxDeliver);
     const consumer = await this.js.consumers.get(this.stream, durable);
     const messages: ConsumerMessages = await consumer.consume({
       max_messages: PREFETCH,
@@ -297,29 +300,6 @@ export class NatsBus implements EventBus {
       } satisfies Reply);
     }
     msg.respond(body);
-  }
-
-  private async ensureConsumer(durable: string, subjects: string[], maxDeliver: number) {
-    const updatable: Partial<ConsumerUpdateConfig> = {
-      ack_wait: nanos(ACK_WAIT_MS),
-      max_deliver: maxDeliver,
-      // filter_subjects needs server 2.10; a single filter works on older servers too.
-      ...(subjects.length === 1 ? { filter_subject: subjects[0] } : { filter_subjects: subjects }),
-    };
-    try {
-      await this.jsm.consumers.add(this.stream, {
-        durable_name: durable,
-        ack_policy: AckPolicy.Explicit,
-        // A new consumer sees the stream's history; an existing durable keeps its own position.
-        deliver_policy: DeliverPolicy.All,
-        ...updatable,
-      });
-    } catch (err) {
-      // The durable exists with other settings (subjects changed in a deploy): update it in place,
-      // which keeps its position.
-      if (!(err instanceof JetStreamApiError) || err.code !== CONSUMER_ALREADY_EXISTS) throw err;
-      await this.jsm.consumers.update(this.stream, durable, updatable);
-    }
   }
 
   private async track(sub: NatsSubscription): Promise<Subscription> {

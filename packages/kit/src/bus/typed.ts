@@ -9,6 +9,12 @@ export type TypedEventHandler<E extends EventDefinition> = (
   info: DeliveryInfo,
 ) => Promise<void>;
 
+/** A per-process listener of one kind of event (see `EventBus.listenTo`). */
+export type TypedListener<E extends EventDefinition> = (
+  payload: EventPayload<E>,
+  event: EventEnvelope<EventPayload<E>>,
+) => void;
+
 /** The durable consumer name, or the subscription's options without subjects (the event gives them). */
 export type OnOptions = string | Omit<SubscribeOptions, 'subjects'>;
 
@@ -80,6 +86,25 @@ function firstIssue(error: { issues: { path: PropertyKey[]; message: string }[] 
   return `${path}: ${issue.message}`;
 }
 
+/** The payload parsed with the event's schema, or undefined once a failing one is dropped (counted, logged). */
+function parseOrDrop<E extends EventDefinition>(
+  def: E,
+  consumer: string,
+  envelope: EventEnvelope,
+  drops: Pick<EventDrops, 'record'>,
+): EventPayload<E> | undefined {
+  const parsed = def.payload.safeParse(envelope.payload);
+  if (parsed.success) return parsed.data as EventPayload<E>;
+  drops.record({
+    event: def.subject,
+    consumer,
+    reason: 'invalid_payload',
+    detail: firstIssue(parsed.error),
+    envelope,
+  });
+  return undefined;
+}
+
 /** Wraps a typed handler: parses the payload once, drops (counted, logged, acknowledged) what fails. */
 export function typedHandler<E extends EventDefinition>(
   def: E,
@@ -88,19 +113,8 @@ export function typedHandler<E extends EventDefinition>(
   drops: Pick<EventDrops, 'record'>,
 ): EventHandler {
   return async (envelope, info) => {
-    const parsed = def.payload.safeParse(envelope.payload);
-    if (!parsed.success) {
-      drops.record({
-        event: def.subject,
-        consumer,
-        reason: 'invalid_payload',
-        detail: firstIssue(parsed.error),
-        envelope,
-      });
-      return;
-    }
-    const payload = parsed.data as EventPayload<E>;
-    await handler(payload, { ...envelope, payload }, info);
+    const payload = parseOrDrop(def, consumer, envelope, drops);
+    if (payload !== undefined) await handler(payload, { ...envelope, payload }, info);
   };
 }
 
@@ -117,4 +131,18 @@ export function subscribeTyped<E extends EventDefinition>(
     { ...opts, subjects: [def.subject] },
     typedHandler(def, opts.consumer, handler, drops),
   );
+}
+
+/** `bus.listenTo`, for any bus: `listen` to one event with its payload parsed once, drops counted. */
+export function listenTyped<E extends EventDefinition>(
+  bus: Pick<EventBus, 'listen'>,
+  def: E,
+  listener: string,
+  handler: TypedListener<E>,
+  drops: Pick<EventDrops, 'record'>,
+): Promise<Subscription> {
+  return bus.listen(def.subject, (envelope) => {
+    const payload = parseOrDrop(def, listener, envelope, drops);
+    if (payload !== undefined) handler(payload, { ...envelope, payload });
+  });
 }

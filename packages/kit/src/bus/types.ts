@@ -1,5 +1,5 @@
 import type { EventDefinition, EventEnvelope } from '@lore/schema';
-import type { EventDrops, OnOptions, TypedEventHandler } from './typed.js';
+import type { EventDrops, OnOptions, TypedEventHandler, TypedListener } from './typed.js';
 
 /** What a handler receives besides the event: how many times it was delivered. */
 export interface DeliveryInfo {
@@ -62,6 +62,15 @@ export interface EventBus {
    * cache invalidation and similar per-process reactions.
    */
   listen(subject: string, handler: (event: EventEnvelope) => void): Promise<Subscription>;
+  /**
+   * `listen` to one event with the payload parsed once with the event's schema. A payload that
+   * fails it is counted in {@link drops} under `listener` (as `consumer`), logged and skipped.
+   */
+  listenTo<E extends EventDefinition>(
+    event: E,
+    listener: string,
+    handler: TypedListener<E>,
+  ): Promise<Subscription>;
   /** Ask a question and wait for one answer. Rejects with `BusTimeoutError` or `BusNoResponderError`. */
   request(subject: string, payload: unknown, options?: RequestOptions): Promise<unknown>;
   /** Answer questions on a subject; replicas share the load (queue group). */

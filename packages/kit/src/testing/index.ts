@@ -187,6 +187,7 @@ export { compressionBombPdf, deeplyNestedHtml, deeplyNestedJson } from './hostil
 export { freePort, NATS_URL, NatsServerProcess, natsAvailable, reachable } from './nats.js';
 export { NatsAuthFixture, nodeIdentityFile, renderNatsAuth, shareNodeIdentity } from './nats-auth.js';
 export { NatsCluster, NatsClusterNode, type NatsClusterOptions } from './nats-cluster.js';
+export { makePdf } from './pdf.js';
 export { type RoundRobinProxy, roundRobinProxy } from './proxy.js';
 export { type ShutdownOutcome, stopAfterNatsDies } from './shutdown.js';
 export { type SqldOptions, SqldProcess, sqldBinary, startSqlds } from './sqld.js';

@@ -1,5 +1,5 @@
-import { sentencesOf } from '@lore/kit';
 import { isContentTerm, stem, tokenize } from '@lore/search';
+import { sentencesOf } from '@lore/textgen';
 
 /** A source a peer's answer cites: the document and the words quoted from it. */
 export interface PeerSource {

@@ -1,8 +1,8 @@
+import type { GenerateRequest, Passage, SamplingPort } from '@lore/kit';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { FakeOpenAI } from '../testing/fake-openai.js';
+import { FakeOpenAI } from './fake-openai.js';
 import { createTextGenerator, parseVerdict } from './generator.js';
 import { escapeData, generationUserMessage, resolveCitations } from './prompt.js';
-import type { GenerateRequest, Passage, SamplingPort } from './types.js';
 
 const passages: Passage[] = [
   { id: 'p1', source: 'handbook.md', text: 'Uploads are limited to 10 GB per agent.' },

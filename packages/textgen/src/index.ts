@@ -6,15 +6,3 @@ export {
   UNAVAILABLE_VERDICT,
   UNPARSABLE_VERDICT,
 } from './generator.js';
-export type {
-  Citation,
-  GenerateRequest,
-  GenerateResult,
-  GenerationStrategy,
-  JudgeRequest,
-  JudgeVerdict,
-  Passage,
-  SamplingPort,
-  TextGenerator,
-  TextGeneratorConfig,
-} from './types.js';

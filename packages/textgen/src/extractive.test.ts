@@ -1,7 +1,7 @@
+import type { GenerateRequest, Passage } from '@lore/kit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { extractiveAnswer, NO_KNOWLEDGE_ANSWER, sentencesOf, stem } from './extractive.js';
-import type { GenerateRequest, Passage } from './types.js';
 
 const passages: Passage[] = [
   {

@@ -1,3 +1,12 @@
+import type {
+  GenerateRequest,
+  GenerateResult,
+  JudgeRequest,
+  JudgeVerdict,
+  SamplingPort,
+  TextGenerator,
+  TextGeneratorConfig,
+} from '@lore/kit';
 import type OpenAI from 'openai';
 import { z } from 'zod';
 import { questionShape } from './aspects.js';
@@ -11,15 +20,6 @@ import {
   promptPassages,
   resolveCitations,
 } from './prompt.js';
-import type {
-  GenerateRequest,
-  GenerateResult,
-  JudgeRequest,
-  JudgeVerdict,
-  SamplingPort,
-  TextGenerator,
-  TextGeneratorConfig,
-} from './types.js';
 
 export const DEFAULT_MODEL = 'gpt-4o-mini';
 const DEFAULT_ENDPOINT_TIMEOUT_MS = 30_000;

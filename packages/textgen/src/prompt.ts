@@ -1,5 +1,5 @@
+import type { Citation, GenerateRequest, JudgeRequest, Passage } from '@lore/kit';
 import { excerpt, queryTerms } from '@lore/search';
-import type { Citation, GenerateRequest, JudgeRequest, Passage } from './types.js';
 
 /** Most passages put in one prompt, and most characters of each. */
 export const MAX_PROMPT_PASSAGES = 40;

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { isContentTerm, stem, synonymsOf, tokenize } from '@lore/search';
+import { LRUCache } from 'lru-cache';
 
 /** Content stems of a text, with the words of the abbreviations and close terms it holds. */
 export function stemsWithSynonyms(text: string): Set<string> {
@@ -54,7 +55,8 @@ function roleWeight(term: Term): { weight: number; entity: boolean } {
   return { weight: 1, entity: false };
 }
 
-const shapes = new Map<string, QuestionShape>();
+// The shapes of the questions asked most recently (a question is often asked again, a draft re-run).
+const shapes = new LRUCache<string, QuestionShape>({ max: 500 });
 
 /**
  * The parts of a question and what each word of it weighs. The part-of-speech tags come from
@@ -90,7 +92,6 @@ export function questionShape(question: string): QuestionShape {
     keys: [...partStems[i]!].filter((s) => !partStems.some((o, j) => j !== i && o.has(s))),
   }));
   const shape = { aspects: aspects.length > 1 ? aspects : [], weight, entityWords };
-  if (shapes.size > 500) shapes.clear();
   shapes.set(question, shape);
   return shape;
 }

@@ -1,7 +1,7 @@
+import type { GenerateRequest, Passage } from '@lore/kit';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { FakeOpenAI } from '../testing/fake-openai.js';
+import { FakeOpenAI } from './fake-openai.js';
 import { createTextGenerator } from './generator.js';
-import type { GenerateRequest, Passage } from './types.js';
 
 const passages: Passage[] = [
   { id: 'p1', source: 'handbook.md', text: 'Uploads are limited to 10 GB per agent.' },

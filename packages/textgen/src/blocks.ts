@@ -1,4 +1,4 @@
-import { tokenize } from '@lore/search';
+import { markdownBlocks, tokenize } from '@lore/search';
 
 /**
  * What an answer can quote from a passage: a sentence of prose, or a code block, list or table
@@ -35,12 +35,11 @@ function sentences(paragraph: string): string[] {
  * joined to it. A passage without a proper sentence or block yields its whole text as one unit.
  */
 export function unitsOf(text: string): Unit[] {
-  const lines = text.replace(/\r\n?/g, '\n').split('\n');
   const units: Unit[] = [];
-  let para: string[] = [];
+  const para: string[] = [];
   const flushPara = () => {
     if (para.length) for (const s of sentences(para.join(' '))) units.push({ kind: 'sentence', text: s });
-    para = [];
+    para.length = 0;
   };
   const pushBlock = (kind: Unit['kind'], body: string) => {
     const prev = units.at(-1);
@@ -51,22 +50,40 @@ export function unitsOf(text: string): Unit[] {
     } else units.push({ kind, text: body });
   };
 
-  for (let i = 0; i < lines.length; i++) {
-    const raw = lines[i]!;
-    const fence = FENCE.exec(raw);
+  // Code blocks as the search package's chunker finds them (kept whole there too); the other
+  // blocks line by line, for headings, block quotes, lists and tables.
+  for (const block of markdownBlocks(text.replace(/\r\n?/g, '\n'))) {
+    const lines = block.split('\n');
+    const fence = FENCE.exec(lines[0]!);
     if (fence) {
       flushPara();
-      const close = new RegExp(`^\\s{0,3}${fence[1]![0]}{${fence[1]!.length},}\\s*$`);
-      const body = [raw.trimStart()];
-      let j = i + 1;
-      while (j < lines.length && !close.test(lines[j]!)) body.push(lines[j++]!);
-      body.push(fence[1]!);
-      i = j;
+      const marker = fence[1]!;
+      const close = new RegExp(`^\\s{0,3}${marker[0]}{${marker.length},}\\s*$`);
+      const inner = lines.length > 1 && close.test(lines.at(-1)!) ? lines.slice(1, -1) : lines.slice(1);
       // An empty block says nothing.
-      if (body.slice(1, -1).some((l) => l.trim() !== '')) pushBlock('code', body.join('\n'));
+      if (inner.some((l) => l.trim() !== ''))
+        pushBlock('code', [lines[0]!.trimStart(), ...inner, marker].join('\n'));
       continue;
     }
-    const line = raw.replace(/^\s*>\s?/, '').trimEnd();
+    blockLines(lines, flushPara, pushBlock, para);
+    flushPara();
+  }
+  if (units.length === 0) {
+    const whole = flat(text);
+    if (whole !== '') units.push({ kind: 'sentence', text: whole });
+  }
+  return units;
+}
+
+/** The lines of a block that is not code: paragraph lines into `para`, lists and tables as blocks. */
+function blockLines(
+  lines: string[],
+  flushPara: () => void,
+  pushBlock: (kind: Unit['kind'], body: string) => void,
+  para: string[],
+): void {
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!.replace(/^\s*>\s?/, '').trimEnd();
     if (line.trim() === '' || HEADING.test(line)) {
       flushPara();
       continue;
@@ -90,12 +107,6 @@ export function unitsOf(text: string): Unit[] {
     }
     para.push(line.trim());
   }
-  flushPara();
-  if (units.length === 0) {
-    const whole = flat(text);
-    if (whole !== '') units.push({ kind: 'sentence', text: whole });
-  }
-  return units;
 }
 
 /**

@@ -1,7 +1,7 @@
+import type { Citation, GenerateRequest, GenerateResult } from '@lore/kit';
 import { excerpt, queryTerms, stem } from '@lore/search';
 import { type Aspect, aspectUnanswered, coversAspect, questionShape, stemsWithSynonyms } from './aspects.js';
 import { type Unit, unitsOf } from './blocks.js';
-import type { Citation, GenerateRequest, GenerateResult } from './types.js';
 
 export { stem } from '@lore/search';
 export { sentencesOf } from './blocks.js';
