@@ -159,7 +159,8 @@ interface Proc {
   child: ChildProcess;
 }
 
-const DEV_USAGE = 'Usage: pnpm dev [--watch] [--no-aggregator] [service…]  (LORE_PORT: base port, default 7400)';
+const DEV_USAGE =
+  'Usage: pnpm dev [--watch] [--no-aggregator] [service…]  (LORE_PORT: base port, default 7400)';
 
 /** A command-line or environment mistake: one line with the usage, exit code 2. */
 class UsageError extends Error {}
@@ -172,29 +173,33 @@ export function devBasePort(value: string | undefined): number {
   if (value === undefined || value.trim() === '') return 7400;
   const base = /^\d+$/.test(value.trim()) ? Number(value.trim()) : Number.NaN;
   if (!Number.isInteger(base) || base < 1 || base > 65_535 - 8)
-    throw new UsageError(`LORE_PORT must be a port number from 1 to 65527 (the base of pnpm dev's ports), got '${value}'`);
+    throw new UsageError(
+      `LORE_PORT must be a port number from 1 to 65527 (the base of pnpm dev's ports), got '${value}'`,
+    );
   return base;
 }
 
 async function main(argv: string[]) {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: { watch: { type: 'boolean' }, 'no-aggregator': { type: 'boolean' } },
-    });
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
+  const parsed = (() => {
+    try {
+      return parseArgs({
+        args: argv,
+        allowPositionals: true,
+        strict: true,
+        options: { watch: { type: 'boolean' }, 'no-aggregator': { type: 'boolean' } },
+      });
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+  })();
   const { values, positionals: asked } = parsed;
   const watch = !!values.watch;
   const withAggregator = !values['no-aggregator'];
   const base = devBasePort(process.env.LORE_PORT);
   const ports = devPorts(base);
   for (const a of asked) {
-    if (!SERVICES.includes(a as Name)) throw new UsageError(`unknown service ${a} (have: ${SERVICES.join(', ')})`);
+    if (!SERVICES.includes(a as Name))
+      throw new UsageError(`unknown service ${a} (have: ${SERVICES.join(', ')})`);
   }
   const wanted = asked.length ? (asked as Name[]) : SERVICES;
   const present = wanted.filter((s) => existsSync(join(ROOT, 'packages', s, 'src', 'main.ts')));

@@ -146,11 +146,18 @@ export function pack(
 const PACK_USAGE = 'Usage: tsx scripts/pack.ts <package> [--out DIR] [--no-build]\n';
 
 function main(argv: string[]) {
-  let parsed: { values: { out?: string | undefined; 'no-build'?: boolean | undefined; help?: boolean | undefined }; positionals: string[] };
+  let parsed: {
+    values: { out?: string | undefined; 'no-build'?: boolean | undefined; help?: boolean | undefined };
+    positionals: string[];
+  };
   try {
     parsed = parseArgs({
       args: argv,
-      options: { out: { type: 'string' }, 'no-build': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        out: { type: 'string' },
+        'no-build': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
       allowPositionals: true,
     });
   } catch (err) {
@@ -163,7 +170,9 @@ function main(argv: string[]) {
     process.exit(0);
   }
   if (positionals.length !== 1) {
-    process.stderr.write(`${positionals.length ? 'Name one package' : 'Name the package to pack'}\n${PACK_USAGE}`);
+    process.stderr.write(
+      `${positionals.length ? 'Name one package' : 'Name the package to pack'}\n${PACK_USAGE}`,
+    );
     process.exit(2);
   }
   const outDir = resolve(values.out ?? join(ROOT, 'packs'));

@@ -46,7 +46,11 @@ describe('client matrix: the Inspector CLI 0.15, every transport, every error co
       for (let i = 0; i < 30 && !refused; i++) {
         const r = (await other.callTool({
           name: 'agent_register',
-          arguments: { username: `filler_${i}`, email: `filler_${i}@example.com`, displayName: `Filler ${i}` },
+          arguments: {
+            username: `filler_${i}`,
+            email: `filler_${i}@example.com`,
+            displayName: `Filler ${i}`,
+          },
         })) as { isError?: boolean; content: Array<{ text?: string }> };
         refused = !!r.isError && /^Error 429: /.test(r.content[0]?.text ?? '');
       }

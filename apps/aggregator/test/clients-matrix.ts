@@ -114,7 +114,10 @@ async function v1(transport: Transport, target: { url: string; key?: string; dat
  * sends no headers, so it can only reach what works without a key; over stdio it starts Lore
  * each time, with the key in the environment.
  */
-export function inspector(transport: Transport, target: { url: string; key?: string; dataDir: string }): Session {
+export function inspector(
+  transport: Transport,
+  target: { url: string; key?: string; dataDir: string },
+): Session {
   const exec = async (args: string[]) => {
     const where =
       transport === 'http'
@@ -273,7 +276,11 @@ export function matrixSuite() {
 
   async function unauthenticated(name: ClientName, transport: Transport) {
     // 401: a key that is not one (over HTTP the header, over stdio LORE_API_KEY).
-    const wrong = await CLIENTS[name](transport, { url: state.url, key: 'lore_sk_not_a_key', dataDir: dir.path });
+    const wrong = await CLIENTS[name](transport, {
+      url: state.url,
+      key: 'lore_sk_not_a_key',
+      dataDir: dir.path,
+    });
     try {
       await wrong.list();
       const r = await wrong.call('agent_profile', { username: 'matrix_target' });

@@ -95,7 +95,9 @@ describe('`pnpm dev` takes its base port from LORE_PORT', () => {
       const r = await sh('pnpm', ['dev', 'users'], { LORE_PORT: value });
       expect(r.code, r.stderr).not.toBe(0);
       expect(failureLines(r.stderr, 'dev:')).toEqual([
-        expect.stringMatching(new RegExp(`^dev: LORE_PORT must be a port number .*got '${value}'.*Usage: pnpm dev`)),
+        expect.stringMatching(
+          new RegExp(`^dev: LORE_PORT must be a port number .*got '${value}'.*Usage: pnpm dev`),
+        ),
       ]);
       expect(r.stdout).not.toContain('dev: starting');
     }

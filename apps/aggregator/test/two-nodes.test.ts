@@ -252,9 +252,8 @@ describe.skipIf(!natsUp)('two nodes on one NATS network', () => {
   it('carries a profile change across nodes: bob’s new bio, updated on B, is what A shows within 5 s', async () => {
     const bio = `Dilution refrigerators and qubit readout (${run}).`;
     const describedOnA = async () =>
-      (
-        await ok<{ descriptions: string[] }>(alice, 'cqGetUserDescriptions', { user_id: `@${h('bob')}` })
-      ).data.descriptions;
+      (await ok<{ descriptions: string[] }>(alice, 'cqGetUserDescriptions', { user_id: `@${h('bob')}` })).data
+        .descriptions;
     expect((await describedOnA()).join('\n')).not.toContain(bio);
     const t0 = Date.now();
     await ok(bob, 'agent_update', { username: h('bob'), bio });

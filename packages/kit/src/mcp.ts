@@ -6,7 +6,6 @@ import {
   type ElicitInputParams,
   type GetPromptResult,
   type InputRequiredResult,
-  type LoggingLevel,
   type McpServerFactory,
   type Prompt,
   ProtocolError,
@@ -18,8 +17,8 @@ import {
   type ServerContext,
   type Tool,
 } from '@modelcontextprotocol/server';
-import { clientLogging, type Notify } from './mcp-logging.js';
 import { elicitationPort, InputRequiredSignal, progressReporter, samplingPort } from './mcp-input.js';
+import { clientLogging, type Notify } from './mcp-logging.js';
 import type { SamplingPort } from './textgen/types.js';
 
 /** Everything about one tools/call that is not the arguments. */

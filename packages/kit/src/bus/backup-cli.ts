@@ -29,8 +29,10 @@ function parseJetStreamArgs(
   const [command, ...args] = positionals;
   if (values.help || command === 'help') return { help: true };
   if (!command) return { error: 'jetstream needs a command: backup or restore' };
-  if (command !== 'backup' && command !== 'restore') return { error: `Unknown command: jetstream ${command}` };
-  if (command === 'backup' && args.length !== 2) return { error: 'jetstream backup needs <stream> and <file>' };
+  if (command !== 'backup' && command !== 'restore')
+    return { error: `Unknown command: jetstream ${command}` };
+  if (command === 'backup' && args.length !== 2)
+    return { error: 'jetstream backup needs <stream> and <file>' };
   if (command === 'restore' && args.length !== 1) return { error: 'jetstream restore needs <file>' };
   return { command, args };
 }

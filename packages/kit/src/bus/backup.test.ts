@@ -122,6 +122,9 @@ describe('JetStream backup and restore through the JetStream API', () => {
       code: 2,
       text: expect.stringContaining('jetstream needs a command: backup or restore'),
     });
-    expect(await cli(['--help'], undefined)).toMatchObject({ code: 0, text: expect.stringContaining('Usage:') });
+    expect(await cli(['--help'], undefined)).toMatchObject({
+      code: 0,
+      text: expect.stringContaining('Usage:'),
+    });
   });
 });
