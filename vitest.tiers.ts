@@ -20,10 +20,10 @@ export const SLOW_TESTS: readonly string[] = [
   // Generated hostile inputs against every tool; attacks on the approval gate with hostile models.
   'apps/aggregator/test/reliability/fuzz.test.ts',
   'apps/aggregator/test/gate-adversarial.test.ts',
-  // The MCP conformance suite, the Inspector and stock clients against a started Lore.
+  // The MCP conformance suite and the Inspector (a process per call) against a started Lore.
   'apps/aggregator/test/conformance.test.ts',
   'apps/aggregator/test/inspector.test.ts',
-  'apps/aggregator/test/clients.test.ts',
+  'apps/aggregator/test/clients-inspector.test.ts',
   // Entry points as processes: pnpm dev, pnpm start, the lore command.
   'apps/aggregator/test/entry-points.test.ts',
   'apps/aggregator/test/cli.test.ts',

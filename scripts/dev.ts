@@ -159,21 +159,47 @@ interface Proc {
   child: ChildProcess;
 }
 
+const DEV_USAGE =
+  'Usage: pnpm dev [--watch] [--no-aggregator] [service…]  (LORE_PORT: base port, default 7400)';
+
+/** A command-line or environment mistake: one line with the usage, exit code 2. */
+class UsageError extends Error {}
+
+/**
+ * The base port from LORE_PORT (7400 when unset or empty): digits only, and room above it for the
+ * services and NATS (base + 8), so `abc`, `1e3`, `0x1f` or `70000` is a usage error naming it.
+ */
+export function devBasePort(value: string | undefined): number {
+  if (value === undefined || value.trim() === '') return 7400;
+  const base = /^\d+$/.test(value.trim()) ? Number(value.trim()) : Number.NaN;
+  if (!Number.isInteger(base) || base < 1 || base > 65_535 - 8)
+    throw new UsageError(
+      `LORE_PORT must be a port number from 1 to 65527 (the base of pnpm dev's ports), got '${value}'`,
+    );
+  return base;
+}
+
 async function main(argv: string[]) {
-  const { values, positionals: asked } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    strict: true,
-    options: { watch: { type: 'boolean' }, 'no-aggregator': { type: 'boolean' } },
-  });
+  const parsed = (() => {
+    try {
+      return parseArgs({
+        args: argv,
+        allowPositionals: true,
+        strict: true,
+        options: { watch: { type: 'boolean' }, 'no-aggregator': { type: 'boolean' } },
+      });
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+  })();
+  const { values, positionals: asked } = parsed;
   const watch = !!values.watch;
   const withAggregator = !values['no-aggregator'];
-  const base = process.env.LORE_PORT ? Number(process.env.LORE_PORT) : 7400;
-  if (!Number.isInteger(base) || base < 1 || base > 65_535 - 8)
-    throw new Error(`LORE_PORT must be a port number (1-65527) for pnpm dev, got '${process.env.LORE_PORT}'`);
+  const base = devBasePort(process.env.LORE_PORT);
   const ports = devPorts(base);
   for (const a of asked) {
-    if (!SERVICES.includes(a as Name)) throw new Error(`unknown service ${a} (have: ${SERVICES.join(', ')})`);
+    if (!SERVICES.includes(a as Name))
+      throw new UsageError(`unknown service ${a} (have: ${SERVICES.join(', ')})`);
   }
   const wanted = asked.length ? (asked as Name[]) : SERVICES;
   const present = wanted.filter((s) => existsSync(join(ROOT, 'packages', s, 'src', 'main.ts')));
@@ -306,6 +332,10 @@ async function main(argv: string[]) {
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   main(process.argv.slice(2)).catch((err) => {
+    if (err instanceof UsageError) {
+      process.stderr.write(`dev: ${err.message}. ${DEV_USAGE}\n`);
+      process.exit(2);
+    }
     process.stderr.write(`dev: ${(err as Error).message}\n`);
     process.exit(1);
   });

@@ -10,14 +10,27 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { loadConfig } from '../packages/kit/src/config.js';
 import { loadNodeIdentity } from '../packages/kit/src/node.js';
 
-const id = process.argv[2];
-if (!id) {
-  process.stderr.write('Usage: pnpm node-identity <node-id>   (lower-case letters, digits and dashes)\n');
+const USAGE = 'Usage: pnpm node-identity <node-id>   (lower-case letters, digits and dashes)\n';
+let parsed: { values: { help?: boolean | undefined }; positionals: string[] };
+try {
+  parsed = parseArgs({ options: { help: { type: 'boolean', short: 'h' } }, allowPositionals: true });
+} catch (err) {
+  process.stderr.write(`${(err as Error).message}\n${USAGE}`);
   process.exit(2);
 }
+if (parsed.values.help) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
+if (parsed.positionals.length !== 1) {
+  process.stderr.write(`${parsed.positionals.length ? 'Name one node id' : 'Name the node id'}\n${USAGE}`);
+  process.exit(2);
+}
+const id = parsed.positionals[0]!;
 const dir = mkdtempSync(join(tmpdir(), 'lore-node-'));
 try {
   loadNodeIdentity(loadConfig({ LORE_DATA_DIR: dir, LORE_NODE_ID: id }));

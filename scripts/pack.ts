@@ -16,6 +16,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -142,15 +143,40 @@ export function pack(
   return packed;
 }
 
+const PACK_USAGE = 'Usage: tsx scripts/pack.ts <package> [--out DIR] [--no-build]\n';
+
 function main(argv: string[]) {
-  const name = argv.find((a) => !a.startsWith('--'));
-  if (!name || argv.includes('--help')) {
-    process.stderr.write('Usage: tsx scripts/pack.ts <package> [--out DIR] [--no-build]\n');
-    process.exit(name ? 0 : 2);
+  let parsed: {
+    values: { out?: string | undefined; 'no-build'?: boolean | undefined; help?: boolean | undefined };
+    positionals: string[];
+  };
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: {
+        out: { type: 'string' },
+        'no-build': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      allowPositionals: true,
+    });
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n${PACK_USAGE}`);
+    process.exit(2);
   }
-  const outIdx = argv.indexOf('--out');
-  const outDir = resolve(outIdx >= 0 ? argv[outIdx + 1]! : join(ROOT, 'packs'));
-  const packed = pack(name, outDir, { build: !argv.includes('--no-build') });
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(PACK_USAGE);
+    process.exit(0);
+  }
+  if (positionals.length !== 1) {
+    process.stderr.write(
+      `${positionals.length ? 'Name one package' : 'Name the package to pack'}\n${PACK_USAGE}`,
+    );
+    process.exit(2);
+  }
+  const outDir = resolve(values.out ?? join(ROOT, 'packs'));
+  const packed = pack(positionals[0]!, outDir, { build: !values['no-build'] });
   process.stdout.write(`${JSON.stringify(packed, null, 2)}\n`);
 }
 

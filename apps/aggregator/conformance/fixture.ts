@@ -264,6 +264,33 @@ const tools = [
       return { text: `Elicitation completed: action=${answer.action}`, data: {} };
     },
   }),
+  tool({
+    ...PUBLIC,
+    name: 'json_schema_2020_12_tool',
+    title: 'JSON Schema 2020-12',
+    description: 'Tool with JSON Schema 2020-12 features',
+    input: z.strictObject({
+      name: z.string().optional(),
+      address: z.object({ street: z.string().optional(), city: z.string().optional() }).optional(),
+    }),
+    // What the zod schema accepts, spelled with `$schema`, `$defs` and `$ref` as SEP-1613 lists it.
+    inputJsonSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      $defs: {
+        address: {
+          type: 'object',
+          properties: { street: { type: 'string' }, city: { type: 'string' } },
+        },
+      },
+      properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
+      additionalProperties: false,
+    },
+    output: empty,
+    async handler(input) {
+      return { text: `Received ${JSON.stringify(input)}`, data: {} };
+    },
+  }),
 ];
 
 const ARGS = ['alpha', 'beta', 'gamma', 'paris', 'park', 'party', 'test', 'testing'];

@@ -31,6 +31,9 @@ function conformance(
         'server',
         '--url',
         url,
+        // Every server scenario the suite has, the pending ones too (the default runs only the active).
+        '--suite',
+        'all',
         ...(baseline ? ['--expected-failures', baseline] : []),
       ],
       {
@@ -54,7 +57,7 @@ function conformance(
   });
 }
 
-describe('MCP conformance suite (server mode), every scenario, no expected failures', () => {
+describe('MCP conformance suite (server mode, --suite all: every server scenario, pending ones too), no expected failures', () => {
   let env: ReturnType<typeof testDeps>;
   let fixture: ReturnType<typeof createConformanceFixture>;
   let http: HttpServerHandle;
@@ -101,7 +104,7 @@ describe('MCP conformance suite (server mode), every scenario, no expected failu
   }, 180_000);
 });
 
-describe('MCP conformance suite (server mode) against Lore', () => {
+describe('MCP conformance suite (server mode, --suite all) against Lore, failures only where a baseline says why', () => {
   const dir = tempDir();
   let lore: AllInOne;
   let aggHttp: HttpServerHandle;

@@ -90,6 +90,18 @@ describe.each(['users', 'docs'])('`lore-%s` (a service alone)', (service) => {
 
 describe('`pnpm dev` takes its base port from LORE_PORT', () => {
   mkdirSync(join(ROOT, 'data'), { recursive: true });
+  it('a LORE_PORT that is not a port is a one-line usage error naming LORE_PORT, before anything starts', async () => {
+    for (const value of ['abc', '1e3', '0x1f', '0', '70000', '7400x']) {
+      const r = await sh('pnpm', ['dev', 'users'], { LORE_PORT: value });
+      expect(r.code, r.stderr).not.toBe(0);
+      expect(failureLines(r.stderr, 'dev:')).toEqual([
+        expect.stringMatching(
+          new RegExp(`^dev: LORE_PORT must be a port number .*got '${value}'.*Usage: pnpm dev`),
+        ),
+      ]);
+      expect(r.stdout).not.toContain('dev: starting');
+    }
+  }, 120_000);
   it('serves the aggregator on LORE_PORT and the service on the next port, and stops cleanly', async () => {
     const { port: base, server } = await blockPort();
     // A free base: the port the blocker held is free again once it closes (services take base+1).

@@ -3,7 +3,8 @@
  *
  * The commands come from the fenced `sh` blocks of the root README and of every package's and
  * app's README. Each is either run here (a one-shot command to its exit code, a server started
- * on a free LORE_PORT and probed on /healthz, a stdio server listed through an MCP client) or
+ * on a free LORE_PORT and probed on /healthz, a stdio server listed through an MCP client, an
+ * Inspector CLI command against a running all-in-one on a free port) or
  * listed in NOT_RUN with the reason it cannot run in a test. A README that gains a command that
  * is in neither fails the first test.
  */
@@ -51,7 +52,13 @@ type How =
   /** A server: started on a free LORE_PORT, /healthz answered, then stopped. */
   | { serve: true }
   /** A stdio server: an MCP client connects through it and lists tools. */
-  | { stdio: true };
+  | { stdio: true }
+  /**
+   * An Inspector CLI command against a running all-in-one (`pnpm lore start` on a free port put
+   * in place of 7400), through the locally installed Inspector 0.15 binary in place of `npx …`:
+   * exits 0 and prints this.
+   */
+  | { inspector: RegExp };
 
 /** The commands run here, by their printed text. */
 const RUN = new Map<string, How>([
@@ -88,6 +95,14 @@ const RUN = new Map<string, How>([
   ['pnpm lore network node-key > node.pub', { exit: true }],
   ['pnpm lore network sign-node --key network.key --node lore-k8s --public-key node.pub', { exit: true }],
   ['pnpm lore network rotate-node-key', { exit: true }],
+  [
+    'npx @modelcontextprotocol/inspector@0.15.0 --cli http://127.0.0.1:7400/mcp --transport http --method tools/list',
+    { inspector: /"name": "agent_register"/ },
+  ],
+  [
+    'npx @modelcontextprotocol/inspector@0.15.0 --cli http://127.0.0.1:7400/mcp --transport http --method tools/call --tool-name agent_register --tool-arg username=my_agent --tool-arg email=me@example.com --tool-arg displayName="My agent"',
+    { inspector: /Agent registered[\s\S]*lore_sk_/ },
+  ],
   ['pnpm lint', { exit: true }],
   ['pnpm --filter @lore/search typecheck', { exit: true }],
   // The docs README prints no start commands of its own.
@@ -112,14 +127,6 @@ const NOT_RUN = new Map<string, string>([
   ['pnpm typecheck', 'type-checks every package (minutes on this machine); CI runs it on every change'],
   ['pnpm test:faults', TEST_RUN],
   ['pnpm test:slow', TEST_RUN],
-  [
-    'npx @modelcontextprotocol/inspector@0.15.0 --cli http://127.0.0.1:7400/mcp --transport http --method tools/list',
-    'fixed to port 7400, which a shared machine may have taken: test/inspector.test.ts runs the same Inspector CLI 0.15 commands against the port it started Lore on',
-  ],
-  [
-    'npx @modelcontextprotocol/inspector@0.15.0 --cli http://127.0.0.1:7400/mcp --transport http --method tools/call --tool-name agent_register --tool-arg username=my_agent --tool-arg email=me@example.com --tool-arg displayName="My agent"',
-    'fixed to port 7400, which a shared machine may have taken: test/inspector.test.ts runs the same call against the port it started Lore on',
-  ],
   [
     'pnpm lore docs ingest https://docs.example.com/sitemap.xml',
     'fetches a site on the internet, which tests do not reach: sitemap crawling runs against a local site in test/docs.test.ts',
@@ -160,6 +167,9 @@ const NOT_RUN = new Map<string, string>([
   ['npx lore start', PACKED],
   ['npx lore start --stdio', PACKED],
 ]);
+
+/** The Inspector CLI 0.15 as installed here (what `npx @modelcontextprotocol/inspector@0.15.0` runs). */
+const INSPECTOR_BIN = join(ROOT, 'apps/aggregator/node_modules/.bin/mcp-inspector');
 
 /** Whole families not run here: test runs of one package or file. */
 const NOT_RUN_FORMS: Array<[RegExp, string]> = [[/^(npx|pnpm) vitest run /, TEST_RUN]];
@@ -232,6 +242,35 @@ async function stop(child: ChildProcess): Promise<void> {
   clearTimeout(t);
 }
 
+/** A server command started in its own process group: the printed one, or for an Inspector command the all-in-one. */
+function serving(how: How, line: string, env: Record<string, string>, port: number) {
+  const child = spawn('sh', ['-c', 'inspector' in how ? 'pnpm lore start' : line], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => {
+    out += d;
+  });
+  child.stderr!.on('data', (d) => {
+    out += d;
+  });
+  const healthy = () =>
+    expect
+      .poll(
+        async () => {
+          if (child.exitCode !== null) return `exited ${child.exitCode}: ${out.slice(-2000)}`;
+          const r = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
+          return r?.status;
+        },
+        { timeout: 90_000, interval: 250 },
+      )
+      .toBe(200);
+  return { child, healthy };
+}
+
 describe('every command the READMEs print', () => {
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
@@ -278,32 +317,19 @@ describe('every command the READMEs print', () => {
         }
         return;
       }
-      const child = spawn('sh', ['-c', line], {
-        cwd: ROOT,
-        env,
-        stdio: ['ignore', 'pipe', 'pipe'],
-        detached: true,
-      });
-      let out = '';
-      child.stdout!.on('data', (d) => {
-        out += d;
-      });
-      child.stderr!.on('data', (d) => {
-        out += d;
-      });
+      const server = serving(how, line, env, port);
       try {
-        await expect
-          .poll(
-            async () => {
-              if (child.exitCode !== null) return `exited ${child.exitCode}: ${out.slice(-2000)}`;
-              const r = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
-              return r?.status;
-            },
-            { timeout: 90_000, interval: 250 },
-          )
-          .toBe(200);
+        await server.healthy();
+        if ('inspector' in how) {
+          const asTyped = command
+            .replace('npx @modelcontextprotocol/inspector@0.15.0', INSPECTOR_BIN)
+            .replace('127.0.0.1:7400', `127.0.0.1:${port}`);
+          const r = await runToEnd(asTyped, mkdtempSync(join(work, 'run-')), env);
+          expect(r.code, r.out.slice(-3000)).toBe(0);
+          expect(r.out).toMatch(how.inspector);
+        }
       } finally {
-        await stop(child);
+        await stop(server.child);
       }
     }, 150_000);
   }

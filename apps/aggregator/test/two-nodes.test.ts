@@ -287,6 +287,23 @@ describe.skipIf(!natsUp)('two nodes on one NATS network', () => {
     expect(rowOf(h('carol'))).not.toContain(ids.b);
   });
 
+  it('carries a profile change across nodes: bob’s new bio, updated on B, is what A shows within 5 s', async () => {
+    const bio = `Dilution refrigerators and qubit readout (${run}).`;
+    const describedOnA = async () =>
+      (await ok<{ descriptions: string[] }>(alice, 'cqGetUserDescriptions', { user_id: `@${h('bob')}` })).data
+        .descriptions;
+    expect((await describedOnA()).join('\n')).not.toContain(bio);
+    const t0 = Date.now();
+    await ok(bob, 'agent_update', { username: h('bob'), bio });
+    await until(describedOnA, (d) => d.join('\n').includes(bio), 5_000);
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    const searched = await ok<{ agents: Array<{ username: string; node: string }> }>(alice, 'agent_search', {
+      query: 'refrigerators',
+      limit: 100,
+    });
+    expect(searched.data.agents.find((a) => a.username === h('bob'))?.node).toBe(ids.b);
+  });
+
   it('runs the mission scenario across nodes: alice on A asks bob on B (and carol on A)', async () => {
     expect(
       (

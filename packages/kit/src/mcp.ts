@@ -6,7 +6,6 @@ import {
   type ElicitInputParams,
   type GetPromptResult,
   type InputRequiredResult,
-  type LoggingLevel,
   type McpServerFactory,
   type Prompt,
   ProtocolError,
@@ -19,6 +18,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/server';
 import { elicitationPort, InputRequiredSignal, progressReporter, samplingPort } from './mcp-input.js';
+import { clientLogging, type Notify } from './mcp-logging.js';
 import type { SamplingPort } from './textgen-port.js';
 
 /** Everything about one tools/call that is not the arguments. */
@@ -45,9 +45,10 @@ export interface CallInfo {
   elicitation?: ElicitationPort | undefined;
   /**
    * Tells this client something the server logged about its call (`notifications/message`),
-   * filtered by the level it chose with `logging/setLevel`; a no-op when it chose none.
+   * filtered by the level it chose with `logging/setLevel`. Without a level, `ifAsked` messages
+   * (Lore's own warnings about a call) are not sent; others are, as the reference servers do.
    */
-  notify?(level: LoggingLevel, data: unknown): Promise<void>;
+  notify?: Notify;
 }
 
 /** The answer of the client's user to an elicitation: accepted (with content), declined or cancelled. */
@@ -170,6 +171,7 @@ export function createMcpFactory(backend: McpBackend): McpServerFactory {
         ? { cacheHints: { 'tools/list': { ttlMs: backend.listTtlMs } } }
         : {}),
     });
+    const notifier = clientLogging(server, era, backend.info.name);
     const callInfo = (ctx: ServerContext): CallInfo => {
       // Sessions (2025-11-25) carry each request's own credentials; stateless requests the factory's.
       const authInfo = ctx.http?.authInfo ?? factoryAuth;
@@ -184,7 +186,7 @@ export function createMcpFactory(backend: McpBackend): McpServerFactory {
         sampling: samplingPort(server, ctx),
         elicitation: elicitationPort(server, ctx),
         progress: progressReporter(ctx),
-        notify: (level, data) => ctx.mcpReq.log(level, data, backend.info.name).catch(() => {}),
+        notify: notifier(ctx),
         ...(extra.ip ? { ip: extra.ip } : {}),
         ...(extra.traceparent ? { traceparent: extra.traceparent } : {}),
         ...(ctx.mcpReq.inputResponses ? { inputResponses: ctx.mcpReq.inputResponses } : {}),

@@ -40,7 +40,7 @@ export function describeTool(t: AnyTool): Tool {
     name: t.name,
     title: t.title,
     description: t.description,
-    inputSchema: jsonSchema(t.input, 'input'),
+    inputSchema: (t.inputJsonSchema as Tool['inputSchema'] | undefined) ?? jsonSchema(t.input, 'input'),
     outputSchema: jsonSchema(t.output, 'output'),
     annotations: { title: t.title, ...t.annotations },
     ...(t.meta ? { _meta: t.meta } : {}),
@@ -163,11 +163,11 @@ export function toolBackend<P>(opts: ServiceOptions<P>, rt: Runtime): McpBackend
       code = te.code;
       if (te.code >= 500) rt.log.error({ err, tool: name, requestId: info.requestId }, 'tool failed');
       // The client hears the server's own warning about its call, when it asked for log messages.
-      await info.notify?.(te.code >= 500 ? 'error' : 'warning', {
-        tool: name,
-        requestId: info.requestId,
-        ...te.toBody(),
-      });
+      await info.notify?.(
+        te.code >= 500 ? 'error' : 'warning',
+        { tool: name, requestId: info.requestId, ...te.toBody() },
+        { ifAsked: true },
+      );
       return errorResult(te);
     } finally {
       done(code);

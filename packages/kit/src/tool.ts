@@ -53,6 +53,11 @@ export interface ToolDefinition<
   title: string;
   description: string;
   input: I;
+  /**
+   * The input schema as tools/list shows it, when the zod schema cannot say it (`$schema`,
+   * `$defs` and `$ref`); it must describe what `input` accepts, which still validates every call.
+   */
+  inputJsonSchema?: Record<string, unknown>;
   output: O;
   annotations: ToolAnnotations;
   rateClass: RateClass;

@@ -114,5 +114,17 @@ describe('JetStream backup and restore through the JetStream API', () => {
       code: 2,
       text: expect.stringContaining('Unknown command: jetstream export'),
     });
+    expect(await cli(['backup', '--stream', 'LORE_EVENTS', '/tmp/x'], undefined)).toMatchObject({
+      code: 2,
+      text: expect.stringMatching(/Unknown option '--stream'[\s\S]*Usage: lore jetstream/),
+    });
+    expect(await cli([], undefined)).toMatchObject({
+      code: 2,
+      text: expect.stringContaining('jetstream needs a command: backup or restore'),
+    });
+    expect(await cli(['--help'], undefined)).toMatchObject({
+      code: 0,
+      text: expect.stringContaining('Usage:'),
+    });
   });
 });
