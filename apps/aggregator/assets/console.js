@@ -103,7 +103,7 @@
     form.addEventListener('drop', (e) => {
       e.preventDefault();
       form.classList.remove('over');
-      if (e.dataTransfer && e.dataTransfer.files.length) {
+      if (e.dataTransfer?.files.length) {
         input.files = e.dataTransfer.files;
         form.requestSubmit();
       }

@@ -149,7 +149,7 @@ describe('aggregator in distributed mode, upstreams as separate processes', () =
 
   it('drops a dead upstream’s tools, answers its calls with a quick 503, keeps the others, and restores it', async () => {
     let changes = 0;
-    const session = await client(url, 'legacy', () => changes++);
+    const _session = await client(url, 'legacy', () => changes++);
     const modern = await client(url, 'modern');
     await beta.kill();
     await expect

@@ -38,8 +38,7 @@ export async function verifyEnvelope(
   directory: NetworkDirectory,
 ): Promise<VerifyOutcome> {
   const sig = envelope.signature;
-  if (!sig || sig.alg !== 'ed25519' || typeof sig.value !== 'string')
-    return { ok: false, reason: 'unsigned' };
+  if (sig?.alg !== 'ed25519' || typeof sig.value !== 'string') return { ok: false, reason: 'unsigned' };
   if (sig.node !== envelope.producer.node) return { ok: false, reason: 'signer is not the producer node' };
   let keys = await directory.nodeKeys(sig.node);
   if (!keys.length) return { ok: false, reason: `unknown node ${sig.node}` };
