@@ -55,6 +55,12 @@ describe('parsing hostile documents in parser threads', () => {
   it('refuses a compression bomb by time or memory while the event loop stays responsive', async () => {
     const bomb = compressionBombPdf({ inflatedMb: 16, pages: 20 });
     expect(bomb.byteLength).toBeLessThan(400_000);
+    // What the machine itself does to this event loop (other suites share the cores): a window
+    // of the same loop with nothing parsing, measured just before.
+    const quiet = monitorEventLoopDelay({ resolution: 10 });
+    quiet.enable();
+    await new Promise((r) => setTimeout(r, 1_000));
+    quiet.disable();
     const delay = monitorEventLoopDelay({ resolution: 10 });
     delay.enable();
     const results = await Promise.allSettled([pdfToText(bomb, pool), pdfToText(bomb, pool)]);
@@ -65,8 +71,9 @@ describe('parsing hostile documents in parser threads', () => {
       expect(err).toBeInstanceOf(ParseLimitError);
       expect(['time', 'memory']).toContain((err as ParseLimitError).limit);
     }
-    // Milliseconds of event-loop delay at the 99th percentile while two bombs were parsed.
-    expect(delay.percentile(99) / 1e6).toBeLessThan(100);
+    // Milliseconds of event-loop delay at the 99th percentile while two bombs were parsed: under
+    // 100 ms more than the same loop shows with nothing parsing (on a quiet machine, a few ms).
+    expect(delay.percentile(99) / 1e6).toBeLessThan(100 + quiet.percentile(99) / 1e6);
     // The pool replaced its threads and parses again.
     const ok = await convertHtml('<p>after</p>', pool);
     expect(ok.markdown).toBe('after');
