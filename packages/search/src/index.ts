@@ -11,6 +11,7 @@ export {
   type TermSplit,
   type TermSplitOptions,
 } from './fts.js';
+export { FTS_TOKENIZER, stemmedMatchQuery, stemmedTerms } from './fts-index.js';
 export { GENERIC_STEMS, GENERIC_WEIGHT, questionWordWeight } from './generic.js';
 export { keywords } from './keywords.js';
 export {

@@ -2,7 +2,8 @@ import { type Database, type PreparedReads, preparedReads, type Transaction } fr
 import { float32FromBuffer, ftsPhrase, type RankedRow, rankSplitTerms, type TermSplit } from '@lore/search';
 import { type SQL, sql } from 'drizzle-orm';
 import { inList, ROWS_PER_INSERT, type Row, slices, toHit } from './store-rows.js';
-import { removeDocuments, upgradeIndex, writeDocuments } from './store-writes.js';
+import { type ReindexOptions, reindexChunks } from './reindex.js';
+import { removeDocuments, writeDocuments } from './store-writes.js';
 
 export { ftsRow } from './store-rows.js';
 
@@ -95,11 +96,11 @@ export class DocsStore {
   }
 
   /**
-   * Rewrites the FTS index from the chunks when it was written by an older `ftsRow` (the index is
-   * contentless, so a change in what it holds needs every row again). True when it did.
+   * Rewrites the FTS index from the chunks, in batches, when it was written by an older `ftsRow`
+   * or emptied by a migration (see `reindexChunks`). How many chunks it rewrote.
    */
-  upgradeIndex(): Promise<boolean> {
-    return upgradeIndex(this.db);
+  reindex(opts?: ReindexOptions): Promise<number> {
+    return reindexChunks(this.db, opts);
   }
 
   /** Moves the corpus generation on (vector caches reload when it changes). */
