@@ -33,6 +33,15 @@ function plural(t: string): string {
 import { tokenEnd, tokenStart } from './terms.js';
 
 /**
+ * The stemmer's first step alone: a lower-case word's plural made singular (`queries` → query,
+ * `classes` → class, `users` → user; `status`, `analysis` and words of three letters or fewer
+ * kept). For looking words up in a word list, where a full stem would not be a key.
+ */
+export function singular(word: string): string {
+  return word.length <= 3 ? word : plural(word);
+}
+
+/**
  * A light English stemmer (plural, then one of -ing, -ed, -er, -ment, -ly…, then a final -e),
  * applied the same way to the indexed text and to queries, so "developments", "developing"
  * and "developed" meet at "develop" and "computers"/"computing"/"compute" at "comput".

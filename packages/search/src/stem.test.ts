@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import { singular, stem } from './stem.js';
+
+describe('singular', () => {
+  it.each([
+    ['queries', 'query'],
+    ['users', 'user'],
+    ['classes', 'class'],
+    ['boxes', 'box'],
+    ['status', 'status'],
+    ['analysis', 'analysis'],
+    ['its', 'its'],
+    ['engineer', 'engineer'],
+  ])('%s → %s', (word, expected) => {
+    expect(singular(word)).toBe(expected);
+  });
+
+  it('is the first step of stem: a word and its singular have one stem', () => {
+    for (const w of ['queries', 'developers', 'classes', 'computers', 'tries'])
+      expect(stem(singular(w))).toBe(stem(w));
+  });
+});
