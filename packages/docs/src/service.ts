@@ -149,7 +149,9 @@ export async function createDocsService(
         .then((n) => {
           if (n) log.info({ chunks: n }, 'docs search index rewritten');
         })
-        .catch((err: Error) => log.warn({ err: err.message }, 'docs search index rewrite failed; next start resumes'));
+        .catch((err: Error) =>
+          log.warn({ err: err.message }, 'docs search index rewrite failed; next start resumes'),
+        );
       // Stopping waits for an ingest of Lore's own documentation that a first call started.
       return async () => {
         stopReindex.abort();

@@ -1,6 +1,5 @@
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type Database, databaseFor, migrationsFolder, openDatabase } from '@lore/kit';
 import { ok, tempDir, testConfig } from '@lore/kit/testing';
 import { FTS_TOKENIZER, stemmedText } from '@lore/search';
@@ -52,7 +51,11 @@ describe('a docs database indexed by the porter migration', () => {
 
   it('is migrated to the stemmed index and answers searches again', async () => {
     // The database as the service left it before: porter FTS rows of the unstemmed text.
-    const old = await openDatabase({ url, schema: tables, migrationsFolder: migrationsBefore(dir.path, '0002_chunks_fts_stemmed') });
+    const old = await openDatabase({
+      url,
+      schema: tables,
+      migrationsFolder: migrationsBefore(dir.path, '0002_chunks_fts_stemmed'),
+    });
     expect(await ftsSql(old)).toMatch(/porter/);
     const docs = [
       { name: 'documents/old/deploy', title: 'Shipping', text: 'Deploying the servers takes two commands.' },
@@ -68,12 +71,11 @@ describe('a docs database indexed by the porter migration', () => {
           values (?, ?, ?, '', ?, 'old', ?, 0)`,
         args: [d.name, `https://old.example/${d.name}`, d.title, d.text, d.name],
       });
-      const id = (
-        await old.$client.execute({
-          sql: `insert into chunks (document, ordinal, heading_path, text) values (?, 0, '[]', ?) returning id`,
-          args: [d.name, d.text],
-        })
-      ).rows[0]!.id;
+      const inserted = await old.$client.execute({
+        sql: `insert into chunks (document, ordinal, heading_path, text) values (?, 0, '[]', ?) returning id`,
+        args: [d.name, d.text],
+      });
+      const id = Number(inserted.rows[0]!.id);
       await old.$client.execute({
         sql: 'insert into chunks_fts (rowid, text, title, heading) values (?, ?, ?, ?)',
         args: [id, d.text, d.title, ''],
@@ -109,7 +111,8 @@ describe('a docs database indexed by the porter migration', () => {
           return n === FILLER ? n : undefined;
         });
         await until('the index version', async () => {
-          const v = (await db.$client.execute(`select value from docs_meta where key = 'fts_version'`)).rows[0];
+          const v = (await db.$client.execute(`select value from docs_meta where key = 'fts_version'`))
+            .rows[0];
           return v ? String(v.value) : undefined;
         });
       } finally {
@@ -166,7 +169,11 @@ describe('reindexChunks', () => {
       await db.$client.execute('delete from chunks_fts');
       await db.$client.execute(`delete from docs_meta where key = 'fts_version'`);
       let checks = 0;
-      const stopAfterOne = { get aborted() { return ++checks > 1; } } as AbortSignal;
+      const stopAfterOne = {
+        get aborted() {
+          return ++checks > 1;
+        },
+      } as AbortSignal;
       expect(await store.reindex({ batch: 10, signal: stopAfterOne })).toBe(10);
       expect(await count(stemmedText('computing'))).toBe(10);
       expect(await store.reindex({ batch: 10 })).toBe(15);

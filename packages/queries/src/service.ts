@@ -150,7 +150,9 @@ export async function createQueriesService(deps: ServiceDeps): Promise<LoreServi
         .then((n) => {
           if (n) log.info({ questions: n }, 'question search index rewritten');
         })
-        .catch((err: Error) => log.warn({ err: err.message }, 'question search index rewrite failed; next start resumes'));
+        .catch((err: Error) =>
+          log.warn({ err: err.message }, 'question search index rewrite failed; next start resumes'),
+        );
       return async () => {
         stopReindex.abort();
         await reindexing;

@@ -46,10 +46,13 @@ describe('a queries database with the porter question index', () => {
       schema: tables,
       migrationsFolder: migrationsBefore(dir.path, '0003_questions_fts_stemmed'),
     });
-    expect(String((await one(old, `select sql from sqlite_master where name = 'questions_fts'`))?.sql)).toMatch(/porter/);
+    expect(
+      String((await one(old, `select sql from sqlite_master where name = 'questions_fts'`))?.sql),
+    ).toMatch(/porter/);
     for (let i = 0; i < QUESTIONS; i++) {
       const id = `qry-old${String(i).padStart(4, '0')}`;
-      const question = i === 7 ? 'Which servers were deployed yesterday?' : `Is question ${i} about gardening?`;
+      const question =
+        i === 7 ? 'Which servers were deployed yesterday?' : `Is question ${i} about gardening?`;
       await old.$client.execute({
         sql: `insert into questions (id, asker_id, asker_handle, question, broadcast, asked_at, expires_at)
           values (?, 'agent-ada', 'ada', ?, 0, ?, ?)`,
@@ -65,7 +68,9 @@ describe('a queries database with the porter question index', () => {
     const node = await startNode({ LORE_QUERIES_DB_URL: url });
     const db = await openDatabase({ url, schema: tables, migrationsFolder: folder });
     try {
-      const sqlText = String((await one(db, `select sql from sqlite_master where name = 'questions_fts'`))?.sql);
+      const sqlText = String(
+        (await one(db, `select sql from sqlite_master where name = 'questions_fts'`))?.sql,
+      );
       expect(sqlText).not.toMatch(/porter/);
       expect(sqlText).toContain(`tokenize = '${FTS_TOKENIZER}'`);
       await until('the question index to be rewritten', async () => {
@@ -73,7 +78,10 @@ describe('a queries database with the porter question index', () => {
         return n === QUESTIONS;
       });
       const log = createLogger({ name: 'test', level: 'silent' });
-      const repo = new QuestionRepository(db, new Outbox(db, new MemoryBus(), { node: 'n', service: 'queries' }, log));
+      const repo = new QuestionRepository(
+        db,
+        new Outbox(db, new MemoryBus(), { node: 'n', service: 'queries' }, log),
+      );
       const found = await repo.find('agent-ada', 'the server deployment');
       expect(found).toMatchObject({ matchedBy: 'search', row: { id: 'qry-old0007' } });
       // Another asker's questions stay out of reach.

@@ -67,11 +67,21 @@ describe('stemmed query terms', () => {
     const db = createClient({ url: ':memory:' });
     try {
       await db.execute(`create virtual table t using fts5(body, tokenize = '${FTS_TOKENIZER}')`);
-      await db.execute({ sql: 'insert into t (rowid, body) values (1, ?)', args: [stemmedText('Deploying the servers')] });
-      await db.execute({ sql: 'insert into t (rowid, body) values (2, ?)', args: [stemmedText('A quiet café')] });
+      await db.execute({
+        sql: 'insert into t (rowid, body) values (1, ?)',
+        args: [stemmedText('Deploying the servers')],
+      });
+      await db.execute({
+        sql: 'insert into t (rowid, body) values (2, ?)',
+        args: [stemmedText('A quiet café')],
+      });
       const hits = async (q: string) =>
-        (await db.execute({ sql: 'select rowid from t where t match ? order by rowid', args: [stemmedMatchQuery(q)!] }))
-          .rows.map((r) => Number(r.rowid));
+        (
+          await db.execute({
+            sql: 'select rowid from t where t match ? order by rowid',
+            args: [stemmedMatchQuery(q)!],
+          })
+        ).rows.map((r) => Number(r.rowid));
       expect(await hits('how was the server deployed?')).toEqual([1]);
       expect(await hits('cafe')).toEqual([2]);
       expect(stemmedMatchQuery('the of and')).toBeNull();

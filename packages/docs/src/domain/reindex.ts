@@ -37,7 +37,13 @@ export async function reindexChunks(db: Database, opts: ReindexOptions = {}): Pr
   for (;;) {
     if (opts.signal?.aborted) return rewritten;
     const done = await db.transaction(async (tx) => {
-      const part = await tx.all<{ id: number; heading: string; text: string; title: string; uri: string }>(sql`
+      const part = await tx.all<{
+        id: number;
+        heading: string;
+        text: string;
+        title: string;
+        uri: string;
+      }>(sql`
         select c.id as id, c.heading_path as heading, c.text as text, d.title as title, d.uri as uri
         from chunks c cross join documents d on d.name = c.document
         where c.id > ${after} order by c.id limit ${batch}`);

@@ -1,8 +1,8 @@
 import { type Database, type PreparedReads, preparedReads, type Transaction } from '@lore/kit';
 import { float32FromBuffer, ftsPhrase, type RankedRow, rankSplitTerms, type TermSplit } from '@lore/search';
 import { type SQL, sql } from 'drizzle-orm';
-import { inList, ROWS_PER_INSERT, type Row, slices, toHit } from './store-rows.js';
 import { type ReindexOptions, reindexChunks } from './reindex.js';
+import { inList, ROWS_PER_INSERT, type Row, slices, toHit } from './store-rows.js';
 import { removeDocuments, writeDocuments } from './store-writes.js';
 
 export { ftsRow } from './store-rows.js';
