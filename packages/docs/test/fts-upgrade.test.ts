@@ -4,7 +4,7 @@ import { type Database, databaseFor, migrationsFolder, openDatabase } from '@lor
 import { ok, tempDir, testConfig } from '@lore/kit/testing';
 import { FTS_TOKENIZER, stemmedText } from '@lore/search';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DocsStore } from '../src/index.js';
+import { DocsSearch, DocsStore } from '../src/index.js';
 import * as tables from '../src/tables.js';
 import { startDocs } from './helpers.js';
 
@@ -176,8 +176,16 @@ describe('reindexChunks', () => {
       } as AbortSignal;
       expect(await store.reindex({ batch: 10, signal: stopAfterOne })).toBe(10);
       expect(await count(stemmedText('computing'))).toBe(10);
+      // A search on the partial index counts (and caches) its terms there: a word of the last
+      // chunks only is in none yet.
+      const search = new DocsSearch(store, null);
+      const find = async (q: string) =>
+        (await search.search({ query: q, filter: null, offset: 0, limit: 5 })).hits.map((h) => h.document);
+      expect(await find('page 24 computer')).not.toContain('documents/t/d24');
       expect(await store.reindex({ batch: 10 })).toBe(15);
       expect(await count(stemmedText('compute'))).toBe(25);
+      // Once done, the corpus generation moved on: the counts are taken again and the rest found.
+      expect(await find('page 24 computer')).toContain('documents/t/d24');
       expect(await store.reindex()).toBe(0);
     } finally {
       db.$client.close();

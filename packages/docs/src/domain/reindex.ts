@@ -1,6 +1,7 @@
 import { type Database, insertRows, type Transaction } from '@lore/kit';
 import { sql } from 'drizzle-orm';
 import { FTS_VERSION, ftsRow, inList, parseHeading, ROWS_PER_INSERT } from './store-rows.js';
+import { bumpGeneration } from './store-writes.js';
 
 /** Chunks rewritten per transaction (one multi-row insert): searches and ingests get in between. */
 export const REINDEX_BATCH = ROWS_PER_INSERT;
@@ -19,7 +20,8 @@ export interface ReindexOptions {
  * Runs in batches of chunks by id, each one transaction that deletes the batch's FTS rows and
  * writes them again and records how far it got (`fts_reindexed_to`), so it can run beside
  * searches and ingests (an ingest writes its own rows in the new form; rewriting them again is
- * harmless) and goes on from there after a restart. Sets `fts_version` when every chunk is done.
+ * harmless) and goes on from there after a restart. Sets `fts_version` when every chunk is done,
+ * and moves the corpus generation on so that term counts cached on the partial index are dropped.
  * Returns how many chunks it rewrote; 0 when the index was current.
  */
 export async function reindexChunks(db: Database, opts: ReindexOptions = {}): Promise<number> {
@@ -49,6 +51,8 @@ export async function reindexChunks(db: Database, opts: ReindexOptions = {}): Pr
         where c.id > ${after} order by c.id limit ${batch}`);
       if (!part.length) {
         await setMeta(tx, 'fts_version', FTS_VERSION);
+        // Searches cache term counts per generation: those counted on the partial index go.
+        await bumpGeneration(tx);
         await tx.run(sql`delete from docs_meta where key = 'fts_reindexed_to'`);
         return true;
       }

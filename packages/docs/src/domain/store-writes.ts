@@ -75,3 +75,9 @@ async function deleteChunks(tx: Transaction, names: string[]) {
     await tx.run(sql`delete from chunks where document in ${inList(part)}`);
   }
 }
+
+/** Moves the corpus generation on (caches of term counts and vectors reload when it changes). */
+export async function bumpGeneration(tx: Transaction): Promise<void> {
+  await tx.run(sql`insert into docs_meta (key, value) values ('generation', '1')
+    on conflict(key) do update set value = cast(cast(value as integer) + 1 as text)`);
+}

@@ -3,7 +3,7 @@ import { float32FromBuffer, ftsPhrase, type RankedRow, rankSplitTerms, type Term
 import { type SQL, sql } from 'drizzle-orm';
 import { type ReindexOptions, reindexChunks } from './reindex.js';
 import { inList, ROWS_PER_INSERT, type Row, slices, toHit } from './store-rows.js';
-import { removeDocuments, writeDocuments } from './store-writes.js';
+import { bumpGeneration, removeDocuments, writeDocuments } from './store-writes.js';
 
 export { ftsRow } from './store-rows.js';
 
@@ -104,9 +104,8 @@ export class DocsStore {
   }
 
   /** Moves the corpus generation on (vector caches reload when it changes). */
-  async bumpGeneration(tx: Transaction): Promise<void> {
-    await tx.run(sql`insert into docs_meta (key, value) values ('generation', '1')
-      on conflict(key) do update set value = cast(cast(value as integer) + 1 as text)`);
+  bumpGeneration(tx: Transaction): Promise<void> {
+    return bumpGeneration(tx);
   }
 
   async generation(): Promise<string> {
