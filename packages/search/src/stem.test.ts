@@ -20,3 +20,25 @@ describe('singular', () => {
       expect(stem(singular(w))).toBe(stem(w));
   });
 });
+
+describe('stem', () => {
+  it.each([
+    ['router', 'router'],
+    ['routers', 'router'],
+    ['server', 'server'],
+    ['route', 'rout'],
+    ['routing', 'rout'],
+    ['computer', 'comput'],
+    ['developer', 'develop'],
+    ['availability', 'availabl'],
+    ['available', 'availabl'],
+    ['compatibility', 'compatibl'],
+    ['compatible', 'compatibl'],
+  ])('%s → %s', (word, expected) => {
+    expect(stem(word)).toBe(expected);
+  });
+
+  it('keeps a router apart from a route (version 2 of the stemmer)', () => {
+    expect(stem('router')).not.toBe(stem('route'));
+  });
+});
