@@ -4,6 +4,7 @@ import { type Database, databaseFor, migrationsFolder, openDatabase } from '@lor
 import { ok, tempDir, testConfig } from '@lore/kit/testing';
 import { FTS_TOKENIZER, stemmedText } from '@lore/search';
 import { afterAll, describe, expect, it } from 'vitest';
+import { FTS_VERSION } from '../src/domain/store-rows.js';
 import { DocsSearch, DocsStore } from '../src/index.js';
 import * as tables from '../src/tables.js';
 import { startDocs } from './helpers.js';
@@ -38,6 +39,13 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+/** The version `rebuildIndex` recorded for the docs index, once a rewrite is complete. */
+const indexVersion = async (db: Database) => {
+  const v = (await db.$client.execute(`select version from lore_index_versions where name = 'chunks_fts'`))
+    .rows[0]?.version;
+  return v ? String(v) : undefined;
+};
 
 interface SearchOut {
   results: Array<{ parent: string }>;
@@ -81,7 +89,6 @@ describe('a docs database indexed by the porter migration', () => {
         args: [id, d.text, d.title, ''],
       });
     }
-    await old.$client.execute(`insert into docs_meta (key, value) values ('fts_version', '2')`);
     old.$client.close();
 
     const docsService = await startDocs({ LORE_DOCS_DB_URL: url });
@@ -110,11 +117,7 @@ describe('a docs database indexed by the porter migration', () => {
           );
           return n === FILLER ? n : undefined;
         });
-        await until('the index version', async () => {
-          const v = (await db.$client.execute(`select value from docs_meta where key = 'fts_version'`))
-            .rows[0];
-          return v ? String(v.value) : undefined;
-        });
+        expect(await until('the index version', () => indexVersion(db))).toBe(FTS_VERSION);
       } finally {
         db.$client.close();
       }
@@ -167,7 +170,7 @@ describe('reindexChunks', () => {
       expect(await count('computers')).toBe(0); // the index holds stems, not the words
       // As a migration leaves it: empty, and no version.
       await db.$client.execute('delete from chunks_fts');
-      await db.$client.execute(`delete from docs_meta where key = 'fts_version'`);
+      await db.$client.execute(`delete from lore_index_versions where name = 'chunks_fts'`);
       let checks = 0;
       const stopAfterOne = {
         get aborted() {
@@ -187,6 +190,56 @@ describe('reindexChunks', () => {
       // Once done, the corpus generation moved on: the counts are taken again and the rest found.
       expect(await find('page 24 computer')).toContain('documents/t/d24');
       expect(await store.reindex()).toBe(0);
+    } finally {
+      db.$client.close();
+    }
+  });
+  it('rewrites an index written with another stemmer version', async () => {
+    const db = await openDatabase({
+      ...databaseFor(testConfig(dir.path), 'docs-stemmer'),
+      schema: tables,
+      migrationsFolder: folder,
+    });
+    try {
+      const store = new DocsStore(db);
+      expect(await store.reindex()).toBe(0); // a fresh database: nothing to rewrite, version recorded
+      await db.transaction((tx) =>
+        store.writeDocuments(tx, [
+          {
+            name: 'documents/t/router',
+            uri: 'https://t.example/router',
+            title: 'Edge',
+            description: '',
+            content: '',
+            dataSource: 't',
+            contentHash: 'r',
+            updateTime: 0,
+            replaces: false,
+            chunks: [{ ordinal: 0, headingPath: [], text: 'Restart the router before upgrading it.' }],
+          },
+        ]),
+      );
+      expect(await store.reindex()).toBe(0); // written with the recorded version: current
+      expect(await indexVersion(db)).toBe(FTS_VERSION);
+      const count = async (term: string) =>
+        Number(
+          (
+            await db.$client.execute({
+              sql: 'select count(*) as n from chunks_fts where chunks_fts match ?',
+              args: [`"${term}"`],
+            })
+          ).rows[0]!.n,
+        );
+      // As stemmer 1 wrote it: "router" was `rout`, and the version says so.
+      await db.$client.execute('delete from chunks_fts');
+      await db.$client.execute(
+        `insert into chunks_fts (rowid, text, title, heading) select id, 'restart the rout befor upgrad it', 'edg', '' from chunks`,
+      );
+      await db.$client.execute(`update lore_index_versions set version = '3+stemmer1' where name = 'chunks_fts'`);
+      expect(await count(stemmedText('router'))).toBe(0);
+      expect(await store.reindex()).toBe(1);
+      expect(await count(stemmedText('router'))).toBe(1);
+      expect(await indexVersion(db)).toBe(FTS_VERSION);
     } finally {
       db.$client.close();
     }

@@ -1,5 +1,5 @@
 import type { RowValue } from '@lore/kit';
-import { pathWords, stemmedText, withIdentifierParts } from '@lore/search';
+import { pathWords, STEMMER_VERSION, stemmedText, withIdentifierParts } from '@lore/search';
 import { type SQL, sql } from 'drizzle-orm';
 import type { ChunkHit } from './store.js';
 
@@ -9,10 +9,11 @@ export const ROWS_PER_INSERT = 400;
 export type Row = Record<string, unknown>;
 
 /**
- * What `ftsRow` writes; a database indexed otherwise is rewritten in the background at start
- * (`reindexChunks`). Bump it whenever `ftsRow` or the stemmer changes what a row holds.
+ * What `ftsRow` writes: its own number (bump it whenever `ftsRow` changes what a row holds) and
+ * the stemmer's (`STEMMER_VERSION`, which @lore/search bumps). A database indexed otherwise is
+ * rewritten in the background at start (`reindexChunks`).
  */
-export const FTS_VERSION = '3';
+export const FTS_VERSION = `3+stemmer${STEMMER_VERSION}`;
 
 /**
  * A chunk's FTS row, as Lore's stems (`stemmedText`; the table's tokenizer does not stem):
