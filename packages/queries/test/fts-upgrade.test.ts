@@ -2,7 +2,7 @@ import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLogger, type Database, MemoryBus, migrationsFolder, Outbox, openDatabase } from '@lore/kit';
 import { tempDir } from '@lore/kit/testing';
-import { FTS_TOKENIZER } from '@lore/search';
+import { FTS_TOKENIZER, STEMMER_VERSION } from '@lore/search';
 import { afterAll, describe, expect, it } from 'vitest';
 import { QuestionRepository } from '../src/domain/questions.js';
 import * as tables from '../src/tables.js';
@@ -89,6 +89,43 @@ describe('a queries database with the porter question index', () => {
     } finally {
       db.$client.close();
       await node.stop();
+    }
+  });
+});
+
+describe('a queries database whose question index an older stemmer wrote', () => {
+  const dir = tempDir();
+  afterAll(() => dir.cleanup());
+  const url = `file:${join(dir.path, 'queries.db')}`;
+  const log = createLogger({ name: 'test', level: 'silent' });
+  const repoOf = (db: Database) =>
+    new QuestionRepository(db, new Outbox(db, new MemoryBus(), { node: 'n', service: 'queries' }, log));
+
+  it('is rewritten at start although it holds a row for every question', async () => {
+    const db = await openDatabase({ url, schema: tables, migrationsFolder: folder });
+    try {
+      // Every question indexed, as stemmer 1 wrote it ("routers" was `rout`), and recorded so.
+      await db.$client.execute(`insert into questions (id, asker_id, asker_handle, question, broadcast, asked_at, expires_at)
+        values ('qry-router', 'agent-ada', 'ada', 'Which routers need a restart?', 0, 1, 1001)`);
+      await db.$client.execute(`insert into questions_fts (question, question_id, asker_id)
+        values ('which rout need a restart', 'qry-router', 'agent-ada')`);
+      await db.$client.execute(`insert into lore_index_versions (name, version) values ('questions_fts', '1')`);
+      expect(await repoOf(db).find('agent-ada', 'the router')).toBeNull();
+
+      const node = await startNode({ LORE_QUERIES_DB_URL: url });
+      try {
+        await until('the question index to be rewritten', async () => {
+          const v = await one(db, `select version from lore_index_versions where name = 'questions_fts'`);
+          return v?.version === STEMMER_VERSION;
+        });
+        const found = await repoOf(db).find('agent-ada', 'the router');
+        expect(found).toMatchObject({ matchedBy: 'search', row: { id: 'qry-router' } });
+        expect(Number((await one(db, 'select count(*) as n from questions_fts'))?.n)).toBe(1);
+      } finally {
+        await node.stop();
+      }
+    } finally {
+      db.$client.close();
     }
   });
 });

@@ -1,5 +1,5 @@
-import type { Database, Transaction } from '@lore/kit';
-import { stemmedText } from '@lore/search';
+import { type Database, rebuildIndex, type Transaction } from '@lore/kit';
+import { STEMMER_VERSION, stemmedText } from '@lore/search';
 import { sql } from 'drizzle-orm';
 
 /**
@@ -22,11 +22,12 @@ export async function indexQuestion(
 }
 
 /**
- * Rewrites the index from `questions` when it holds fewer rows than there are questions (a
- * migration recreated it empty, or a rewrite was cut short). In batches by rowid, each one
+ * Rewrites the index from `questions` when it was written with another stemmer
+ * (`STEMMER_VERSION` of @lore/search, recorded by the kit's `rebuildIndex`) or holds fewer rows
+ * than there are questions (a migration recreated it empty). In batches by rowid, each one
  * transaction that deletes and rewrites its questions' rows, so it runs beside new questions
- * (which index themselves) and searches; `signal` stops it between batches. Returns how many
- * questions it rewrote (0 when the index was complete).
+ * (which index themselves) and searches, and a restart goes on from the last batch; `signal`
+ * stops it between batches. Returns how many questions it rewrote (0 when the index was current).
  */
 export async function reindexQuestions(
   db: Database,
@@ -35,29 +36,24 @@ export async function reindexQuestions(
   const [counts] = await db.all<{ questions: number; indexed: number }>(
     sql`select (select count(*) from questions) as questions, (select count(*) from questions_fts) as indexed`,
   );
-  if (!counts || Number(counts.indexed) >= Number(counts.questions)) return 0;
-  const batch = Math.max(1, opts.batch ?? REINDEX_BATCH);
-  let after = 0;
-  let rewritten = 0;
-  while (!opts.signal?.aborted) {
-    const part = await db.transaction(async (tx) => {
+  return rebuildIndex(db, {
+    name: 'questions_fts',
+    version: STEMMER_VERSION,
+    batch: opts.batch ?? REINDEX_BATCH,
+    force: Number(counts?.indexed ?? 0) < Number(counts?.questions ?? 0),
+    ...(opts.signal ? { signal: opts.signal } : {}),
+    async rewrite(tx, after, limit) {
       const rows = await tx.all<{ seq: number; id: string; question: string; askerId: string }>(sql`
         select rowid as seq, id, question, asker_id as askerId from questions
-        where rowid > ${after} order by rowid limit ${batch}`);
-      if (!rows.length) return rows;
+        where rowid > ${after} order by rowid limit ${limit}`);
+      if (!rows.length) return null;
       const ids = sql.join(
         rows.map((r) => sql`${r.id}`),
         sql`, `,
       );
       await tx.run(sql`delete from questions_fts where question_id in (${ids})`);
       for (const r of rows) await indexQuestion(tx, r);
-      return rows;
-    });
-    if (!part.length) break;
-    after = Number(part[part.length - 1]!.seq);
-    rewritten += part.length;
-    // Let waiting searches and writes run between batches.
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  return rewritten;
+      return { last: Number(rows[rows.length - 1]!.seq), rows: rows.length };
+    },
+  });
 }
