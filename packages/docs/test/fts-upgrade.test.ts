@@ -235,7 +235,9 @@ describe('reindexChunks', () => {
       await db.$client.execute(
         `insert into chunks_fts (rowid, text, title, heading) select id, 'restart the rout befor upgrad it', 'edg', '' from chunks`,
       );
-      await db.$client.execute(`update lore_index_versions set version = '3+stemmer1' where name = 'chunks_fts'`);
+      await db.$client.execute(
+        `update lore_index_versions set version = '3+stemmer1' where name = 'chunks_fts'`,
+      );
       expect(await count(stemmedText('router'))).toBe(0);
       expect(await store.reindex()).toBe(1);
       expect(await count(stemmedText('router'))).toBe(1);

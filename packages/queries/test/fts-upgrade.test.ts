@@ -109,7 +109,9 @@ describe('a queries database whose question index an older stemmer wrote', () =>
         values ('qry-router', 'agent-ada', 'ada', 'Which routers need a restart?', 0, 1, 1001)`);
       await db.$client.execute(`insert into questions_fts (question, question_id, asker_id)
         values ('which rout need a restart', 'qry-router', 'agent-ada')`);
-      await db.$client.execute(`insert into lore_index_versions (name, version) values ('questions_fts', '1')`);
+      await db.$client.execute(
+        `insert into lore_index_versions (name, version) values ('questions_fts', '1')`,
+      );
       expect(await repoOf(db).find('agent-ada', 'the router')).toBeNull();
 
       const node = await startNode({ LORE_QUERIES_DB_URL: url });
