@@ -34,11 +34,11 @@ const oldStems = (text: string) => indexTerms(text).replace(/\brouter\b/g, 'rout
 async function downgrade(db: Database): Promise<void> {
   const chunks = await db.$client.execute('select id, agent_id, heading_path, text from chunks');
   for (const r of chunks.rows) {
-    await db.$client.execute({ sql: 'delete from chunks_fts where rowid = ?', args: [r.id] });
+    await db.$client.execute({ sql: 'delete from chunks_fts where rowid = ?', args: [Number(r.id)] });
     await db.$client.execute({
       sql: 'insert into chunks_fts (rowid, agent, terms) values (?, ?, ?)',
       args: [
-        r.id,
+        Number(r.id),
         agentToken(String(r.agent_id)),
         oldStems(passageText(JSON.parse(String(r.heading_path)) as string[], String(r.text))),
       ],
@@ -46,11 +46,11 @@ async function downgrade(db: Database): Promise<void> {
   }
   const articles = await db.$client.execute('select seq, title, tags, summary, content from articles');
   for (const r of articles.rows) {
-    await db.$client.execute({ sql: 'delete from articles_fts where rowid = ?', args: [r.seq] });
+    await db.$client.execute({ sql: 'delete from articles_fts where rowid = ?', args: [Number(r.seq)] });
     await db.$client.execute({
       sql: 'insert into articles_fts (rowid, title, tags, summary, body) values (?, ?, ?, ?, ?)',
       args: [
-        r.seq,
+        Number(r.seq),
         oldStems(String(r.title)),
         oldStems((JSON.parse(String(r.tags)) as string[]).join(' ')),
         oldStems(String(r.summary)),

@@ -98,7 +98,7 @@ describe('a queries database whose question index an older stemmer wrote', () =>
   afterAll(() => dir.cleanup());
   const url = `file:${join(dir.path, 'queries.db')}`;
   const log = createLogger({ name: 'test', level: 'silent' });
-  const repoOf = (db: Database) =>
+  const repoOf = (db: Database<typeof tables>) =>
     new QuestionRepository(db, new Outbox(db, new MemoryBus(), { node: 'n', service: 'queries' }, log));
 
   it('is rewritten at start although it holds a row for every question', async () => {

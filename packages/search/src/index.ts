@@ -36,7 +36,7 @@ export {
   type SplitOptions,
   splitDocument,
 } from './split.js';
-export { singular, STEMMER_VERSION, stem, stemmedText } from './stem.js';
+export { STEMMER_VERSION, singular, stem, stemmedText } from './stem.js';
 export {
   expansionWords,
   identifierParts,

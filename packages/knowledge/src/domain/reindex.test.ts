@@ -74,10 +74,10 @@ describe('KnowledgeBase.reindex', () => {
     const rows = await db.$client.execute('select id, agent_id, heading_path, text from chunks');
     for (const r of rows.rows) {
       const terms = indexTerms(passageText(JSON.parse(String(r.heading_path)) as string[], String(r.text)));
-      await db.$client.execute({ sql: 'delete from chunks_fts where rowid = ?', args: [r.id] });
+      await db.$client.execute({ sql: 'delete from chunks_fts where rowid = ?', args: [Number(r.id)] });
       await db.$client.execute({
         sql: 'insert into chunks_fts (rowid, agent, terms) values (?, ?, ?)',
-        args: [r.id, agentToken(String(r.agent_id)), terms.replace(/\brouter\b/g, 'rout')],
+        args: [Number(r.id), agentToken(String(r.agent_id)), terms.replace(/\brouter\b/g, 'rout')],
       });
     }
     await db.$client.execute('delete from lore_index_versions');
