@@ -141,9 +141,22 @@ export async function createDocsService(
     outbox,
     handlers: rpcHandlers(store, calls),
     async onStart() {
-      if (await store.upgradeIndex()) log.info('docs search index rewritten for field-aware ranking');
+      // An index written otherwise (an older row format, or emptied by a migration) is rewritten
+      // in the background: starting does not wait, and searches find more as it goes.
+      const stopReindex = new AbortController();
+      const reindexing = store
+        .reindex({ signal: stopReindex.signal })
+        .then((n) => {
+          if (n) log.info({ chunks: n }, 'docs search index rewritten');
+        })
+        .catch((err: Error) =>
+          log.warn({ err: err.message }, 'docs search index rewrite failed; next start resumes'),
+        );
       // Stopping waits for an ingest of Lore's own documentation that a first call started.
-      return () => ownDocsIngest ?? Promise.resolve();
+      return async () => {
+        stopReindex.abort();
+        await Promise.all([reindexing, ownDocsIngest]);
+      };
     },
   });
 }

@@ -12,6 +12,7 @@ import {
 } from '@lore/kit';
 import { ok, tempDir, testConfig } from '@lore/kit/testing';
 import { DocsCorpusIngested, type EventEnvelope } from '@lore/schema';
+import { stemmedText } from '@lore/search';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { crawl, DocsStore, ingestInputs, runDocsCli } from '../src/index.js';
 import * as tables from '../src/tables.js';
@@ -40,7 +41,8 @@ const ftsHits = async (db: Database, term: string) =>
     (
       await db.$client.execute({
         sql: 'select count(*) as n from chunks_fts where chunks_fts match ?',
-        args: [`"${term}"`],
+        // The index holds stems (`stemmedText`), as searches ask for them.
+        args: [`"${stemmedText(term)}"`],
       })
     ).rows[0]!.n,
   );

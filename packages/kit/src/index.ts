@@ -48,6 +48,7 @@ export {
 } from './config.js';
 export type {
   Database,
+  IndexRebuild,
   OpenDatabaseOptions,
   PreparedReadStats,
   RawRow,
@@ -64,6 +65,7 @@ export {
   outbox,
   PreparedReads,
   preparedReads,
+  rebuildIndex,
   tableReader,
 } from './db/index.js';
 export type { Embedder, EmbedderOptions } from './embeddings.js';

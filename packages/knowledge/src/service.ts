@@ -93,7 +93,21 @@ export async function createKnowledgeService(
     ],
     async onStart() {
       await seedArticles(articles, opts.articlesFolder ?? shippedArticlesFolder(import.meta.url), log);
-      return undefined;
+      // An index written with another stemmer is rewritten in the background: starting does not
+      // wait, and searches find more as it goes (see reindexKnowledge).
+      const stopReindex = new AbortController();
+      const reindexing = knowledge
+        .reindex({ signal: stopReindex.signal })
+        .then((n) => {
+          if (n.chunks || n.articles) log.info(n, 'knowledge search index rewritten');
+        })
+        .catch((err: Error) =>
+          log.warn({ err: err.message }, 'knowledge search index rewrite failed; next start resumes'),
+        );
+      return async () => {
+        stopReindex.abort();
+        await reindexing;
+      };
     },
   });
   return service;

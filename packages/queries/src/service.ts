@@ -16,6 +16,7 @@ import { Drafter } from './domain/drafting.js';
 import { Evaluation } from './domain/evaluation.js';
 import { Intake } from './domain/intake.js';
 import { type DropReason, Network } from './domain/network.js';
+import { reindexQuestions } from './domain/question-index.js';
 import { QuestionRepository } from './domain/questions.js';
 import { ReceivedRepository } from './domain/received.js';
 import { Retrier } from './domain/retrier.js';
@@ -143,7 +144,20 @@ export async function createQueriesService(deps: ServiceDeps): Promise<LoreServi
     ],
     async onStart() {
       const running = retrier.start();
-      return () => running.close();
+      // A question index emptied by a migration is rewritten in the background (see reindexQuestions).
+      const stopReindex = new AbortController();
+      const reindexing = reindexQuestions(db, { signal: stopReindex.signal })
+        .then((n) => {
+          if (n) log.info({ questions: n }, 'question search index rewritten');
+        })
+        .catch((err: Error) =>
+          log.warn({ err: err.message }, 'question search index rewrite failed; next start resumes'),
+        );
+      return async () => {
+        stopReindex.abort();
+        await reindexing;
+        await running.close();
+      };
     },
   });
   return service;

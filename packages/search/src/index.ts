@@ -12,6 +12,7 @@ export {
   type TermSplit,
   type TermSplitOptions,
 } from './fts.js';
+export { FTS_TOKENIZER, stemmedMatchQuery, stemmedTerms } from './fts-index.js';
 export { GENERIC_STEMS, GENERIC_WEIGHT, questionWordWeight } from './generic.js';
 export { keywords } from './keywords.js';
 export {
@@ -36,7 +37,7 @@ export {
   type SplitOptions,
   splitDocument,
 } from './split.js';
-export { stem, stemmedText } from './stem.js';
+export { STEMMER_VERSION, singular, stem, stemmedText } from './stem.js';
 export {
   expansionWords,
   identifierParts,

@@ -2,6 +2,17 @@
  * The light English stemmer Lore's knowledge index is written with, shared so that ranking
  * code in any service can compare words the same way.
  */
+
+/**
+ * The version of what `stem` / `stemmedText` return. Every index that stores stemmed text
+ * (knowledge's chunks and articles, docs' chunks, queries' questions) records the version it was
+ * written with and is rewritten in the background at start when it differs. Bump it whenever
+ * the stem of any word changes (a suffix row, a length bound, the plural step…).
+ * 2: `-er` stripped only when five letters remain (router, server keep their own stems);
+ * `-ability` / `-ibility` become `-abl` / `-ibl`.
+ */
+export const STEMMER_VERSION = '2';
+
 // One derivational suffix is stripped after the plural, longest first.
 const SUFFIXES: Array<[string, string]> = [
   ['ational', 'ate'],
@@ -9,6 +20,8 @@ const SUFFIXES: Array<[string, string]> = [
   ['fulness', 'ful'],
   ['ousness', 'ous'],
   ['iveness', 'ive'],
+  ['ibility', 'ibl'],
+  ['ability', 'abl'],
   ['ment', ''],
   ['ness', ''],
   ['ingly', ''],
@@ -31,6 +44,15 @@ function plural(t: string): string {
 }
 
 import { tokenEnd, tokenStart } from './terms.js';
+
+/**
+ * The stemmer's first step alone: a lower-case word's plural made singular (`queries` → query,
+ * `classes` → class, `users` → user; `status`, `analysis` and words of three letters or fewer
+ * kept). For looking words up in a word list, where a full stem would not be a key.
+ */
+export function singular(word: string): string {
+  return word.length <= 3 ? word : plural(word);
+}
 
 /**
  * A light English stemmer (plural, then one of -ing, -ed, -er, -ment, -ly…, then a final -e),
@@ -88,7 +110,8 @@ function stemUncached(token: string): string {
   for (const [suffix, replacement] of SUFFIXES) {
     if (!t.endsWith(suffix)) continue;
     const base = t.slice(0, -suffix.length) + replacement;
-    if (base.length < 3) continue;
+    // `-er` needs a longer base: "router" and "server" are not route and serve.
+    if (base.length < (suffix === 'er' ? 5 : 3)) continue;
     t = DOUBLE.test(base) && base.length > 3 ? base.slice(0, -1) : base;
     break;
   }

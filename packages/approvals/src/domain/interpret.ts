@@ -1,5 +1,5 @@
 import { HANDLE_PATTERN } from '@lore/schema';
-import { STOP_WORDS, stem as stemWord } from '@lore/search';
+import { STOP_WORDS, singular, stem as stemWord } from '@lore/search';
 import { type Category, TOPIC_CATEGORIES, TRAIT_CATEGORIES } from './categories.js';
 import {
   ANYONE,
@@ -52,13 +52,6 @@ export type Tri = 'match' | 'no-match' | 'unknown';
 
 /** Lore's stemmer (`@lore/search`), the same on both sides of a comparison, over lower case. */
 export const stem = (token: string): string => stemWord(token.toLowerCase());
-
-const singular = (w: string) =>
-  w.length > 4 && w.endsWith('ies')
-    ? `${w.slice(0, -3)}y`
-    : w.length > 3 && w.endsWith('s') && !/(?:ss|us|is)$/.test(w)
-      ? w.slice(0, -1)
-      : w;
 
 function words(sentence: string): string[] {
   return (

@@ -8,7 +8,7 @@ import * as tables from '../tables.js';
 import { DocsSearch, RERANK_DEPTH } from './search.js';
 import { BM25_WEIGHTS, DocsStore, type DocumentWrite } from './store.js';
 
-// Letters only (the porter tokenizer would split "w12"), ending in x (which porter leaves alone).
+// Letters only (the tokenizer would split "w12"), ending in x (which the stemmer leaves alone).
 const WORDS = Array.from(
   { length: 600 },
   (_, i) => `w${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}x`,

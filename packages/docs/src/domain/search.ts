@@ -11,6 +11,8 @@ import {
   reciprocalRankFusion,
   rerankBlend,
   splitTermsByFrequency,
+  stemmedTerms,
+  stemmedText,
   type TermSplit,
 } from '@lore/search';
 import type { SQL } from 'drizzle-orm';
@@ -58,8 +60,8 @@ export interface SearchPage {
 }
 
 /**
- * Chunk search: FTS5 BM25 (stop words dropped, at most `MAX_QUERY_TERMS` terms, porter
- * stemming; on a large corpus, the chunks holding one of the query's rarer terms, see
+ * Chunk search: FTS5 BM25 (stop words dropped, at most `MAX_QUERY_TERMS` terms, stemmed with
+ * @lore/search's stemmer as the index is; on a large corpus, the chunks holding one of the query's rarer terms, see
  * `rankingTerms`) and, when an embeddings endpoint is configured, cosine similarity over the
  * chunk vectors, fused by reciprocal rank fusion. Without vectors, pages come straight from SQL.
  */
@@ -135,15 +137,18 @@ export class DocsSearch {
     ).map(({ item, score }) => ({ ...item, score }));
   }
 
-  /** The query's FTS5 terms (its words, then its synonyms' and identifiers' parts), its ranking query and their IDFs. */
+  /**
+   * The query's FTS5 terms (its words, then its synonyms' and identifiers' parts, as the stems
+   * the index holds), its ranking query and their IDFs.
+   */
   async prepare(query: string): Promise<PreparedQuery> {
     const words = queryTerms(query, MAX_QUERY_TERMS);
     const extra = expansionWords(query).slice(0, MAX_EXPANSION_TERMS);
-    const terms = [...words, ...extra.filter((w) => !words.includes(w))];
+    const terms = stemmedTerms([...words, ...extra.filter((w) => !words.includes(w))]);
     const rank = rankQuery(query, MAX_QUERY_TERMS, questionWordWeight);
-    const counted = [...new Set([...terms, ...rank.terms.map((t) => t.text)])];
-    const { df, chunks } = await this.counts(counted);
-    const idf = (t: string) => bm25Idf(Math.max(chunks, 1), Math.min(df.get(t) ?? 0, chunks));
+    // A ranking term's IDF is its stems' (the index holds nothing else).
+    const { df, chunks } = await this.counts(stemmedTerms([...terms, ...rank.terms.map((t) => t.text)]));
+    const idf = (t: string) => bm25Idf(Math.max(chunks, 1), Math.min(df.get(stemmedText(t)) ?? 0, chunks));
     return { split: this.splitTerms(terms, df, chunks), rank, idf };
   }
 

@@ -1,5 +1,5 @@
 import type { RowValue } from '@lore/kit';
-import { pathWords, withIdentifierParts } from '@lore/search';
+import { pathWords, STEMMER_VERSION, stemmedText, withIdentifierParts } from '@lore/search';
 import { type SQL, sql } from 'drizzle-orm';
 import type { ChunkHit } from './store.js';
 
@@ -8,13 +8,18 @@ export const ROWS_PER_INSERT = 400;
 
 export type Row = Record<string, unknown>;
 
-/** What `ftsRow` writes; a database indexed otherwise is rewritten at start (`upgradeIndex`). */
-export const FTS_VERSION = '2';
+/**
+ * What `ftsRow` writes: its own number (bump it whenever `ftsRow` changes what a row holds) and
+ * the stemmer's (`STEMMER_VERSION`, which @lore/search bumps). A database indexed otherwise is
+ * rewritten in the background at start (`reindexChunks`).
+ */
+export const FTS_VERSION = `3+stemmer${STEMMER_VERSION}`;
 
 /**
- * A chunk's FTS row: identifiers in the text and headings also indexed as their parts
- * (`bodyLimit` → body limit), and the document's URL path beside its title (a page at
- * `/docs/middleware/builtin/body-limit` is about a body limit whatever its title says).
+ * A chunk's FTS row, as Lore's stems (`stemmedText`; the table's tokenizer does not stem):
+ * identifiers in the text and headings also indexed as their parts (`bodyLimit` → body limit),
+ * and the document's URL path beside its title (a page at `/docs/middleware/builtin/body-limit`
+ * is about a body limit whatever its title says).
  */
 export function ftsRow(
   id: number,
@@ -23,9 +28,9 @@ export function ftsRow(
 ): RowValue[] {
   return [
     id,
-    withIdentifierParts(chunk.text),
-    withIdentifierParts(`${doc.title}\n${pathWords(doc.uri)}`),
-    withIdentifierParts(chunk.headingPath.join(' ')),
+    stemmedText(withIdentifierParts(chunk.text)),
+    stemmedText(withIdentifierParts(`${doc.title}\n${pathWords(doc.uri)}`)),
+    stemmedText(withIdentifierParts(chunk.headingPath.join(' '))),
   ];
 }
 

@@ -1,9 +1,9 @@
-import { type Database, insertRows, type Transaction } from '@lore/kit';
+import { insertRows, type Transaction } from '@lore/kit';
 import { float32ToBuffer } from '@lore/search';
 import { sql } from 'drizzle-orm';
 import { chunks } from '../tables.js';
 import type { DocumentWrite } from './store.js';
-import { FTS_VERSION, ftsRow, inList, parseHeading, ROWS_PER_INSERT, slices } from './store-rows.js';
+import { ftsRow, inList, ROWS_PER_INSERT, slices } from './store-rows.js';
 
 /** The write side of the docs tables; `DocsStore` runs these in its callers' transactions. */
 
@@ -76,38 +76,8 @@ async function deleteChunks(tx: Transaction, names: string[]) {
   }
 }
 
-/**
- * Rewrites the FTS index from the chunks when it was written by an older `ftsRow` (the index is
- * contentless, so a change in what it holds needs every row again). True when it did.
- */
-export async function upgradeIndex(db: Database): Promise<boolean> {
-  const rows = await db.all<{ value: string }>(sql`select value from docs_meta where key = 'fts_version'`);
-  if (rows[0]?.value === FTS_VERSION) return false;
-  const rewrite = Number((await db.all<{ n: number }>(sql`select count(*) as n from chunks`))[0]?.n ?? 0) > 0;
-  await db.transaction(async (tx) => {
-    if (rewrite) await tx.run(sql`delete from chunks_fts`);
-    for (let after = 0; rewrite; ) {
-      const part = await tx.all<{
-        id: number;
-        heading: string;
-        text: string;
-        title: string;
-        uri: string;
-      }>(sql`
-        select c.id as id, c.heading_path as heading, c.text as text, d.title as title, d.uri as uri
-        from chunks c cross join documents d on d.name = c.document
-        where c.id > ${after} order by c.id limit ${ROWS_PER_INSERT}`);
-      if (!part.length) break;
-      await insertRows(
-        tx,
-        'chunks_fts',
-        ['rowid', 'text', 'title', 'heading'],
-        part.map((r) => ftsRow(Number(r.id), r, { headingPath: parseHeading(r.heading), text: r.text })),
-      );
-      after = Number(part[part.length - 1]!.id);
-    }
-    await tx.run(sql`insert into docs_meta (key, value) values ('fts_version', ${FTS_VERSION})
-      on conflict(key) do update set value = excluded.value`);
-  });
-  return rewrite;
+/** Moves the corpus generation on (caches of term counts and vectors reload when it changes). */
+export async function bumpGeneration(tx: Transaction): Promise<void> {
+  await tx.run(sql`insert into docs_meta (key, value) values ('generation', '1')
+    on conflict(key) do update set value = cast(cast(value as integer) + 1 as text)`);
 }

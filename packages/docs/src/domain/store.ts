@@ -1,8 +1,9 @@
 import { type Database, type PreparedReads, preparedReads, type Transaction } from '@lore/kit';
 import { float32FromBuffer, ftsPhrase, type RankedRow, rankSplitTerms, type TermSplit } from '@lore/search';
 import { type SQL, sql } from 'drizzle-orm';
+import { type ReindexOptions, reindexChunks } from './reindex.js';
 import { inList, ROWS_PER_INSERT, type Row, slices, toHit } from './store-rows.js';
-import { removeDocuments, upgradeIndex, writeDocuments } from './store-writes.js';
+import { bumpGeneration, removeDocuments, writeDocuments } from './store-writes.js';
 
 export { ftsRow } from './store-rows.js';
 
@@ -95,17 +96,16 @@ export class DocsStore {
   }
 
   /**
-   * Rewrites the FTS index from the chunks when it was written by an older `ftsRow` (the index is
-   * contentless, so a change in what it holds needs every row again). True when it did.
+   * Rewrites the FTS index from the chunks, in batches, when it was written by an older `ftsRow`
+   * or emptied by a migration (see `reindexChunks`). How many chunks it rewrote.
    */
-  upgradeIndex(): Promise<boolean> {
-    return upgradeIndex(this.db);
+  reindex(opts?: ReindexOptions): Promise<number> {
+    return reindexChunks(this.db, opts);
   }
 
   /** Moves the corpus generation on (vector caches reload when it changes). */
-  async bumpGeneration(tx: Transaction): Promise<void> {
-    await tx.run(sql`insert into docs_meta (key, value) values ('generation', '1')
-      on conflict(key) do update set value = cast(cast(value as integer) + 1 as text)`);
+  bumpGeneration(tx: Transaction): Promise<void> {
+    return bumpGeneration(tx);
   }
 
   async generation(): Promise<string> {

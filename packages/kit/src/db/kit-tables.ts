@@ -26,3 +26,15 @@ export const inbox = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.consumer, t.eventId] })],
 );
+
+/**
+ * What each derived index of a service (an FTS table of stemmed text…) was written with, so that
+ * a start with other code rewrites it (`rebuildIndex`). `version` is set once a rewrite is
+ * complete; while one runs, `target` is the version it writes and `after` the last row it did.
+ */
+export const indexVersions = sqliteTable('lore_index_versions', {
+  name: text('name').primaryKey(),
+  version: text('version'),
+  target: text('target'),
+  after: integer('after').notNull().default(0),
+});

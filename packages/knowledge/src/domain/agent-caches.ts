@@ -37,6 +37,18 @@ export class AgentCaches {
     max: CACHED_AGENTS,
   });
 
+  /**
+   * Moves on when the whole index changed under every agent (a rewrite for a new stemmer):
+   * statistics carry the epoch in their revision, so those counted before are taken again.
+   */
+  epoch = 0;
+
+  /** The FTS index was rewritten: every agent's statistics are stale. */
+  forgetAll(): void {
+    this.epoch++;
+    this.stats.clear();
+  }
+
   /** The agent's sources changed: its vectors are stale (statistics check their revision). */
   forget(agentId: string): void {
     this.vectors.delete(agentId);

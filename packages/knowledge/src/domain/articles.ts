@@ -296,10 +296,11 @@ async function insertArticle(
   return row!;
 }
 
-async function indexArticle(
+/** Writes an article's FTS row (its stems; also what `reindexKnowledge` rewrites it with). */
+export async function indexArticle(
   tx: Transaction,
   seq: number,
-  d: ArticleDraft & { summary: string },
+  d: Pick<ArticleDraft, 'title' | 'tags' | 'content'> & { summary: string },
 ): Promise<void> {
   await tx.run(sql`insert into articles_fts(rowid, title, tags, summary, body)
     values (${seq}, ${indexTerms(d.title)}, ${indexTerms(d.tags.join(' '))}, ${indexTerms(d.summary)}, ${indexTerms(d.content)})`);

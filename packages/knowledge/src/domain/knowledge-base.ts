@@ -5,6 +5,7 @@ import { AgentCaches } from './agent-caches.js';
 import type { ExtractedDocument } from './ingest.js';
 import { KnowledgeSearcher } from './knowledge-searcher.js';
 import type { AddedSource, SearchOutcome } from './knowledge-types.js';
+import { type ReindexOptions, reindexKnowledge } from './reindex.js';
 import { SourceIngestor } from './source-ingestor.js';
 
 export {
@@ -22,17 +23,17 @@ export {
 export class KnowledgeBase {
   private readonly ingestor: SourceIngestor;
   private readonly searcher: KnowledgeSearcher;
+  private readonly caches = new AgentCaches();
 
   constructor(
-    db: Database<typeof tables>,
+    private readonly db: Database<typeof tables>,
     outbox: Outbox,
     private readonly embedder: Embedder | null,
     log: Logger,
     now: () => number = Date.now,
   ) {
-    const caches = new AgentCaches();
-    this.ingestor = new SourceIngestor(db, outbox, embedder, caches, log, now);
-    this.searcher = new KnowledgeSearcher(db, embedder, caches, log);
+    this.ingestor = new SourceIngestor(db, outbox, embedder, this.caches, log, now);
+    this.searcher = new KnowledgeSearcher(db, embedder, this.caches, log);
   }
 
   get hasVectors(): boolean {
@@ -65,6 +66,14 @@ export class KnowledgeBase {
     opts: { limit: number; source?: string; signal?: AbortSignal; relevantFirst?: boolean },
   ): Promise<SearchOutcome> {
     return this.searcher.search(agentId, text, opts);
+  }
+
+  /**
+   * Rewrites the FTS indexes when they were written with another stemmer (see
+   * `reindexKnowledge`): run in the background at start.
+   */
+  reindex(opts?: ReindexOptions): Promise<{ chunks: number; articles: number }> {
+    return reindexKnowledge(this.db, this.caches, opts);
   }
 
   stats(): Promise<{ sources: number; chunks: number; agents: number }> {

@@ -152,7 +152,8 @@ export class KnowledgeSearcher {
     const cached = this.caches.stats.get(agentId);
     if (cached && cached.df.size > STATS_CACHE_STEMS) cached.df.clear();
     const row = await this.summary(agentId);
-    const rev = revision(row);
+    // The epoch moves on when the index is rewritten (see `reindexKnowledge`).
+    const rev = `${this.caches.epoch}:${revision(row)}`;
     let stats: AgentStats;
     if (cached?.rev === rev) {
       const missing = queryStems.filter((s) => !cached.df.has(s));

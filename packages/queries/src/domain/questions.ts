@@ -1,10 +1,11 @@
 import type { Database, Outbox, Transaction } from '@lore/kit';
 import type { AnswerCitation, AskerProfile, PeerStatus } from '@lore/schema';
 import { type AnswerShared, QUERY_ID_PATTERN, QuestionAsked } from '@lore/schema';
-import { ftsMatchQuery } from '@lore/search';
+import { stemmedMatchQuery } from '@lore/search';
 import { and, asc, count, desc, eq, gte, inArray, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import * as tables from '../tables.js';
+import { indexQuestion } from './question-index.js';
 
 const { questions, questionPeers, answers } = tables;
 export type QuestionRow = typeof questions.$inferSelect;
@@ -68,9 +69,7 @@ export class QuestionRepository {
           })),
         );
       }
-      await tx.run(
-        sql`insert into questions_fts (question, question_id, asker_id) values (${q.question}, ${q.id}, ${q.asker.id})`,
-      );
+      await indexQuestion(tx, { id: q.id, question: q.question, askerId: q.asker.id });
       // One event per RECIPIENTS_PER_EVENT recipients: a broadcast stays under NATS's message size limit.
       for (let i = 0; i < q.peers.length; i += RECIPIENTS_PER_EVENT) {
         emit(QuestionAsked, {
@@ -106,7 +105,7 @@ export class QuestionRepository {
       .orderBy(desc(questions.askedAt))
       .limit(1);
     if (exact[0]) return { row: exact[0], matchedBy: 'exact' };
-    const match = ftsMatchQuery(text, 16);
+    const match = stemmedMatchQuery(text, 16);
     if (!match) return null;
     const hits = await this.db.all<{ question_id: string }>(
       sql`select question_id from questions_fts where questions_fts match ${match} and asker_id = ${askerId}
