@@ -14,8 +14,8 @@ import { createKnowledgeService } from '@lore/knowledge';
 import { KnowledgeSourceAdded } from '@lore/schema';
 import { createUsersService } from '@lore/users';
 import { Corpus } from '../corpus.js';
-import { profiled } from './cpu.js';
 import { benchDeps, registerAgent, until } from '../services.js';
+import { profiled } from './cpu.js';
 
 const sources = Number(process.argv[2] ?? 60);
 const rounds = Number(process.argv[3] ?? 3);

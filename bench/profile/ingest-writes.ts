@@ -57,7 +57,15 @@ async function run(setup: string[]): Promise<string> {
     const { pieces, terms } = prepared[s]!;
     const tx = await db.$client.transaction('write');
     let c = process.cpuUsage();
-    const rows = pieces.map((p, j) => [`s${s}`, 'a1', p.index, JSON.stringify(p.headingPath), p.text, terms[j]!.length, null]);
+    const rows = pieces.map((p, j) => [
+      `s${s}`,
+      'a1',
+      p.index,
+      JSON.stringify(p.headingPath),
+      p.text,
+      terms[j]!.length,
+      null,
+    ]);
     const ids = await tx.execute({
       sql: `insert into chunks (source_id, agent_id, position, heading_path, text, length, embedding)
         select value->>0, value->>1, value->>2, value->>3, value->>4, value->>5, value->>6

@@ -65,4 +65,5 @@ async function run(kind: 'flat' | 'json' | 'client'): Promise<number> {
 }
 
 for (let r = 0; r < 4; r++)
-  for (const k of ['flat', 'json', 'client'] as const) console.log(`${k}: ${(await run(k)).toFixed(1)} µs a row`);
+  for (const k of ['flat', 'json', 'client'] as const)
+    console.log(`${k}: ${(await run(k)).toFixed(1)} µs a row`);

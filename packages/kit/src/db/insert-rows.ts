@@ -49,7 +49,8 @@ function rowsInsert(table: string, columns: string[], rows: RowValue[][], suffix
 function jsonable(rows: RowValue[][]): boolean {
   for (const row of rows)
     for (const v of row)
-      if (v !== null && typeof v !== 'string' && !(typeof v === 'number' && Number.isSafeInteger(v))) return false;
+      if (v !== null && typeof v !== 'string' && !(typeof v === 'number' && Number.isSafeInteger(v)))
+        return false;
   return true;
 }
 
