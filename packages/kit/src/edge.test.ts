@@ -31,6 +31,40 @@ describe('jsonTooDeep', () => {
     expect(jsonTooDeep('{"a":[[[1]]]}', 3)).toBe(true);
     expect(jsonTooDeep(`{"a":"${'['.repeat(100)}\\"${'{'.repeat(100)}"}`, 3)).toBe(false);
   });
+
+  it('agrees with a scan that steps through every character, escapes included', () => {
+    // The scan before strings were skipped by searching for their closing quote.
+    const stepping = (text: string, max: number) => {
+      let depth = 0;
+      let inString = false;
+      for (let i = 0; i < text.length; i++) {
+        const c = text.charCodeAt(i);
+        if (inString) {
+          if (c === 92) i++;
+          else if (c === 34) inString = false;
+        } else if (c === 34) inString = true;
+        else if (c === 123 || c === 91) {
+          if (++depth > max) return true;
+        } else if (c === 125 || c === 93) depth--;
+      }
+      return false;
+    };
+    const alphabet = ['"', '\\', '[', ']', '{', '}', 'a', ',', ':'];
+    let seed = 7;
+    const next = () => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed;
+    };
+    for (let n = 0; n < 5000; n++) {
+      let text = '';
+      for (let k = next() % 40; k > 0; k--) text += alphabet[next() % alphabet.length];
+      for (const max of [0, 1, 2, 3])
+        expect(jsonTooDeep(text, max), `${JSON.stringify(text)} at ${max}`).toBe(stepping(text, max));
+    }
+    const body = JSON.stringify({ t: 'say "[[[" and \\"{{{\\', n: [[['\\\\"']]] });
+    expect(jsonTooDeep(body, 4)).toBe(false);
+    expect(jsonTooDeep(body, 3)).toBe(true);
+  });
 });
 
 /** A backend with one public tool that reports the address the call came from. */

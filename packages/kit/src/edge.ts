@@ -59,20 +59,31 @@ export function clientAddress(
 /**
  * Whether a JSON text nests arrays and objects deeper than `max`, found by one linear scan
  * (strings skipped) before `JSON.parse` builds anything: a deeply nested body is refused for
- * the price of reading it.
+ * the price of reading it. A string is skipped by searching for its closing quote (one not
+ * behind an odd run of backslashes), several times faster than stepping through it on bodies
+ * that are mostly text (a knowledge source, a note).
  */
 export function jsonTooDeep(text: string, max: number): boolean {
   let depth = 0;
-  let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92 /* \ */) i++;
-      else if (c === 34 /* " */) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 123 /* { */ || c === 91 /* [ */) {
+    if (c === 34 /* " */) {
+      i = stringEnd(text, i);
+      if (i < 0) return false;
+    } else if (c === 123 /* { */ || c === 91 /* [ */) {
       if (++depth > max) return true;
     } else if (c === 125 /* } */ || c === 93 /* ] */) depth--;
   }
   return false;
+}
+
+/** The index of the quote closing the string opened at `open`, or -1 if it is not closed. */
+function stringEnd(text: string, open: number): number {
+  for (let q = text.indexOf('"', open + 1); q >= 0; q = text.indexOf('"', q + 1)) {
+    let b = q - 1;
+    while (text.charCodeAt(b) === 92 /* backslash */) b--;
+    // An even run of backslashes (or none) escapes only itself: this quote ends the string.
+    if ((q - 1 - b) % 2 === 0) return q;
+  }
+  return -1;
 }

@@ -1,7 +1,11 @@
 import { invalid, type ToolError } from './errors.js';
 
 // C0 controls and DEL, except tab (\t) and newline (\n); a carriage return only as part of \r\n.
-const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]|\r(?!\n)/;
+// Two scans, not one alternation: a lone character class runs about twice as fast in V8, and
+// the carriage-return lookahead only runs on text that holds one.
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+const LONE_CR = /\r(?!\n)/;
+const hasControl = (s: string) => CONTROL.test(s) || (s.includes('\r') && LONE_CR.test(s));
 
 /**
  * The first string in a call's arguments that holds a control character (NUL and the like),
@@ -10,7 +14,7 @@ const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]|\r(?!\n)/;
  */
 export function controlCharacterError(args: unknown, path: string[] = []): ToolError | undefined {
   if (typeof args === 'string') {
-    if (!CONTROL.test(args)) return undefined;
+    if (!hasControl(args)) return undefined;
     const field = path.length ? path.join('.') : 'input';
     return invalid(
       field,

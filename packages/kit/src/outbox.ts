@@ -15,6 +15,9 @@ export type Emit = <E extends EventDefinition>(def: E, payload: z.input<E['paylo
  * events to the bus afterwards. The event id is the bus's dedupe key, so a relay that dies
  * between publish and mark publishes again harmlessly.
  */
+/** Events the relay reads and publishes at a time. */
+const RELAY_PAGE = 200;
+
 export class Outbox {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
@@ -106,7 +109,7 @@ export class Outbox {
         .from(outbox)
         .where(isNull(outbox.sentAt))
         .orderBy(asc(outbox.seq))
-        .limit(200);
+        .limit(RELAY_PAGE);
       if (!rows.length) return sent;
       for (const row of rows) {
         await this.bus.publish(JSON.parse(row.envelope) as EventEnvelope);
@@ -116,6 +119,9 @@ export class Outbox {
       await this.db.transaction(async (tx) => {
         await tx.update(outbox).set({ sentAt: Date.now() }).where(inArray(outbox.seq, seqs));
       });
+      // A short page was all there was: no second read. An event committed since then woke the
+      // relay (`wake` runs it again), or the next poll finds it.
+      if (rows.length < RELAY_PAGE) return sent;
     }
   }
 
