@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { LoggingLevel } from '@modelcontextprotocol/client';
+import type { CallInfo } from '@lore/kit';
 
 /** The caller of the tools/call being forwarded: upstream fetches read it to pass identity on. */
 export interface ForwardContext {
@@ -8,8 +8,11 @@ export interface ForwardContext {
   traceparent?: string;
   /** The client's address, passed on as X-Forwarded-For (services trust it from the aggregator only). */
   ip?: string;
-  /** Passes an upstream's log message about this call on to the caller (filtered by its level). */
-  notify?: (level: LoggingLevel, data: unknown) => Promise<void>;
+  /**
+   * Passes an upstream's log message about this call on to the caller: the caller's own
+   * notifier, which honours the level it chose (see `CallInfo.notify`).
+   */
+  notify?: CallInfo['notify'];
 }
 
 export const forwardContext = new AsyncLocalStorage<ForwardContext>();

@@ -104,9 +104,12 @@ export class Upstream {
         { versionNegotiation: { mode: 'auto' } },
       );
       // An upstream's log messages about a call reach the caller of that call, whose forwarding
-      // context the response stream carrying them runs in.
+      // context the response stream carrying them runs in, and only as Lore's own warnings do: a
+      // 2025-11-25 client hears them at or above the level it set, and none when it set none. The
+      // upstream is asked for every level (see call()), so its tool's messages and its warnings
+      // about the call arrive alike and cannot be told apart here.
       client.setNotificationHandler('notifications/message', (n) => {
-        void forwardContext.getStore()?.notify?.(n.params.level, n.params.data);
+        void forwardContext.getStore()?.notify?.(n.params.level, n.params.data, { ifAsked: true });
       });
       client.setNotificationHandler('notifications/resources/updated', (n) => {
         this.onResourceUpdated?.(n.params.uri);
