@@ -90,7 +90,8 @@ describe('logging through the distributed aggregator: upstream warnings follow t
     const silent = await v1Client(url, keys[1]!);
     const errorsOnly = await v1Client(url, keys[2]!);
     try {
-      for (const c of [warned, silent, errorsOnly]) expect(c.sessionId(), 'a 2025-11-25 session').toBeTruthy();
+      for (const c of [warned, silent, errorsOnly])
+        expect(c.sessionId(), 'a 2025-11-25 session').toBeTruthy();
       expect(warned.client.getServerCapabilities()?.logging).toBeDefined();
       await warned.client.setLoggingLevel('warning');
       await errorsOnly.client.setLoggingLevel('error');
