@@ -1,12 +1,19 @@
 import { spawn } from 'node:child_process';
 import dns from 'node:dns';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../db/index.js';
 import { tempDir } from './index.js';
 import { SqldProcess } from './sqld.js';
+
+/** How many migrations the kit's own tables have (its journal), applied once in each database. */
+const KIT_MIGRATIONS = (
+  JSON.parse(readFileSync(new URL('../../migrations/meta/_journal.json', import.meta.url), 'utf8')) as {
+    entries: unknown[];
+  }
+).entries.length;
 
 const ENSURE_DATABASES = join(import.meta.dirname, '../../../../infra/k8s/base/sqld/ensure-databases.sh');
 
@@ -97,7 +104,9 @@ describe('sqld, as the test helper and the operator run it', () => {
       ['kept'],
       ['also kept'],
     ]);
-    expect(await target.query('select count(*) from __lore_kit_migrations', 'users-db')).toEqual([[1]]);
+    expect(await target.query('select count(*) from __lore_kit_migrations', 'users-db')).toEqual([
+      [KIT_MIGRATIONS],
+    ]);
     // Namespaces are separate databases.
     await expect(target.query('select count(*) from notes', 'queries-db')).rejects.toThrow(/no such table/);
     expect((await target.dump('users-db')).includes('INSERT INTO notes')).toBe(true);
@@ -137,7 +146,9 @@ describe('sqld, as the test helper and the operator run it', () => {
     }
     // The kit's migrations and the rows went to users-db, and only there.
     expect(await sqld.query('select handle from agents', 'users-db')).toEqual([['alice']]);
-    expect(await sqld.query('select count(*) from __lore_kit_migrations', 'users-db')).toEqual([[1]]);
+    expect(await sqld.query('select count(*) from __lore_kit_migrations', 'users-db')).toEqual([
+      [KIT_MIGRATIONS],
+    ]);
     await expect(sqld.query('select count(*) from agents', 'queries-db')).rejects.toThrow(/no such table/);
   }, 60_000);
 });
