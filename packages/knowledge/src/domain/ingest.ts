@@ -1,14 +1,6 @@
 import { basename, extname } from 'node:path';
-import {
-  convertHtml,
-  invalid,
-  ParseLimitError,
-  parserPool,
-  pdfToText,
-  runIsolated,
-  type ToolError,
-  taskModule,
-} from '@lore/kit';
+import { convertHtml, ParseLimitError, parserPool, pdfToText, runIsolated, taskModule } from '@lore/ingest';
+import { invalid, type ToolError } from '@lore/kit';
 import type { KnowledgeFormat, UpdateKnowledgeSourcesInput } from '@lore/schema';
 import { readAllowedFile, readFileSlot } from './paths.js';
 import type { PreparedSource } from './prepare-source.js';
