@@ -146,7 +146,7 @@ describe('idle parser threads', () => {
 });
 
 describe('the time limit', () => {
-  const busy = new URL('../../test/fixtures/busy.ts', import.meta.url).href;
+  const busy = new URL('../test/fixtures/busy.ts', import.meta.url).href;
 
   it.runIf(threadCpuMs(Number.parseInt(readFileSync('/proc/thread-self/stat', 'utf8'), 10)) !== undefined)(
     "counts the parser thread's CPU time, with a wall-clock bound for a thread that makes no progress",
