@@ -261,7 +261,7 @@ const nested = await convertHtml('<div>'.repeat(5000)).then(
   () => 'converted',
   (e) => (e instanceof ParseLimitError ? e.limit : String(e)),
 );
-const depth = await runIsolated(import.meta.resolve('@lore/ingest/text'), 'markdownNestingDepth', ['- a\n  - b\n']);
+const depth = await runIsolated(import.meta.resolve('@lore/ingest/text'), 'markdownNestingDepth', ['- a\\n  - b\\n']);
 const threads = parserPool().threads;
 await parserPool().close();
 console.log(JSON.stringify({ html, pdf, nested, depth, threads }));

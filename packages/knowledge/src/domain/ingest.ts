@@ -92,7 +92,7 @@ const PREPARE_MODULE = taskModule(import.meta.url, {
 
 /**
  * Splits, keywords and stems a document in a parser thread (`prepareSource`), under the
- * kit's limits: a 400 naming the limit (time, memory, nesting) when it runs into one.
+ * parse limits of @lore/ingest: a 400 naming the limit (time, memory, nesting) when it runs into one.
  */
 export async function prepareDocument(
   doc: ExtractedDocument,
