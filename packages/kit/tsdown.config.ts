@@ -1,13 +1,9 @@
 import { defineConfig } from 'tsdown';
 
 export default defineConfig({
-  // The parser thread's entry lands beside the chunks as dist/parse-worker.js (see text/pool.ts).
   entry: {
     index: 'src/index.ts',
     'testing/index': 'src/testing/index.ts',
-    // Text parsing alone, for task modules that run in a parser thread (no database, no NATS).
-    'text/index': 'src/text/index.ts',
-    'parse-worker': 'src/text/parse-worker.ts',
   },
   format: 'esm',
   dts: true,

@@ -2,15 +2,17 @@
  * One server alone, as a user gets it: build and pack @lore/users with the workspace packages
  * it needs, install the tarballs with npm into an empty folder (third-party dependencies come
  * from the npm registry), then start the installed `lore-users` bin over HTTP (in-process bus)
- * and over stdio (on a private NATS server), and call it through real MCP clients.
+ * and over stdio (on a private NATS server), and call it through real MCP clients. Then
+ * @lore/ingest alone the same way: its parser threads start from the installed dist/.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   call,
   connectClient,
   freePort,
+  makePdf,
   NatsAuthFixture,
   NatsServerProcess,
   ok,
@@ -216,5 +218,71 @@ describe('a service packed, installed with npm into an empty folder, and started
       data.cleanup();
       store.cleanup();
     }
+  }, 120_000);
+});
+
+describe('@lore/ingest packed, installed with npm into an empty folder, parsing in its threads', () => {
+  const packs = tempDir('lore-ingest-packs-');
+  const install = tempDir('lore-ingest-install-');
+  let packed: Packed;
+
+  beforeAll(() => {
+    packed = pack('ingest', packs.path, { quiet: true });
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...packed.tarballs], {
+      cwd: install.path,
+      env: cleanEnv({}),
+      stdio: ['ignore', 'pipe', 'inherit'],
+      timeout: SETUP_TIMEOUT,
+    });
+  }, SETUP_TIMEOUT);
+
+  afterAll(() => {
+    packs.cleanup();
+    install.cleanup();
+  });
+
+  it('packs dist with the parser thread entry beside the chunks, and no sources', () => {
+    expect(packed.tarballs.map((t) => t.split('/').pop())).toEqual(['lore-ingest-0.1.0.tgz']);
+    const files = tarList(packed.main);
+    for (const f of ['index.js', 'index.d.ts', 'text.js', 'text.d.ts', 'parse-worker.js'])
+      expect(files).toContain(`package/dist/${f}`);
+    expect(files.filter((f) => f.startsWith('package/src/'))).toEqual([]);
+  });
+
+  it('converts HTML and a PDF, refuses a nested page and runs a task module in parser threads', () => {
+    writeFileSync(join(install.path, 'doc.pdf'), makePdf([['Installed parser threads read this']]));
+    writeFileSync(
+      join(install.path, 'check.mjs'),
+      `import { readFileSync } from 'node:fs';
+import { convertHtml, ParseLimitError, parserPool, pdfToText, runIsolated } from '@lore/ingest';
+const html = await convertHtml('<title>Installed</title><h1>Hello</h1><p>from dist</p>');
+const pdf = await pdfToText(readFileSync('doc.pdf'));
+const nested = await convertHtml('<div>'.repeat(5000)).then(
+  () => 'converted',
+  (e) => (e instanceof ParseLimitError ? e.limit : String(e)),
+);
+const depth = await runIsolated(import.meta.resolve('@lore/ingest/text'), 'markdownNestingDepth', ['- a\\n  - b\\n']);
+const threads = parserPool().threads;
+await parserPool().close();
+console.log(JSON.stringify({ html, pdf, nested, depth, threads }));
+`,
+    );
+    const out = execFileSync('node', ['check.mjs'], {
+      cwd: install.path,
+      env: cleanEnv({}),
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    const result = JSON.parse(out.trim().split('\n').pop()!) as Record<string, unknown>;
+    expect(result).toEqual({
+      html: { title: 'Installed', markdown: '# Hello\n\nfrom dist' },
+      pdf: { text: 'Installed parser threads read this', pages: 1 },
+      nested: 'nesting',
+      depth: 2,
+      threads: expect.any(Number),
+    });
+    expect(result.threads).toBeGreaterThan(0);
+    // Installed with its third-party dependencies only: nothing of the kit.
+    expect(existsSync(join(install.path, 'node_modules', '@lore', 'kit'))).toBe(false);
   }, 120_000);
 });

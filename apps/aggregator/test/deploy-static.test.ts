@@ -57,13 +57,16 @@ describe('every server package installs and runs alone', () => {
   }
 
   it('the libraries it is built from pack to dist too, with the kit migrations', () => {
-    for (const dir of ['packages/kit', 'packages/schema']) {
+    for (const dir of ['packages/kit', 'packages/schema', 'packages/ingest']) {
       const pkg = manifest(dir);
       expect(pkg.publishConfig?.exports?.['.']?.default).toBe('./dist/index.js');
       expect(read(`${dir}/tsdown.config.ts`)).toMatch(/fixedExtension: false/);
       expect(read(`${dir}/README.md`)).toMatch(/^## Run it alone$/m);
     }
     expect(manifest('packages/kit').files).toContain('migrations');
+    // The parser thread's entry is built beside the chunks that start it (see packages/ingest/src/pool.ts).
+    expect(read('packages/ingest/tsdown.config.ts')).toContain("'parse-worker': 'src/parse-worker.ts'");
+    expect(manifest('packages/ingest').publishConfig?.exports?.['./text']?.default).toBe('./dist/text.js');
     expect(manifest('packages/kit').publishConfig?.exports?.['./testing']?.default).toBe(
       './dist/testing/index.js',
     );

@@ -1,14 +1,8 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  createLogger,
-  databaseFor,
-  type Embedder,
-  loadConfig,
-  migrationsFolder,
-  openDatabase,
-} from '@lore/kit';
+import type { Embedder } from '@lore/ingest';
+import { createLogger, databaseFor, loadConfig, migrationsFolder, openDatabase } from '@lore/kit';
 import { ftsMatchQuery } from '@lore/search';
 import { sql } from 'drizzle-orm';
 import { ingestInputs } from '../src/domain/ingest.js';

@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
+import { embedderFromConfig } from '@lore/ingest';
 import {
   createLogger,
   databaseFor,
-  embedderFromConfig,
   type LoreConfig,
   loadNodeIdentity,
   MemoryBus,

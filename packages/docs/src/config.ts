@@ -1,12 +1,5 @@
-import {
-  BaseConfigSchema,
-  databaseSettings,
-  EmbeddingsSettings,
-  envBool,
-  envInt,
-  LlmSettings,
-  settingsOf,
-} from '@lore/kit';
+import { EmbeddingsSettings } from '@lore/ingest';
+import { BaseConfigSchema, databaseSettings, envBool, envInt, LlmSettings, settingsOf } from '@lore/kit';
 import { z } from 'zod';
 
 /** What the docs service reads besides the kit's base settings. */

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { embedderFromConfig } from '@lore/ingest';
 import {
   createService,
-  embedderFromConfig,
   type LoreService,
   migrationsFolder,
   openServiceStore,

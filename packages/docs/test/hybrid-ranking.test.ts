@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { createLogger, databaseFor, type Embedder, migrationsFolder, openDatabase } from '@lore/kit';
+import type { Embedder } from '@lore/ingest';
+import { createLogger, databaseFor, migrationsFolder, openDatabase } from '@lore/kit';
 import { tempDir, testConfig } from '@lore/kit/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UNDICI_QUESTIONS } from '../eval/questions.js';

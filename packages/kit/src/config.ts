@@ -80,13 +80,6 @@ export const LlmSettings = {
   LORE_LLM_API_KEY: z.string().optional(),
 };
 
-/** The embeddings API a service's search may use (lexical only without one). */
-export const EmbeddingsSettings = {
-  LORE_EMBEDDINGS_BASE_URL: z.url().optional(),
-  LORE_EMBEDDINGS_MODEL: z.string().default('text-embedding-3-small'),
-  LORE_EMBEDDINGS_API_KEY: z.string().optional(),
-};
-
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);

@@ -39,7 +39,6 @@ export {
   ConfigError,
   databaseFor,
   databaseSettings,
-  EmbeddingsSettings,
   envBool,
   envInt,
   LlmSettings,
@@ -68,8 +67,6 @@ export {
   rebuildIndex,
   tableReader,
 } from './db/index.js';
-export type { Embedder, EmbedderOptions } from './embeddings.js';
-export { createEmbedder, embedderFromConfig } from './embeddings.js';
 export {
   conflict,
   forbidden,
@@ -162,25 +159,6 @@ export type { ServiceStore } from './store.js';
 export { openServiceStore } from './store.js';
 export type { CallContext } from './telemetry.js';
 export { callContext, nextTraceparent, startTelemetry, withSpan } from './telemetry.js';
-export type { FrontMatter } from './text/index.js';
-export {
-  checkMarkdownNesting,
-  convertHtml,
-  DEFAULT_PARSE_LIMITS,
-  extractPdfText,
-  frontMatter,
-  htmlNestingDepth,
-  htmlToMarkdown,
-  markdownNestingDepth,
-  type ParseLimit,
-  ParseLimitError,
-  type ParseLimits,
-  ParserPool,
-  parserPool,
-  pdfToText,
-  runIsolated,
-  taskModule,
-} from './text/index.js';
 export type {
   Citation,
   GenerateRequest,

@@ -1,4 +1,5 @@
-import { BaseConfigSchema, databaseSettings, EmbeddingsSettings, settingsOf } from '@lore/kit';
+import { EmbeddingsSettings } from '@lore/ingest';
+import { BaseConfigSchema, databaseSettings, settingsOf } from '@lore/kit';
 import { z } from 'zod';
 
 /** What the knowledge service reads besides the kit's base settings. */

@@ -1,7 +1,7 @@
+import { embedderFromConfig } from '@lore/ingest';
 import {
   appToolMeta,
   createService,
-  embedderFromConfig,
   type LoreService,
   migrationsFolder,
   openServiceStore,

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { parserPool } from '@lore/kit';
+import { parserPool } from '@lore/ingest';
 import { call, compressionBombPdf, deeplyNestedHtml, ok } from '@lore/kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Env, startEnv } from './helpers.js';

@@ -1,16 +1,7 @@
 import { createHash } from 'node:crypto';
 import { basename, resolve } from 'node:path';
-import {
-  type Embedder,
-  type Logger,
-  type Outbox,
-  ParseLimitError,
-  parserPool,
-  runIsolated,
-  settleInPool,
-  type Transaction,
-  taskModule,
-} from '@lore/kit';
+import { type Embedder, ParseLimitError, parserPool, runIsolated, taskModule } from '@lore/ingest';
+import { type Logger, type Outbox, settleInPool, type Transaction } from '@lore/kit';
 import { DocsCorpusIngested } from '@lore/schema';
 import type { CrawlOptions } from './crawl.js';
 import { crawl } from './crawl-lazy.js';
@@ -194,7 +185,7 @@ async function prepare(
   now: () => number,
 ): Promise<Prepared | null> {
   const raw = await doc.read();
-  // Parsed and split in a parser thread, under the kit's limits (time, memory, nesting).
+  // Parsed and split in a parser thread, under @lore/ingest's limits (time, memory, nesting).
   const pool = parserPool();
   let prepared: PreparedDocument;
   try {

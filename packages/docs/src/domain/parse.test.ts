@@ -1,4 +1,4 @@
-import { frontMatter } from '@lore/kit';
+import { frontMatter } from '@lore/ingest';
 import { describe, expect, it } from 'vitest';
 import { firstParagraph, parseDocument, stripMdx, titleFromPath } from './parse.js';
 

@@ -1,4 +1,4 @@
-import { DEFAULT_PARSE_LIMITS, frontMatter, htmlToMarkdown } from '@lore/kit/text';
+import { DEFAULT_PARSE_LIMITS, frontMatter, htmlToMarkdown } from '@lore/ingest/text';
 
 export type SourceFormat = 'markdown' | 'mdx' | 'html' | 'text';
 

@@ -1,4 +1,4 @@
-import { checkMarkdownNesting } from '@lore/kit/text';
+import { checkMarkdownNesting } from '@lore/ingest/text';
 import { type DocumentChunk, splitDocument } from '@lore/search';
 import { type ParsedDocument, parseDocument, type SourceFormat } from './parse.js';
 
@@ -10,7 +10,7 @@ export interface PreparedDocument {
 
 /**
  * Parses one source (front matter, MDX, HTML to Markdown) and splits it: the CPU-heavy part
- * of ingesting a page, run by `ingest` in one of the kit's parser threads (`runIsolated`), so
+ * of ingesting a page, run by `ingest` in one of @lore/ingest's parser threads (`runIsolated`), so
  * a crawled page nested thousands deep or a table of a million cells costs that page a
  * refusal and the service's other calls nothing. HTML deeper than `maxNesting` elements, and
  * Markdown deeper than `maxNesting` lists or block quotes, is refused before it is walked.

@@ -1,4 +1,5 @@
-import type { Embedder, Logger } from '@lore/kit';
+import type { Embedder } from '@lore/ingest';
+import type { Logger } from '@lore/kit';
 import {
   bm25Idf,
   cosineTopK,

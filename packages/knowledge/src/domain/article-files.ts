@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
-import { frontMatter } from '@lore/kit';
+import { frontMatter } from '@lore/ingest';
 import { ArticleCategory, ArticlePublishInput } from '@lore/schema';
 import { type ArticleDraft, slugify } from './articles.js';
 

@@ -1,14 +1,6 @@
 import { basename, extname } from 'node:path';
-import {
-  convertHtml,
-  invalid,
-  ParseLimitError,
-  parserPool,
-  pdfToText,
-  runIsolated,
-  type ToolError,
-  taskModule,
-} from '@lore/kit';
+import { convertHtml, ParseLimitError, parserPool, pdfToText, runIsolated, taskModule } from '@lore/ingest';
+import { invalid, type ToolError } from '@lore/kit';
 import type { KnowledgeFormat, UpdateKnowledgeSourcesInput } from '@lore/schema';
 import { readAllowedFile, readFileSlot } from './paths.js';
 import type { PreparedSource } from './prepare-source.js';
@@ -100,7 +92,7 @@ const PREPARE_MODULE = taskModule(import.meta.url, {
 
 /**
  * Splits, keywords and stems a document in a parser thread (`prepareSource`), under the
- * kit's limits: a 400 naming the limit (time, memory, nesting) when it runs into one.
+ * parse limits of @lore/ingest: a 400 naming the limit (time, memory, nesting) when it runs into one.
  */
 export async function prepareDocument(
   doc: ExtractedDocument,

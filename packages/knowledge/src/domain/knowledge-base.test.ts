@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Embedder } from '@lore/kit';
+import type { Embedder } from '@lore/ingest';
 import { createLogger, type Database, MemoryBus, Outbox, openDatabase } from '@lore/kit';
 import type { EventEnvelope, VerifiedAgent } from '@lore/schema';
 import { KnowledgeSourceAdded } from '@lore/schema';

@@ -1,4 +1,5 @@
-import type { Database, Embedder, Logger, Outbox } from '@lore/kit';
+import type { Embedder } from '@lore/ingest';
+import type { Database, Logger, Outbox } from '@lore/kit';
 import type { KnowledgeSharing, KnowledgeSourceSummary, VerifiedAgent } from '@lore/schema';
 import type * as tables from '../tables.js';
 import { AgentCaches } from './agent-caches.js';

@@ -1,4 +1,5 @@
-import { type Database, type Embedder, type Logger, preparedReads } from '@lore/kit';
+import type { Embedder } from '@lore/ingest';
+import { type Database, type Logger, preparedReads } from '@lore/kit';
 import {
   bm25Idf,
   cosineTopK,

@@ -1,4 +1,4 @@
-import { checkMarkdownNesting } from '@lore/kit/text';
+import { checkMarkdownNesting } from '@lore/ingest/text';
 import { type DocumentChunk, keywords, splitDocument } from '@lore/search';
 import { passageText, SOURCE_KEYWORDS } from './knowledge-types.js';
 import { indexTerms } from './search-terms.js';
@@ -13,7 +13,7 @@ export interface PreparedSource {
 
 /**
  * Splits a source, picks its keywords and stems its passages: the CPU-heavy part of adding a
- * source, run by `SourceIngestor` in one of the kit's parser threads (see `runIsolated`) so
+ * source, run by `SourceIngestor` in one of @lore/ingest's parser threads (see `runIsolated`) so
  * that a hostile upload — Markdown nested thousands deep, a table of a million cells — costs
  * its sender a 400 and other calls nothing. Markdown nested deeper than `maxNesting` is
  * refused before it is split. Imports only the kit's text module and @lore/search.

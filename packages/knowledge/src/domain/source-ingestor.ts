@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Database, Embedder } from '@lore/kit';
+import type { Embedder } from '@lore/ingest';
+import type { Database } from '@lore/kit';
 import {
   insertRows,
   insertRowsReturning,

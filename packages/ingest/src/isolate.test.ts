@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { compressionBombPdf, deeplyNestedHtml } from '@lore/kit/testing';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { compressionBombPdf, deeplyNestedHtml } from '../testing/hostile.js';
 import { htmlToMarkdown } from './html.js';
 import { convertHtml, ParserPool, pdfToText, runIsolated, taskModule, threadCpuMs } from './isolate.js';
 import {
@@ -93,7 +93,7 @@ describe('Markdown nesting', () => {
 });
 
 describe('task modules in parser threads', () => {
-  const module = taskModule(import.meta.url, { source: './limits.ts', built: './text/index.js' });
+  const module = taskModule(import.meta.url, { source: './limits.ts', built: './text.js' });
 
   it("runs a module's export in a thread and hands its limit errors back", async () => {
     expect(await runIsolated(module, 'markdownNestingDepth', ['- a\n  - b\n'], pool)).toBe(2);
@@ -146,7 +146,7 @@ describe('idle parser threads', () => {
 });
 
 describe('the time limit', () => {
-  const busy = new URL('../../test/fixtures/busy.ts', import.meta.url).href;
+  const busy = new URL('../test/fixtures/busy.ts', import.meta.url).href;
 
   it.runIf(threadCpuMs(Number.parseInt(readFileSync('/proc/thread-self/stat', 'utf8'), 10)) !== undefined)(
     "counts the parser thread's CPU time, with a wall-clock bound for a thread that makes no progress",
