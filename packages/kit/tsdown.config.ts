@@ -4,6 +4,8 @@ export default defineConfig({
   // The parser thread's entry lands beside the chunks as dist/parse-worker.js (see text/pool.ts).
   entry: {
     index: 'src/index.ts',
+    // The NATS client's users (NatsBus, JetStream backups): the main entry loads them on demand.
+    nats: 'src/nats.ts',
     'testing/index': 'src/testing/index.ts',
     // Text parsing alone, for task modules that run in a parser thread (no database, no NATS).
     'text/index': 'src/text/index.ts',
