@@ -1,4 +1,4 @@
-import type { ToolErrorBody } from '@lore/schema';
+import type { ToolErrorBody } from '@lore/schema/errors';
 import type { CallToolResult, InputRequiredResult, Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { Authenticator } from './auth.js';

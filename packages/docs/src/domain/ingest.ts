@@ -11,7 +11,7 @@ import {
   type Transaction,
   taskModule,
 } from '@lore/kit';
-import { DocsCorpusIngested } from '@lore/schema';
+import { DocsCorpusIngested } from '@lore/schema/docs';
 import type { CrawlOptions } from './crawl.js';
 import { crawl } from './crawl-lazy.js';
 import { titleFromPath } from './parse.js';

@@ -9,7 +9,7 @@ import {
   type ToolError,
   taskModule,
 } from '@lore/kit';
-import type { KnowledgeFormat, UpdateKnowledgeSourcesInput } from '@lore/schema';
+import type { KnowledgeFormat, UpdateKnowledgeSourcesInput } from '@lore/schema/knowledge';
 import { readAllowedFile, readFileSlot } from './paths.js';
 import type { PreparedSource } from './prepare-source.js';
 
