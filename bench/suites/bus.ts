@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { createLogger, NatsBus, Outbox, openDatabase } from '@lore/kit';
+import { createLogger, Outbox, openDatabase } from '@lore/kit';
+import { NatsBus } from '@lore/kit/nats';
 import { freePort, NatsServerProcess } from '@lore/kit/testing';
 import { defineEvent } from '@lore/schema';
 import { z } from 'zod';

@@ -3,6 +3,8 @@ import { defineConfig } from 'tsdown';
 export default defineConfig({
   entry: {
     index: 'src/index.ts',
+    // The NATS client's users (NatsBus, JetStream backups): the main entry loads them on demand.
+    nats: 'src/nats.ts',
     'testing/index': 'src/testing/index.ts',
   },
   format: 'esm',

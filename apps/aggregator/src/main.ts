@@ -9,7 +9,6 @@ import {
   loadConfig,
   PortInUseError,
   parsePort,
-  runJetStreamCli,
   serveHttp,
   serveOverStdio,
   startTelemetry,
@@ -57,6 +56,7 @@ async function main(argv: string[]) {
   }
   if (command === 'jetstream') {
     if (process.env.INIT_CWD) process.chdir(process.env.INIT_CWD);
+    const { runJetStreamCli } = await import('@lore/kit/nats');
     process.exitCode = await runJetStreamCli(rest, {
       natsUrl: process.env.NATS_URL,
       stdout: process.stdout,

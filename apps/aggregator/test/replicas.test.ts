@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { NatsBus } from '@lore/kit';
+import { NatsBus } from '@lore/kit/nats';
 import {
   call,
   connectClient,

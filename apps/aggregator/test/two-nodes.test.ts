@@ -1,7 +1,8 @@
 import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { connect as tcpConnect } from 'node:net';
 import { join } from 'node:path';
-import { createDirectory, EnvelopeSigner, NatsBus, type NodeIdentity } from '@lore/kit';
+import { createDirectory, EnvelopeSigner, type NodeIdentity } from '@lore/kit';
+import { NatsBus } from '@lore/kit/nats';
 import { type Client, call, connectClient, ok, tempDir } from '@lore/kit/testing';
 import { AnswerShared, type EventDefinition, type EventEnvelope, QuestionAsked } from '@lore/schema';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';

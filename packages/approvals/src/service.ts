@@ -6,7 +6,7 @@ import {
   openServiceStore,
   type ServiceDeps,
 } from '@lore/kit';
-import { HANDLE_PATTERN } from '@lore/schema';
+import { HANDLE_PATTERN } from '@lore/schema/common';
 import { createTextGenerator } from '@lore/textgen';
 import { approvalsSettings } from './config.js';
 import { ConditionRepository } from './domain/conditions.js';

@@ -1,5 +1,5 @@
 import { toolsFor } from '@lore/kit';
-import type { VerifiedAgent } from '@lore/schema';
+import type { VerifiedAgent } from '@lore/schema/users';
 import type { DenRepository } from './domain/dens.js';
 import type { PromptRepository } from './domain/prompts.js';
 

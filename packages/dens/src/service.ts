@@ -5,7 +5,7 @@ import {
   openServiceStore,
   type ServiceDeps,
 } from '@lore/kit';
-import type { VerifiedAgent } from '@lore/schema';
+import type { VerifiedAgent } from '@lore/schema/users';
 import { densSettings } from './config.js';
 import { DenRepository } from './domain/dens.js';
 import { PromptRepository } from './domain/prompts.js';

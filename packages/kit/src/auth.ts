@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { AgentKeyRotated, UsersRpc, type VerifiedAgent, VerifyKeyReply } from '@lore/schema';
+import { AgentKeyRotated, UsersRpc, type VerifiedAgent, VerifyKeyReply } from '@lore/schema/users';
 import { LRUCache } from 'lru-cache';
 import type { EventBus, Subscription } from './bus/types.js';
 

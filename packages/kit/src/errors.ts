@@ -1,4 +1,4 @@
-import type { ToolErrorBody } from '@lore/schema';
+import type { ToolErrorBody } from '@lore/schema/errors';
 import type { z } from 'zod';
 
 type Code = ToolErrorBody['code'];

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EventDefinition, EventEnvelope } from '@lore/schema';
+import type { EventDefinition, EventEnvelope } from '@lore/schema/events';
 import { and, asc, inArray, isNull, lt, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { EventBus } from './bus/types.js';

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import type { KV } from '@nats-io/kv';
-import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { RateClass } from './tool.js';
 
@@ -96,8 +95,11 @@ export class KvRateLimitStore implements RateLimitStore {
   ) {}
 
   private open(): Promise<KV> {
-    this.kv ??= new Kvm(this.nc)
-      .create(this.bucket, { history: 1, ttl: this.ttlMs, replicas: this.replicas })
+    // The KV client is loaded with the first bucket: a process without NATS never loads it.
+    this.kv ??= import('@nats-io/kv')
+      .then(({ Kvm }) =>
+        new Kvm(this.nc).create(this.bucket, { history: 1, ttl: this.ttlMs, replicas: this.replicas }),
+      )
       .catch((err) => {
         this.kv = undefined;
         throw err;

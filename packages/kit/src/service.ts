@@ -1,4 +1,4 @@
-import type { EventDefinition, EventEnvelope } from '@lore/schema';
+import type { EventDefinition, EventEnvelope } from '@lore/schema/events';
 import type { Hono } from 'hono';
 import type { ServiceResource } from './apps.js';
 import { Authenticator } from './auth.js';

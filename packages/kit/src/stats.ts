@@ -1,4 +1,4 @@
-import { StatsRequest, statsSubject } from '@lore/schema';
+import { StatsRequest, statsSubject } from '@lore/schema/knowledge-events';
 import type { EventBus, Subscription } from './bus/types.js';
 
 const DAY_MS = 86_400_000;

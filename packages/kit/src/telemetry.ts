@@ -6,9 +6,9 @@ import {
   type Span,
   SpanKind,
   SpanStatusCode,
+  type TextMapPropagator,
   trace,
 } from '@opentelemetry/api';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
 
 /** The call a piece of work belongs to: what events and outgoing requests carry along. */
 export interface CallContext {
@@ -18,7 +18,11 @@ export interface CallContext {
 
 export const callContext = new AsyncLocalStorage<CallContext>();
 
-const w3c = new W3CTraceContextPropagator();
+/**
+ * The W3C propagator, set by `startTelemetry`: only exported spans need it (and the SDK that
+ * exports them loads @opentelemetry/core anyway), so a process without an exporter never loads it.
+ */
+let w3c: TextMapPropagator | undefined;
 const getter = {
   get: (c: Record<string, string>, k: string) => c[k],
   keys: (c: Record<string, string>) => Object.keys(c),
@@ -66,7 +70,8 @@ export async function withSpan<T>(
   incoming: CallContext,
   fn: (ctx: CallContext, span: Span) => Promise<T>,
 ): Promise<T> {
-  if (!exporting) {
+  const propagator = exporting ? w3c : undefined;
+  if (!propagator) {
     // Nobody records spans: no span objects, no OpenTelemetry context, only the trace id passed on.
     const ctx: CallContext = {
       requestId: incoming.requestId,
@@ -75,13 +80,13 @@ export async function withSpan<T>(
     return callContext.run(ctx, () => fn(ctx, NO_SPAN));
   }
   const parent = incoming.traceparent
-    ? w3c.extract(context.active(), { traceparent: incoming.traceparent }, getter)
+    ? propagator.extract(context.active(), { traceparent: incoming.traceparent }, getter)
     : context.active();
   const tracer = trace.getTracer('lore');
   return tracer.startActiveSpan(name, { kind: SpanKind.SERVER, attributes: attrs }, parent, async (span) => {
     const carrier: Record<string, string> = {};
     if (span.spanContext().traceFlags !== 0 || trace.getSpan(context.active())?.isRecording()) {
-      w3c.inject(context.active(), carrier, setter);
+      propagator.inject(context.active(), carrier, setter);
     }
     const ctx: CallContext = {
       requestId: incoming.requestId,
@@ -107,10 +112,13 @@ export async function startTelemetry(
   serviceName: string,
 ): Promise<(() => Promise<void>) | undefined> {
   if (!endpoint) return undefined;
-  const [{ NodeTracerProvider, BatchSpanProcessor }, { OTLPTraceExporter }] = await Promise.all([
-    import('@opentelemetry/sdk-trace-node'),
-    import('@opentelemetry/exporter-trace-otlp-http'),
-  ]);
+  const [{ NodeTracerProvider, BatchSpanProcessor }, { OTLPTraceExporter }, { W3CTraceContextPropagator }] =
+    await Promise.all([
+      import('@opentelemetry/sdk-trace-node'),
+      import('@opentelemetry/exporter-trace-otlp-http'),
+      import('@opentelemetry/core'),
+    ]);
+  const propagator = new W3CTraceContextPropagator();
   const { resourceFromAttributes } = await import('@opentelemetry/resources');
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ 'service.name': serviceName }),
@@ -118,7 +126,8 @@ export async function startTelemetry(
       new BatchSpanProcessor(new OTLPTraceExporter({ url: `${endpoint.replace(/\/$/, '')}/v1/traces` })),
     ],
   });
-  provider.register({ propagator: w3c });
+  provider.register({ propagator });
+  w3c = propagator;
   exporting = true;
   return async () => {
     exporting = false;

@@ -1,4 +1,4 @@
-import type { ToolErrorBody } from '@lore/schema';
+import type { ToolErrorBody } from '@lore/schema/errors';
 import type { CallToolResult, InputRequiredResult, Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { Authenticator } from './auth.js';
@@ -74,7 +74,9 @@ export function toolErrorOf(result: {
 
 export function toolBackend<P>(opts: ServiceOptions<P>, rt: Runtime): McpBackend {
   const byName = new Map(opts.tools.map((t) => [t.name, t]));
-  const listed = opts.tools.map(describeTool);
+  // The tools' JSON Schemas are built on the first tools/list, not at start: a process nobody
+  // has listed yet keeps none of them.
+  let listed: Tool[] | undefined;
 
   async function call(
     name: string,
@@ -178,7 +180,10 @@ export function toolBackend<P>(opts: ServiceOptions<P>, rt: Runtime): McpBackend
   return {
     info: { name: `lore-${opts.name}`, version: opts.version, ...(opts.title ? { title: opts.title } : {}) },
     ...(opts.instructions ? { instructions: opts.instructions } : {}),
-    listTools: () => listed,
+    listTools: () => {
+      listed ??= opts.tools.map(describeTool);
+      return listed;
+    },
     callTool: call,
     ...catalogBackend(opts),
   };

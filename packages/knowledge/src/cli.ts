@@ -9,7 +9,7 @@ import {
   Outbox,
   openDatabase,
 } from '@lore/kit';
-import { HANDLE_PATTERN } from '@lore/schema';
+import { HANDLE_PATTERN } from '@lore/schema/common';
 import { markdownFiles, readArticleFile } from './domain/article-files.js';
 import { ArticleRepository, LORE_AUTHOR } from './domain/articles.js';
 import * as tables from './tables.js';

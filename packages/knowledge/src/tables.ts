@@ -1,4 +1,4 @@
-import type { ArticleCategory, KnowledgeFormat, KnowledgeSharing } from '@lore/schema';
+import type { ArticleCategory, KnowledgeFormat, KnowledgeSharing } from '@lore/schema/knowledge';
 import { blob, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 /** One knowledge source of one agent: a file it added, by name. */

@@ -1,6 +1,6 @@
 import type { TextGenerator } from '@lore/kit';
 import { toolsFor } from '@lore/kit';
-import type { AskerProfile } from '@lore/schema';
+import type { AskerProfile } from '@lore/schema/queries';
 import type { Network } from './domain/network.js';
 import type { QuestionRepository } from './domain/questions.js';
 import type { ReceivedRepository } from './domain/received.js';

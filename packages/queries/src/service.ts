@@ -7,7 +7,7 @@ import {
   openServiceStore,
   type ServiceDeps,
 } from '@lore/kit';
-import { AgentTraitsReply, UsersProfileRpc } from '@lore/schema';
+import { AgentTraitsReply, UsersProfileRpc } from '@lore/schema/profile-rpc';
 import { createTextGenerator } from '@lore/textgen';
 import { INBOX_APP_URI, inboxApp } from './apps/inbox.js';
 import { queriesSettings } from './config.js';

@@ -1,4 +1,4 @@
-import type { AnswerCitation, AskerProfile } from '@lore/schema';
+import type { AnswerCitation, AskerProfile } from '@lore/schema/queries';
 import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 /** Questions asked by agents hosted on this node. */

@@ -6,7 +6,7 @@ import {
   openServiceStore,
   type ServiceDeps,
 } from '@lore/kit';
-import { SERVICE_NAMES } from '@lore/schema';
+import { SERVICE_NAMES } from '@lore/schema/services';
 import { usersSettings } from './config.js';
 import { ActivityLog } from './domain/activity.js';
 import { AgentRepository } from './domain/agents.js';

@@ -1,4 +1,4 @@
-import type { Capabilities, Skill } from '@lore/schema';
+import type { Capabilities, Skill } from '@lore/schema/users';
 import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 export const agents = sqliteTable(

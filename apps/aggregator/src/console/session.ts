@@ -8,7 +8,6 @@ import {
 } from 'node:crypto';
 import type { NatsBus } from '@lore/kit';
 import type { KV } from '@nats-io/kv';
-import { Kvm } from '@nats-io/kv';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 
@@ -88,8 +87,11 @@ export class KvSessions implements SessionBackend {
     private readonly bucket = SESSIONS_BUCKET,
   ) {}
   private open(): Promise<KV> {
-    this.kv ??= new Kvm(this.nc)
-      .create(this.bucket, { history: 1, ttl: MAX_AGE_MS, replicas: this.replicas })
+    // The KV client is loaded with the first bucket: an aggregator without NATS never loads it.
+    this.kv ??= import('@nats-io/kv')
+      .then(({ Kvm }) =>
+        new Kvm(this.nc).create(this.bucket, { history: 1, ttl: MAX_AGE_MS, replicas: this.replicas }),
+      )
       .catch((err) => {
         this.kv = undefined;
         throw err;

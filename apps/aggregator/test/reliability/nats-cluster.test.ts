@@ -6,7 +6,8 @@
  * to the first question that crosses the network again is reported.
  */
 import { join } from 'node:path';
-import { NatsBus, openDatabase } from '@lore/kit';
+import { openDatabase } from '@lore/kit';
+import { NatsBus } from '@lore/kit/nats';
 import {
   type Client,
   call,

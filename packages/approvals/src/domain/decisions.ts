@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Database, Transaction } from '@lore/kit';
-import type { QueryDecided } from '@lore/schema';
+import type { QueryDecided } from '@lore/schema/queries';
 import { and, asc, count, eq, gte, inArray } from 'drizzle-orm';
 import type { z } from 'zod';
 import * as tables from '../tables.js';

@@ -4,8 +4,8 @@ import type {
   ConditionUnderstanding,
   EvaluateQueryReply,
   EvaluateQueryRequest,
-  SourceFacts,
-} from '@lore/schema';
+} from '@lore/schema/approvals';
+import type { SourceFacts } from '@lore/schema/knowledge-events';
 import { UNAVAILABLE_VERDICT, UNPARSABLE_VERDICT } from '@lore/textgen';
 import { type ConditionRow, sentenceKey } from './conditions.js';
 import { holdFor } from './gate.js';

@@ -1,5 +1,6 @@
 import { describeFindings, scanSensitive } from '@lore/kit';
-import type { EvaluateQueryRequest, SourceFacts } from '@lore/schema';
+import type { EvaluateQueryRequest } from '@lore/schema/approvals';
+import type { SourceFacts } from '@lore/schema/knowledge-events';
 
 /** Why the gate holds an answer for its owner before any condition is consulted. */
 export interface Hold {

@@ -1,4 +1,4 @@
-import { HANDLE_PATTERN } from '@lore/schema';
+import { HANDLE_PATTERN } from '@lore/schema/common';
 import { STOP_WORDS, singular, stem as stemWord } from '@lore/search';
 import { type Category, TOPIC_CATEGORIES, TRAIT_CATEGORIES } from './categories.js';
 import {

@@ -1,5 +1,5 @@
-import type { VerifiedAgent } from '@lore/schema';
-import { DecideQueryReply, QueriesRpc } from '@lore/schema';
+import { DecideQueryReply, QueriesRpc } from '@lore/schema/queries';
+import type { VerifiedAgent } from '@lore/schema/users';
 import type { ApprovalsPorts } from '../ports.js';
 
 /**

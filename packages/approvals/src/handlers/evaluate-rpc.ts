@@ -1,13 +1,7 @@
 import type { EventBus, Logger, NodeLocalBus } from '@lore/kit';
-import {
-  AgentsConnectedReply,
-  ApprovalsRpc,
-  EvaluateQueryRequest,
-  KnowledgeRpc,
-  type SourceFacts,
-  SourceFactsReply,
-  UsersProfileRpc,
-} from '@lore/schema';
+import { ApprovalsRpc, EvaluateQueryRequest } from '@lore/schema/approvals';
+import { KnowledgeRpc, type SourceFacts, SourceFactsReply } from '@lore/schema/knowledge-events';
+import { AgentsConnectedReply, UsersProfileRpc } from '@lore/schema/profile-rpc';
 import type { ConditionRepository } from '../domain/conditions.js';
 import type { EvaluationContext, Evaluator } from '../domain/evaluator.js';
 

@@ -1,6 +1,6 @@
 import type { EventBus } from '@lore/kit';
 import { type Database, handleOnce } from '@lore/kit';
-import { QueryDecided } from '@lore/schema';
+import { QueryDecided } from '@lore/schema/queries';
 import type { DecisionRepository } from '../domain/decisions.js';
 import type * as tables from '../tables.js';
 

@@ -1,4 +1,4 @@
-import { DecideQueryInput, DecideQueryOutput } from '@lore/schema';
+import { DecideQueryInput, DecideQueryOutput } from '@lore/schema/approvals';
 import { decideManually } from '../domain/manual.js';
 import { tool } from '../ports.js';
 

@@ -1,5 +1,5 @@
 import { notFound } from '@lore/kit';
-import { AddConditionInput, AddConditionOutput } from '@lore/schema';
+import { AddConditionInput, AddConditionOutput } from '@lore/schema/approvals';
 import { similarity } from '../domain/conditions.js';
 import { tool } from '../ports.js';
 

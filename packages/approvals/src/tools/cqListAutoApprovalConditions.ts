@@ -1,4 +1,4 @@
-import { ListConditionsInput, ListConditionsOutput } from '@lore/schema';
+import { ListConditionsInput, ListConditionsOutput } from '@lore/schema/approvals';
 import { tool } from '../ports.js';
 
 export const cqListAutoApprovalConditions = tool({

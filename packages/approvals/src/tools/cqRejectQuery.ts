@@ -1,4 +1,4 @@
-import { DecideQueryOutput, RejectQueryInput } from '@lore/schema';
+import { DecideQueryOutput, RejectQueryInput } from '@lore/schema/approvals';
 import { decideManually } from '../domain/manual.js';
 import { tool } from '../ports.js';
 

@@ -1,4 +1,4 @@
-import { RemoveConditionInput, RemoveConditionOutput } from '@lore/schema';
+import { RemoveConditionInput, RemoveConditionOutput } from '@lore/schema/approvals';
 import { tool } from '../ports.js';
 
 export const cqRemoveAutoApprovalCondition = tool({

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { conflict, type Database, notFound, type Outbox, type Transaction, utcDayStart } from '@lore/kit';
-import { DenCreated, DenPostCreated, type DenSummary } from '@lore/schema';
+import { DenCreated, DenPostCreated, type DenSummary } from '@lore/schema/dens';
 import { and, asc, desc, eq, gt, gte, lt, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import * as tables from '../tables.js';

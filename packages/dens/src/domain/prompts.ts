@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { conflict, type Database, notFound, type Outbox } from '@lore/kit';
-import { PromptAnswered, PromptPublished } from '@lore/schema';
+import { PromptAnswered, PromptPublished } from '@lore/schema/dens';
 import { and, desc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
 import * as tables from '../tables.js';
 import type { Author, DenRepository, DenRow } from './dens.js';

@@ -1,4 +1,4 @@
-import type { DenCategory } from '@lore/schema';
+import type { DenCategory } from '@lore/schema/dens';
 
 export interface StarterDen {
   slug: string;

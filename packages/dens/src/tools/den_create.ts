@@ -1,4 +1,4 @@
-import { DenCreateInput, DenCreateOutput } from '@lore/schema';
+import { DenCreateInput, DenCreateOutput } from '@lore/schema/dens';
 import { screen } from '../domain/moderation.js';
 import { tool } from '../ports.js';
 

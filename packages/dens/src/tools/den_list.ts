@@ -1,5 +1,5 @@
 import { formatCount } from '@lore/kit';
-import { DenListInput, DenListOutput } from '@lore/schema';
+import { DenListInput, DenListOutput } from '@lore/schema/dens';
 import { tool } from '../ports.js';
 
 const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);

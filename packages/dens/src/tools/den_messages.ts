@@ -1,5 +1,5 @@
 import { timeAgo } from '@lore/kit';
-import { DenMessagesInput, DenMessagesOutput } from '@lore/schema';
+import { DenMessagesInput, DenMessagesOutput } from '@lore/schema/dens';
 import { toPost } from '../domain/dens.js';
 import { tool } from '../ports.js';
 

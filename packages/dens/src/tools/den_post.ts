@@ -1,4 +1,4 @@
-import { DenPostInput, DenPostOutput } from '@lore/schema';
+import { DenPostInput, DenPostOutput } from '@lore/schema/dens';
 import { toPost } from '../domain/dens.js';
 import { screen } from '../domain/moderation.js';
 import { tool } from '../ports.js';

@@ -1,5 +1,5 @@
 import { preview, timeAgo } from '@lore/kit';
-import { PromptListInput, PromptListOutput } from '@lore/schema';
+import { PromptListInput, PromptListOutput } from '@lore/schema/dens';
 import { toPrompt } from '../domain/prompts.js';
 import { tool } from '../ports.js';
 

@@ -1,5 +1,5 @@
 import { forbidden } from '@lore/kit';
-import { PromptPublishInput, PromptPublishOutput } from '@lore/schema';
+import { PromptPublishInput, PromptPublishOutput } from '@lore/schema/dens';
 import { screen } from '../domain/moderation.js';
 import { toPrompt } from '../domain/prompts.js';
 import { tool } from '../ports.js';

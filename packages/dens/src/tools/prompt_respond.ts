@@ -1,4 +1,4 @@
-import { PromptRespondInput, PromptRespondOutput } from '@lore/schema';
+import { PromptRespondInput, PromptRespondOutput } from '@lore/schema/dens';
 import { screen } from '../domain/moderation.js';
 import { toPrompt, toResponse } from '../domain/prompts.js';
 import { tool } from '../ports.js';

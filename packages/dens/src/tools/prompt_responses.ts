@@ -1,5 +1,5 @@
 import { timeAgo } from '@lore/kit';
-import { PromptResponsesInput, PromptResponsesOutput } from '@lore/schema';
+import { PromptResponsesInput, PromptResponsesOutput } from '@lore/schema/dens';
 import { toPrompt, toResponse } from '../domain/prompts.js';
 import { tool } from '../ports.js';
 

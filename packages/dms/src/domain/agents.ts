@@ -1,5 +1,5 @@
 import { type EventBus, notFound } from '@lore/kit';
-import { ResolveHandlesReply, UsersRpc, type VerifiedAgent } from '@lore/schema';
+import { ResolveHandlesReply, UsersRpc, type VerifiedAgent } from '@lore/schema/users';
 
 /** Who a handle is, asked of the users service over the bus. */
 export class AgentDirectory {

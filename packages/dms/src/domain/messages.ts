@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Database, forbidden, notFound, type Outbox } from '@lore/kit';
-import { DmSent, type VerifiedAgent } from '@lore/schema';
+import { DmSent } from '@lore/schema/dms';
+import type { VerifiedAgent } from '@lore/schema/users';
 import { and, asc, desc, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import * as tables from '../tables.js';
 

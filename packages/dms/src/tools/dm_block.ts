@@ -1,5 +1,5 @@
 import { invalid } from '@lore/kit';
-import { DmBlockInput, DmBlockOutput } from '@lore/schema';
+import { DmBlockInput, DmBlockOutput } from '@lore/schema/dms';
 import { tool } from '../ports.js';
 
 export const dmBlock = tool({

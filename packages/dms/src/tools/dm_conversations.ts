@@ -1,5 +1,5 @@
 import { preview, timeAgo } from '@lore/kit';
-import { DmConversationsInput, DmConversationsOutput } from '@lore/schema';
+import { DmConversationsInput, DmConversationsOutput } from '@lore/schema/dms';
 import type { ConversationView } from '../domain/messages.js';
 import { tool } from '../ports.js';
 

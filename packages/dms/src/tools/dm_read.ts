@@ -1,5 +1,5 @@
 import { invalid, timeAgo } from '@lore/kit';
-import { DmReadInput, DmReadOutput } from '@lore/schema';
+import { DmReadInput, DmReadOutput } from '@lore/schema/dms';
 import { toMessage } from '../domain/messages.js';
 import { tool } from '../ports.js';
 import { toSummary } from './dm_conversations.js';

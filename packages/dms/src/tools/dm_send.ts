@@ -1,5 +1,5 @@
 import { invalid } from '@lore/kit';
-import { DmSendInput, DmSendOutput } from '@lore/schema';
+import { DmSendInput, DmSendOutput } from '@lore/schema/dms';
 import { toMessage } from '../domain/messages.js';
 import { screen } from '../domain/moderation.js';
 import { tool } from '../ports.js';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { basename, resolve } from 'node:path';
 import { type Embedder, ParseLimitError, parserPool, runIsolated, taskModule } from '@lore/ingest';
 import { type Logger, type Outbox, settleInPool, type Transaction } from '@lore/kit';
-import { DocsCorpusIngested } from '@lore/schema';
+import { DocsCorpusIngested } from '@lore/schema/docs';
 import type { CrawlOptions } from './crawl.js';
 import { crawl } from './crawl-lazy.js';
 import { titleFromPath } from './parse.js';

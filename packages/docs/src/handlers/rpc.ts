@@ -1,5 +1,5 @@
 import type { EventBus } from '@lore/kit';
-import { StatsReply, StatsRequest, statsSubject } from '@lore/schema';
+import { StatsReply, StatsRequest, statsSubject } from '@lore/schema/knowledge-events';
 import type { DocsStore } from '../domain/store.js';
 import type { CallCounter } from '../ports.js';
 

@@ -1,5 +1,5 @@
 import { ToolError } from '@lore/kit';
-import { AnswerQueryInput, AnswerQueryOutput } from '@lore/schema';
+import { AnswerQueryInput, AnswerQueryOutput } from '@lore/schema/docs';
 import { answerFromDocs } from '../domain/answer.js';
 import { answerScope } from '../domain/corpus.js';
 import { tool } from '../ports.js';

@@ -1,5 +1,5 @@
 import { formatCount } from '@lore/kit';
-import { DocsCorporaInput, DocsCorporaOutput } from '@lore/schema';
+import { DocsCorporaInput, DocsCorporaOutput } from '@lore/schema/docs';
 import { corpusStats } from '../domain/corpora.js';
 import { tool } from '../ports.js';
 

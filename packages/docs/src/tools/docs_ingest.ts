@@ -1,5 +1,5 @@
 import { forbidden, invalid } from '@lore/kit';
-import { DocsIngestInput, DocsIngestOutput } from '@lore/schema';
+import { DocsIngestInput, DocsIngestOutput } from '@lore/schema/docs';
 import { ingestInputs, summaryLine } from '../domain/ingest.js';
 import { tool } from '../ports.js';
 

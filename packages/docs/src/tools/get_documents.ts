@@ -1,4 +1,4 @@
-import { GetDocumentsInput, GetDocumentsOutput } from '@lore/schema';
+import { GetDocumentsInput, GetDocumentsOutput } from '@lore/schema/docs';
 import { tool } from '../ports.js';
 
 export const getDocuments = tool({

@@ -1,4 +1,4 @@
-import { SearchDocumentsInput, SearchDocumentsOutput } from '@lore/schema';
+import { SearchDocumentsInput, SearchDocumentsOutput } from '@lore/schema/docs';
 import { excerpt, queryTerms } from '@lore/search';
 import { both, corpusSql } from '../domain/corpus.js';
 import { compileFilter } from '../domain/filter.js';

@@ -1,4 +1,4 @@
-import type { EventEnvelope } from '@lore/schema';
+import type { EventEnvelope } from '@lore/schema/events';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { afterAll, afterEach, beforeEach, describe, it } from 'vitest';

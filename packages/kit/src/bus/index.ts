@@ -1,18 +1,17 @@
 import { MemoryBus } from './memory.js';
-import { type BusErrorHandler, NatsBus } from './nats.js';
+import type { BusErrorHandler } from './nats.js';
 import { type NatsCredentials, natsCredentialsFrom, natsInboxPrefix } from './nats-auth.js';
 import type { EventDrops } from './typed.js';
 import type { EventBus } from './types.js';
 
-export { backupStream, restoreStream } from './backup.js';
-export { JETSTREAM_USAGE, runJetStreamCli } from './backup-cli.js';
 export { MemoryBus } from './memory.js';
-export { type BusErrorHandler, NatsBus, type NatsBusOptions, natsServers } from './nats.js';
+// The NATS client itself is loaded only when a bus connects to NATS (see `createBus`): the
+// classes and functions that need it are in `@lore/kit/nats`; here only their types.
+export type { BusErrorHandler, NatsBus, NatsBusOptions } from './nats.js';
 export {
   type NatsAuthEnv,
   type NatsCredentials,
   NatsCredentialsError,
-  natsAuthenticator,
   natsCredentialsFrom,
   natsInboxPrefix,
 } from './nats-auth.js';
@@ -104,6 +103,7 @@ export function natsAccess(
 export async function createBus(config: BusConfig): Promise<EventBus> {
   if (!config.natsUrl) return new MemoryBus(config.onError, config.drops);
   if (!config.credentials && !config.insecure) throw new NatsInsecureError();
+  const { NatsBus } = await import('./nats.js');
   return NatsBus.connect({
     ...(config.credentials ? { credentials: config.credentials } : {}),
     ...(config.inboxPrefix ? { inboxPrefix: config.inboxPrefix } : {}),

@@ -1,4 +1,4 @@
-import type { EventDefinition, EventEnvelope } from '@lore/schema';
+import type { EventDefinition, EventEnvelope } from '@lore/schema/events';
 import {
   EventDrops,
   listenTyped,

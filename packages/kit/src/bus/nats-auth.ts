@@ -1,12 +1,3 @@
-import { readFileSync } from 'node:fs';
-import {
-  type Authenticator,
-  credsAuthenticator,
-  nkeyAuthenticator,
-  tokenAuthenticator,
-  usernamePasswordAuthenticator,
-} from '@nats-io/transport-node';
-
 /** How a process proves itself to NATS: one of the forms the client supports. */
 export type NatsCredentials =
   | { kind: 'user'; user: string; password: string }
@@ -52,28 +43,6 @@ export function natsCredentialsFrom(env: NatsAuthEnv): NatsCredentials | undefin
   return forms[0];
 }
 
-/** The client's authenticator for the credentials. A `.creds` file is read on every connect, so it can be rotated in place. */
-export function natsAuthenticator(credentials: NatsCredentials): Authenticator {
-  switch (credentials.kind) {
-    case 'user':
-      return usernamePasswordAuthenticator(credentials.user, credentials.password);
-    case 'token':
-      return tokenAuthenticator(credentials.token);
-    case 'nkey':
-      return nkeyAuthenticator(new TextEncoder().encode(credentials.seed));
-    case 'creds':
-      return credsAuthenticator(() => {
-        try {
-          return readFileSync(credentials.file);
-        } catch (err) {
-          throw new NatsCredentialsError(
-            `NATS_CREDS: cannot read ${credentials.file}: ${(err as Error).message}`,
-          );
-        }
-      });
-  }
-}
-
 /**
  * The prefix of this connection's reply subjects. NATS permissions give each user its own
  * `_INBOX.<user>.>`, so no other participant can subscribe to the replies it receives.
@@ -81,12 +50,4 @@ export function natsAuthenticator(credentials: NatsCredentials): Authenticator {
 export function natsInboxPrefix(env: NatsAuthEnv): string | undefined {
   if (env.NATS_INBOX_PREFIX) return env.NATS_INBOX_PREFIX;
   return env.NATS_USER ? `_INBOX.${env.NATS_USER}` : undefined;
-}
-
-/** The connection options for credentials and a reply prefix, when given. */
-export function natsConnectAuth(o: { credentials?: NatsCredentials; inboxPrefix?: string }) {
-  return {
-    ...(o.credentials ? { authenticator: natsAuthenticator(o.credentials) } : {}),
-    ...(o.inboxPrefix ? { inboxPrefix: o.inboxPrefix } : {}),
-  };
 }

@@ -1,4 +1,4 @@
-import type { EventDefinition, EventEnvelope } from '@lore/schema';
+import type { EventDefinition, EventEnvelope } from '@lore/schema/events';
 import {
   type ConsumerMessages,
   type JetStreamClient,
@@ -18,7 +18,8 @@ import {
   TimeoutError,
 } from '@nats-io/transport-node';
 import { toRemote } from './memory.js';
-import { type NatsCredentials, natsConnectAuth } from './nats-auth.js';
+import type { NatsCredentials } from './nats-auth.js';
+import { natsConnectAuth } from './nats-authenticator.js';
 import { durableName, ensureConsumer, ensureStream, natsServers } from './nats-setup.js';
 import {
   EventDrops,

@@ -1,4 +1,4 @@
-import type { EventDefinition, EventEnvelope, EventPayload } from '@lore/schema';
+import type { EventDefinition, EventEnvelope, EventPayload } from '@lore/schema/events';
 import { Counter, Registry } from 'prom-client';
 import type { DeliveryInfo, EventBus, EventHandler, SubscribeOptions, Subscription } from './types.js';
 

@@ -1,4 +1,4 @@
-import type { EventDefinition, EventEnvelope } from '@lore/schema';
+import type { EventDefinition, EventEnvelope } from '@lore/schema/events';
 import type { EventDrops, OnOptions, TypedEventHandler, TypedListener } from './typed.js';
 
 /** What a handler receives besides the event: how many times it was delivered. */

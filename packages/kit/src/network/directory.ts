@@ -1,5 +1,4 @@
 import type { KV } from '@nats-io/kv';
-import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { judgeNodeKey, type NodeKeyRecord, NodeKeyRefusedError, NodeKeyTrust } from './node-keys.js';
 
@@ -122,6 +121,8 @@ export class NatsDirectory implements NetworkDirectory {
     replicas = 1,
     trust: DirectoryTrust = {},
   ): Promise<NatsDirectory> {
+    // Loaded here, not at the top: a process without NATS never loads the KV client.
+    const { Kvm } = await import('@nats-io/kv');
     const kvm = new Kvm(nc);
     const handles = await kvm.create(`${prefix}${HANDLES_BUCKET}`, { history: 1, replicas });
     const nodes = await kvm.create(`${prefix}${NODES_BUCKET}`, { history: 1, replicas });

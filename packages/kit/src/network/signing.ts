@@ -1,5 +1,5 @@
 import { createPrivateKey, createPublicKey, sign, verify } from 'node:crypto';
-import type { EventEnvelope } from '@lore/schema';
+import type { EventEnvelope } from '@lore/schema/events';
 import type { NodeIdentity } from '../node.js';
 import type { NetworkDirectory } from './directory.js';
 

@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import { frontMatter } from '@lore/ingest';
-import { ArticleCategory, ArticlePublishInput } from '@lore/schema';
+import { ArticleCategory, ArticlePublishInput } from '@lore/schema/knowledge';
 import { type ArticleDraft, slugify } from './articles.js';
 
 const str = (v: string | string[] | undefined) => (Array.isArray(v) ? v.join(', ') : v);

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { conflict, type Database, notFound, type Outbox, type Transaction } from '@lore/kit';
-import { type ArticleCategory, ArticlePublished, type VerifiedAgent } from '@lore/schema';
+import { type ArticleCategory, ArticlePublished } from '@lore/schema/knowledge';
+import type { VerifiedAgent } from '@lore/schema/users';
 import { excerpt } from '@lore/search';
 import { and, eq, gte, type SQL, sql } from 'drizzle-orm';
 import * as tables from '../tables.js';

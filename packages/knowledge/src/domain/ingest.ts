@@ -1,7 +1,7 @@
 import { basename, extname } from 'node:path';
 import { convertHtml, ParseLimitError, parserPool, pdfToText, runIsolated, taskModule } from '@lore/ingest';
 import { invalid, type ToolError } from '@lore/kit';
-import type { KnowledgeFormat, UpdateKnowledgeSourcesInput } from '@lore/schema';
+import type { KnowledgeFormat, UpdateKnowledgeSourcesInput } from '@lore/schema/knowledge';
 import { readAllowedFile, readFileSlot } from './paths.js';
 import type { PreparedSource } from './prepare-source.js';
 

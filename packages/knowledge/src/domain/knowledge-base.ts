@@ -1,6 +1,7 @@
 import type { Embedder } from '@lore/ingest';
 import type { Database, Logger, Outbox } from '@lore/kit';
-import type { KnowledgeSharing, KnowledgeSourceSummary, VerifiedAgent } from '@lore/schema';
+import type { KnowledgeSharing, KnowledgeSourceSummary } from '@lore/schema/knowledge';
+import type { VerifiedAgent } from '@lore/schema/users';
 import type * as tables from '../tables.js';
 import { AgentCaches } from './agent-caches.js';
 import type { ExtractedDocument } from './ingest.js';

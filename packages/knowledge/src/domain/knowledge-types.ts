@@ -1,4 +1,4 @@
-import type { KnowledgeSharing } from '@lore/schema';
+import type { KnowledgeSharing } from '@lore/schema/knowledge';
 import type { ExtractedDocument } from './ingest.js';
 import type { AnalyzedQuery } from './search-terms.js';
 

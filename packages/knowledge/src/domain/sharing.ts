@@ -1,7 +1,9 @@
 import type { Database, Outbox } from '@lore/kit';
 import { notFound } from '@lore/kit';
-import type { KnowledgeSharing, SourceFacts, VerifiedAgent } from '@lore/schema';
-import { KnowledgeSourceAdded } from '@lore/schema';
+import type { KnowledgeSharing } from '@lore/schema/knowledge';
+import type { SourceFacts } from '@lore/schema/knowledge-events';
+import { KnowledgeSourceAdded } from '@lore/schema/knowledge-events';
+import type { VerifiedAgent } from '@lore/schema/users';
 import { and, eq, inArray } from 'drizzle-orm';
 import * as tables from '../tables.js';
 

@@ -9,13 +9,9 @@ import {
   type Outbox,
   type Transaction,
 } from '@lore/kit';
-import {
-  type KnowledgeSharing,
-  KnowledgeSourceAdded,
-  KnowledgeSourceRemoved,
-  type KnowledgeSourceSummary,
-  type VerifiedAgent,
-} from '@lore/schema';
+import type { KnowledgeSharing, KnowledgeSourceSummary } from '@lore/schema/knowledge';
+import { KnowledgeSourceAdded, KnowledgeSourceRemoved } from '@lore/schema/knowledge-events';
+import type { VerifiedAgent } from '@lore/schema/users';
 import { float32ToBuffer } from '@lore/search';
 import { and, asc, eq, type SQL, sql } from 'drizzle-orm';
 import type * as tables from '../tables.js';

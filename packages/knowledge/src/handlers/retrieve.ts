@@ -1,5 +1,5 @@
 import type { EventBus } from '@lore/kit';
-import { KnowledgeRetrieveRequest, KnowledgeRpc } from '@lore/schema';
+import { KnowledgeRetrieveRequest, KnowledgeRpc } from '@lore/schema/knowledge-events';
 import type { KnowledgeBase } from '../domain/knowledge-base.js';
 import type { SourceSharing } from '../domain/sharing.js';
 

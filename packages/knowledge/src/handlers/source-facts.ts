@@ -1,5 +1,5 @@
 import type { EventBus } from '@lore/kit';
-import { KnowledgeRpc, SourceFactsRequest } from '@lore/schema';
+import { KnowledgeRpc, SourceFactsRequest } from '@lore/schema/knowledge-events';
 import type { SourceSharing } from '../domain/sharing.js';
 
 /** `rpc.knowledge.source_facts`: the approvals service asks what the sources a draft cites are. */

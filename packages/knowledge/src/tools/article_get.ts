@@ -1,4 +1,4 @@
-import { ArticleGetInput, ArticleGetOutput } from '@lore/schema';
+import { ArticleGetInput, ArticleGetOutput } from '@lore/schema/knowledge';
 import { tool } from '../ports.js';
 
 export const articleGet = tool({

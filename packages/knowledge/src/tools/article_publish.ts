@@ -1,4 +1,4 @@
-import { ArticlePublishInput, ArticlePublishOutput } from '@lore/schema';
+import { ArticlePublishInput, ArticlePublishOutput } from '@lore/schema/knowledge';
 import { articleUrl, moderateArticle } from '../domain/moderation.js';
 import { tool } from '../ports.js';
 

@@ -1,5 +1,5 @@
 import { invalid } from '@lore/kit';
-import { ArticleSearchInput, ArticleSearchOutput } from '@lore/schema';
+import { ArticleSearchInput, ArticleSearchOutput } from '@lore/schema/knowledge';
 import { tool } from '../ports.js';
 
 export const articleSearch = tool({

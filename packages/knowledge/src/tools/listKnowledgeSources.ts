@@ -1,4 +1,4 @@
-import { ListKnowledgeSourcesInput, ListKnowledgeSourcesOutput } from '@lore/schema';
+import { ListKnowledgeSourcesInput, ListKnowledgeSourcesOutput } from '@lore/schema/knowledge';
 import { tool } from '../ports.js';
 
 export const listKnowledgeSources = tool({

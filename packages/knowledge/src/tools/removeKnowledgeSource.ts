@@ -1,4 +1,4 @@
-import { RemoveKnowledgeSourceInput, RemoveKnowledgeSourceOutput } from '@lore/schema';
+import { RemoveKnowledgeSourceInput, RemoveKnowledgeSourceOutput } from '@lore/schema/knowledge';
 import { tool } from '../ports.js';
 
 export const removeKnowledgeSource = tool({

@@ -1,5 +1,5 @@
 import { invalid } from '@lore/kit';
-import { SearchKnowledgeInput, SearchKnowledgeOutput } from '@lore/schema';
+import { SearchKnowledgeInput, SearchKnowledgeOutput } from '@lore/schema/knowledge';
 import { tool } from '../ports.js';
 
 export const searchKnowledge = tool({

@@ -1,4 +1,4 @@
-import { SetKnowledgeSourceSharingInput, SetKnowledgeSourceSharingOutput } from '@lore/schema';
+import { SetKnowledgeSourceSharingInput, SetKnowledgeSourceSharingOutput } from '@lore/schema/knowledge';
 import { tool } from '../ports.js';
 
 const MEANING = {

@@ -1,4 +1,4 @@
-import { UpdateKnowledgeSourcesInput, UpdateKnowledgeSourcesOutput } from '@lore/schema';
+import { UpdateKnowledgeSourcesInput, UpdateKnowledgeSourcesOutput } from '@lore/schema/knowledge';
 import { extractDocument } from '../domain/ingest.js';
 import { tool } from '../ports.js';
 

@@ -1,4 +1,4 @@
-import type { AnswerCitation } from '@lore/schema';
+import type { AnswerCitation } from '@lore/schema/queries';
 import { isContentTerm, tokenize } from '@lore/search';
 
 /** Consecutive words an edit must keep from an excerpt to count as quoting it. */

@@ -1,6 +1,7 @@
 import type { Database, Outbox } from '@lore/kit';
 import { handleOnce } from '@lore/kit';
-import type { AnswerShared, AnswerWithheld, EventEnvelope, EventPayload } from '@lore/schema';
+import type { EventEnvelope, EventPayload } from '@lore/schema/events';
+import type { AnswerShared, AnswerWithheld } from '@lore/schema/queries';
 import type * as tables from '../tables.js';
 import type { Network } from './network.js';
 import type { QuestionRepository } from './questions.js';

@@ -1,6 +1,6 @@
 import type { NodeLocalBus, TextGenerator } from '@lore/kit';
 import { limiter } from '@lore/kit';
-import { KnowledgeRetrieveReply, KnowledgeRpc } from '@lore/schema';
+import { KnowledgeRetrieveReply, KnowledgeRpc } from '@lore/schema/knowledge-events';
 import type { Draft } from './received.js';
 
 /** Passages asked of the recipient's knowledge for one draft. */

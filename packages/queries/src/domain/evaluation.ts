@@ -1,5 +1,5 @@
 import type { NodeLocalBus } from '@lore/kit';
-import { ApprovalsRpc, EvaluateQueryReply, type EvaluateQueryRequest } from '@lore/schema';
+import { ApprovalsRpc, EvaluateQueryReply, type EvaluateQueryRequest } from '@lore/schema/approvals';
 import { z } from 'zod';
 import type { Verdict } from './lifecycle.js';
 import type { ReceivedRow } from './received.js';

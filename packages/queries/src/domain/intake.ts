@@ -1,6 +1,7 @@
 import type { Database, Logger } from '@lore/kit';
 import { GroupCommit, inbox, settleInPool } from '@lore/kit';
-import type { EventEnvelope, QuestionAsked } from '@lore/schema';
+import type { EventEnvelope } from '@lore/schema/events';
+import type { QuestionAsked } from '@lore/schema/queries';
 import type { z } from 'zod';
 import type * as tables from '../tables.js';
 import type { Drafter } from './drafting.js';

@@ -1,4 +1,4 @@
-import type { AnswerCitation, ReceivedStatus } from '@lore/schema';
+import type { AnswerCitation, ReceivedStatus } from '@lore/schema/queries';
 
 /**
  * The life of a query received by an agent hosted here, as pure functions: `decide` turns a

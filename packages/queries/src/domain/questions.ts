@@ -1,6 +1,6 @@
 import type { Database, Outbox, Transaction } from '@lore/kit';
-import type { AnswerCitation, AskerProfile, PeerStatus } from '@lore/schema';
-import { type AnswerShared, QUERY_ID_PATTERN, QuestionAsked } from '@lore/schema';
+import type { AnswerCitation, AskerProfile, PeerStatus } from '@lore/schema/queries';
+import { type AnswerShared, QUERY_ID_PATTERN, QuestionAsked } from '@lore/schema/queries';
 import { stemmedMatchQuery } from '@lore/search';
 import { and, asc, count, desc, eq, gte, inArray, sql } from 'drizzle-orm';
 import type { z } from 'zod';

@@ -1,5 +1,5 @@
 import type { Emit } from '@lore/kit';
-import { AnswerShared, AnswerWithheld, QueryDecided, type ReceivedStatus } from '@lore/schema';
+import { AnswerShared, AnswerWithheld, QueryDecided, type ReceivedStatus } from '@lore/schema/queries';
 import type * as tables from '../tables.js';
 import type { Event, QueryState } from './lifecycle.js';
 

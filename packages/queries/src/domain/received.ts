@@ -1,6 +1,6 @@
 import type { Database, Outbox, Transaction } from '@lore/kit';
 import { conflict, forbidden, notFound } from '@lore/kit';
-import type { AskerProfile, ReceivedStatus } from '@lore/schema';
+import type { AskerProfile, ReceivedStatus } from '@lore/schema/queries';
 import { and, asc, count, desc, eq, gte, inArray, lte, ne } from 'drizzle-orm';
 import * as tables from '../tables.js';
 import { citationsDrawnOn } from './citing.js';

@@ -1,4 +1,4 @@
-import type { PeerStatus, ReceivedStatus } from '@lore/schema';
+import type { PeerStatus, ReceivedStatus } from '@lore/schema/queries';
 import type { AnswerRow, PeerView } from './questions.js';
 import type { ReceivedRow } from './received.js';
 

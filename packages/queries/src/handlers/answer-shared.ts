@@ -1,5 +1,5 @@
 import type { EventBus } from '@lore/kit';
-import { AnswerShared } from '@lore/schema';
+import { AnswerShared } from '@lore/schema/queries';
 import type { Delivery } from '../domain/delivery.js';
 
 /** Every node hears every answer; the asker's node keeps it (per-node consumer). */

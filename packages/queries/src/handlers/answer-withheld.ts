@@ -1,5 +1,5 @@
 import type { EventBus } from '@lore/kit';
-import { AnswerWithheld } from '@lore/schema';
+import { AnswerWithheld } from '@lore/schema/queries';
 import type { Delivery } from '../domain/delivery.js';
 
 /** A peer declined or had no knowledge: the asker's node records it for that peer. */

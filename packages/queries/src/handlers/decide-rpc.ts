@@ -1,5 +1,5 @@
 import type { EventBus } from '@lore/kit';
-import { DecideQueryRequest, QueriesRpc } from '@lore/schema';
+import { DecideQueryRequest, QueriesRpc } from '@lore/schema/queries';
 import type { ReceivedRepository } from '../domain/received.js';
 
 /**

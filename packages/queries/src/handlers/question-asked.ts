@@ -1,5 +1,5 @@
 import type { EventBus } from '@lore/kit';
-import { QuestionAsked } from '@lore/schema';
+import { QuestionAsked } from '@lore/schema/queries';
 import type { Intake } from '../domain/intake.js';
 
 /**

@@ -1,5 +1,5 @@
 import { invalid, notFound } from '@lore/kit';
-import { AskQuestionInput, AskQuestionOutput } from '@lore/schema';
+import { AskQuestionInput, AskQuestionOutput } from '@lore/schema/queries';
 import { newQueryId } from '../domain/ids.js';
 import { tool } from '../ports.js';
 

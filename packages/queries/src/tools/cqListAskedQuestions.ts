@@ -1,4 +1,4 @@
-import { ListAskedQuestionsInput, ListAskedQuestionsOutput } from '@lore/schema';
+import { ListAskedQuestionsInput, ListAskedQuestionsOutput } from '@lore/schema/queries';
 import { answerView, peerLine, peerView, quote } from '../domain/views.js';
 import { tool } from '../ports.js';
 

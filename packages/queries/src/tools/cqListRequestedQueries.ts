@@ -1,4 +1,4 @@
-import { ListRequestedQueriesInput, ListRequestedQueriesOutput } from '@lore/schema';
+import { ListRequestedQueriesInput, ListRequestedQueriesOutput } from '@lore/schema/queries';
 import { quote, requestedQueryView } from '../domain/views.js';
 import { tool } from '../ports.js';
 

@@ -1,5 +1,5 @@
 import { notFound } from '@lore/kit';
-import { SummarizeAnswersInput, SummarizeAnswersOutput } from '@lore/schema';
+import { SummarizeAnswersInput, SummarizeAnswersOutput } from '@lore/schema/queries';
 import { mergePoints, type PeerSource, pointsText, type SummaryPoint } from '../domain/summary.js';
 import { answerView, peerLine, peerView, quote, stillPending } from '../domain/views.js';
 import { tool } from '../ports.js';

@@ -1,4 +1,4 @@
-import { type ReceivedStatus, UpdateEditAnswerInput, UpdateEditAnswerOutput } from '@lore/schema';
+import { type ReceivedStatus, UpdateEditAnswerInput, UpdateEditAnswerOutput } from '@lore/schema/queries';
 import { tool } from '../ports.js';
 
 export const cqUpdateEditAnswer = tool({

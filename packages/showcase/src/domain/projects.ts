@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { conflict, type Database, forbidden, notFound, type Outbox } from '@lore/kit';
-import { ProjectSubmitted, ProjectVoted } from '@lore/schema';
+import { ProjectSubmitted, ProjectVoted } from '@lore/schema/showcase';
 import { and, desc, eq, gte, type SQL, sql } from 'drizzle-orm';
 import * as tables from '../tables.js';
 

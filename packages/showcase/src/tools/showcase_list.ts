@@ -1,5 +1,5 @@
 import { preview, timeAgo } from '@lore/kit';
-import { ShowcaseListInput, ShowcaseListOutput } from '@lore/schema';
+import { ShowcaseListInput, ShowcaseListOutput } from '@lore/schema/showcase';
 import { toProject } from '../domain/projects.js';
 import { tool } from '../ports.js';
 

@@ -1,4 +1,4 @@
-import { ShowcaseSubmitInput, ShowcaseSubmitOutput } from '@lore/schema';
+import { ShowcaseSubmitInput, ShowcaseSubmitOutput } from '@lore/schema/showcase';
 import { screen } from '../domain/moderation.js';
 import { toProject } from '../domain/projects.js';
 import { tool } from '../ports.js';

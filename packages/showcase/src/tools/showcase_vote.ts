@@ -1,4 +1,4 @@
-import { ShowcaseVoteInput, ShowcaseVoteOutput } from '@lore/schema';
+import { ShowcaseVoteInput, ShowcaseVoteOutput } from '@lore/schema/showcase';
 import { toProject } from '../domain/projects.js';
 import { tool } from '../ports.js';
 

@@ -1,5 +1,5 @@
 import { type Database, handleOnce } from '@lore/kit';
-import type { EventEnvelope } from '@lore/schema';
+import type { EventEnvelope } from '@lore/schema/events';
 import { and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import * as tables from '../tables.js';
 

@@ -1,4 +1,4 @@
-import type { Capabilities, ExpertiseLevel } from '@lore/schema';
+import type { Capabilities, ExpertiseLevel } from '@lore/schema/users';
 import { isContentTerm, synonymsOf, tokenize } from '@lore/search';
 import { terms } from './discovery.js';
 

@@ -8,8 +8,8 @@ import {
   type NetworkDirectory,
   type Outbox,
 } from '@lore/kit';
-import type { AgentProfile, AgentRegisterInput, AgentUpdateInput, VerifiedAgent } from '@lore/schema';
-import { AgentKeyRotated, AgentRegistered, AgentUpdated } from '@lore/schema';
+import type { AgentProfile, AgentRegisterInput, AgentUpdateInput, VerifiedAgent } from '@lore/schema/users';
+import { AgentKeyRotated, AgentRegistered, AgentUpdated } from '@lore/schema/users';
 import { and, desc, eq, gte, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import * as tables from '../tables.js';
 import { rankAgents, type SearchCriteria, type SearchFit } from './agent-search.js';

@@ -1,5 +1,5 @@
 import { conflict, type Database, type Outbox } from '@lore/kit';
-import { ConnectionMade, ConnectionRequested } from '@lore/schema';
+import { ConnectionMade, ConnectionRequested } from '@lore/schema/community';
 import { and, eq, sql } from 'drizzle-orm';
 import * as tables from '../tables.js';
 import { HotReads } from './hot-reads.js';

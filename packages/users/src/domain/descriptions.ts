@@ -1,5 +1,5 @@
 import type { AgentCard } from '@lore/kit';
-import type { AgentProfile } from '@lore/schema';
+import type { AgentProfile } from '@lore/schema/users';
 
 /**
  * What can be said about an agent in a sentence each: its own words first, then what it

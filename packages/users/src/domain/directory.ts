@@ -1,5 +1,5 @@
 import { type AgentCard, type Database, timeAgo } from '@lore/kit';
-import type { ExpertiseLevel, Skill } from '@lore/schema';
+import type { ExpertiseLevel, Skill } from '@lore/schema/users';
 import { sql } from 'drizzle-orm';
 import * as tables from '../tables.js';
 import type { ActivityLog } from './activity.js';

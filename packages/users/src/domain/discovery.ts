@@ -1,4 +1,5 @@
-import type { DiscoveryGoal, ExpertiseLevel, Skill } from '@lore/schema';
+import type { DiscoveryGoal } from '@lore/schema/community';
+import type { ExpertiseLevel, Skill } from '@lore/schema/users';
 import { isContentTerm, stem, synonymsOf, tokenize } from '@lore/search';
 import { LRUCache } from 'lru-cache';
 

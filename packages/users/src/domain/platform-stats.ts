@@ -1,5 +1,6 @@
 import { type EventBus, formatCount, plural, utcDayStart } from '@lore/kit';
-import { type PlatformStatsOutput, StatsReply, statsSubject } from '@lore/schema';
+import type { PlatformStatsOutput } from '@lore/schema/community';
+import { StatsReply, statsSubject } from '@lore/schema/knowledge-events';
 import type { z } from 'zod';
 
 type Output = z.input<typeof PlatformStatsOutput>;

@@ -1,5 +1,5 @@
 import type { AgentCard } from '@lore/kit';
-import type { AgentProfile } from '@lore/schema';
+import type { AgentProfile } from '@lore/schema/users';
 import { NO_CAPABILITIES } from './profile.js';
 
 /** An agent of another node as agent_search shows it: its card, which names the node hosting it. */

@@ -1,2 +1,2 @@
-export type { AgentProfile, Capabilities, Skill } from '@lore/schema';
+export type { AgentProfile, Capabilities, Skill } from '@lore/schema/users';
 export type { z } from 'zod';

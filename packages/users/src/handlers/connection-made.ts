@@ -1,5 +1,5 @@
 import type { EventBus } from '@lore/kit';
-import { ConnectionMade } from '@lore/schema';
+import { ConnectionMade } from '@lore/schema/community';
 import type { ActivityLog } from '../domain/activity.js';
 
 const consumer = 'users-activity-connections';

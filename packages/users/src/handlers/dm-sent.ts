@@ -1,5 +1,5 @@
 import type { EventBus } from '@lore/kit';
-import { DmSent } from '@lore/schema';
+import { DmSent } from '@lore/schema/dms';
 import type { ActivityLog } from '../domain/activity.js';
 
 const consumer = 'users-activity-dms';

@@ -1,5 +1,5 @@
 import { type EventBus, preview } from '@lore/kit';
-import { DenPostCreated } from '@lore/schema';
+import { DenPostCreated } from '@lore/schema/dens';
 import type { ActivityLog } from '../domain/activity.js';
 
 const consumer = 'users-activity-den-posts';

@@ -1,5 +1,5 @@
 import type { EventBus } from '@lore/kit';
-import { AgentsConnectedRequest, AgentTraitsRequest, UsersProfileRpc } from '@lore/schema';
+import { AgentsConnectedRequest, AgentTraitsRequest, UsersProfileRpc } from '@lore/schema/profile-rpc';
 import type { AgentRepository } from '../domain/agents.js';
 import type { ConnectionRepository } from '../domain/connections.js';
 

@@ -1,5 +1,5 @@
 import { type EventBus, preview } from '@lore/kit';
-import { ProjectSubmitted } from '@lore/schema';
+import { ProjectSubmitted } from '@lore/schema/showcase';
 import type { ActivityLog } from '../domain/activity.js';
 
 const consumer = 'users-activity-projects';

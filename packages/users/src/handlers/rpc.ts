@@ -1,5 +1,5 @@
 import type { EventBus } from '@lore/kit';
-import { ListAgentsRequest, ResolveHandlesRequest, UsersRpc, VerifyKeyRequest } from '@lore/schema';
+import { ListAgentsRequest, ResolveHandlesRequest, UsersRpc, VerifyKeyRequest } from '@lore/schema/users';
 import type { AgentRepository } from '../domain/agents.js';
 
 /** Questions other services ask the users service: whose key is this, who are these handles. */

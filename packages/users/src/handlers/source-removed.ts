@@ -1,5 +1,5 @@
 import type { EventBus } from '@lore/kit';
-import { KnowledgeSourceRemoved } from '@lore/schema';
+import { KnowledgeSourceRemoved } from '@lore/schema/knowledge-events';
 import type { ActivityLog } from '../domain/activity.js';
 
 const consumer = 'users-source-topics-removed';

@@ -1,5 +1,6 @@
 import { notFound } from '@lore/kit';
-import { AgentProfileInput, AgentProfileOutput, CAPABILITY_NAMES, ConnectionRequest } from '@lore/schema';
+import { ConnectionRequest } from '@lore/schema/community';
+import { AgentProfileInput, AgentProfileOutput, CAPABILITY_NAMES } from '@lore/schema/users';
 import { z } from 'zod';
 import { skillsLine, timeAgo, toProfile } from '../domain/profile.js';
 import { tool } from '../ports.js';

@@ -1,4 +1,4 @@
-import { AgentRegisterInput, AgentRegisterOutput } from '@lore/schema';
+import { AgentRegisterInput, AgentRegisterOutput } from '@lore/schema/users';
 import { screenProfile } from '../domain/moderation.js';
 import { tool } from '../ports.js';
 

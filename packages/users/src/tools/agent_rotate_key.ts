@@ -1,4 +1,4 @@
-import { AgentRotateKeyInput, AgentRotateKeyOutput } from '@lore/schema';
+import { AgentRotateKeyInput, AgentRotateKeyOutput } from '@lore/schema/users';
 import { tool } from '../ports.js';
 
 export const agentRotateKey = tool({

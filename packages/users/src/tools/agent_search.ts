@@ -1,4 +1,4 @@
-import { AgentSearchInput, AgentSearchOutput } from '@lore/schema';
+import { AgentSearchInput, AgentSearchOutput } from '@lore/schema/users';
 import { skillsLine } from '../domain/profile.js';
 import { tool } from '../ports.js';
 

@@ -1,5 +1,6 @@
 import { forbidden } from '@lore/kit';
-import { AgentUpdateInput, AgentUpdateOutput, HandleRef } from '@lore/schema';
+import { HandleRef } from '@lore/schema/common';
+import { AgentUpdateInput, AgentUpdateOutput } from '@lore/schema/users';
 import { screenProfile } from '../domain/moderation.js';
 import { tool } from '../ports.js';
 

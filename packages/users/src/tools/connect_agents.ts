@@ -1,5 +1,5 @@
 import { invalid, notFound } from '@lore/kit';
-import { ConnectAgentsInput, ConnectAgentsOutput } from '@lore/schema';
+import { ConnectAgentsInput, ConnectAgentsOutput } from '@lore/schema/community';
 import { screen } from '../domain/moderation.js';
 import { tool } from '../ports.js';
 

@@ -1,4 +1,4 @@
-import { GetActiveUsersInput, GetActiveUsersOutput } from '@lore/schema';
+import { GetActiveUsersInput, GetActiveUsersOutput } from '@lore/schema/users';
 import type { Presence } from '../domain/agents.js';
 import { tool } from '../ports.js';
 

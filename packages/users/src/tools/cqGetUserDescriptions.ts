@@ -1,5 +1,5 @@
 import { notFound } from '@lore/kit';
-import { GetUserDescriptionsInput, GetUserDescriptionsOutput } from '@lore/schema';
+import { GetUserDescriptionsInput, GetUserDescriptionsOutput } from '@lore/schema/users';
 import { cardProfile, describeAgent } from '../domain/descriptions.js';
 import { toProfile } from '../domain/profile.js';
 import { tool } from '../ports.js';

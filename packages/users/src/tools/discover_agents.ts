@@ -1,4 +1,4 @@
-import { DiscoverAgentsInput, DiscoverAgentsOutput } from '@lore/schema';
+import { DiscoverAgentsInput, DiscoverAgentsOutput } from '@lore/schema/community';
 import { GOAL_NOUN, terms, weightsFor } from '../domain/discovery.js';
 import { tool } from '../ports.js';
 

@@ -1,4 +1,4 @@
-import { PlatformStatsInput, PlatformStatsOutput } from '@lore/schema';
+import { PlatformStatsInput, PlatformStatsOutput } from '@lore/schema/community';
 import { statsText, summarize } from '../domain/platform-stats.js';
 import { tool } from '../ports.js';
 

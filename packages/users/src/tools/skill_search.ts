@@ -1,5 +1,5 @@
 import { timeAgo } from '@lore/kit';
-import { SkillSearchInput, SkillSearchOutput } from '@lore/schema';
+import { SkillSearchInput, SkillSearchOutput } from '@lore/schema/community';
 import { tool } from '../ports.js';
 
 const levelled = (s: { name: string; level: string }) => `${s.name} (${s.level})`;
