@@ -38,10 +38,22 @@ export async function start(
   ready: RegExp,
   timeoutMs = 60_000,
   nodeArgs: string[] = [],
+  /**
+   * Where workspace packages resolve: their TypeScript sources (`development`, as `pnpm dev` runs
+   * them) or their compiled JavaScript (`built`, as `pnpm start` and the image run them).
+   */
+  packages: 'development' | 'built' = 'development',
 ): Promise<Proc> {
   const child = spawn(
     process.execPath,
-    ['--conditions=development', '--import', TSX, ...nodeArgs, entry, ...args],
+    [
+      ...(packages === 'development' ? ['--conditions=development'] : []),
+      '--import',
+      TSX,
+      ...nodeArgs,
+      entry,
+      ...args,
+    ],
     {
       cwd: ROOT,
       env: { ...process.env, ...env },

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -17,8 +18,14 @@ import {
 } from '../lib.js';
 import { GROUPS, groupProfile } from '../profile/groups.js';
 
-const users = join(ROOT, 'packages/users/src/main.ts');
-const lore = join(ROOT, 'apps/aggregator/src/main.ts');
+// Lore's rungs run the compiled JavaScript, as `pnpm start`, `pnpm lore` and the image do (built
+// first when stale); every rung, baselines included, runs with the same node flags.
+const users = join(ROOT, 'packages/users/dist/main.js');
+const lore = join(ROOT, 'apps/aggregator/dist/main.js');
+// The CPU breakdown profiles the same servers from their TypeScript sources: the compiled bundles
+// put the kit's modules into one file, which a profile cannot tell apart (auth, rate limits, db…).
+const usersSource = join(ROOT, 'packages/users/src/main.ts');
+const loreSource = join(ROOT, 'apps/aggregator/src/main.ts');
 const HOOK = ['--import', join(ROOT, 'bench/targets/profile-hook.ts')];
 
 /** Registers `handle` on the Lore at `url` and returns its API key. */
@@ -138,6 +145,11 @@ export async function protocolSuite(opts: { seconds: number; dataDir: string }):
   const rows: Row[] = [];
   const profDir = join(opts.dataDir, 'profiles');
   mkdirSync(profDir, { recursive: true });
+  const built = spawnSync(process.execPath, [join(ROOT, 'scripts/built.mjs')], {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
+  if (built.status !== 0) throw new Error('the compiled JavaScript could not be built');
   const t0 = performance.now();
   const started = async (p: Promise<Proc>) => {
     const proc = await p;
@@ -164,11 +176,11 @@ export async function protocolSuite(opts: { seconds: number; dataDir: string }):
           ...env,
           LORE_PORT: '0',
           LORE_DATA_DIR: join(opts.dataDir, 'users'),
-          BENCH_PROFILE_OUT: join(profDir, 'users.cpuprofile'),
         },
         /"url":"(http[^"]+)"/,
         60_000,
-        HOOK,
+        [],
+        'built',
       ),
     );
     const directReady = performance.now() - readyFrom;
@@ -181,11 +193,11 @@ export async function protocolSuite(opts: { seconds: number; dataDir: string }):
           ...env,
           LORE_PORT: '0',
           LORE_DATA_DIR: join(opts.dataDir, 'aio'),
-          BENCH_PROFILE_OUT: join(profDir, 'aio.cpuprofile'),
         },
         /Lore is running at (\S+)/,
         60_000,
-        HOOK,
+        [],
+        'built',
       ),
     );
     const aioReady = performance.now() - aioFrom;
@@ -200,11 +212,14 @@ export async function protocolSuite(opts: { seconds: number; dataDir: string }):
           LORE_SERVICES: `users=${direct.url}`,
         },
         /Lore is running at (\S+)/,
+        60_000,
+        [],
+        'built',
       ),
     );
     rows.push(
-      row({ suite: 'memory', name: 'ready, users service (tsx)', value: directReady, unit: 'ms' }),
-      row({ suite: 'memory', name: 'ready, all-in-one (tsx)', value: aioReady, unit: 'ms' }),
+      row({ suite: 'memory', name: 'ready, users service (compiled)', value: directReady, unit: 'ms' }),
+      row({ suite: 'memory', name: 'ready, all-in-one (compiled)', value: aioReady, unit: 'ms' }),
       row({
         suite: 'memory',
         name: 'idle RSS, one service alone (users)',
@@ -386,10 +401,24 @@ export async function protocolSuite(opts: { seconds: number; dataDir: string }):
     );
 
     if (process.env.BENCH_PROTOCOL_PROFILE !== '0') {
-      rows.push(
-        ...(await breakdown(direct, rung('direct'), join(profDir, 'users.cpuprofile'), opts.seconds)),
-      );
-      rows.push(...(await breakdown(allInOne, rung('aio'), join(profDir, 'aio.cpuprofile'), opts.seconds)));
+      const fromSource = async (entry: string, args: string[], name: string, ready: RegExp) => {
+        const out = join(profDir, `${name}.cpuprofile`);
+        const env2 = { ...env, LORE_PORT: '0', LORE_DATA_DIR: join(opts.dataDir, `${name}-src`) };
+        const proc = await started(
+          start(entry, args, { ...env2, BENCH_PROFILE_OUT: out }, ready, 60_000, HOOK),
+        );
+        const key = await registerAgent(proc.url, 'bench_reader');
+        const r: Rung = {
+          ...rung(name === 'users' ? 'direct' : 'aio'),
+          url: proc.url,
+          headers: loreHeaders(key),
+          pids: [proc.pid],
+        };
+        await load(r.url, { connections: 10, seconds: 1, body: r.body, headers: r.headers });
+        return breakdown(proc, r, out, opts.seconds);
+      };
+      rows.push(...(await fromSource(usersSource, [], 'users', /"url":"(http[^"]+)"/)));
+      rows.push(...(await fromSource(loreSource, ['start'], 'aio', /Lore is running at (\S+)/)));
     }
   } finally {
     for (const p of procs.reverse()) await p.stop();
