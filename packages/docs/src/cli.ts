@@ -107,9 +107,14 @@ export async function runDocsCli(argv: string[], io: DocsCliIo): Promise<number>
       )
     : null;
   let barStarted = false;
+  const store = new DocsStore(db);
   try {
+    // The index in the form this code writes before anything is added: on a new database this
+    // only records the version (so the service's start has nothing to rewrite); on one written by
+    // an older version it rewrites the old rows first.
+    await store.reindex();
     const summary = await ingestInputs(
-      { store: new DocsStore(db), outbox, embedder: embedderFromConfig(settings), log },
+      { store, outbox, embedder: embedderFromConfig(settings), log },
       positionals,
       {
         source: values.source,

@@ -276,6 +276,29 @@ describe('lore docs ingest (CLI)', () => {
     ).toBe(1);
     expect(bad.text()).toMatch(/--base-uri/);
   });
+
+  it('leaves a new database with its index version recorded, so a service start rewrites nothing', async () => {
+    const fresh = testConfig(join(dir.path, 'fresh-data'));
+    const root = join(dir.path, 'fresh-docs');
+    writeTree(root, { 'a.md': '# Routers\n\nWhich router is the fastest.', 'b.md': '# B\n\nBeta.' });
+    const io = { config: fresh, stdout: capture().stream, stderr: capture().stream, isTTY: false };
+    expect(await runDocsCli(['ingest', root, '--source', 'cli'], io)).toBe(0);
+    const db = await openDatabase({
+      ...databaseFor(fresh, 'docs'),
+      schema: tables,
+      migrationsFolder: migrationsFolder(new URL('../src/x.ts', import.meta.url).href),
+    });
+    try {
+      const version = await db.$client.execute(
+        `select version from lore_index_versions where name = 'chunks_fts'`,
+      );
+      expect(version.rows.length).toBe(1);
+      // What the service's start runs: the rows the CLI wrote are current.
+      expect(await new DocsStore(db).reindex()).toBe(0);
+    } finally {
+      db.$client.close();
+    }
+  });
 });
 
 describe('ingesting from a web server', () => {
