@@ -147,8 +147,11 @@ export class DocsSearch {
     const extra = expansionWords(query).slice(0, MAX_EXPANSION_TERMS);
     const terms = stemmedTerms([...words, ...extra.filter((w) => !words.includes(w))]);
     const rank = rankQuery(query, MAX_QUERY_TERMS, questionWordWeight);
-    // A ranking term's IDF is its stems' (the index holds nothing else).
-    const { df, chunks } = await this.counts(stemmedTerms([...terms, ...rank.terms.map((t) => t.text)]));
+    // A ranking term's IDF is its stems' (the index holds nothing else). `terms` are stems already:
+    // stemming a stem again can give another word (the stemmer is not idempotent), which would
+    // leave the query's own terms uncounted and make a common term look rare to the split.
+    const counted = [...new Set([...terms, ...stemmedTerms(rank.terms.map((t) => t.text))])];
+    const { df, chunks } = await this.counts(counted);
     const idf = (t: string) => bm25Idf(Math.max(chunks, 1), Math.min(df.get(stemmedText(t)) ?? 0, chunks));
     return { split: this.splitTerms(terms, df, chunks), rank, idf };
   }
