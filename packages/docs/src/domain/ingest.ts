@@ -215,7 +215,12 @@ async function prepare(
       contentHash: hash,
       updateTime: now(),
       replaces: before !== undefined,
-      chunks: chunks.map((c) => ({ ordinal: c.index, headingPath: c.headingPath, text: c.text })),
+      chunks: chunks.map((c) => ({
+        ordinal: c.index,
+        headingPath: c.headingPath,
+        text: c.text,
+        stems: c.stems,
+      })),
     },
   };
 }

@@ -1,11 +1,13 @@
 import { checkMarkdownNesting } from '@lore/ingest/text';
 import { type DocumentChunk, splitDocument } from '@lore/search';
+import { chunkStems } from './fts-stems.js';
 import { type ParsedDocument, parseDocument, type SourceFormat } from './parse.js';
 
 /** A page or file parsed and split, as a parser thread hands it back. */
 export interface PreparedDocument {
   parsed: ParsedDocument;
-  chunks: DocumentChunk[];
+  /** The chunks, with the stems their FTS row holds (`chunkStems`), computed here rather than in the write. */
+  chunks: Array<DocumentChunk & { stems: { text: string; heading: string } }>;
 }
 
 /**
@@ -24,5 +26,6 @@ export async function prepareDocument(
 ): Promise<PreparedDocument> {
   const parsed = parseDocument(raw, format, fallbackTitle, maxNesting);
   if (parsed.splitFormat === 'markdown') checkMarkdownNesting(parsed.content, maxNesting);
-  return { parsed, chunks: await splitDocument(parsed.content, { format: parsed.splitFormat }) };
+  const chunks = await splitDocument(parsed.content, { format: parsed.splitFormat });
+  return { parsed, chunks: chunks.map((c) => ({ ...c, stems: chunkStems(c) })) };
 }

@@ -1,6 +1,6 @@
 import { type Database, insertRows, rebuildIndex, type Transaction } from '@lore/kit';
 import { sql } from 'drizzle-orm';
-import { FTS_VERSION, ftsRow, inList, parseHeading, ROWS_PER_INSERT } from './store-rows.js';
+import { FTS_VERSION, ftsRow, inList, parseHeading, ROWS_PER_INSERT, titleStems } from './store-rows.js';
 import { bumpGeneration } from './store-writes.js';
 
 /** Chunks rewritten per transaction (one multi-row insert): searches and ingests get in between. */
@@ -44,12 +44,16 @@ async function rewriteChunks(tx: Transaction, after: number, limit: number) {
     where c.id > ${after} order by c.id limit ${limit}`);
   if (!part.length) return null;
   const ids = part.map((r) => Number(r.id));
+  const title = new Map<string, string>();
   await tx.run(sql`delete from chunks_fts where rowid in ${inList(ids)}`);
   await insertRows(
     tx,
     'chunks_fts',
     ['rowid', 'text', 'title', 'heading'],
-    part.map((r) => ftsRow(Number(r.id), r, { headingPath: parseHeading(r.heading), text: r.text })),
+    part.map((r) => {
+      title.set(r.uri, title.get(r.uri) ?? titleStems(r));
+      return ftsRow(Number(r.id), title.get(r.uri)!, { headingPath: parseHeading(r.heading), text: r.text });
+    }),
   );
   return { last: ids[ids.length - 1]!, rows: part.length };
 }

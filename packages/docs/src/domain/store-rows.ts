@@ -1,7 +1,10 @@
 import type { RowValue } from '@lore/kit';
-import { pathWords, STEMMER_VERSION, stemmedText, withIdentifierParts } from '@lore/search';
+import { STEMMER_VERSION } from '@lore/search';
 import { type SQL, sql } from 'drizzle-orm';
+import { chunkStems } from './fts-stems.js';
 import type { ChunkHit } from './store.js';
+
+export { chunkStems, titleStems } from './fts-stems.js';
 
 // Rows per multi-row statement: well under SQLite's bound-parameter limit.
 export const ROWS_PER_INSERT = 400;
@@ -19,19 +22,16 @@ export const FTS_VERSION = `3+stemmer${STEMMER_VERSION}`;
  * A chunk's FTS row, as Lore's stems (`stemmedText`; the table's tokenizer does not stem):
  * identifiers in the text and headings also indexed as their parts (`bodyLimit` → body limit),
  * and the document's URL path beside its title (a page at `/docs/middleware/builtin/body-limit`
- * is about a body limit whatever its title says).
+ * is about a body limit whatever its title says). A chunk prepared in a parser thread carries its
+ * stems already (`chunkStems`); `title` is the document's `titleStems`, computed once for it.
  */
 export function ftsRow(
   id: number,
-  doc: { title: string; uri: string },
-  chunk: { headingPath: string[]; text: string },
+  title: string,
+  chunk: { headingPath: string[]; text: string; stems?: { text: string; heading: string } | undefined },
 ): RowValue[] {
-  return [
-    id,
-    stemmedText(withIdentifierParts(chunk.text)),
-    stemmedText(withIdentifierParts(`${doc.title}\n${pathWords(doc.uri)}`)),
-    stemmedText(withIdentifierParts(chunk.headingPath.join(' '))),
-  ];
+  const stems = chunk.stems ?? chunkStems(chunk);
+  return [id, stems.text, title, stems.heading];
 }
 
 export function parseHeading(json: unknown): string[] {

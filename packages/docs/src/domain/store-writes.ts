@@ -3,7 +3,7 @@ import { float32ToBuffer } from '@lore/search';
 import { sql } from 'drizzle-orm';
 import { chunks } from '../tables.js';
 import type { DocumentWrite } from './store.js';
-import { ftsRow, inList, ROWS_PER_INSERT, slices } from './store-rows.js';
+import { ftsRow, inList, ROWS_PER_INSERT, slices, titleStems } from './store-rows.js';
 
 /** The write side of the docs tables; `DocsStore` runs these in its callers' transactions. */
 
@@ -33,6 +33,13 @@ export async function writeDocuments(tx: Transaction, docs: DocumentWrite[]): Pr
     );
   }
   const rows = docs.flatMap((doc) => doc.chunks.map((chunk) => ({ doc, chunk })));
+  // A document's title and path stems are the same in all its chunks' rows: computed once.
+  const titles = new Map<DocumentWrite, string>();
+  const titleOf = (doc: DocumentWrite) => {
+    let t = titles.get(doc);
+    if (t === undefined) titles.set(doc, (t = titleStems(doc)));
+    return t;
+  };
   for (const part of slices(rows, ROWS_PER_INSERT)) {
     // A chunk's FTS row shares its id, which SQLite assigns: RETURNING hands it back.
     const inserted = await tx
@@ -52,7 +59,7 @@ export async function writeDocuments(tx: Transaction, docs: DocumentWrite[]): Pr
       tx,
       'chunks_fts',
       ['rowid', 'text', 'title', 'heading'],
-      part.map(({ doc, chunk }) => ftsRow(ids.get(`${chunk.ordinal} ${doc.name}`)!, doc, chunk)),
+      part.map(({ doc, chunk }) => ftsRow(ids.get(`${chunk.ordinal} ${doc.name}`)!, titleOf(doc), chunk)),
     );
   }
   return rows.length;

@@ -30,7 +30,14 @@ export interface DocumentWrite {
   updateTime: number;
   /** Whether rows for this name exist (its old chunks are replaced). */
   replaces: boolean;
-  chunks: Array<{ ordinal: number; headingPath: string[]; text: string; vector?: Float32Array | undefined }>;
+  chunks: Array<{
+    ordinal: number;
+    headingPath: string[];
+    text: string;
+    vector?: Float32Array | undefined;
+    /** The FTS row's stems, when a parser thread computed them (`chunkStems`). */
+    stems?: { text: string; heading: string } | undefined;
+  }>;
 }
 
 /** One search hit, hydrated. */
