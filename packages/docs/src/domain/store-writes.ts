@@ -37,7 +37,10 @@ export async function writeDocuments(tx: Transaction, docs: DocumentWrite[]): Pr
   const titles = new Map<DocumentWrite, string>();
   const titleOf = (doc: DocumentWrite) => {
     let t = titles.get(doc);
-    if (t === undefined) titles.set(doc, (t = titleStems(doc)));
+    if (t === undefined) {
+      t = titleStems(doc);
+      titles.set(doc, t);
+    }
     return t;
   };
   for (const part of slices(rows, ROWS_PER_INSERT)) {
