@@ -1,7 +1,6 @@
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Database, databaseFor, migrationsFolder, openDatabase } from '@lore/kit';
-import { ok, tempDir, testConfig } from '@lore/kit/testing';
+import { eventually, migrationsBefore, ok, tempDir, testConfig } from '@lore/kit/testing';
 import { FTS_TOKENIZER, stemmedText } from '@lore/search';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FTS_VERSION } from '../src/domain/store-rows.js';
@@ -11,34 +10,10 @@ import { startDocs } from './helpers.js';
 
 const folder = migrationsFolder(new URL('../src/x.ts', import.meta.url).href);
 
-/** A copy of the docs migrations as they were before `tag` (the first FTS index, stemmed by porter). */
-function migrationsBefore(dir: string, tag: string): string {
-  const out = join(dir, 'old-migrations');
-  cpSync(folder, out, { recursive: true });
-  const file = join(out, 'meta', '_journal.json');
-  const journal = JSON.parse(readFileSync(file, 'utf8')) as { entries: Array<{ tag: string }> };
-  const at = journal.entries.findIndex((e) => e.tag === tag);
-  expect(at).toBeGreaterThan(0);
-  journal.entries = journal.entries.slice(0, at);
-  writeFileSync(file, JSON.stringify(journal));
-  return out;
-}
-
 const ftsSql = async (db: Database) =>
   String(
     (await db.$client.execute(`select sql from sqlite_master where name = 'chunks_fts'`)).rows[0]?.sql ?? '',
   );
-
-/** Waits for a condition (not for a time), failing with `what` after `ms`. */
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 /** The version `rebuildIndex` recorded for the docs index, once a rewrite is complete. */
 const indexVersion = async (db: Database) => {
@@ -62,7 +37,7 @@ describe('a docs database indexed by the porter migration', () => {
     const old = await openDatabase({
       url,
       schema: tables,
-      migrationsFolder: migrationsBefore(dir.path, '0002_chunks_fts_stemmed'),
+      migrationsFolder: migrationsBefore(folder, dir.path, '0002_chunks_fts_stemmed'),
     });
     expect(await ftsSql(old)).toMatch(/porter/);
     const docs = [
@@ -95,7 +70,7 @@ describe('a docs database indexed by the porter migration', () => {
     try {
       const client = await docsService.client();
       // Another form of the words than the page's: found through the stems the rewrite wrote.
-      const hit = await until('the rewritten index to answer', async () => {
+      const hit = await eventually('the rewritten index to answer', async () => {
         const r = await ok<SearchOut>(client, 'search_documents', { query: 'how do I deploy a server?' });
         return r.data.results.find((x) => x.parent === 'documents/old/deploy');
       });
@@ -106,7 +81,7 @@ describe('a docs database indexed by the porter migration', () => {
         expect(sqlText).not.toMatch(/porter/);
         expect(sqlText).toContain(`tokenize='${FTS_TOKENIZER}'`);
         // Every chunk is indexed again (in more than one batch), and the index is marked current.
-        await until('every chunk to be indexed', async () => {
+        await eventually('every chunk to be indexed', async () => {
           const n = Number(
             (
               await db.$client.execute({
@@ -117,7 +92,7 @@ describe('a docs database indexed by the porter migration', () => {
           );
           return n === FILLER ? n : undefined;
         });
-        expect(await until('the index version', () => indexVersion(db))).toBe(FTS_VERSION);
+        expect(await eventually('the index version', () => indexVersion(db))).toBe(FTS_VERSION);
       } finally {
         db.$client.close();
       }

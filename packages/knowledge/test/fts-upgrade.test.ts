@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Database, openDatabase } from '@lore/kit';
-import { appFetch, connectClient, ok, tempDir } from '@lore/kit/testing';
+import { appFetch, connectClient, eventually, ok, tempDir } from '@lore/kit/testing';
 import { STEMMER_VERSION } from '@lore/search';
 import { afterAll, describe, expect, it } from 'vitest';
 import { agentToken } from '../src/domain/knowledge-base.js';
@@ -15,17 +15,6 @@ const MIGRATIONS = fileURLToPath(new URL('../migrations', import.meta.url));
 
 type Searched = { passages: Array<{ source: string; excerpt: string }> };
 type Found = { results: Array<{ slug: string }> };
-
-/** Waits for a condition (not for a time), failing with `what` after `ms`. */
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 /** What stemmer 1 wrote for a text: the same stems, but "router" was `rout`. */
 const oldStems = (text: string) => indexTerms(text).replace(/\brouter\b/g, 'rout');
@@ -111,10 +100,10 @@ describe('a knowledge database whose index an older stemmer wrote', () => {
         await again.start();
         try {
           const client = await connectClient(appFetch(again.app), { key: bob.key });
-          const hit = await until('the chunk to be found by "router"', () => findChunk(client));
+          const hit = await eventually('the chunk to be found by "router"', () => findChunk(client));
           expect(hit.excerpt).toContain('router');
-          await until('the article to be found by "router"', () => findArticle(client));
-          const versions = await until('both indexes to be recorded', async () => {
+          await eventually('the article to be found by "router"', () => findArticle(client));
+          const versions = await eventually('both indexes to be recorded', async () => {
             const rows = (
               await db.$client.execute(
                 'select name, version from lore_index_versions where version is not null',

@@ -1,7 +1,6 @@
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLogger, type Database, MemoryBus, migrationsFolder, Outbox, openDatabase } from '@lore/kit';
-import { tempDir } from '@lore/kit/testing';
+import { eventually, migrationsBefore, tempDir } from '@lore/kit/testing';
 import { FTS_TOKENIZER, STEMMER_VERSION } from '@lore/search';
 import { afterAll, describe, expect, it } from 'vitest';
 import { QuestionRepository } from '../src/domain/questions.js';
@@ -10,29 +9,7 @@ import { startNode } from './support.js';
 
 const folder = migrationsFolder(new URL('../src/x.ts', import.meta.url).href);
 
-/** A copy of the queries migrations as they were before `tag` (the question index stemmed by porter). */
-function migrationsBefore(dir: string, tag: string): string {
-  const out = join(dir, 'old-migrations');
-  cpSync(folder, out, { recursive: true });
-  const file = join(out, 'meta', '_journal.json');
-  const journal = JSON.parse(readFileSync(file, 'utf8')) as { entries: Array<{ tag: string }> };
-  const at = journal.entries.findIndex((e) => e.tag === tag);
-  expect(at).toBeGreaterThan(0);
-  journal.entries = journal.entries.slice(0, at);
-  writeFileSync(file, JSON.stringify(journal));
-  return out;
-}
-
 const one = async (db: Database, sql: string) => (await db.$client.execute(sql)).rows[0];
-
-/** Waits for a condition (not for a time), failing with `what` after `ms`. */
-async function until(what: string, probe: () => Promise<boolean>, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await probe())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe('a queries database with the porter question index', () => {
   const dir = tempDir();
@@ -44,7 +21,7 @@ describe('a queries database with the porter question index', () => {
     const old = await openDatabase({
       url,
       schema: tables,
-      migrationsFolder: migrationsBefore(dir.path, '0003_questions_fts_stemmed'),
+      migrationsFolder: migrationsBefore(folder, dir.path, '0003_questions_fts_stemmed'),
     });
     expect(
       String((await one(old, `select sql from sqlite_master where name = 'questions_fts'`))?.sql),
@@ -73,7 +50,7 @@ describe('a queries database with the porter question index', () => {
       );
       expect(sqlText).not.toMatch(/porter/);
       expect(sqlText).toContain(`tokenize = '${FTS_TOKENIZER}'`);
-      await until('the question index to be rewritten', async () => {
+      await eventually('the question index to be rewritten', async () => {
         const n = Number((await one(db, 'select count(*) as n from questions_fts'))?.n);
         return n === QUESTIONS;
       });
@@ -116,7 +93,7 @@ describe('a queries database whose question index an older stemmer wrote', () =>
 
       const node = await startNode({ LORE_QUERIES_DB_URL: url });
       try {
-        await until('the question index to be rewritten', async () => {
+        await eventually('the question index to be rewritten', async () => {
           const v = await one(db, `select version from lore_index_versions where name = 'questions_fts'`);
           return v?.version === STEMMER_VERSION;
         });

@@ -191,3 +191,4 @@ export { makePdf } from './pdf.js';
 export { type RoundRobinProxy, roundRobinProxy } from './proxy.js';
 export { type ShutdownOutcome, stopAfterNatsDies } from './shutdown.js';
 export { type SqldOptions, SqldProcess, sqldBinary, startSqlds } from './sqld.js';
+export { eventually, migrationsBefore } from './upgrade.js';
