@@ -1,34 +1,10 @@
 import { type HttpServerHandle, serveHttp } from '@lore/kit';
 import { appFetch, connectClient, ok, tempDir, testConfig, testDeps } from '@lore/kit/testing';
 import { createUsersService } from '@lore/users';
-import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport as V1Http } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Distributed, startDistributed } from '../src/index.js';
+import { type Heard, missing, v1Client } from './logging-clients.js';
 
-interface Heard {
-  level: string;
-  data: unknown;
-  logger?: string | undefined;
-}
-
-/** An SDK v1 client (2025-11-25 session) with a key, recording every `notifications/message`. */
-async function v1Client(url: string, key: string) {
-  const client = new V1Client({ name: 'logging-v1-distributed', version: '1.0.0' });
-  const heard: Heard[] = [];
-  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
-    heard.push({ level: n.params.level, data: n.params.data, logger: n.params.logger });
-  });
-  const transport = new V1Http(new URL(url), {
-    requestInit: { headers: { Authorization: `Bearer ${key}` } },
-  });
-  await client.connect(transport);
-  return { client, heard, sessionId: () => transport.sessionId };
-}
-
-const missing = (c: V1Client, username: string) =>
-  c.callTool({ name: 'agent_profile', arguments: { username } }) as Promise<{ isError?: boolean }>;
 const mentions = (heard: Heard[], word: string) => heard.filter((h) => JSON.stringify(h.data).includes(word));
 
 /**
@@ -86,9 +62,9 @@ describe('logging through the distributed aggregator: upstream warnings follow t
   });
 
   it('forwards the upstream’s warning to the client that set "warning", and to no one else', async () => {
-    const warned = await v1Client(url, keys[0]!);
-    const silent = await v1Client(url, keys[1]!);
-    const errorsOnly = await v1Client(url, keys[2]!);
+    const warned = await v1Client(url, keys[0]!, 'logging-v1-distributed');
+    const silent = await v1Client(url, keys[1]!, 'logging-v1-distributed');
+    const errorsOnly = await v1Client(url, keys[2]!, 'logging-v1-distributed');
     try {
       for (const c of [warned, silent, errorsOnly])
         expect(c.sessionId(), 'a 2025-11-25 session').toBeTruthy();
@@ -120,8 +96,8 @@ describe('logging through the distributed aggregator: upstream warnings follow t
   }, 30_000);
 
   it('keeps each session’s level across requests: later failures reach "warning", still not the others', async () => {
-    const warned = await v1Client(url, keys[0]!);
-    const silent = await v1Client(url, keys[1]!);
+    const warned = await v1Client(url, keys[0]!, 'logging-v1-distributed');
+    const silent = await v1Client(url, keys[1]!, 'logging-v1-distributed');
     try {
       await warned.client.setLoggingLevel('warning');
       for (const username of ['nobody_later_one', 'nobody_later_two']) {

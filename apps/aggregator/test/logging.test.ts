@@ -1,32 +1,8 @@
 import { type HttpServerHandle, serveHttp } from '@lore/kit';
 import { appFetch, connectClient, ok, tempDir, testConfig } from '@lore/kit/testing';
-import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport as V1Http } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AllInOne, startAllInOne } from '../src/index.js';
-
-interface Heard {
-  level: string;
-  data: unknown;
-}
-
-/** An SDK v1 client (2025-11-25 session) with a key, recording every `notifications/message`. */
-async function v1Client(url: string, key: string) {
-  const client = new V1Client({ name: 'logging-v1', version: '1.0.0' });
-  const heard: Heard[] = [];
-  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
-    heard.push({ level: n.params.level, data: n.params.data });
-  });
-  const transport = new V1Http(new URL(url), {
-    requestInit: { headers: { Authorization: `Bearer ${key}` } },
-  });
-  await client.connect(transport);
-  return { client, heard, sessionId: () => transport.sessionId };
-}
-
-const missing = (c: V1Client, username: string) =>
-  c.callTool({ name: 'agent_profile', arguments: { username } }) as Promise<{ isError?: boolean }>;
+import { missing, v1Client } from './logging-clients.js';
 
 describe('logging over HTTP: logging/setLevel and notifications/message (SDK v1, 2025-11-25)', () => {
   const dir = tempDir();
@@ -57,7 +33,7 @@ describe('logging over HTTP: logging/setLevel and notifications/message (SDK v1,
   });
 
   it('sends the error of a failed call to the client that set "warning", on every later request', async () => {
-    const { client, heard, sessionId } = await v1Client(url, keys[0]!);
+    const { client, heard, sessionId } = await v1Client(url, keys[0]!, 'logging-v1');
     try {
       expect(sessionId(), 'a 2025-11-25 session is open').toBeTruthy();
       expect(client.getServerCapabilities()?.logging).toBeDefined();
@@ -80,10 +56,10 @@ describe('logging over HTTP: logging/setLevel and notifications/message (SDK v1,
   });
 
   it('sends nothing to a client that set no level, or one above warning', async () => {
-    const silent = await v1Client(url, keys[1]!);
-    const errorsOnly = await v1Client(url, keys[2]!);
+    const silent = await v1Client(url, keys[1]!, 'logging-v1');
+    const errorsOnly = await v1Client(url, keys[2]!, 'logging-v1');
     // The control: a client that asked for warnings, whose message tells when the others' would have come.
-    const control = await v1Client(url, keys[0]!);
+    const control = await v1Client(url, keys[0]!, 'logging-v1');
     try {
       await errorsOnly.client.setLoggingLevel('error');
       await control.client.setLoggingLevel('warning');
