@@ -6,6 +6,7 @@ import {
   type LoreService,
   migrationsFolder,
   openServiceStore,
+  rebuildInBackground,
   type ServiceDeps,
   sharedRateLimitStore,
 } from '@lore/kit';
@@ -143,19 +144,12 @@ export async function createDocsService(
     async onStart() {
       // An index written otherwise (an older row format, or emptied by a migration) is rewritten
       // in the background: starting does not wait, and searches find more as it goes.
-      const stopReindex = new AbortController();
-      const reindexing = store
-        .reindex({ signal: stopReindex.signal })
-        .then((n) => {
-          if (n) log.info({ chunks: n }, 'docs search index rewritten');
-        })
-        .catch((err: Error) =>
-          log.warn({ err: err.message }, 'docs search index rewrite failed; next start resumes'),
-        );
+      const stopReindex = rebuildInBackground(log, 'docs search index', async (signal) => ({
+        chunks: await store.reindex({ signal }),
+      }));
       // Stopping waits for an ingest of Lore's own documentation that a first call started.
       return async () => {
-        stopReindex.abort();
-        await Promise.all([reindexing, ownDocsIngest]);
+        await Promise.all([stopReindex(), ownDocsIngest]);
       };
     },
   });

@@ -59,6 +59,7 @@ export {
   outbox,
   PreparedReads,
   preparedReads,
+  rebuildInBackground,
   rebuildIndex,
   tableReader,
 } from './db/index.js';

@@ -5,6 +5,7 @@ import {
   type LoreService,
   migrationsFolder,
   openServiceStore,
+  rebuildInBackground,
   type ServiceDeps,
 } from '@lore/kit';
 import { KNOWLEDGE_APP_URI, knowledgeApp } from './apps/knowledge.js';
@@ -95,19 +96,7 @@ export async function createKnowledgeService(
       await seedArticles(articles, opts.articlesFolder ?? shippedArticlesFolder(import.meta.url), log);
       // An index written with another stemmer is rewritten in the background: starting does not
       // wait, and searches find more as it goes (see reindexKnowledge).
-      const stopReindex = new AbortController();
-      const reindexing = knowledge
-        .reindex({ signal: stopReindex.signal })
-        .then((n) => {
-          if (n.chunks || n.articles) log.info(n, 'knowledge search index rewritten');
-        })
-        .catch((err: Error) =>
-          log.warn({ err: err.message }, 'knowledge search index rewrite failed; next start resumes'),
-        );
-      return async () => {
-        stopReindex.abort();
-        await reindexing;
-      };
+      return rebuildInBackground(log, 'knowledge search index', (signal) => knowledge.reindex({ signal }));
     },
   });
   return service;

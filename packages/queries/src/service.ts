@@ -5,6 +5,7 @@ import {
   migrationsFolder,
   nodeLocalBus,
   openServiceStore,
+  rebuildInBackground,
   type ServiceDeps,
 } from '@lore/kit';
 import { AgentTraitsReply, UsersProfileRpc } from '@lore/schema/profile-rpc';
@@ -145,17 +146,11 @@ export async function createQueriesService(deps: ServiceDeps): Promise<LoreServi
     async onStart() {
       const running = retrier.start();
       // A question index emptied by a migration is rewritten in the background (see reindexQuestions).
-      const stopReindex = new AbortController();
-      const reindexing = reindexQuestions(db, { signal: stopReindex.signal })
-        .then((n) => {
-          if (n) log.info({ questions: n }, 'question search index rewritten');
-        })
-        .catch((err: Error) =>
-          log.warn({ err: err.message }, 'question search index rewrite failed; next start resumes'),
-        );
+      const stopReindex = rebuildInBackground(log, 'question search index', async (signal) => ({
+        questions: await reindexQuestions(db, { signal }),
+      }));
       return async () => {
-        stopReindex.abort();
-        await reindexing;
+        await stopReindex();
         await running.close();
       };
     },

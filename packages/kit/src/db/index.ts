@@ -88,4 +88,4 @@ export { ADAPTED_VERSIONS, isBusy, isRemote, LoreClient, localPath } from './ada
 export { insertRows, insertRowsReturning, type RowValue } from './insert-rows.js';
 export { inbox, indexVersions, outbox } from './kit-tables.js';
 export { type PreparedReadStats, PreparedReads, type RawRow, type ReadArg, tableReader } from './prepared.js';
-export { type IndexRebuild, rebuildIndex } from './rebuild-index.js';
+export { type IndexRebuild, rebuildInBackground, rebuildIndex } from './rebuild-index.js';

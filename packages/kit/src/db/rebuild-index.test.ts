@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../testing/index.js';
 import { type Database, openDatabase, type Transaction } from './index.js';
-import { type IndexRebuild, rebuildIndex } from './rebuild-index.js';
+import { type IndexRebuild, rebuildInBackground, rebuildIndex } from './rebuild-index.js';
 
 /** A source table of 25 rows and a derived one that records which version wrote each row. */
 describe('rebuildIndex', () => {
@@ -87,5 +87,44 @@ describe('rebuildIndex', () => {
   it('rewrites a current index when forced (known to be incomplete)', async () => {
     await rebuild('1');
     expect(await rebuild('1', { force: true })).toEqual({ n: 25, finished: ['1'] });
+  });
+});
+
+describe('rebuildInBackground', () => {
+  const logger = () => {
+    const lines: Array<{ level: string; obj: object; msg: string }> = [];
+    return {
+      lines,
+      info: (obj: object, msg: string) => lines.push({ level: 'info', obj, msg }),
+      warn: (obj: object, msg: string) => lines.push({ level: 'warn', obj, msg }),
+    };
+  };
+
+  it('logs what it rewrote, and nothing when the index was current', async () => {
+    const log = logger();
+    await rebuildInBackground(log, 'test index', async () => ({ rows: 3 }))();
+    await rebuildInBackground(log, 'other index', async () => ({ rows: 0 }))();
+    expect(log.lines).toEqual([{ level: 'info', obj: { rows: 3 }, msg: 'test index rewritten' }]);
+  });
+
+  it('stops between batches when the service stops, and logs a failure without throwing', async () => {
+    const log = logger();
+    let aborted = false;
+    const stop = rebuildInBackground(log, 'test index', (signal) => {
+      return new Promise((resolve) =>
+        signal.addEventListener('abort', () => {
+          aborted = true;
+          resolve({ rows: 0 });
+        }),
+      );
+    });
+    await stop();
+    expect(aborted).toBe(true);
+    await rebuildInBackground(log, 'broken index', async () => {
+      throw new Error('disk full');
+    })();
+    expect(log.lines).toEqual([
+      { level: 'warn', obj: { err: 'disk full' }, msg: 'broken index rewrite failed; next start resumes' },
+    ]);
   });
 });

@@ -63,3 +63,27 @@ export async function rebuildIndex(db: Database, r: IndexRebuild): Promise<numbe
     await new Promise((resolve) => setImmediate(resolve));
   }
 }
+
+/**
+ * Starts a service's index rebuild (`rebuildIndex` for one index or several) in the background
+ * of its start: starting does not wait, and searches find more as it goes. Logs what it rewrote,
+ * or why it stopped (the next start resumes). The returned function stops it between batches
+ * and waits for it, for the service's stop.
+ */
+export function rebuildInBackground(
+  log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void },
+  index: string,
+  rebuild: (signal: AbortSignal) => Promise<Record<string, number>>,
+): () => Promise<void> {
+  const stop = new AbortController();
+  const running = rebuild(stop.signal).then(
+    (rewritten) => {
+      if (Object.values(rewritten).some((n) => n > 0)) log.info(rewritten, `${index} rewritten`);
+    },
+    (err: Error) => log.warn({ err: err.message }, `${index} rewrite failed; next start resumes`),
+  );
+  return async () => {
+    stop.abort();
+    await running;
+  };
+}
