@@ -3,6 +3,7 @@ import { createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server'
 import { type Context, Hono } from 'hono';
 import { bearerToken } from './auth.js';
 import type { LoreConfig } from './config.js';
+import { directCalls } from './direct-call.js';
 import { clientAddress, jsonTooDeep, trustedProxies } from './edge.js';
 import { type AuthExtra, type CallInfo, createMcpFactory, type McpBackend } from './mcp.js';
 import { type LegacySessionOptions, LegacySessions } from './sessions.js';
@@ -39,6 +40,11 @@ export interface HttpAppOptions {
    * distributed aggregator relays `tools/call` to the service that owns the tool).
    */
   relay?: (call: RelayRequest) => Promise<Response | undefined>;
+  /**
+   * Answer 2026-07-28 `tools/call` requests that need nothing but their result without an SDK
+   * server per request (`direct-call.ts`). On by default; off only to compare the two answers.
+   */
+  directCalls?: boolean;
 }
 
 /** A parsed POST to `/mcp`, as the endpoint received it. */
@@ -62,6 +68,7 @@ const jsonRpcError = (c: Context, status: 400 | 413, message: string) =>
 /** The Hono app every Lore process serves: `/mcp`, `/healthz`, `/readyz`, `/metrics`. */
 export function createHttpApp(opts: HttpAppOptions): Hono {
   const factory = createMcpFactory(opts.backend);
+  const direct = opts.directCalls === false ? undefined : directCalls(opts.backend);
   const proxies = trustedProxies(opts.config.LORE_TRUSTED_PROXIES);
   const maxDepth = opts.config.LORE_MAX_JSON_DEPTH;
   const maxBody = opts.config.LORE_MAX_BODY_BYTES + (opts.bodyAllowance ?? 0);
@@ -114,6 +121,16 @@ export function createHttpApp(opts: HttpAppOptions): Hono {
         signal: request.signal,
       });
       if (relayed) return relayed;
+    }
+    if (direct && parsedBody !== undefined && !c.req.header('mcp-session-id')) {
+      const answered = await direct({
+        headers: request.headers,
+        body: parsedBody,
+        token,
+        extra,
+        signal: request.signal,
+      });
+      if (answered) return answered;
     }
     const body = parsedBody === undefined ? {} : { parsedBody };
     if (sessions && c.req.header('mcp-session-id')) return sessions.handle(request, authInfo, parsedBody, ip);
