@@ -1,4 +1,4 @@
-import { type Logger, nextTraceparent, type RelayRequest } from '@lore/kit';
+import { type Logger, nextTraceparent, type RelayRequest, wireToolResult } from '@lore/kit';
 import type { Dispatcher, Pool } from 'undici';
 import type { Aggregator, Route } from './aggregator.js';
 import { withRetries } from './retries.js';
@@ -156,7 +156,11 @@ export async function createRelay(aggregator: Aggregator, log: Logger): Promise<
         {
           jsonrpc: '2.0',
           id: req.body.id,
-          result: aggregator.unavailableResult(upstream, name, (err as Error).message),
+          // On the wire as every 2026-07-28 result is (resultType, the server named), or clients refuse it.
+          result: wireToolResult(
+            aggregator.unavailableResult(upstream, name, (err as Error).message),
+            serverInfo,
+          ),
         },
         { headers: { [RELAYED_BY]: upstream.name } },
       );

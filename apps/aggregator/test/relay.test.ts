@@ -200,6 +200,16 @@ describe('distributed mode relays tools/call to Lore services as it is', () => {
     const result = ((await write.json()) as { result: CallToolResult }).result;
     expect(result.isError).toBe(true);
     expect(one.state.calls - mid).toBe(1);
+    // A result on the 2026-07-28 wire like any other, which the SDK's client accepts as an error result.
+    expect(result.resultType).toBe('complete');
+    expect(result._meta?.['io.modelcontextprotocol/serverInfo']).toMatchObject({
+      name: agg.aggregator.info.name,
+    });
+    one.state.failNext = 1;
+    const client = await connectClient(undefined, { url: `${http.url}/mcp` });
+    const viaSdk = (await client.callTool({ name: 'note', arguments: {} })) as CallToolResult;
+    expect(viaSdk.isError).toBe(true);
+    await client.close();
     one.state.failNext = 0;
   });
 

@@ -70,7 +70,7 @@ export function directCalls(backend: McpBackend) {
         (params.arguments ?? {}) as Record<string, unknown>,
         call,
       )) as Record<string, unknown>;
-      reply = { result: encodeResult(result, serverInfo), jsonrpc: '2.0', id };
+      reply = { result: wireToolResult(result, serverInfo), jsonrpc: '2.0', id };
     } catch (err) {
       reply = { jsonrpc: '2.0', id, error: encodeError(err) };
     }
@@ -135,7 +135,10 @@ function handlerMeta(meta: Record<string, unknown>): Record<string, unknown> | u
  * `resultType` discriminator stamped, and the server's identity in `_meta` unless the result
  * already names one.
  */
-function encodeResult(result: Record<string, unknown>, serverInfo: McpBackend['info']): unknown {
+export function wireToolResult(
+  result: Record<string, unknown>,
+  serverInfo: McpBackend['info'] | Record<string, unknown>,
+): Record<string, unknown> {
   let out = result;
   if (
     out.content === undefined &&
