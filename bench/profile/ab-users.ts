@@ -16,7 +16,8 @@ const [rootA, rootB] = [process.argv[2]!, process.argv[3]!];
 const rounds = Number(process.argv[4] ?? 4);
 const seconds = Number(process.argv[5] ?? 6);
 const entry = process.argv[6] ?? 'packages/users/dist/main.js';
-const aio = entry.includes('aggregator');
+// AB_ENTRY_B: another server for B (the all-in-one against the users service, in one checkout).
+const entries = [entry, process.env.AB_ENTRY_B ?? entry];
 const dir = mkdtempSync(join(tmpdir(), 'lore-ab-'));
 const env = {
   LORE_RATE_LIMITS: 'false',
@@ -25,9 +26,10 @@ const env = {
   LORE_INGEST_OWN_DOCS: 'false',
 };
 const procs = await Promise.all(
-  [rootA, rootB].map((root, i) =>
-    start(
-      join(root, entry),
+  [rootA, rootB].map((root, i) => {
+    const aio = entries[i]!.includes('aggregator');
+    return start(
+      join(root, entries[i]!),
       aio ? ['start'] : [],
       {
         ...env,
@@ -46,8 +48,8 @@ const procs = await Promise.all(
       60_000,
       [],
       'built',
-    ),
-  ),
+    );
+  }),
 );
 try {
   const rungs: Rung[] = [];

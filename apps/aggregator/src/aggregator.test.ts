@@ -2,7 +2,7 @@ import type { CallInfo } from '@lore/kit';
 import { createLogger } from '@lore/kit';
 import type { Tool } from '@modelcontextprotocol/server';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Aggregator } from './aggregator.js';
 import { withRetries } from './retries.js';
 import { Upstream } from './upstream.js';
@@ -257,6 +257,44 @@ describe('a hung read-only tool', () => {
     expect(r._meta?.['lore/error'].code).toBe(503);
     expect(r._meta?.['lore/error'].message).toMatch(/timed out after 100 ms/);
     expect(String(reason)).toMatch(/timed out after 100 ms/);
+  });
+
+  it('hands the backend a signal that follows the caller and the timeout, however late it asks', async () => {
+    const seen: { early?: AbortSignal; late?: () => AbortSignal } = {};
+    let release: (() => void) | undefined;
+    const svc = new Upstream({
+      name: 'svc',
+      forwardIdentity: true,
+      timeoutMs: 100,
+      backend: {
+        info: { name: 'svc', version: '1' },
+        listTools: () => [tool('early', { readOnlyHint: false }), tool('late', { readOnlyHint: false })],
+        callTool: (name, _a, call) =>
+          new Promise((resolve) => {
+            if (name === 'early') seen.early = call.signal;
+            else seen.late = () => call.signal;
+            release = () => resolve({ content: [] });
+          }),
+      },
+    });
+    await svc.check();
+    const agg = new Aggregator([svc], { log });
+    // The caller goes away: a signal taken before then is aborted with the caller's reason.
+    const caller = new AbortController();
+    const pending = agg.callTool('early', {}, { ...info(), signal: caller.signal });
+    await vi.waitFor(() => expect(seen.early).toBeDefined());
+    expect(seen.early!.aborted).toBe(false);
+    caller.abort(new Error('client left'));
+    expect(seen.early!.aborted).toBe(true);
+    expect(String(seen.early!.reason)).toMatch(/client left/);
+    release!();
+    await pending.catch(() => {});
+    // Asked for only after the timeout: born aborted, with the timeout as its reason.
+    const r = (await agg.callTool('late', {}, info())) as { _meta?: { 'lore/error': { code: number } } };
+    expect(r._meta?.['lore/error'].code).toBe(503);
+    const late = seen.late!();
+    expect(late.aborted).toBe(true);
+    expect(String(late.reason)).toMatch(/timed out after 100 ms/);
   });
 
   it('is aborted when the caller cancels', async () => {

@@ -72,7 +72,10 @@ export async function forward(
       ...(route.readOnly
         ? { timeoutMs: Math.max(1, Math.min(upstream.opts.timeoutMs ?? 60_000, deadline - Date.now())) }
         : {}),
-      signal: call.signal,
+      // Read only by an upstream over HTTP: an in-process backend takes the caller's call as it is.
+      get signal() {
+        return call.signal;
+      },
       onprogress: (p) => void call.progress(p.progress, p.total, p.message),
       ...(call.inputResponses ? { inputResponses: call.inputResponses } : {}),
       ...(call.requestState !== undefined ? { requestState: call.requestState } : {}),
@@ -82,7 +85,12 @@ export async function forward(
   const attempt = upstream.opts.backend ? send : () => forwardContext.run(ctx, send);
   let outcome = 'ok';
   try {
-    const result = await withRetries(s.retry, route.retryable, attempt, call.signal, log, deadline);
+    const aborted = {
+      get aborted() {
+        return call.signal.aborted;
+      },
+    };
+    const result = await withRetries(s.retry, route.retryable, attempt, aborted, log, deadline);
     // The client talks to the aggregator: it names itself, not the upstream behind it.
     const meta = (result as { _meta?: Record<string, unknown> })._meta;
     if (meta && SERVER_INFO in meta) {

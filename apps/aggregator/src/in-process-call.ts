@@ -1,7 +1,11 @@
 import { type CallInfo, InputRequiredSignal, type McpBackend } from '@lore/kit';
 import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/client';
 import { forwardContext } from './context.js';
+import { Deadlines } from './deadlines.js';
 import type { CallOptions } from './upstream.js';
+
+/** The in-process calls' timeouts, on one timer per length of time. */
+export const deadlines = new Deadlines();
 
 /**
  * A call into an in-process backend: the caller's identity, request id and trace context from
@@ -19,27 +23,50 @@ export async function callInProcess(
   const info = options.info;
   if (!info) throw new Error(`upstream ${upstream} is in process and needs the caller's call`);
   const ctx = options.forward ?? forwardContext.getStore();
-  const abort = new AbortController();
-  const caller = info.signal;
-  const onAbort = () => abort.abort(caller.reason);
-  caller.addEventListener('abort', onAbort, { once: true });
-  const { traceparent: _, ...rest } = info;
-  const call: CallInfo = {
-    ...rest,
-    token: ctx ? ctx.token : info.token,
-    requestId: ctx?.requestId ?? info.requestId,
-    signal: abort.signal,
-    ...(ctx?.traceparent ? { traceparent: ctx.traceparent } : {}),
+  // The backend's signal (the caller's, or the timeout's) is built only if the backend asks for
+  // it: most calls never do, and a controller with a listener on the caller costs more than the
+  // rest of this function. Asked for after the timeout or the caller's abort, it is born aborted.
+  let abort: AbortController | undefined;
+  let timedOut: Error | undefined;
+  const onAbort = () => abort!.abort(info.signal.reason);
+  const signal = () => {
+    if (!abort) {
+      abort = new AbortController();
+      const caller = info.signal;
+      if (timedOut) abort.abort(timedOut);
+      else if (caller.aborted) abort.abort(caller.reason);
+      else caller.addEventListener('abort', onAbort, { once: true });
+    }
+    return abort.signal;
   };
-  let timer: NodeJS.Timeout | undefined;
+  // Field by field: copying the caller's call with a spread would read its signal.
+  const call: CallInfo = {
+    token: ctx ? ctx.token : info.token,
+    era: info.era,
+    requestId: ctx?.requestId ?? info.requestId,
+    get signal() {
+      return signal();
+    },
+    sampling: info.sampling,
+    progress: info.progress,
+    ...(ctx?.traceparent ? { traceparent: ctx.traceparent } : {}),
+    ...(info.ip !== undefined ? { ip: info.ip } : {}),
+    ...(info.inputResponses !== undefined ? { inputResponses: info.inputResponses } : {}),
+    ...(info.requestState !== undefined ? { requestState: info.requestState } : {}),
+    ...(info.meta !== undefined ? { meta: info.meta } : {}),
+    ...(info.clientCapabilities !== undefined ? { clientCapabilities: info.clientCapabilities } : {}),
+    ...(info.elicitation !== undefined ? { elicitation: info.elicitation } : {}),
+    ...(info.notify !== undefined ? { notify: info.notify } : {}),
+  };
+  let cancel: (() => void) | undefined;
   try {
     // One promise settled by whichever comes first, the backend's answer or the timeout.
     return await new Promise<CallToolResult | InputRequiredResult>((resolve, reject) => {
-      timer = setTimeout(() => {
-        const err = new Error(`Request timed out after ${timeoutMs} ms`);
-        abort.abort(err);
-        reject(err);
-      }, timeoutMs);
+      cancel = deadlines.after(timeoutMs, () => {
+        timedOut = new Error(`Request timed out after ${timeoutMs} ms`);
+        abort?.abort(timedOut);
+        reject(timedOut);
+      });
       backend.callTool(name, args, call).then(resolve, reject);
     });
   } catch (err) {
@@ -47,7 +74,7 @@ export async function callInProcess(
     if (err instanceof InputRequiredSignal) return err.result();
     throw err;
   } finally {
-    clearTimeout(timer);
-    caller.removeEventListener('abort', onAbort);
+    cancel?.();
+    if (abort) info.signal.removeEventListener('abort', onAbort);
   }
 }

@@ -23,7 +23,8 @@ export async function withRetries<T>(
   settings: RetrySettings,
   retryable: boolean,
   fn: () => Promise<T>,
-  signal: AbortSignal,
+  /** The caller's signal, or a view of it read only when a call fails. */
+  signal: Pick<AbortSignal, 'aborted'>,
   log: Logger | (() => Logger),
   deadline: number,
 ): Promise<T> {

@@ -26,7 +26,8 @@ export interface DirectCallRequest {
   body: unknown;
   token: string;
   extra: AuthExtra;
-  signal: AbortSignal;
+  /** The request, for its abort signal: read only if the call asks for it (it costs a controller). */
+  request: Request;
 }
 
 /**
@@ -54,7 +55,9 @@ export function directCalls(backend: McpBackend) {
       token: req.token || null,
       era: 'modern',
       requestId: req.extra.requestId!,
-      signal: req.signal,
+      get signal() {
+        return req.request.signal;
+      },
       sampling: undefined,
       elicitation: undefined,
       progress: noProgress,

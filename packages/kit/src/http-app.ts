@@ -123,13 +123,7 @@ export function createHttpApp(opts: HttpAppOptions): Hono {
       if (relayed) return relayed;
     }
     if (direct && parsedBody !== undefined && !c.req.header('mcp-session-id')) {
-      const answered = await direct({
-        headers: request.headers,
-        body: parsedBody,
-        token,
-        extra,
-        signal: request.signal,
-      });
+      const answered = await direct({ headers: request.headers, body: parsedBody, token, extra, request });
       if (answered) return answered;
     }
     const body = parsedBody === undefined ? {} : { parsedBody };

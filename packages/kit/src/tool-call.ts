@@ -139,7 +139,9 @@ export function toolBackend<P>(opts: ServiceOptions<P>, rt: Runtime): McpBackend
           });
           return callLog;
         },
-        signal: info.signal,
+        get signal() {
+          return info.signal;
+        },
         requestId: info.requestId,
         sampling: info.sampling,
         elicitation: info.elicitation,

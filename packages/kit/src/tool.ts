@@ -87,15 +87,45 @@ export const READ_ONLY: ToolAnnotations = {
 
 /**
  * A handler's context. Getters on `base` stay getters (the call's logger is built only when a
- * handler logs).
+ * handler logs, the call's signal only when a handler asks for it): the context reads through
+ * to `base` instead of copying it.
  */
 export function makeContext<P>(base: Omit<ToolContext<P>, 'agent'>): ToolContext<P> {
-  const ctx = Object.defineProperties({}, Object.getOwnPropertyDescriptors(base)) as ToolContext<P>;
-  return Object.defineProperty(ctx, 'agent', {
-    get(): VerifiedAgent {
-      if (!base.caller) throw unauthenticated();
-      return base.caller;
-    },
-    enumerable: true,
-  });
+  return new CallContext(base);
+}
+
+class CallContext<P> implements ToolContext<P> {
+  constructor(private readonly base: Omit<ToolContext<P>, 'agent'>) {}
+  get agent(): VerifiedAgent {
+    const caller = this.base.caller;
+    if (!caller) throw unauthenticated();
+    return caller;
+  }
+  get caller() {
+    return this.base.caller;
+  }
+  get ports() {
+    return this.base.ports;
+  }
+  get log() {
+    return this.base.log;
+  }
+  get signal() {
+    return this.base.signal;
+  }
+  get requestId() {
+    return this.base.requestId;
+  }
+  get sampling() {
+    return this.base.sampling;
+  }
+  get elicitation() {
+    return this.base.elicitation;
+  }
+  progress(progress: number, total?: number, message?: string) {
+    return this.base.progress(progress, total, message);
+  }
+  notify(level: LoggingLevel, data: unknown) {
+    return this.base.notify(level, data);
+  }
 }
