@@ -25,6 +25,18 @@ const env = {
   NATS_URL: '',
   LORE_INGEST_OWN_DOCS: 'false',
 };
+// AB_DISTRIBUTED_B=1: B is the aggregator in distributed mode in front of a users service of its own.
+const upstreamB = process.env.AB_DISTRIBUTED_B
+  ? await start(
+      join(rootB, 'packages/users/dist/main.js'),
+      [],
+      { ...env, LORE_PORT: '0', LORE_DATA_DIR: join(dir, 'upstream') },
+      /"url":"(http[^"]+)"/,
+      60_000,
+      [],
+      'built',
+    )
+  : undefined;
 const procs = await Promise.all(
   [rootA, rootB].map((root, i) => {
     const aio = entries[i]!.includes('aggregator');
@@ -41,6 +53,7 @@ const procs = await Promise.all(
                 .map((kv) => kv.split('=')),
             )
           : {}),
+        ...(i && upstreamB ? { LORE_SERVICES: `users=${upstreamB.url}` } : {}),
         LORE_PORT: '0',
         LORE_DATA_DIR: join(dir, String(i)),
       },
@@ -66,7 +79,7 @@ try {
         authorization: `Bearer ${key}`,
       },
       body: toolsCallBody('agent_profile', { username: 'bench_reader' }),
-      pids: [p.pid],
+      pids: i && upstreamB ? [p.pid, upstreamB.pid] : [p.pid],
     });
   }
   for (const r of rungs) await measure(r, 10, 1);
@@ -95,5 +108,6 @@ try {
   );
 } finally {
   for (const p of procs) p.child.kill();
+  upstreamB?.child.kill();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -22,13 +22,26 @@ const env = {
   NATS_URL: '',
   LORE_INGEST_OWN_DOCS: 'false',
 };
+// PROF_DISTRIBUTED=1: the aggregator in distributed mode in front of a users service of its own.
+const upstream = process.env.PROF_DISTRIBUTED
+  ? await start(
+      join(ROOT, 'packages/users/dist/main.js'),
+      [],
+      { ...env, LORE_PORT: '0', LORE_DATA_DIR: join(dir, 'users') },
+      /"url":"(http[^"]+)"/,
+      60_000,
+      [],
+      'built',
+    )
+  : undefined;
 const p = await start(
   join(ROOT, entry),
   aio ? ['start'] : [],
   {
     ...env,
     LORE_PORT: '0',
-    LORE_DATA_DIR: dir,
+    LORE_DATA_DIR: join(dir, 'main'),
+    ...(upstream ? { LORE_SERVICES: `users=${upstream.url}` } : {}),
     BENCH_PROFILE_OUT: join(outDir, `${aio ? 'aio' : 'users'}.cpuprofile`),
   },
   aio ? /Lore is running at (\S+)/ : /"url":"(http[^"]+)"/,
@@ -64,4 +77,5 @@ p.child.kill('SIGUSR2');
 await written;
 console.log(`${r.rps.toFixed(0)} req/s, ${r.total} calls`);
 await p.stop();
+await upstream?.stop();
 rmSync(dir, { recursive: true, force: true });

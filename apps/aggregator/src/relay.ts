@@ -108,7 +108,11 @@ export async function createRelay(aggregator: Aggregator, log: Logger): Promise<
     const route = aggregator.relayRoute(name);
     if (!route) return undefined;
     const upstream: Upstream = route.upstream;
-    const body = JSON.stringify({ ...req.body, params: { ...req.body.params, name: route.original } });
+    // Renamed only when the service knows the tool by another name; otherwise sent on as it came.
+    const body =
+      route.original === name && req.text !== undefined
+        ? req.text
+        : JSON.stringify({ ...req.body, params: { ...req.body.params, name: route.original } });
     const policy = aggregator.retryPolicy;
     const deadline = Date.now() + policy.deadlineMs;
     const t0 = performance.now();
@@ -222,7 +226,11 @@ async function answer(
     const meta = message.result?._meta;
     if (meta && SERVER_INFO in meta) meta[SERVER_INFO] = info;
     if (message.result?.isError) outcome('tool_error');
-    return Response.json(message, { status: res.statusCode, headers: { [RELAYED_BY]: upstream } });
+    // A Response over a string: the HTTP server writes it as it is, without a stream to read.
+    return new Response(JSON.stringify(message), {
+      status: res.statusCode,
+      headers: { 'content-type': 'application/json', [RELAYED_BY]: upstream },
+    });
   }
   const headers = new Headers({ [RELAYED_BY]: upstream });
   if (type) headers.set('content-type', type);

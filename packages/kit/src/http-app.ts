@@ -50,6 +50,8 @@ export interface HttpAppOptions {
 /** A parsed POST to `/mcp`, as the endpoint received it. */
 export interface RelayRequest {
   body: unknown;
+  /** The body as it came, when it was JSON (a relay that changes nothing sends it on as is). */
+  text?: string;
   headers: Headers;
   token: string;
   extra: AuthExtra;
@@ -111,10 +113,11 @@ export function createHttpApp(opts: HttpAppOptions): Hono {
     if ('tooLarge' in read) return jsonRpcError(c, 413, 'Request body too large');
     if ('tooDeep' in read)
       return jsonRpcError(c, 400, `Request body nests deeper than ${maxDepth} levels (LORE_MAX_JSON_DEPTH)`);
-    const { request, parsedBody } = read;
+    const { request, parsedBody, text } = read;
     if (opts.relay && parsedBody !== undefined && !c.req.header('mcp-session-id')) {
       const relayed = await opts.relay({
         body: parsedBody,
+        ...(text !== undefined ? { text } : {}),
         headers: request.headers,
         token,
         extra,
@@ -223,7 +226,9 @@ async function readJsonBody(
   c: Context,
   maxBody: number,
   maxDepth: number,
-): Promise<{ request: Request; parsedBody?: unknown } | { tooDeep: true } | { tooLarge: true }> {
+): Promise<
+  { request: Request; parsedBody?: unknown; text?: string } | { tooDeep: true } | { tooLarge: true }
+> {
   const raw = c.req.raw;
   if (raw.method !== 'POST') return { request: raw };
   const declared = c.req.header('content-length');
@@ -241,7 +246,7 @@ async function readJsonBody(
   }
   if (jsonTooDeep(text, maxDepth)) return { tooDeep: true };
   try {
-    return { request: raw, parsedBody: JSON.parse(text) };
+    return { request: raw, parsedBody: JSON.parse(text), text };
   } catch {
     return {
       request: new Request(raw.url, { method: raw.method, headers: raw.headers, body: text }),
