@@ -95,3 +95,6 @@ class Queue {
     else this.drop();
   }
 }
+
+/** The process's deadlines: in-process calls and relayed attempts. */
+export const deadlines = new Deadlines();

@@ -1,11 +1,8 @@
 import { type CallInfo, InputRequiredSignal, type McpBackend } from '@lore/kit';
 import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/client';
 import { forwardContext } from './context.js';
-import { Deadlines } from './deadlines.js';
+import { deadlines } from './deadlines.js';
 import type { CallOptions } from './upstream.js';
-
-/** The in-process calls' timeouts, on one timer per length of time. */
-export const deadlines = new Deadlines();
 
 /**
  * A call into an in-process backend: the caller's identity, request id and trace context from

@@ -1,6 +1,13 @@
-import { type Logger, nextTraceparent, type RelayRequest, wireToolResult } from '@lore/kit';
+import {
+  type Logger,
+  nextTraceparent,
+  type RelayRequest,
+  TOOL_ERROR_HEADER,
+  wireToolResult,
+} from '@lore/kit';
 import type { Dispatcher, Pool } from 'undici';
 import type { Aggregator, Route } from './aggregator.js';
+import { deadlines } from './deadlines.js';
 import { withRetries } from './retries.js';
 import type { Upstream } from './upstream.js';
 
@@ -60,6 +67,7 @@ export async function createRelay(aggregator: Aggregator, log: Logger): Promise<
     return pool;
   };
   const serverInfo = { ...aggregator.info };
+  const serverInfoJson = JSON.stringify(serverInfo);
 
   const urls = new Map<string, URL>();
   const urlOf = (u: Upstream) => {
@@ -135,7 +143,9 @@ export async function createRelay(aggregator: Aggregator, log: Logger): Promise<
         handedOn = !type.startsWith('application/json');
         return await answer(
           res,
+          req.body.id,
           serverInfo,
+          serverInfoJson,
           upstream.name,
           (o) => {
             outcome = o;
@@ -183,7 +193,7 @@ export async function createRelay(aggregator: Aggregator, log: Logger): Promise<
 
 /**
  * One attempt's limit: aborted when the caller goes away or the upstream's timeout passes, and
- * released (timer cleared, listener removed) as soon as the attempt's answer has been read. Not
+ * released (its deadline dropped, listener removed) as soon as the attempt's answer has been read. Not
  * `AbortSignal.any([caller, AbortSignal.timeout(ms)])`: that leaves a timer and weakly held
  * signals behind every call until the timeout would have fired (60 s), which under load is tens
  * of thousands of them for the garbage collector to walk — the relay's slowest answers.
@@ -196,15 +206,14 @@ export function attemptSignal(
   const onAbort = () => limit.abort(caller.reason);
   if (caller.aborted) limit.abort(caller.reason);
   else caller.addEventListener('abort', onAbort, { once: true });
-  const timer = setTimeout(
-    () => limit.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
-    timeoutMs,
+  // On the timer the attempts of the same length share (see deadlines.ts), not one of its own.
+  const cancel = deadlines.after(timeoutMs, () =>
+    limit.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
   );
-  timer.unref();
   return {
     signal: limit.signal,
     release: () => {
-      clearTimeout(timer);
+      cancel();
       caller.removeEventListener('abort', onAbort);
     },
   };
@@ -213,14 +222,25 @@ export function attemptSignal(
 /** The service's answer as the client's: JSON with the aggregator named as the server, or the stream as it is. */
 async function answer(
   res: Dispatcher.ResponseData,
+  id: unknown,
   info: Record<string, unknown>,
+  infoJson: string,
   upstream: string,
   outcome: (o: string) => void,
   release: () => void,
 ): Promise<Response> {
   const type = String(res.headers['content-type'] ?? '');
   if (type.startsWith('application/json')) {
-    const message = (await res.body.json()) as {
+    const text = await res.body.text();
+    const renamed = renamedAnswer(text, id, infoJson);
+    if (renamed !== undefined) {
+      if (res.headers[TOOL_ERROR_HEADER] !== undefined) outcome('tool_error');
+      return new Response(renamed, {
+        status: res.statusCode,
+        headers: { 'content-type': 'application/json', [RELAYED_BY]: upstream },
+      });
+    }
+    const message = JSON.parse(text) as {
       result?: { isError?: boolean; _meta?: Record<string, unknown> };
     };
     const meta = message.result?._meta;
@@ -247,4 +267,32 @@ async function answer(
     },
   });
   return new Response(type ? stream : null, { status: res.statusCode, headers });
+}
+
+const SERVER_INFO_KEY = `${JSON.stringify(SERVER_INFO)}:`;
+const META_OPEN = '"_meta":{';
+
+/**
+ * A service's answer with the aggregator named as its server, without parsing it, when the answer
+ * ends the way the direct exchange writes a successful one: `_meta` the result's last member and
+ * the server's identity its only one (`wireToolResult`), then the envelope
+ * (`…"_meta":{"io.modelcontextprotocol/serverInfo":{…}}},"jsonrpc":"2.0","id":<id>}`). The text
+ * can end so only where the envelope ends (in a string every quote is escaped), the identity must
+ * parse as one JSON object on its own, and the result has one `_meta`: what is replaced is the
+ * service's name, never what a tool wrote. Any other answer is left to the parser (`undefined`).
+ */
+export function renamedAnswer(text: string, id: unknown, infoJson: string): string | undefined {
+  const tail = `}},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
+  if (!text.endsWith(tail)) return undefined;
+  const end = text.length - tail.length;
+  const at = text.lastIndexOf(SERVER_INFO_KEY, end);
+  if (at < META_OPEN.length || !text.startsWith(META_OPEN, at - META_OPEN.length)) return undefined;
+  const start = at + SERVER_INFO_KEY.length;
+  try {
+    const value: unknown = JSON.parse(text.slice(start, end));
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  } catch {
+    return undefined;
+  }
+  return text.slice(0, start) + infoJson + text.slice(end);
 }

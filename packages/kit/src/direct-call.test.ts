@@ -118,6 +118,16 @@ describe('the direct exchange', () => {
     expect(seenSdk.every((x) => !x.direct)).toBe(true);
   });
 
+  it('marks an error result in a header, with its Lore code, and nothing else', async () => {
+    const send = (name: string) => {
+      const r = request(name);
+      return direct.request('/mcp', { method: 'POST', headers: r.headers, body: r.body });
+    };
+    expect((await send('refused')).headers.get('x-lore-tool-error')).toBe('404');
+    expect((await send('plain')).headers.get('x-lore-tool-error')).toBeNull();
+    expect((await send('broken')).headers.get('x-lore-tool-error')).toBeNull();
+  });
+
   it('hands the tool the same call as the SDK path: key, request id, trace, envelope, era', async () => {
     const headers = {
       'x-request-id': 'req-42',

@@ -67,6 +67,7 @@ export function directCalls(backend: McpBackend) {
       ...(req.extra.traceparent ? { traceparent: req.extra.traceparent } : {}),
     };
     let reply: unknown;
+    let headers = JSON_ONLY;
     try {
       const result = (await backend.callTool(
         params.name as string,
@@ -74,17 +75,28 @@ export function directCalls(backend: McpBackend) {
         call,
       )) as Record<string, unknown>;
       reply = { result: wireToolResult(result, serverInfo), jsonrpc: '2.0', id };
+      if (result.isError === true) headers = { ...JSON_ONLY, [TOOL_ERROR_HEADER]: errorCode(result) };
     } catch (err) {
       reply = { jsonrpc: '2.0', id, error: encodeError(err) };
     }
-    return new Response(JSON.stringify(reply), {
-      status: 200,
-      headers: { 'content-type': 'application/json' },
-    });
+    return new Response(JSON.stringify(reply), { status: 200, headers });
   };
 }
 
 type Message = { id: string | number; params: Record<string, unknown> };
+
+const JSON_ONLY = { 'content-type': 'application/json' } as const;
+/**
+ * Set on a direct answer whose result is an error (`isError`): its Lore code (`_meta["lore/error"]`),
+ * or `error`. For operators' proxies and the aggregator's call metrics, which then need not read
+ * the body; the body says the same.
+ */
+export const TOOL_ERROR_HEADER = 'x-lore-tool-error';
+
+function errorCode(result: Record<string, unknown>): string {
+  const code = (result._meta as { 'lore/error'?: { code?: unknown } } | undefined)?.['lore/error']?.code;
+  return typeof code === 'number' ? String(code) : 'error';
+}
 
 /** The request, when the direct exchange may answer it. */
 function direct(headers: Headers, body: unknown): Message | undefined {
@@ -150,10 +162,12 @@ export function wireToolResult(
   )
     out = { ...out, content: [] };
   if (out.resultType === undefined) out = { ...out, resultType: 'complete' };
-  const meta = out._meta;
-  if (meta === undefined) return { ...out, _meta: { [SERVER_INFO]: serverInfo } };
+  const { _meta: meta, ...rest } = out;
+  if (meta === undefined) return { ...rest, _meta: { [SERVER_INFO]: serverInfo } };
   if (!isPlainObject(meta) || meta[SERVER_INFO] !== undefined) return out;
-  return { ...out, _meta: { ...meta, [SERVER_INFO]: serverInfo } };
+  // `_meta` last, the server's identity last in it: the serialised answer then ends with them,
+  // where the aggregator's relay can put its own name in place without parsing the rest.
+  return { ...rest, _meta: { ...meta, [SERVER_INFO]: serverInfo } };
 }
 
 const SERVER_INFO = 'io.modelcontextprotocol/serverInfo';

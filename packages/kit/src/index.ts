@@ -63,7 +63,7 @@ export {
   rebuildIndex,
   tableReader,
 } from './db/index.js';
-export { wireToolResult } from './direct-call.js';
+export { TOOL_ERROR_HEADER, wireToolResult } from './direct-call.js';
 export {
   conflict,
   forbidden,
