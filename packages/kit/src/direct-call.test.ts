@@ -53,7 +53,7 @@ const ENVELOPE = {
 
 function request(
   name: string,
-  over: { params?: object; meta?: object; headers?: Record<string, string> } = {},
+  over: { params?: object; meta?: object; headers?: Record<string, string>; message?: object } = {},
 ) {
   return {
     headers: {
@@ -70,6 +70,7 @@ function request(
       id: 7,
       method: 'tools/call',
       params: { name, arguments: { q: 'x' }, _meta: { ...ENVELOPE, ...over.meta }, ...over.params },
+      ...over.message,
     }),
   };
 }
@@ -115,6 +116,12 @@ describe('the direct exchange', () => {
         name,
       ).toEqual([true]);
     }
+    // A string id is answered under the same id.
+    const before = seenDirect.length;
+    const { direct: d, sdk: s } = await both(request('plain', { message: { id: 'req-abc' } }));
+    expect(d).toEqual(s);
+    expect((d.body as { id: unknown }).id).toBe('req-abc');
+    expect(seenDirect.slice(before).map((x) => x.direct)).toEqual([true]);
     expect(seenSdk.every((x) => !x.direct)).toBe(true);
   });
 
@@ -177,6 +184,11 @@ describe('the direct exchange', () => {
       ],
       ['older revision header', request('plain', { headers: { 'mcp-protocol-version': '2025-11-25' } })],
       ['not JSON content', request('plain', { headers: { 'content-type': 'text/plain' } })],
+      ['a fractional id', request('plain', { message: { id: 1.5 } })],
+      ['a null id', request('plain', { message: { id: null } })],
+      ['an object id', request('plain', { message: { id: { n: 1 } } })],
+      ['another JSON-RPC version', request('plain', { message: { jsonrpc: '1.0' } })],
+      ['a member beyond the message', request('plain', { message: { extra: true } })],
     ];
     for (const [what, req] of cases) {
       const before = seenDirect.length;
