@@ -8,7 +8,7 @@
  *
  *   pnpm dev                     # every service + the aggregator
  *   pnpm dev users queries       # only these services (+ the aggregator)
- *   pnpm dev --watch             # restart a process when its sources change (tsx watch)
+ *   pnpm dev --no-watch          # without restarting a process when its sources change (tsx watch)
  *   pnpm dev --no-aggregator     # services only
  *
  * NATS: without NATS_URL, a nats-server with the shipped configuration (infra/nats) runs on the
@@ -160,7 +160,7 @@ interface Proc {
 }
 
 const DEV_USAGE =
-  'Usage: pnpm dev [--watch] [--no-aggregator] [service…]  (LORE_PORT: base port, default 7400)';
+  'Usage: pnpm dev [--no-watch] [--no-aggregator] [service…]  (LORE_PORT: base port, default 7400)';
 
 /** A command-line or environment mistake: one line with the usage, exit code 2. */
 class UsageError extends Error {}
@@ -186,14 +186,15 @@ async function main(argv: string[]) {
         args: argv,
         allowPositionals: true,
         strict: true,
-        options: { watch: { type: 'boolean' }, 'no-aggregator': { type: 'boolean' } },
+        options: { 'no-watch': { type: 'boolean' }, 'no-aggregator': { type: 'boolean' } },
       });
     } catch (err) {
       throw new UsageError((err as Error).message);
     }
   })();
   const { values, positionals: asked } = parsed;
-  const watch = !!values.watch;
+  // Sources are watched unless asked not to: a change restarts the process that runs it.
+  const watch = !values['no-watch'];
   const withAggregator = !values['no-aggregator'];
   const base = devBasePort(process.env.LORE_PORT);
   const ports = devPorts(base);
