@@ -3,7 +3,9 @@
  * baselines): `npx tsx --conditions=development bench/profile/ingest-cpu.ts [sources] [rounds]`.
  * Each round ingests the same sources into a fresh data directory and prints the process's CPU
  * (every thread, the parser thread included) and wall time per chunk; CPU is the steadier figure
- * on a shared machine.
+ * on a shared machine. It also prints how long each source waited on its parser-thread task
+ * (the pool's `run`, from posting the task to its result: what the call waits for there,
+ * against the parser thread's CPU in the thread list).
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +15,7 @@ import { appFetch, connectClient, ok } from '@lore/kit/testing';
 import { createKnowledgeService } from '@lore/knowledge';
 import { KnowledgeSourceAdded } from '@lore/schema';
 import { createUsersService } from '@lore/users';
+import { parserPool } from '../../packages/ingest/src/index.js';
 import { Corpus } from '../corpus.js';
 import { benchDeps, registerAgent, until } from '../services.js';
 import { profiled } from './cpu.js';
@@ -73,6 +76,7 @@ async function round(r: number): Promise<{ cpuUs: number; wallMs: number; chunks
     let chunks = 0;
     const ticks = threadTicks();
     const c0 = process.cpuUsage();
+    parserMs = 0;
     const t0 = performance.now();
     // BENCH_CPU_PROF=<dir>: a profile of this thread for each round (bench/profile/cpu.ts).
     await profiled(`ingest-cpu-${r + 1}`, async () => {
@@ -88,6 +92,7 @@ async function round(r: number): Promise<{ cpuUs: number; wallMs: number; chunks
     const c = process.cpuUsage(c0);
     threads = threadShares(ticks, chunks);
     const wallMs = performance.now() - t0;
+    waited = parserMs / sources;
     await client.close();
     return { cpuUs: c.user + c.system, wallMs, chunks };
   } finally {
@@ -99,10 +104,24 @@ async function round(r: number): Promise<{ cpuUs: number; wallMs: number; chunks
 }
 
 let threads = '';
+let waited = 0;
+
+// Wall time of the parser-thread tasks (the pool the knowledge service uses), summed.
+const pool = parserPool();
+const run = pool.run.bind(pool);
+let parserMs = 0;
+pool.run = (task, transfer) => {
+  const t0 = performance.now();
+  return run(task, transfer).finally(() => {
+    parserMs += performance.now() - t0;
+  });
+};
+
 for (let r = 0; r < rounds; r++) {
   const { cpuUs, wallMs, chunks } = await round(r);
   console.log(
     `round ${r + 1}: ${chunks} chunks, CPU ${(cpuUs / chunks).toFixed(1)} µs/chunk ` +
-      `(${Math.round((chunks * 1e6) / cpuUs)} chunks per CPU second), wall ${Math.round((chunks * 1000) / wallMs)} chunks/s; threads (µs a chunk): ${threads}`,
+      `(${Math.round((chunks * 1e6) / cpuUs)} chunks per CPU second), wall ${Math.round((chunks * 1000) / wallMs)} chunks/s ` +
+      `(${(wallMs / sources).toFixed(1)} ms a source, ${waited.toFixed(1)} of them waiting on the parser thread); threads (µs a chunk): ${threads}`,
   );
 }

@@ -4,6 +4,7 @@ import { parentPort } from 'node:worker_threads';
 import { htmlToMarkdown } from './html.js';
 import { ParseLimitError } from './limits.js';
 import { extractPdfText, loadUnpdf } from './pdf.js';
+import { threadCpuMs } from './thread-cpu.js';
 
 /** One document to parse, as the pool sends it. */
 export type ParseTask =
@@ -11,6 +12,12 @@ export type ParseTask =
   | { id: number; kind: 'html'; html: string; maxNesting: number }
   /** A named export of a module (a file URL) called with `args`: a package's own parsing step. */
   | { id: number; kind: 'module'; module: string; name: string; args: unknown[] };
+
+/**
+ * What a thread says besides replies: it is ready (with its Linux thread id), or it has loaded
+ * what a document needs and starts on it (with its own CPU time then, in milliseconds).
+ */
+export type WorkerNotice = { ready: true; tid?: number } | { started: number; cpuMs?: number };
 
 export type ParseReply =
   | { id: number; ok: true; value: unknown }
@@ -28,16 +35,22 @@ async function run(task: ParseTask): Promise<unknown> {
   if (task.kind === 'pdf') {
     // pdf.js loads on a thread's first PDF (seconds on a busy machine): the clock starts after.
     await loadUnpdf();
-    parentPort?.postMessage({ started: task.id });
+    parentPort?.postMessage({ started: task.id, cpuMs: ownCpuMs() });
     return extractPdfText(task.bytes, task.maxPages);
   }
   if (task.kind === 'html') return htmlToMarkdown(task.html, task.maxNesting);
   const mod = (await import(task.module)) as Record<string, unknown>;
-  // Loaded (the first time, from sources, that can take seconds): the document's clock starts now.
-  parentPort?.postMessage({ started: task.id });
+  // Loaded (the first time, from sources, that can take seconds): the document's clock starts
+  // now, from this thread's CPU time read here rather than by the pool on the event loop.
+  parentPort?.postMessage({ started: task.id, cpuMs: ownCpuMs() });
   const fn = mod[task.name];
   if (typeof fn !== 'function') throw new Error(`${task.module} exports no function ${task.name}`);
   return fn(...task.args);
+}
+
+/** This thread's CPU time in milliseconds (Linux), as `threadCpuMs` reads it; undefined elsewhere. */
+function ownCpuMs(): number | undefined {
+  return tid === undefined ? undefined : threadCpuMs(tid);
 }
 
 /** This thread's Linux thread id, so the pool can read the thread's CPU time; undefined elsewhere. */
@@ -50,8 +63,10 @@ function threadId(): number | undefined {
   }
 }
 
+const tid = threadId();
+
 // Modules are loaded: the pool starts a document's clock only from here.
-parentPort?.postMessage({ ready: true, tid: threadId() });
+parentPort?.postMessage({ ready: true, tid });
 
 parentPort?.on('message', (task: ParseTask) => {
   run(task).then(

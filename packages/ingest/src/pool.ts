@@ -5,7 +5,10 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { DEFAULT_PARSE_LIMITS, type ParseLimit, ParseLimitError, type ParseLimits } from './limits.js';
-import type { ParseReply, ParseTask } from './parse-worker.js';
+import type { ParseReply, ParseTask, WorkerNotice } from './parse-worker.js';
+import { threadCpuMs } from './thread-cpu.js';
+
+export { threadCpuMs };
 
 /**
  * The parser thread's entry. From TypeScript sources (tests, `tsx`) the worker loads the `.ts`
@@ -79,25 +82,6 @@ interface Slot {
  * one again (tens of milliseconds).
  */
 export const PARSER_IDLE_MS = 30_000;
-
-/** Linux counts a thread's CPU time in clock ticks of 1/100 s (USER_HZ, 100 on every architecture Node runs on). */
-const TICKS_PER_SECOND = 100;
-
-/**
- * Milliseconds of CPU a thread of this process has used, from `/proc/self/task/<tid>/stat`
- * (utime + stime, fields 14 and 15); undefined where that cannot be read.
- */
-export function threadCpuMs(tid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-    // The command name (field 2) may hold spaces and parentheses: count fields after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ticks = Number(fields[11]) + Number(fields[12]);
-    return Number.isFinite(ticks) ? (ticks * 1000) / TICKS_PER_SECOND : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * A few long-lived parser threads. Each document runs in one of them with a time limit (the
@@ -199,10 +183,13 @@ export class ParserPool {
   /**
    * The document's clock: its thread's CPU time checked a few times a second against
    * `timeMs`, and wall-clock time against `wallMs`. Without a readable CPU time, wall-clock
-   * time against `timeMs`.
+   * time against `timeMs`. `cpuStart` is the thread's CPU time when the document started, as
+   * the thread itself reported it (read here when it did not).
    */
-  private clock(slot: Slot): NodeJS.Timeout {
-    const cpuStart = slot.tid === undefined ? undefined : threadCpuMs(slot.tid);
+  private clock(
+    slot: Slot,
+    cpuStart = slot.tid === undefined ? undefined : threadCpuMs(slot.tid),
+  ): NodeJS.Timeout {
     if (cpuStart === undefined) return this.wallClock(slot, this.limits.timeMs);
     const started = performance.now();
     const every = Math.min(250, Math.max(20, this.limits.timeMs / 10));
@@ -232,7 +219,7 @@ export class ParserPool {
     });
     worker.unref();
     const slot: Slot = { worker, ready: false };
-    worker.on('message', (reply: ParseReply | { ready: true; tid?: number } | { started: number }) => {
+    worker.on('message', (reply: ParseReply | WorkerNotice) => {
       if ('ready' in reply) {
         slot.ready = true;
         slot.tid = reply.tid;
@@ -242,7 +229,7 @@ export class ParserPool {
       if ('started' in reply) {
         if (slot.job?.id === reply.started) {
           clearTimeout(slot.job.timer);
-          slot.job.timer = this.clock(slot);
+          slot.job.timer = this.clock(slot, reply.cpuMs);
         }
         return;
       }
