@@ -113,6 +113,7 @@ export async function createRelay(aggregator: Aggregator, log: Logger): Promise<
     if (req.headers.get('mcp-protocol-version')?.trim() !== MODERN || !isToolsCall(req.body))
       return undefined;
     const name = req.body.params.name;
+    const id = req.body.id;
     const route = aggregator.relayRoute(name);
     if (!route) return undefined;
     const upstream: Upstream = route.upstream;
@@ -143,7 +144,7 @@ export async function createRelay(aggregator: Aggregator, log: Logger): Promise<
         handedOn = !type.startsWith('application/json');
         return await answer(
           res,
-          req.body.id,
+          id,
           serverInfo,
           serverInfoJson,
           upstream.name,

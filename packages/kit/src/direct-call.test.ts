@@ -203,7 +203,7 @@ describe('the direct exchange', () => {
 
   it('serves the SDK v2 client through the direct path, results and errors alike', async () => {
     const before = seenDirect.length;
-    const client = await connectClient((url, init) => direct.request(String(url), init), {
+    const client = await connectClient(async (url, init) => direct.request(String(url), init), {
       key: 'lore_sk_test',
     });
     const r = (await client.callTool({ name: 'plain', arguments: {} })) as CallToolResult;

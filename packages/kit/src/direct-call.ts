@@ -67,7 +67,7 @@ export function directCalls(backend: McpBackend) {
       ...(req.extra.traceparent ? { traceparent: req.extra.traceparent } : {}),
     };
     let reply: unknown;
-    let headers = JSON_ONLY;
+    let headers: Record<string, string> = JSON_ONLY;
     try {
       const result = (await backend.callTool(
         params.name as string,
