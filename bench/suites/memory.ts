@@ -56,6 +56,21 @@ function commandOf(pid: number): string {
   }
 }
 
+/**
+ * A process's resident memory split by kind (MiB, from /proc/<pid>/smaps_rollup): anonymous
+ * pages (the V8 heap, malloc, thread stacks: this process's own) and file pages (Node's binary,
+ * native modules, libc: shared with every process that maps the same files).
+ */
+export function rssKinds(pid: number): { anonymous: number; file: number } {
+  try {
+    const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+    const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(rollup)?.[1] ?? 0);
+    return { anonymous: kib('Anonymous') / 1024, file: (kib('Rss') - kib('Anonymous')) / 1024 };
+  } catch {
+    return { anonymous: 0, file: 0 };
+  }
+}
+
 /** Resident memory of a whole process tree (MiB) and what is in it. */
 export function treeRss(root: number): { mib: number; processes: string[] } {
   const pids = tree(root);
@@ -153,6 +168,7 @@ export async function memorySuite(opts: { seconds: number; dataDir: string }): P
   try {
     await settle(idleSeconds);
     const alone = treeRss(users.child.pid!);
+    const kinds = rssKinds(users.child.pid!);
     rows.push(
       row({
         suite: 'memory',
@@ -167,6 +183,18 @@ export async function memorySuite(opts: { seconds: number; dataDir: string }): P
         unit: 'MiB',
         target: '≤ 80 MB (76 MiB)',
         met: alone.mib <= 80e6 / 2 ** 20,
+      }),
+      row({
+        suite: 'memory',
+        name: 'of which anonymous (heap, malloc, stacks)',
+        value: kinds.anonymous,
+        unit: 'MiB',
+      }),
+      row({
+        suite: 'memory',
+        name: 'of which file pages (node binary, libSQL, libc)',
+        value: kinds.file,
+        unit: 'MiB',
       }),
     );
   } finally {
@@ -204,6 +232,9 @@ export async function memorySuite(opts: { seconds: number; dataDir: string }): P
     await settle(idleSeconds);
     const idle = treeRss(lore.child.pid!);
     process.stderr.write(`pnpm start leaves: ${idle.processes.join(', ')}\n`);
+    // The server is the node that pnpm's script exec'd (the tree is pnpm, then node).
+    const server = tree(lore.child.pid!).find((pid) => commandOf(pid).includes('dist/main.js'));
+    const serverKinds = server ? rssKinds(server) : { anonymous: 0, file: 0 };
     rows.push(
       row({
         suite: 'memory',
@@ -223,6 +254,13 @@ export async function memorySuite(opts: { seconds: number; dataDir: string }): P
         target: '≤ 120 MB (114 MiB)',
         met: idle.mib <= 120e6 / 2 ** 20,
       }),
+      row({
+        suite: 'memory',
+        name: 'of which the server: anonymous',
+        value: serverKinds.anonymous,
+        unit: 'MiB',
+      }),
+      row({ suite: 'memory', name: 'of which the server: file pages', value: serverKinds.file, unit: 'MiB' }),
     );
     const key = await registerAgent(lore.url, 'bench_memory');
     const r = await load(lore.url, {

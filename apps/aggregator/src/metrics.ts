@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from '@lore/kit';
 
 /** Per-upstream and per-tool call figures, and each upstream's health. */
 export class AggregatorMetrics {

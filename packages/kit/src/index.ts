@@ -133,6 +133,7 @@ export type { NodeIdentity } from './node.js';
 export { loadNodeIdentity, rotateNodeIdentity } from './node.js';
 export type { Emit } from './outbox.js';
 export { handleOnce, Outbox } from './outbox.js';
+export { Counter, Gauge, Histogram, Registry } from './prometheus.js';
 export {
   KvRateLimitStore,
   MemoryRateLimitStore,

@@ -1,4 +1,4 @@
-import { AggregatorRegistry, Counter, Histogram, Registry } from 'prom-client';
+import { Counter, Histogram, Registry } from './prometheus.js';
 
 /** Per-service Prometheus metrics: calls, errors and latency per tool. */
 export class ServiceMetrics {
@@ -69,6 +69,7 @@ export class ServiceMetrics {
 export async function mergedMetrics(registries: Registry[]): Promise<{ contentType: string; body: string }> {
   // Every service registers the same metric names (with its own `service` label): Registry.merge
   // refuses duplicate names, aggregate() merges their series.
+  const { AggregatorRegistry } = await import('prom-client');
   const merged = AggregatorRegistry.aggregate(await Promise.all(registries.map((r) => r.getMetricsAsJSON())));
   return { contentType: merged.contentType, body: await merged.metrics() };
 }

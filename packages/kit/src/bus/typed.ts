@@ -1,5 +1,5 @@
 import type { EventDefinition, EventEnvelope, EventPayload } from '@lore/schema/events';
-import { Counter, Registry } from 'prom-client';
+import { Counter, Registry } from '../prometheus.js';
 import type { DeliveryInfo, EventBus, EventHandler, SubscribeOptions, Subscription } from './types.js';
 
 /** A handler of one kind of event: the payload parsed with the event's schema, and its envelope. */
