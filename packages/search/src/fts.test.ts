@@ -6,6 +6,7 @@ import {
   mergeSplitRankings,
   type RankedRow,
   rankSplitTerms,
+  rareOnlyExpressions,
   splitTermsByFrequency,
   type TermSplit,
 } from './fts.js';
@@ -82,8 +83,24 @@ describe('ftsSplitExpressions', () => {
   });
 });
 
+describe('rareOnlyExpressions', () => {
+  const split: TermSplit = { rare: ['a', 'b', 'c'], common: ['d'], rareBound: 12, rareBounds: [2, 6, 4] };
+
+  it('ranks a rare term alone only when its bound exceeds the threshold, and the rows holding two or more', () => {
+    // b (6) alone can pass 5; a (2) and c (4) need another rare term; c AND (a) can reach 6 > 5.
+    expect(rareOnlyExpressions(split, 5)).toEqual(['"b"', '"b" AND ("c" OR "a")', '"c" AND ("a")']);
+    // Past 6, b needs company too; c with a reaches 6 at most, so not past 6.5.
+    expect(rareOnlyExpressions(split, 6.5, 'agent:"x"')).toEqual(['agent:"x" AND "b" AND ("c" OR "a")']);
+  });
+
+  it('is null (rank R whole) when every rare term may reach the threshold alone, or without bounds', () => {
+    expect(rareOnlyExpressions(split, 1.5)).toBeNull();
+    expect(rareOnlyExpressions({ ...split, rareBounds: undefined }, 5)).toBeNull();
+  });
+});
+
 describe('mergeSplitRankings', () => {
-  it('keeps the first ranking’s rank for a row in both, orders by rank then id, and cuts at the limit', () => {
+  it('keeps a row’s best rank of all rankings, orders by rank then id, and cuts at the limit', () => {
     const withCommon = [
       { id: 7, rank: -9 },
       { id: 3, rank: -5 },
@@ -99,6 +116,12 @@ describe('mergeSplitRankings', () => {
       { id: 4, rank: -6 },
       { id: 1, rank: -5 },
       { id: 3, rank: -5 },
+    ]);
+    // A row's partial score in one ranking and its full score in another: the better one counts.
+    expect(mergeSplitRankings([withCommon, rareOnly, [{ id: 9, rank: -7 }]], 3)).toEqual([
+      { id: 7, rank: -9 },
+      { id: 9, rank: -7 },
+      { id: 4, rank: -6 },
     ]);
     expect(mergeSplitRankings([rareOnly], 0)).toEqual([]);
   });
@@ -160,6 +183,7 @@ describe('rankSplitTerms on an FTS5 table', () => {
     const q = rng(7);
     let skipped = 0;
     let split2 = 0;
+    let narrowed = 0;
     for (let n = 0; n < 150; n++) {
       const terms = Array.from(
         { length: 2 + Math.floor(q() * 5) },
@@ -174,12 +198,15 @@ describe('rankSplitTerms on an FTS5 table', () => {
         expect(got!.map((x) => x.id)).toEqual(want.map((x) => x.id));
         for (const [i, row] of got!.entries()) expect(row.rank).toBeCloseTo(want[i]!.rank, 9);
         if (split.common.length && calls.length === 1) skipped++;
-        if (calls.length === 2) split2++;
+        if (calls.length >= 2) split2++;
+        if (calls.length >= 2 && calls[1] !== ftsSplitExpressions(split)[1]) narrowed++;
       }
     }
-    // Both ways were taken: the second ranking skipped by the bound, and run.
+    // Every way was taken: the second ranking skipped by the bound, run on all of R, and run
+    // only on the rows of R that could reach the threshold.
     expect(skipped).toBeGreaterThan(0);
-    expect(split2).toBeGreaterThan(0);
+    expect(split2).toBeGreaterThan(narrowed);
+    expect(narrowed).toBeGreaterThan(0);
   });
 
   it('with exactTop, keeps the best exactTop rows exact and skips the second ranking more often', async () => {

@@ -52,6 +52,11 @@ export interface TermSplit {
   common: string[];
   /** More than FTS5's `bm25()` can give a row for the rare terms alone (a bound, see `rankSplitTerms`). */
   rareBound: number;
+  /**
+   * The same bound for each rare term alone, in the order of `rare` (they sum to `rareBound`).
+   * Without it, `rankSplitTerms` ranks all of `R` when it must rank rows holding no common term.
+   */
+  rareBounds?: number[];
 }
 
 /**
@@ -88,10 +93,12 @@ export function splitTermsByFrequency(
     if (!rare.length) rare = byRarity(kept).slice(0, Math.max(1, opts.fallbackTerms ?? 2));
   }
   const tableRows = Math.max(rows, opts.tableRows ?? 0);
+  const rareBounds = rare.map((t) => fts5Idf(tableRows, df(t)) * (FTS5_K1 + 1));
   return {
     rare,
     common: kept.filter((t) => !rare.includes(t)),
-    rareBound: rare.reduce((sum, t) => sum + fts5Idf(tableRows, df(t)) * (FTS5_K1 + 1), 0),
+    rareBound: rareBounds.reduce((sum, b) => sum + b, 0),
+    rareBounds,
   };
 }
 
@@ -122,30 +129,73 @@ export interface RankedRow {
 }
 
 /**
- * The best `limit` rows, best first, of the rankings of `ftsSplitExpressions` (in that order).
- * Each ranking must be the best rows of its expression, best first: all of them, or its best
- * `limit`.
+ * The best `limit` rows, best first, of a split's rankings: `R AND (C)` first, then rankings of
+ * rare terms alone (`R`, or the narrower ones of `rareOnlyExpressions`). Each ranking must be the
+ * best rows of its expression, best first: all of them, or its best `limit`.
  *
- * A row of `R AND (C)` has its full score. A row of `R` alone has it too unless it holds a
- * common term; such a row is then missing from the first ranking only because that ranking
- * was cut at `limit`, below its last row, and its partial score keeps it below every row of
- * the true best `limit`. Ties go to the lower id, as `ORDER BY rank, rowid` has them.
+ * A row of `R AND (C)` has its full score. A row of the other rankings has it too when the
+ * expression holds every term the row holds; otherwise its score there is partial (lower), and
+ * the row is either in a ranking where it has its full score or kept below every row of the
+ * true best `limit` by it. A row keeps its best score of all rankings. Ties go to the lower id,
+ * as `ORDER BY rank, rowid` has them.
  */
 export function mergeSplitRankings<T extends RankedRow>(
   rankings: readonly (readonly T[])[],
   limit: number,
 ): T[] {
   const byId = new Map<number, T>();
-  for (const ranking of rankings) for (const r of ranking) if (!byId.has(r.id)) byId.set(r.id, r);
+  for (const ranking of rankings)
+    for (const r of ranking) {
+      const seen = byId.get(r.id);
+      if (!seen || r.rank < seen.rank) byId.set(r.id, r);
+    }
   return [...byId.values()].sort((a, b) => a.rank - b.rank || a.id - b.id).slice(0, Math.max(0, limit));
 }
 
 /**
+ * The expressions that find, with their full scores, every row holding rare terms only (no
+ * common term) that could score more than `threshold`, each term in an expression once (FTS5
+ * scores a phrase as often as the expression names it). A row holding only the rare terms S
+ * scores less than the sum of their bounds (`rareBounds`), so a term whose own bound is at most
+ * `threshold` needs a second rare term beside it: with the rare terms t1…tk ordered, the rows
+ * holding two or more are those of `t_i AND (t_i+1 OR … OR tk)` for some i (each row with its
+ * full score in the one of its first term), and the rows holding one term alone are only needed
+ * for the terms whose bound exceeds the threshold, ranked alone. Those are the rarest terms, so
+ * this leaves out the many rows that hold one frequent rare term and nothing else (the
+ * questions with no truly rare word, where `R` is two terms in a tenth of the rows each).
+ * `null` when every rare term may reach the threshold alone: then `R` is ranked whole.
+ */
+export function rareOnlyExpressions(split: TermSplit, threshold: number, scope?: string): string[] | null {
+  const bounds = split.rareBounds;
+  if (!bounds || bounds.length !== split.rare.length) return null;
+  const terms = split.rare.map((t, i) => ({ t, b: bounds[i]! })).sort((x, y) => y.b - x.b);
+  if (terms.every((x) => x.b > threshold)) return null;
+  const head = scope ? `${scope} AND ` : '';
+  const out: string[] = [];
+  let after = terms.reduce((sum, x) => sum + x.b, 0);
+  for (const [i, { t, b }] of terms.entries()) {
+    after -= b;
+    if (b > threshold) out.push(`${head}${ftsPhrase(t)}`);
+    // The rows whose first term is t (in this order) and that hold another one: the best of
+    // them holds all the rest, and could not reach the threshold even so.
+    if (i + 1 < terms.length && b + after > threshold)
+      out.push(
+        `${head}${ftsPhrase(t)} AND (${terms
+          .slice(i + 1)
+          .map((x) => ftsPhrase(x.t))
+          .join(' OR ')})`,
+      );
+  }
+  return out;
+}
+
+/**
  * Ranks a split: `rank` runs one FTS5 expression and returns its best `limit` rows (fewer when
- * it has fewer), or null to give up (then so does this). `R AND (C)` is ranked first; `R` only
- * when its rows without a common term, which score less than `split.rareBound`, could still
- * be among the best `limit` — on a page a few rows deep they seldom can, and ranking `R`
- * scores every row holding a rare term once more.
+ * it has fewer), or null to give up (then so does this). `R AND (C)` is ranked first; the rows
+ * without a common term, which score less than `split.rareBound`, only when they could still
+ * be among the best `limit` — on a page a few rows deep they seldom can — and then only those
+ * that could (`rareOnlyExpressions`: the rows holding one frequent rare term and nothing else
+ * seldom can), or `R` whole: ranking it scores every row holding a rare term once more.
  *
  * `exactTop` (at most `limit`): when the rows are candidates for a rescoring that keeps fewer,
  * only the best `exactTop` must be exactly the best; `R` is then skipped when its rows without
@@ -168,6 +218,11 @@ export async function rankSplitTerms(
   const last =
     withCommon.length >= limit ? withCommon[Math.min(limit, Math.max(1, exactTop)) - 1] : undefined;
   if (last && -last.rank >= split.rareBound) return withCommon.slice(0, limit);
-  const rareOnly = await rank(second);
-  return rareOnly && mergeSplitRankings([withCommon, rareOnly], limit);
+  const rankings = [withCommon];
+  for (const expression of (last && rareOnlyExpressions(split, -last.rank, scope)) || [second]) {
+    const ranking = await rank(expression);
+    if (!ranking) return null;
+    rankings.push(ranking);
+  }
+  return mergeSplitRankings(rankings, limit);
 }

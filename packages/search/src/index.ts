@@ -8,6 +8,7 @@ export {
   mergeSplitRankings,
   type RankedRow,
   rankSplitTerms,
+  rareOnlyExpressions,
   splitTermsByFrequency,
   type TermSplit,
   type TermSplitOptions,
