@@ -95,7 +95,13 @@ export function makeContext<P>(base: Omit<ToolContext<P>, 'agent'>): ToolContext
 }
 
 class CallContext<P> implements ToolContext<P> {
-  constructor(private readonly base: Omit<ToolContext<P>, 'agent'>) {}
+  // Own properties, not methods: handlers destructure them (`{ progress }`) and call them alone.
+  readonly progress: ToolContext<P>['progress'];
+  readonly notify: ToolContext<P>['notify'];
+  constructor(private readonly base: Omit<ToolContext<P>, 'agent'>) {
+    this.progress = base.progress;
+    this.notify = base.notify;
+  }
   get agent(): VerifiedAgent {
     const caller = this.base.caller;
     if (!caller) throw unauthenticated();
@@ -121,11 +127,5 @@ class CallContext<P> implements ToolContext<P> {
   }
   get elicitation() {
     return this.base.elicitation;
-  }
-  progress(progress: number, total?: number, message?: string) {
-    return this.base.progress(progress, total, message);
-  }
-  notify(level: LoggingLevel, data: unknown) {
-    return this.base.notify(level, data);
   }
 }
