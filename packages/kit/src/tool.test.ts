@@ -9,7 +9,7 @@ describe("a handler's context", () => {
     let signals = 0;
     const signal = new AbortController().signal;
     const ctx = makeContext({
-      caller: { id: 'a1', username: 'ada' } as never,
+      caller: { id: 'a1', handle: 'ada', node: 'n1' },
       ports: { p: 1 },
       get log() {
         logs++;
@@ -34,7 +34,7 @@ describe("a handler's context", () => {
     await progress(1, 2);
     await notify('info', {});
     expect(calls).toEqual(['progress 1/2', 'notify info']);
-    expect([agent.username, ports, requestId]).toEqual(['ada', { p: 1 }, 'r1']);
+    expect([agent.handle, ports, requestId]).toEqual(['ada', { p: 1 }, 'r1']);
     expect(ctx.signal).toBe(signal);
     expect(signals).toBe(1);
     expect(logs).toBe(0);
