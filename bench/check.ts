@@ -14,23 +14,28 @@ import { TARGETS } from './ladder.js';
 import { protocolSuite } from './suites/protocol.js';
 
 /**
- * The spread of a ratio between rounds of one run on this shared 2-core machine, relative to its
- * median: ±20–40 % for service/minimal, up to ±60 % for the all-in-one and distributed ratios
- * (BENCHMARKS.md, "fast path"). A ratio fails only when it is worse than its floor by more.
+ * The spread of a ratio between rounds of one run, relative to its median, measured on this
+ * 2-core machine with the direct exchange (BENCHMARKS.md, "The direct exchange"): ±30–60 % on a
+ * near-quiet run of three 10 s rounds (service / minimal ±36 %, all-in-one / direct ±30 %,
+ * all-in-one / server-everything ±59 %, distributed ±38 %, its p50 ±52 %, its p99/p50 ±36 %).
+ * The guard's two short rounds are noisier still, so a ratio fails only when it is worse than its
+ * floor by more than half.
  */
 const NOISE_BAND = 0.5;
 
-/** Floors by target name: a higher-is-better ratio must stay above, a lower-is-better one below. */
+/**
+ * Floors by target name: a higher-is-better ratio must stay above, a lower-is-better one below.
+ * Met targets are their own floors; the two the all-in-one does not reach yet are held at what
+ * it reaches (medians 0.77 and 1.74 in that run): the server-everything floor fails a build that
+ * loses the direct exchange (0.79 without it).
+ */
 const FLOORS: Record<string, number> = {
-  'service direct / minimal SDK server, throughput': 0.3,
-  'all-in-one / service direct, throughput': 0.6,
-  // Against server-everything itself since it is installed (0.1 was against the minimal SDK v1
-  // equivalent): medians of 0.27–0.52 in three busy runs, single rounds down to 0.13; with two
-  // rounds the lower one is the median, hence a floor under today's medians.
-  'all-in-one / SDK v1 reference server, throughput': 0.2,
-  'distributed / service direct, throughput': 0.3,
-  'distributed / service direct, p50 latency': 3,
-  'distributed p99 / its p50': 10,
+  'service direct / minimal SDK server, throughput': 0.6,
+  'all-in-one / service direct, throughput': 0.75,
+  'all-in-one / SDK v1 reference server, throughput': 1.7,
+  'distributed / service direct, throughput': 0.7,
+  'distributed / service direct, p50 latency': 1.3,
+  'distributed p99 / its p50': 3,
 };
 
 process.env.BENCH_ROUNDS ??= '2';
