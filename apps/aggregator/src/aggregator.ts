@@ -1,4 +1,4 @@
-import { type CallInfo, type Logger, type McpBackend, unknownTool, withSpan } from '@lore/kit';
+import { type CallInfo, type Logger, type McpBackend, spansExported, unknownTool, withSpan } from '@lore/kit';
 import type {
   CallToolResult,
   CompleteRequestParams,
@@ -309,6 +309,17 @@ export class Aggregator implements McpBackend {
       if (down) return this.unavailableResult(down, name);
       throw unknownTool(name);
     }
+    const forwarded = (traceparent: string | undefined) =>
+      forward(this.forwarding, name, route, args, call, {
+        ...(call.ip ? { ip: call.ip } : {}),
+        token: call.token,
+        requestId: call.requestId,
+        ...(traceparent ? { traceparent } : {}),
+        ...(call.notify ? { notify: call.notify } : {}),
+      });
+    // In process, with no span recorded, the hop has no span of its own: the service's span,
+    // a child of the caller's, is the call's (its trace id is the caller's all the same).
+    if (route.upstream.opts.backend && !spansExported()) return forwarded(call.traceparent);
     const incoming = {
       requestId: call.requestId,
       ...(call.traceparent ? { traceparent: call.traceparent } : {}),
@@ -317,14 +328,7 @@ export class Aggregator implements McpBackend {
       `forward ${name}`,
       { 'mcp.tool': name, 'lore.upstream': route.upstream.name },
       incoming,
-      (cc) =>
-        forward(this.forwarding, name, route, args, call, {
-          ...(call.ip ? { ip: call.ip } : {}),
-          token: call.token,
-          requestId: call.requestId,
-          ...(cc.traceparent ? { traceparent: cc.traceparent } : {}),
-          ...(call.notify ? { notify: call.notify } : {}),
-        }),
+      (cc) => forwarded(cc.traceparent),
     );
   }
 }

@@ -156,7 +156,7 @@ export { DailyCalls, statsResponder, utcDayStart } from './stats.js';
 export type { ServiceStore } from './store.js';
 export { openServiceStore } from './store.js';
 export type { CallContext } from './telemetry.js';
-export { callContext, nextTraceparent, startTelemetry, withSpan } from './telemetry.js';
+export { callContext, nextTraceparent, spansExported, startTelemetry, withSpan } from './telemetry.js';
 export type {
   Citation,
   GenerateRequest,

@@ -59,6 +59,11 @@ export function nextTraceparent(incoming?: string): string {
 /** Whether spans are exported (an OpenTelemetry SDK registered by `startTelemetry`). */
 let exporting = false;
 
+/** Whether spans are exported: a hop that only adds a span may skip itself when they are not. */
+export function spansExported(): boolean {
+  return exporting;
+}
+
 /**
  * Run `fn` as a span named `name`, child of the incoming W3C trace context. With an
  * OpenTelemetry SDK registered (see `startTelemetry`) the span is exported; without one the
