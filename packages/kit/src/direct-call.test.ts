@@ -189,6 +189,20 @@ describe('the direct exchange', () => {
       ['an object id', request('plain', { message: { id: { n: 1 } } })],
       ['another JSON-RPC version', request('plain', { message: { jsonrpc: '1.0' } })],
       ['a member beyond the message', request('plain', { message: { extra: true } })],
+      [
+        'a __proto__ key in the arguments',
+        {
+          ...request('plain'),
+          body: request('plain').body.replace('"arguments":{', '"arguments":{"__proto__":{"polluted":true},'),
+        },
+      ],
+      [
+        'a __proto__ key deep in _meta, spelled with an escape',
+        {
+          ...request('plain'),
+          body: request('plain').body.replace('"_meta":{', '"_meta":{"x":[{"\\u005f_proto__":1}],'),
+        },
+      ],
     ];
     for (const [what, req] of cases) {
       const before = seenDirect.length;

@@ -117,6 +117,9 @@ function direct(headers: Headers, body: unknown): Message | undefined {
   const name = headers.get('mcp-name')?.trim();
   if (method !== 'tools/call' || name !== params.name || name.startsWith('=?')) return undefined;
   if (!isJsonContentType(headers.get('content-type'))) return undefined;
+  // JSON.parse keeps a "__proto__" key as an own property; the SDK's parsing drops it, and so
+  // must what a tool is handed: such a request takes the SDK's path.
+  if (holdsProtoKey(params)) return undefined;
   // The SDK's own classifier: the envelope and the JSON-RPC shape, exactly as it checks them.
   const route = classifyInboundRequest({
     httpMethod: 'POST',
@@ -184,6 +187,15 @@ function encodeError(err: unknown): { code: number; message: string; data?: unkn
     message: e.message ?? 'Internal error',
     ...(e.data !== undefined ? { data: e.data } : {}),
   };
+}
+
+/** Whether a parsed JSON value has a `__proto__` key anywhere (strings are not looked into). */
+function holdsProtoKey(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) return value.some(holdsProtoKey);
+  if (Object.hasOwn(value, '__proto__')) return true;
+  for (const key in value) if (holdsProtoKey((value as Record<string, unknown>)[key])) return true;
+  return false;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
