@@ -20,7 +20,7 @@ export class Deadlines {
     return queue.add(fire);
   }
 
-  /** Calls waiting (for tests and metrics). */
+  /** Calls still waiting for their deadline. */
   get pending(): number {
     let n = 0;
     for (const q of this.queues.values()) n += q.pending;

@@ -1,12 +1,14 @@
 import { type CallInfo, errorResult, type Logger, ToolError } from '@lore/kit';
 import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/server';
-import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  SERVER_INFO_META_KEY as SERVER_INFO,
+} from '@modelcontextprotocol/server';
 import { type ForwardContext, forwardContext } from './context.js';
 import type { AggregatorMetrics } from './metrics.js';
 import { type RetrySettings, tooLarge, withRetries } from './retries.js';
 import type { Upstream } from './upstream.js';
-
-const SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
 
 /** Where an exposed tool name goes: the upstream, its own name there, and whether it may be retried. */
 export interface Route {

@@ -5,6 +5,7 @@ import {
   TOOL_ERROR_HEADER,
   wireToolResult,
 } from '@lore/kit';
+import { SERVER_INFO_META_KEY as SERVER_INFO } from '@modelcontextprotocol/server';
 import type { Dispatcher, Pool } from 'undici';
 import type { Aggregator, Route } from './aggregator.js';
 import { deadlines } from './deadlines.js';
@@ -13,7 +14,6 @@ import type { Upstream } from './upstream.js';
 
 /** The revision whose stateless tools/call can travel to a service as it came. */
 const MODERN = '2026-07-28';
-const SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
 /** The response header naming the service a relayed call went to (for operators and tests). */
 export const RELAYED_BY = 'x-lore-upstream';
 

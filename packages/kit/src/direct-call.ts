@@ -5,8 +5,10 @@ import {
   isJsonContentType,
   LOG_LEVEL_META_KEY,
   PROTOCOL_VERSION_META_KEY,
+  SERVER_INFO_META_KEY as SERVER_INFO,
 } from '@modelcontextprotocol/server';
 import type { AuthExtra, CallInfo, McpBackend } from './mcp.js';
+import { toolErrorOf } from './tool-call.js';
 
 /** The one revision whose `tools/call` the direct exchange answers. */
 const REVISION = '2026-07-28';
@@ -75,7 +77,8 @@ export function directCalls(backend: McpBackend) {
         call,
       )) as Record<string, unknown>;
       reply = { result: wireToolResult(result, serverInfo), jsonrpc: '2.0', id };
-      if (result.isError === true) headers = { ...JSON_ONLY, [TOOL_ERROR_HEADER]: errorCode(result) };
+      if (result.isError === true)
+        headers = { ...JSON_ONLY, [TOOL_ERROR_HEADER]: String(toolErrorOf(result)?.code ?? 'error') };
     } catch (err) {
       reply = { jsonrpc: '2.0', id, error: encodeError(err) };
     }
@@ -92,11 +95,6 @@ const JSON_ONLY = { 'content-type': 'application/json' } as const;
  * the body; the body says the same.
  */
 export const TOOL_ERROR_HEADER = 'x-lore-tool-error';
-
-function errorCode(result: Record<string, unknown>): string {
-  const code = (result._meta as { 'lore/error'?: { code?: unknown } } | undefined)?.['lore/error']?.code;
-  return typeof code === 'number' ? String(code) : 'error';
-}
 
 /** The request, when the direct exchange may answer it. */
 function direct(headers: Headers, body: unknown): Message | undefined {
@@ -173,7 +171,6 @@ export function wireToolResult(
   return { ...rest, _meta: { ...meta, [SERVER_INFO]: serverInfo } };
 }
 
-const SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
 /** Keys of results that are not a tool's answer (a task, an input request): never given `content`. */
 const FOREIGN_KEYS = ['task', 'inputRequests', 'requestState'];
 
