@@ -192,6 +192,59 @@ describe('ingesting a folder', () => {
   });
 });
 
+describe('merging the index after a bulk ingest', () => {
+  const dir = tempDir();
+  afterAll(() => dir.cleanup());
+  const pages = (n: number, word: string) =>
+    Object.fromEntries(
+      Array.from({ length: n }, (_, i) => [`p${i}.md`, `# Page ${i}\n\nAbout ${word}, page ${i}.`]),
+    );
+
+  it('merges the segments of several write transactions into one when the ingest wrote most of the chunks', async () => {
+    const { db, store } = await openStore(join(dir.path, 'merged'));
+    try {
+      const src = join(dir.path, 'okapis');
+      writeTree(src, pages(9, 'okapis'));
+      // Three transactions, three segments (FTS5's own merging starts at four).
+      const r = await ingestInputs({ store, log }, [src], { source: 'okapis', batchSize: 3 });
+      expect(r).toMatchObject({ added: 9, chunks: 9 });
+      expect(r.indexMergeSteps).toBeGreaterThan(0);
+      // One segment left: merging again finds nothing to do, and every chunk is still found.
+      expect(await store.mergeIndex()).toBe(0);
+      expect(await ftsHits(db, 'okapis')).toBe(9);
+      expect(await ftsHits(db, 'page')).toBe(9);
+    } finally {
+      db.$client.close();
+    }
+  });
+
+  it('leaves the segments when asked to, or when the ingest is a small part of the corpus', async () => {
+    const { db, store } = await openStore(join(dir.path, 'unmerged'));
+    try {
+      const bulk = join(dir.path, 'bulk');
+      writeTree(bulk, pages(9, 'quokkas'));
+      const r = await ingestInputs({ store, log }, [bulk], {
+        source: 'bulk',
+        batchSize: 3,
+        mergeIndex: false,
+      });
+      expect(r.indexMergeSteps).toBe(0);
+      expect(await store.mergeIndex()).toBeGreaterThan(0);
+      expect(await store.mergeIndex()).toBe(0);
+      // Two chunks in two transactions beside nine: under a quarter of the table.
+      const small = join(dir.path, 'small');
+      writeTree(small, pages(2, 'dugongs'));
+      const s = await ingestInputs({ store, log }, [small], { source: 'small', batchSize: 1 });
+      expect(s).toMatchObject({ added: 2, indexMergeSteps: 0 });
+      expect(await store.mergeIndex()).toBeGreaterThan(0);
+      expect(await ftsHits(db, 'quokkas')).toBe(9);
+      expect(await ftsHits(db, 'dugongs')).toBe(2);
+    } finally {
+      db.$client.close();
+    }
+  });
+});
+
 describe('lore docs ingest (CLI)', () => {
   const dir = tempDir();
   const config = testConfig(join(dir.path, 'data'));

@@ -1,4 +1,4 @@
-import { insertRows, type Transaction } from '@lore/kit';
+import { type Database, insertRows, type Transaction } from '@lore/kit';
 import { float32ToBuffer } from '@lore/search';
 import { sql } from 'drizzle-orm';
 import { chunks } from '../tables.js';
@@ -90,4 +90,21 @@ async function deleteChunks(tx: Transaction, names: string[]) {
 export async function bumpGeneration(tx: Transaction): Promise<void> {
   await tx.run(sql`insert into docs_meta (key, value) values ('generation', '1')
     on conflict(key) do update set value = cast(cast(value as integer) + 1 as text)`);
+}
+
+/**
+ * One step of merging the FTS index's segments into one, in its own write transaction: FTS5's
+ * `merge` command with a negative page count, which gathers every segment into one level and
+ * merges about `pages` leaf pages of it (an `optimize` in steps; a later step goes on where this
+ * one stopped). Whether it did any work: when not, the index is one segment. The command itself
+ * counts as one change, so work shows as two or more (`total_changes()` on the connection).
+ */
+export async function mergeIndexStep(db: Database, pages: number): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const changes = async () =>
+      Number((await tx.all<{ n: number }>(sql`select total_changes() as n`))[0]?.n ?? 0);
+    const before = await changes();
+    await tx.run(sql`insert into chunks_fts(chunks_fts, rank) values ('merge', ${-Math.max(1, pages)})`);
+    return (await changes()) - before >= 2;
+  });
 }
