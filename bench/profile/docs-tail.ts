@@ -12,6 +12,7 @@
  * optimized one, say). Not part of `pnpm bench`.
  */
 import { join } from 'node:path';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { DocsSearch, DocsStore } from '@lore/docs';
 import { createLogger, openDatabase } from '@lore/kit';
 import { Corpus } from '../corpus.js';
@@ -53,6 +54,16 @@ reads.all = async (text, args = []) => {
   }
 };
 
+// Garbage collections, charged to the search they happened in (their pause is wall time the
+// search waits, whoever allocated).
+const gcs: Array<{ start: number; duration: number }> = [];
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) gcs.push({ start: e.startTime, duration: e.duration });
+}).observe({ entryTypes: ['gc'] });
+const gcIn = (from: number, to: number) =>
+  gcs.filter((g) => g.start >= from && g.start < to).reduce((sum, g) => sum + g.duration, 0);
+const single: Array<{ wall: number; cpu: number; from: number }> = [];
+
 const cpu: number[][] = questions.map(() => []);
 const wall: number[][] = questions.map(() => []);
 const ran: Array<Array<{ match: string; cpu: number }>> = [];
@@ -65,6 +76,7 @@ for (let round = 0; round <= ROUNDS; round++) {
     if (round === 0) continue; // warm-up: JIT, page cache, term counts
     cpu[i]!.push(cpuMs() - c);
     wall[i]!.push(performance.now() - w);
+    single.push({ wall: performance.now() - w, cpu: cpu[i]!.at(-1)!, from: w });
     ran[i] = statements;
   }
 }
@@ -78,6 +90,32 @@ process.stdout.write(
   `docs: ${chunks} chunks, ${N} questions, median of ${ROUNDS} rounds a question\n` +
     `  CPU ms p50 ${f(percentile(cpus, 50))} p90 ${f(percentile(cpus, 90))} p99 ${f(percentile(cpus, 99))} max ${f(cpus.at(-1)!)}\n` +
     `  wall ms p50 ${f(percentile(walls, 50))} p90 ${f(percentile(walls, 90))} p99 ${f(percentile(walls, 99))}\n`,
+);
+// Every pass's searches one by one, as a benchmark sees them, and the GC pauses inside them.
+await new Promise((resolve) => setTimeout(resolve, 50)); // the last GC entries
+const byWall = [...single].sort((a, b) => a.wall - b.wall);
+const tail = byWall.slice(-Math.ceil(single.length / 100));
+const gcOf = (x: { wall: number; from: number }) => gcIn(x.from, x.from + x.wall);
+process.stdout.write(
+  `  single searches (${single.length}): wall p50 ${f(
+    percentile(
+      byWall.map((x) => x.wall),
+      50,
+    ),
+  )} p99 ${f(
+    percentile(
+      byWall.map((x) => x.wall),
+      99,
+    ),
+  )}; ` +
+    `CPU p99 ${f(
+      percentile(
+        single.map((x) => x.cpu).sort((a, b) => a - b),
+        99,
+      ),
+    )}\n` +
+    `  slowest 1 % by wall: wall mean ${f(tail.reduce((n, x) => n + x.wall, 0) / tail.length)}, CPU mean ${f(tail.reduce((n, x) => n + x.cpu, 0) / tail.length)}, ` +
+    `GC inside mean ${f(tail.reduce((n, x) => n + gcOf(x), 0) / tail.length)} ms (all searches: GC mean ${f(single.reduce((n, x) => n + gcOf(x), 0) / single.length)} ms)\n`,
 );
 const count = async (match: string) =>
   Number(
