@@ -143,10 +143,13 @@ export async function createDocsService(
     handlers: rpcHandlers(store, calls),
     async onStart() {
       // An index written otherwise (an older row format, or emptied by a migration) is rewritten
-      // in the background: starting does not wait, and searches find more as it goes.
-      const stopReindex = rebuildInBackground(log, 'docs search index', async (signal) => ({
-        chunks: await store.reindex({ signal }),
-      }));
+      // in the background: starting does not wait, and searches find more as it goes. The rewrite
+      // leaves a segment a batch; they are merged into one afterwards, in steps, as after a bulk
+      // ingest.
+      const stopReindex = rebuildInBackground(log, 'docs search index', async (signal) => {
+        const chunks = await store.reindex({ signal });
+        return { chunks, indexMergeSteps: chunks ? await store.mergeIndex({ signal }) : 0 };
+      });
       // Stopping waits for an ingest of Lore's own documentation that a first call started.
       return async () => {
         await Promise.all([stopReindex(), ownDocsIngest]);

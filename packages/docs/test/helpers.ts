@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
-import type { EventBus, LoreService } from '@lore/kit';
+import type { Database, EventBus, LoreService } from '@lore/kit';
 import { appFetch, type Client, type ConnectOptions, connectClient, ok, testDeps } from '@lore/kit/testing';
 // Tests only: the users service answers key verification on the bus (services never import each other).
 import { startUsersService } from '@lore/users/testing';
@@ -97,4 +97,27 @@ export function capture() {
     },
   };
   return { stream: stream as unknown as NodeJS.WritableStream, text: () => text };
+}
+
+/**
+ * How many segments `chunks_fts`'s index is in, read from FTS5's structure record (row 10 of
+ * `chunks_fts_data`: a 4-byte cookie, the 4-byte mark of its second format when present, then
+ * the varints of the level count and the segment count). Reading it changes nothing.
+ */
+export async function ftsSegments(db: Database): Promise<number> {
+  const row = (await db.$client.execute('select block from chunks_fts_data where id = 10')).rows[0];
+  if (!row) return 0;
+  const bytes = new Uint8Array(row.block as ArrayBuffer);
+  let at = 4;
+  if (bytes[4] === 0xff && bytes[5] === 0 && bytes[6] === 0 && bytes[7] === 1) at += 4;
+  const varint = () => {
+    let n = 0;
+    for (;;) {
+      const b = bytes[at++]!;
+      n = n * 128 + (b & 0x7f);
+      if (!(b & 0x80)) return n;
+    }
+  };
+  varint(); // levels
+  return varint();
 }

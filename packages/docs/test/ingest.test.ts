@@ -16,7 +16,7 @@ import { stemmedText } from '@lore/search';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { crawl, DocsStore, ingestInputs, runDocsCli } from '../src/index.js';
 import * as tables from '../src/tables.js';
-import { capture, listen, startDocs, writeTree } from './helpers.js';
+import { capture, ftsSegments, listen, startDocs, writeTree } from './helpers.js';
 
 const log = createLogger({ name: 'test', level: 'silent' });
 
@@ -210,6 +210,7 @@ describe('merging the index after a bulk ingest', () => {
       expect(r).toMatchObject({ added: 9, chunks: 9 });
       expect(r.indexMergeSteps).toBeGreaterThan(0);
       // One segment left: merging again finds nothing to do, and every chunk is still found.
+      expect(await ftsSegments(db)).toBe(1);
       expect(await store.mergeIndex()).toBe(0);
       expect(await ftsHits(db, 'okapis')).toBe(9);
       expect(await ftsHits(db, 'page')).toBe(9);
@@ -229,13 +230,16 @@ describe('merging the index after a bulk ingest', () => {
         mergeIndex: false,
       });
       expect(r.indexMergeSteps).toBe(0);
+      expect(await ftsSegments(db)).toBe(3);
       expect(await store.mergeIndex()).toBeGreaterThan(0);
+      expect(await ftsSegments(db)).toBe(1);
       expect(await store.mergeIndex()).toBe(0);
       // Two chunks in two transactions beside nine: under a quarter of the table.
       const small = join(dir.path, 'small');
       writeTree(small, pages(2, 'dugongs'));
       const s = await ingestInputs({ store, log }, [small], { source: 'small', batchSize: 1 });
       expect(s).toMatchObject({ added: 2, indexMergeSteps: 0 });
+      expect(await ftsSegments(db)).toBe(3);
       expect(await store.mergeIndex()).toBeGreaterThan(0);
       expect(await ftsHits(db, 'quokkas')).toBe(9);
       expect(await ftsHits(db, 'dugongs')).toBe(2);
