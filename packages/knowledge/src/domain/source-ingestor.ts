@@ -19,11 +19,12 @@ import { chunks, sources } from '../tables.js';
 import type { AgentCaches } from './agent-caches.js';
 import { type ExtractedDocument, prepareDocument } from './ingest.js';
 import { type AddedSource, agentToken, passageText } from './knowledge-types.js';
+import { MAX_PART, type PreparedPart } from './prepare-source.js';
 
 type Db = Database<typeof tables>;
 
-// Rows per multi-row INSERT: 400 × 7 columns stays well under SQLite's bound-parameter limit.
-const INSERT_BATCH = 400;
+// Most rows a multi-row INSERT writes (the rows go as one JSON parameter; this bounds its size).
+const INSERT_BATCH = MAX_PART;
 
 /** Writes and removes agents' sources: chunks, their FTS rows and vectors, in one outbox transaction each. */
 export class SourceIngestor {
@@ -36,18 +37,44 @@ export class SourceIngestor {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Adds a source, or replaces the caller's source of the same name; publishes KnowledgeSourceAdded. */
+  /**
+   * Adds a source, or replaces the caller's source of the same name; publishes
+   * KnowledgeSourceAdded. Without embeddings the writes start as soon as the parser thread has
+   * split the text and stemmed its first pieces, and go on while it stems the rest and picks
+   * the keywords (the transaction takes whatever has arrived at each step): a lone uploader
+   * waits for the parse and the writes together rather than one after the other. Nothing is
+   * written before the split has succeeded, so a document refused by a parse limit there
+   * never holds the write turn; one refused later rolls its transaction back.
+   */
   async add(
     agent: VerifiedAgent,
     doc: ExtractedDocument,
     signal?: AbortSignal,
     share: { sharing?: KnowledgeSharing; summary?: string } = {},
   ): Promise<AddedSource> {
-    // Split, keywords and stems come from a parser thread: none of it runs on the event loop.
-    const { pieces, keywords: kw, terms } = doc.prepared ?? (await prepareDocument(doc));
-    const { vectors, embeddingError } = await this.embed(doc.name, pieces, signal);
+    // Split, stems and keywords come from a parser thread: none of it runs on the event loop.
+    const stream = doc.prepared ?? prepareDocument(doc);
+    let next: () => Promise<PreparedPart | null>;
+    let vectors: Float32Array[] | null = null;
+    let embeddingError: string | undefined;
+    if (this.embedder) {
+      // Vectors are computed for the whole source before its transaction: no streaming.
+      const { parts } = await stream.all();
+      ({ vectors, embeddingError } = await this.embed(doc.name, parts, signal));
+      next = async () => parts.shift() ?? null;
+    } else {
+      // The first part, outside the transaction: the split is done and did not hit a limit.
+      let first: PreparedPart | null = await stream.next(INSERT_BATCH);
+      next = async () => {
+        if (first) {
+          const p = first;
+          first = null;
+          return p;
+        }
+        return stream.next(INSERT_BATCH);
+      };
+    }
     const token = agentToken(agent.id);
-    const lengths = terms.map(termCount);
     const t = this.now();
     const out = await this.outbox.transaction(async (tx, emit) => {
       const [existing] = await tx
@@ -55,34 +82,12 @@ export class SourceIngestor {
         .from(sources)
         .where(and(eq(sources.agentId, agent.id), eq(sources.name, doc.name)))
         .limit(1);
-      // Replacing a source keeps its sharing unless told otherwise: a private file re-added must not turn auto.
-      const sharing = share.sharing ?? existing?.sharing ?? 'auto';
-      const summary = share.summary ?? existing?.summary ?? '';
-      const fields = {
-        sharing,
-        summary,
-        handle: agent.handle,
-        tokens: lengths.reduce((n, x) => n + x, 0),
-        format: doc.format,
-        characters: doc.text.length,
-        pages: doc.pages,
-        chunks: pieces.length,
-        keywords: kw,
-        updatedAt: t,
-      };
-      let sourceId: string;
-      if (existing) {
-        sourceId = existing.id;
-        await deleteChunks(tx, sql`${chunks.sourceId} = ${sourceId}`);
-        await tx.update(sources).set(fields).where(eq(sources.id, sourceId));
-      } else {
-        sourceId = randomUUID();
-        await tx
-          .insert(sources)
-          .values({ id: sourceId, agentId: agent.id, name: doc.name, createdAt: t, ...fields });
-      }
-      for (let i = 0; i < pieces.length; i += INSERT_BATCH) {
-        const part = pieces.slice(i, i + INSERT_BATCH);
+      const sourceId = existing?.id ?? randomUUID();
+      if (existing) await deleteChunks(tx, sql`${chunks.sourceId} = ${sourceId}`);
+      let tokens = 0;
+      for (let part = await next(); part; part = await next()) {
+        const { start } = part;
+        for (const n of part.lengths) tokens += n;
         // The FTS row of a chunk shares its id, which SQLite assigns: RETURNING hands it back.
         // Built as one flat statement (`insertRowsReturning`): drizzle's insert builder mapped
         // every value of every row through its column, a tenth of the ingest's time.
@@ -90,15 +95,15 @@ export class SourceIngestor {
           tx,
           'chunks',
           ['source_id', 'agent_id', 'position', 'heading_path', 'text', 'length', 'embedding'],
-          part.map((p, k) => {
-            const vector = vectors?.[i + k];
+          part.texts.map((text, k) => {
+            const vector = vectors?.[start + k];
             return [
               sourceId,
               agent.id,
-              p.index,
-              JSON.stringify(p.headingPath),
-              p.text,
-              lengths[i + k]!,
+              start + k,
+              part.headings[k]!,
+              text,
+              part.lengths[k]!,
               vector ? float32ToBuffer(vector) : null,
             ];
           }),
@@ -109,31 +114,52 @@ export class SourceIngestor {
           tx,
           'chunks_fts',
           ['rowid', 'agent', 'terms'],
-          part.map((p, k) => [idAt.get(p.index)!, token, terms[i + k]!]),
+          part.terms.map((terms, k) => [idAt.get(start + k)!, token, terms]),
         );
       }
+      const { keywords: kw, chunks: count } = await stream.end();
+      // Replacing a source keeps its sharing unless told otherwise: a private file re-added must not turn auto.
+      const sharing = share.sharing ?? existing?.sharing ?? 'auto';
+      const summary = share.summary ?? existing?.summary ?? '';
+      const fields = {
+        sharing,
+        summary,
+        handle: agent.handle,
+        tokens,
+        format: doc.format,
+        characters: doc.text.length,
+        pages: doc.pages,
+        chunks: count,
+        keywords: kw,
+        updatedAt: t,
+      };
+      if (existing) await tx.update(sources).set(fields).where(eq(sources.id, sourceId));
+      else
+        await tx
+          .insert(sources)
+          .values({ id: sourceId, agentId: agent.id, name: doc.name, createdAt: t, ...fields });
       emit(KnowledgeSourceAdded, {
         agentId: agent.id,
         handle: agent.handle,
         source: doc.name,
         // Words extracted from a source that is not shared auto never leave this service.
         keywords: sharing === 'auto' ? kw : [],
-        chunks: pieces.length,
+        chunks: count,
         sharing,
         summary,
       });
-      return { replaced: existing !== undefined, sharing, summary };
+      return { replaced: existing !== undefined, sharing, summary, keywords: kw, chunks: count };
     });
     this.caches.forget(agent.id);
     return {
       source: doc.name,
       format: doc.format,
-      chunks: pieces.length,
-      keywords: kw,
+      chunks: out.chunks,
+      keywords: out.keywords,
       characters: doc.text.length,
       pages: doc.pages,
       replaced: out.replaced,
-      vectors: vectors ? pieces.length : 0,
+      vectors: vectors ? out.chunks : 0,
       sharing: out.sharing,
       summary: out.summary,
       ...(embeddingError ? { embeddingError } : {}),
@@ -143,17 +169,15 @@ export class SourceIngestor {
   /** The chunks' vectors, or none (with why) when embedding fails: the source is still indexed for keywords. */
   private async embed(
     name: string,
-    pieces: Array<{ headingPath: string[]; text: string }>,
+    parts: PreparedPart[],
     signal?: AbortSignal,
   ): Promise<{ vectors: Float32Array[] | null; embeddingError?: string }> {
-    if (!this.embedder || !pieces.length) return { vectors: null };
+    const passages = parts.flatMap((p) =>
+      p.texts.map((text, k) => passageText(JSON.parse(p.headings[k]!) as string[], text)),
+    );
+    if (!this.embedder || !passages.length) return { vectors: null };
     try {
-      return {
-        vectors: await this.embedder.embed(
-          pieces.map((p) => passageText(p.headingPath, p.text)),
-          signal,
-        ),
-      };
+      return { vectors: await this.embedder.embed(passages, signal) };
     } catch (err) {
       const embeddingError = (err as Error).message;
       this.log.warn(
@@ -205,14 +229,6 @@ export class SourceIngestor {
     this.caches.forget(agent.id);
     return { source: name, chunks: removed };
   }
-}
-
-/** Terms in an FTS column value (`indexTerms` joins them with single spaces). */
-function termCount(terms: string): number {
-  if (!terms) return 0;
-  let n = 1;
-  for (let i = 0; i < terms.length; i++) if (terms.charCodeAt(i) === 0x20) n++;
-  return n;
 }
 
 async function deleteChunks(tx: Transaction, where: SQL): Promise<void> {
