@@ -12,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as tables from '../tables.js';
 import type { ExtractedDocument } from './ingest.js';
 import { agentToken, KnowledgeBase, SOURCE_KEYWORDS } from './knowledge-base.js';
-import { streamSource } from './prepare-source.js';
+import { type PreparedPart, streamSource } from './prepare-source.js';
 import { PreparedStream } from './prepared-stream.js';
 import { indexTerms, stem } from './search-terms.js';
 
@@ -205,6 +205,45 @@ describe('KnowledgeBase ingest', () => {
     expect(await chunkRows()).toEqual(before);
     expect(await ftsIds('omega')).toEqual([]);
     expect(await ftsIds('alpha')).toEqual(before.map((r) => r.id));
+  });
+
+  it('gives the write turn back while its parser thread is late, and writes the whole source once it is done', async () => {
+    const outbox = new Outbox(db, bus, { node: 'n1', service: 'knowledge' }, log);
+    const kb = new KnowledgeBase(db, outbox, null, log);
+    await bus.listen(KnowledgeSourceAdded.subject, (e) => {
+      events.push(e);
+    });
+    const text = markdown('omega', 40);
+    const parts: PreparedPart[] = [];
+    const end = await streamSource(text, 'markdown', 256, (p) => parts.push(p));
+    let resume!: () => void;
+    const stalled = new Promise<void>((resolve) => {
+      resume = resolve;
+    });
+    // The first two parts, then nothing until the test says so (a starved parser thread).
+    const slow: ExtractedDocument = {
+      ...doc('slow.md', text),
+      prepared: new PreparedStream(async (onPart) => {
+        onPart(parts[0]!);
+        onPart(parts[1]!);
+        await stalled;
+        for (const p of parts.slice(2)) onPart(p);
+        return end;
+      }),
+    };
+    const adding = kb.add(ada, slow);
+    // Another write gets the turn while the slow source waits (it would wait for ever otherwise).
+    await kb.add(ada, doc('quick.md', markdown('alpha', 2)));
+    expect(await ftsIds('omega')).toEqual([]);
+    resume();
+    const added = await adding;
+    expect(added).toMatchObject({ chunks: 40, keywords: end.keywords, replaced: false });
+    const rows = await chunkRows(sql`text like '%omega%'`);
+    expect(rows.map((r) => r.position)).toEqual(Array.from({ length: 40 }, (_, i) => i));
+    expect(rows.map((r) => r.text)).toEqual(parts.flatMap((p) => p.texts));
+    expect(await ftsIds('omega')).toEqual(rows.map((r) => r.id));
+    await outbox.flush();
+    expect(events.map((e) => (e.payload as { source: string }).source)).toEqual(['quick.md', 'slow.md']);
   });
 
   it('ingests more chunks than one INSERT statement holds', async () => {

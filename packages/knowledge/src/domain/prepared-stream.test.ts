@@ -43,6 +43,21 @@ describe('PreparedStream', () => {
     expect(await stream.end()).toEqual({ keywords: ['k'], chunks: 120 });
   });
 
+  it('says whether next would return at once, waiting a bounded time, without taking a part', async () => {
+    const { stream, send, fail } = controlled();
+    expect(await stream.ready(5)).toBe(false);
+    const waiting = stream.ready(60_000);
+    send(part(0, 8));
+    expect(await waiting).toBe(true);
+    expect(await stream.ready(0)).toBe(true);
+    expect(await stream.next(400)).toEqual(part(0, 8));
+    expect(await stream.ready(5)).toBe(false);
+    fail(new Error('refused'));
+    // Over is ready too: next gives the error.
+    expect(await stream.ready(60_000)).toBe(true);
+    await expect(stream.next(400)).rejects.toThrow('refused');
+  });
+
   it('gives every part before the end in all()', async () => {
     const { stream, send, finish } = controlled();
     send(part(0, 8));

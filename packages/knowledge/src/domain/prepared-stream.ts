@@ -9,13 +9,13 @@ export class PreparedStream {
   private readonly parts: PreparedPart[] = [];
   private readonly result: Promise<PreparedEnd>;
   private settled = false;
-  private wake?: () => void;
+  private waiters: Array<() => void> = [];
 
   /** `run` starts the parse, calling `onPart` with each part in order before it resolves. */
   constructor(run: (onPart: (part: PreparedPart) => void) => Promise<PreparedEnd>) {
     this.result = run((part) => {
       this.parts.push(part);
-      this.wake?.();
+      this.notify();
     });
     // Observed through `next` and `end`; a caller that stops early must not leave it unhandled.
     this.result.then(
@@ -35,10 +35,7 @@ export class PreparedStream {
         await this.result;
         return null;
       }
-      await new Promise<void>((resolve) => {
-        this.wake = resolve;
-      });
-      this.wake = undefined;
+      await this.arrival();
     }
     const first = this.parts.shift()!;
     if (!this.parts.length || first.texts.length + this.parts[0]!.texts.length > max) return first;
@@ -59,6 +56,23 @@ export class PreparedStream {
     return merged;
   }
 
+  /**
+   * Whether `next` would return without waiting (a part has arrived, or the parse is over),
+   * waiting at most `waitMs` for it. Never rejects: `next` gives the parse's error.
+   */
+  async ready(waitMs: number): Promise<boolean> {
+    if (this.parts.length || this.settled) return true;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), waitMs);
+    });
+    try {
+      return await Promise.race([this.arrival().then(() => true as const), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** Every remaining part, in order, then the end. */
   async all(): Promise<{ parts: PreparedPart[]; end: PreparedEnd }> {
     const parts: PreparedPart[] = [];
@@ -73,6 +87,15 @@ export class PreparedStream {
 
   private settle() {
     this.settled = true;
-    this.wake?.();
+    this.notify();
+  }
+
+  /** Resolves at the next part or at the end of the parse. */
+  private arrival(): Promise<void> {
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  private notify() {
+    for (const wake of this.waiters.splice(0)) wake();
   }
 }

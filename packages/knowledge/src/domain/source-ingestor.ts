@@ -20,11 +20,29 @@ import type { AgentCaches } from './agent-caches.js';
 import { type ExtractedDocument, prepareDocument } from './ingest.js';
 import { type AddedSource, agentToken, passageText } from './knowledge-types.js';
 import { MAX_PART, type PreparedPart } from './prepare-source.js';
+import type { PreparedStream } from './prepared-stream.js';
 
 type Db = Database<typeof tables>;
 
 // Most rows a multi-row INSERT writes (the rows go as one JSON parameter; this bounds its size).
 const INSERT_BATCH = MAX_PART;
+
+/**
+ * Most milliseconds, in all, a source's transaction waits for its parser thread's parts and
+ * keywords while holding the service's write turn; past it the transaction rolls back and the
+ * source is written once the thread is done. On an idle machine the thread keeps ahead of the
+ * writes (a wait of well under a millisecond a source).
+ */
+export const PARTS_WAIT_MS = 50;
+
+/** Thrown inside a source's transaction when its parser thread is late: see `PARTS_WAIT_MS`. */
+const PARSER_LATE = new Error('the parser thread is late');
+
+/** A `next` over parts already gathered. */
+const listed = (parts: PreparedPart[]) => {
+  const rest = [...parts];
+  return async () => rest.shift() ?? null;
+};
 
 /** Writes and removes agents' sources: chunks, their FTS rows and vectors, in one outbox transaction each. */
 export class SourceIngestor {
@@ -44,7 +62,9 @@ export class SourceIngestor {
    * the keywords (the transaction takes whatever has arrived at each step): a lone uploader
    * waits for the parse and the writes together rather than one after the other. Nothing is
    * written before the split has succeeded, so a document refused by a parse limit there
-   * never holds the write turn; one refused later rolls its transaction back.
+   * never holds the write turn; one refused later rolls its transaction back. A transaction
+   * that has waited `PARTS_WAIT_MS` in all for the parser thread (a busy machine, where that
+   * thread runs last) gives the write turn back and writes the source again once it is whole.
    */
   async add(
     agent: VerifiedAgent,
@@ -54,26 +74,51 @@ export class SourceIngestor {
   ): Promise<AddedSource> {
     // Split, stems and keywords come from a parser thread: none of it runs on the event loop.
     const stream = doc.prepared ?? prepareDocument(doc);
-    let next: () => Promise<PreparedPart | null>;
-    let vectors: Float32Array[] | null = null;
-    let embeddingError: string | undefined;
     if (this.embedder) {
       // Vectors are computed for the whole source before its transaction: no streaming.
       const { parts } = await stream.all();
-      ({ vectors, embeddingError } = await this.embed(doc.name, parts, signal));
-      next = async () => parts.shift() ?? null;
-    } else {
-      // The first part, outside the transaction: the split is done and did not hit a limit.
-      let first: PreparedPart | null = await stream.next(INSERT_BATCH);
-      next = async () => {
-        if (first) {
-          const p = first;
-          first = null;
-          return p;
-        }
-        return stream.next(INSERT_BATCH);
+      const { vectors, embeddingError } = await this.embed(doc.name, parts, signal);
+      const out = await this.write(agent, doc, share, stream, listed(parts), vectors);
+      return { ...out, vectors: vectors ? out.chunks : 0, ...(embeddingError ? { embeddingError } : {}) };
+    }
+    // The first part, outside the transaction: the split is done and did not hit a limit.
+    const taken: PreparedPart[] = [];
+    const first = await stream.next(INSERT_BATCH);
+    if (first) taken.push(first);
+    let given = 0;
+    let waited = 0;
+    const streamed = async (): Promise<PreparedPart | null> => {
+      if (given < taken.length) return taken[given++]!;
+      const t0 = performance.now();
+      const ready = await stream.ready(Math.max(0, PARTS_WAIT_MS - waited));
+      waited += performance.now() - t0;
+      if (!ready) throw PARSER_LATE;
+      const part = await stream.next(INSERT_BATCH);
+      if (part) taken[given++] = part;
+      return part;
+    };
+    try {
+      return { ...(await this.write(agent, doc, share, stream, streamed, null)), vectors: 0 };
+    } catch (err) {
+      if (err !== PARSER_LATE) throw err;
+      // Rolled back: the source is written once the parser thread is done with it.
+      const { parts } = await stream.all();
+      return {
+        ...(await this.write(agent, doc, share, stream, listed([...taken, ...parts]), null)),
+        vectors: 0,
       };
     }
+  }
+
+  /** One transaction writing a source from its parts (`next` until null), its row and its event. */
+  private async write(
+    agent: VerifiedAgent,
+    doc: ExtractedDocument,
+    share: { sharing?: KnowledgeSharing; summary?: string },
+    stream: PreparedStream,
+    next: () => Promise<PreparedPart | null>,
+    vectors: Float32Array[] | null,
+  ): Promise<Omit<AddedSource, 'vectors' | 'embeddingError'>> {
     const token = agentToken(agent.id);
     const t = this.now();
     const out = await this.outbox.transaction(async (tx, emit) => {
@@ -159,10 +204,8 @@ export class SourceIngestor {
       characters: doc.text.length,
       pages: doc.pages,
       replaced: out.replaced,
-      vectors: vectors ? out.chunks : 0,
       sharing: out.sharing,
       summary: out.summary,
-      ...(embeddingError ? { embeddingError } : {}),
     };
   }
 
