@@ -246,6 +246,28 @@ describe('KnowledgeBase ingest', () => {
     expect(events.map((e) => (e.payload as { source: string }).source)).toEqual(['quick.md', 'slow.md']);
   });
 
+  it('writes sources added at once, each whole with its rows, terms and event', async () => {
+    const outbox = new Outbox(db, bus, { node: 'n1', service: 'knowledge' }, log);
+    const kb = new KnowledgeBase(db, outbox, null, log);
+    await bus.listen(KnowledgeSourceAdded.subject, (e) => {
+      events.push(e);
+    });
+    const topics = ['alpha', 'beta', 'gamma'];
+    const added = await Promise.all(topics.map((t) => kb.add(ada, doc(`${t}.md`, markdown(t, 30)))));
+    expect(added.map((a) => a.chunks)).toEqual([30, 30, 30]);
+    for (const t of topics) {
+      const rows = await chunkRows(sql`text like ${`%${t} service%`}`);
+      expect(rows.map((r) => r.position)).toEqual(Array.from({ length: 30 }, (_, i) => i));
+      expect(await ftsIds(t)).toEqual(rows.map((r) => r.id));
+    }
+    await outbox.flush();
+    expect(events.map((e) => (e.payload as { source: string }).source).sort()).toEqual([
+      'alpha.md',
+      'beta.md',
+      'gamma.md',
+    ]);
+  });
+
   it('ingests more chunks than one INSERT statement holds', async () => {
     const added = await open().add(ada, doc('big.md', markdown('bulk', 450)));
     expect(added.chunks).toBe(450);

@@ -46,6 +46,9 @@ const listed = (parts: PreparedPart[]) => {
 
 /** Writes and removes agents' sources: chunks, their FTS rows and vectors, in one outbox transaction each. */
 export class SourceIngestor {
+  /** Sources being added now (streaming is for a lone one: see `add`). */
+  private adding = 0;
+
   constructor(
     private readonly db: Db,
     private readonly outbox: Outbox,
@@ -65,6 +68,8 @@ export class SourceIngestor {
    * never holds the write turn; one refused later rolls its transaction back. A transaction
    * that has waited `PARTS_WAIT_MS` in all for the parser thread (a busy machine, where that
    * thread runs last) gives the write turn back and writes the source again once it is whole.
+   * While another source is being added, a source is gathered whole before its transaction
+   * (as with embeddings): the two uploads' parses and writes overlap each other instead.
    */
   async add(
     agent: VerifiedAgent,
@@ -74,39 +79,53 @@ export class SourceIngestor {
   ): Promise<AddedSource> {
     // Split, stems and keywords come from a parser thread: none of it runs on the event loop.
     const stream = doc.prepared ?? prepareDocument(doc);
-    if (this.embedder) {
-      // Vectors are computed for the whole source before its transaction: no streaming.
-      const { parts } = await stream.all();
-      const { vectors, embeddingError } = await this.embed(doc.name, parts, signal);
-      const out = await this.write(agent, doc, share, stream, listed(parts), vectors);
-      return { ...out, vectors: vectors ? out.chunks : 0, ...(embeddingError ? { embeddingError } : {}) };
-    }
-    // The first part, outside the transaction: the split is done and did not hit a limit.
-    const taken: PreparedPart[] = [];
-    const first = await stream.next(INSERT_BATCH);
-    if (first) taken.push(first);
-    let given = 0;
-    let waited = 0;
-    const streamed = async (): Promise<PreparedPart | null> => {
-      if (given < taken.length) return taken[given++]!;
-      const t0 = performance.now();
-      const ready = await stream.ready(Math.max(0, PARTS_WAIT_MS - waited));
-      waited += performance.now() - t0;
-      if (!ready) throw PARSER_LATE;
-      const part = await stream.next(INSERT_BATCH);
-      if (part) taken[given++] = part;
-      return part;
-    };
+    this.adding++;
     try {
-      return { ...(await this.write(agent, doc, share, stream, streamed, null)), vectors: 0 };
-    } catch (err) {
-      if (err !== PARSER_LATE) throw err;
-      // Rolled back: the source is written once the parser thread is done with it.
-      const { parts } = await stream.all();
-      return {
-        ...(await this.write(agent, doc, share, stream, listed([...taken, ...parts]), null)),
-        vectors: 0,
+      if (this.embedder) {
+        // Vectors are computed for the whole source before its transaction: no streaming.
+        const { parts } = await stream.all();
+        const { vectors, embeddingError } = await this.embed(doc.name, parts, signal);
+        const out = await this.write(agent, doc, share, stream, listed(parts), vectors);
+        return { ...out, vectors: vectors ? out.chunks : 0, ...(embeddingError ? { embeddingError } : {}) };
+      }
+      // The first part, outside the transaction: the split is done and did not hit a limit.
+      const taken: PreparedPart[] = [];
+      const first = await stream.next(INSERT_BATCH);
+      if (first) taken.push(first);
+      if (this.adding > 1) {
+        // Another source is on its way in: its writes overlap this one's parse already, and
+        // the write turn is not held while the parser thread works.
+        const { parts } = await stream.all();
+        return {
+          ...(await this.write(agent, doc, share, stream, listed([...taken, ...parts]), null)),
+          vectors: 0,
+        };
+      }
+      let given = 0;
+      let waited = 0;
+      const streamed = async (): Promise<PreparedPart | null> => {
+        if (given < taken.length) return taken[given++]!;
+        const t0 = performance.now();
+        const ready = await stream.ready(Math.max(0, PARTS_WAIT_MS - waited));
+        waited += performance.now() - t0;
+        if (!ready) throw PARSER_LATE;
+        const part = await stream.next(INSERT_BATCH);
+        if (part) taken[given++] = part;
+        return part;
       };
+      try {
+        return { ...(await this.write(agent, doc, share, stream, streamed, null)), vectors: 0 };
+      } catch (err) {
+        if (err !== PARSER_LATE) throw err;
+        // Rolled back: the source is written once the parser thread is done with it.
+        const { parts } = await stream.all();
+        return {
+          ...(await this.write(agent, doc, share, stream, listed([...taken, ...parts]), null)),
+          vectors: 0,
+        };
+      }
+    } finally {
+      this.adding--;
     }
   }
 
