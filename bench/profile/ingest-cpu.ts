@@ -110,9 +110,9 @@ let waited = 0;
 const pool = parserPool();
 const run = pool.run.bind(pool);
 let parserMs = 0;
-pool.run = (task, transfer) => {
+pool.run = (task, transfer, onPart) => {
   const t0 = performance.now();
-  return run(task, transfer).finally(() => {
+  return run(task, transfer, onPart).finally(() => {
     parserMs += performance.now() - t0;
   });
 };

@@ -10,14 +10,25 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '@lore/kit';
-import { prepareSource } from '../../packages/knowledge/src/domain/prepare-source.js';
+import { type PreparedPart, streamSource } from '../../packages/knowledge/src/domain/prepare-source.js';
 import { Corpus } from '../corpus.js';
 
 const n = Number(process.argv[2] ?? 100);
 const rounds = Number(process.argv[3] ?? 2);
 const corpus = new Corpus(1234);
+/** A source's pieces and terms as the parser thread sends them, gathered. */
+async function prepared1(text: string) {
+  const parts: PreparedPart[] = [];
+  await streamSource(text, 'markdown', 256, (p) => parts.push(p));
+  return {
+    pieces: parts.flatMap((p) =>
+      p.texts.map((t, k) => ({ index: p.start + k, text: t, heading: p.headings[k]! })),
+    ),
+    terms: parts.flatMap((p) => p.terms),
+  };
+}
 const prepared = await Promise.all(
-  Array.from({ length: n }, (_, s) => prepareSource(corpus.markdown(corpus.topic(s), 100), 'markdown', 256)),
+  Array.from({ length: n }, (_, s) => prepared1(corpus.markdown(corpus.topic(s), 100))),
 );
 // The knowledge migrations' tables, as far as the ingest writes them.
 const DDL = `create table chunks (id integer primary key autoincrement not null, source_id text not null,
@@ -57,15 +68,7 @@ async function run(setup: string[]): Promise<string> {
     const { pieces, terms } = prepared[s]!;
     const tx = await db.$client.transaction('write');
     let c = process.cpuUsage();
-    const rows = pieces.map((p, j) => [
-      `s${s}`,
-      'a1',
-      p.index,
-      JSON.stringify(p.headingPath),
-      p.text,
-      terms[j]!.length,
-      null,
-    ]);
+    const rows = pieces.map((p, j) => [`s${s}`, 'a1', p.index, p.heading, p.text, terms[j]!.length, null]);
     const ids = await tx.execute({
       sql: `insert into chunks (source_id, agent_id, position, heading_path, text, length, embedding)
         select value->>0, value->>1, value->>2, value->>3, value->>4, value->>5, value->>6

@@ -6,7 +6,7 @@
  */
 import { keywords, splitDocument, stem, tokenize } from '@lore/search';
 import { passageText, SOURCE_KEYWORDS } from '../../packages/knowledge/src/domain/knowledge-types.js';
-import { prepareSource } from '../../packages/knowledge/src/domain/prepare-source.js';
+import { streamSource } from '../../packages/knowledge/src/domain/prepare-source.js';
 import { indexTerms } from '../../packages/knowledge/src/domain/search-terms.js';
 import { Corpus } from '../corpus.js';
 
@@ -32,6 +32,9 @@ const steps: Array<[string, (i: number) => unknown]> = [
   ['terms, tokenize+stem+join (before)', (i) => passages[i]!.map((p) => tokenize(p).map(stem).join(' '))],
   ['terms, one pass (indexTerms)', (i) => passages[i]!.map(indexTerms)],
   ['keywords', (i) => keywords(texts[i]!, SOURCE_KEYWORDS)],
-  ['prepareSource (split + keywords + terms)', (i) => prepareSource(texts[i]!, 'markdown', 256)],
+  [
+    'streamSource (split + terms in parts + keywords)',
+    (i) => streamSource(texts[i]!, 'markdown', 256, () => {}),
+  ],
 ];
 for (const [name, f] of steps) console.log(`${(await cpuPerSource(f)).toFixed(2)} ms  ${name}`);

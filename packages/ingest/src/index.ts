@@ -16,5 +16,6 @@ export {
   parserPool,
   pdfToText,
   runIsolated,
+  streamIsolated,
   taskModule,
 } from './text.js';

@@ -3,7 +3,15 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { compressionBombPdf, deeplyNestedHtml } from '@lore/kit/testing';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { htmlToMarkdown } from './html.js';
-import { convertHtml, ParserPool, pdfToText, runIsolated, taskModule, threadCpuMs } from './isolate.js';
+import {
+  convertHtml,
+  ParserPool,
+  pdfToText,
+  runIsolated,
+  streamIsolated,
+  taskModule,
+  threadCpuMs,
+} from './isolate.js';
 import {
   checkMarkdownNesting,
   DEFAULT_PARSE_LIMITS,
@@ -104,6 +112,25 @@ describe('task modules in parser threads', () => {
     expect((err as ParseLimitError).limit).toBe('nesting');
     const missing = await runIsolated(module, 'noSuchExport', [], pool).catch((e: unknown) => e);
     expect((missing as Error).message).toMatch(/exports no function noSuchExport/);
+  });
+});
+
+describe('task modules that send parts', () => {
+  const busy = new URL('../test/fixtures/busy.ts', import.meta.url).href;
+
+  it('hands each part over in order before the result, and none after an error', async () => {
+    const parts: number[] = [];
+    expect(await streamIsolated(busy, 'count', [5, false], (p: number) => parts.push(p), pool)).toBe(5);
+    expect(parts).toEqual([0, 1, 2, 3, 4]);
+    const failed: number[] = [];
+    const err = await streamIsolated(busy, 'count', [3, true], (p: number) => failed.push(p), pool).catch(
+      (e: unknown) => e,
+    );
+    expect((err as Error).message).toMatch(/failed after 3 parts/);
+    expect(failed).toEqual([0, 1, 2]);
+    // A task without parts gets no sending function: its arguments are as given.
+    const plain = await runIsolated(busy, 'count', [2, false], pool).catch((e: unknown) => e);
+    expect((plain as Error).message).toMatch(/send is not a function/);
   });
 });
 

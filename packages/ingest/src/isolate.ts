@@ -64,3 +64,22 @@ export async function runIsolated<T>(
 ): Promise<T> {
   return (await pool.run({ kind: 'module', module, name, args })) as T;
 }
+
+/**
+ * `runIsolated` for a step that hands its result over in parts: export `name` is called with
+ * `args` and one more argument, a function that sends a part (structured clone) to `onPart`
+ * here as soon as the event loop takes it, while the thread goes on. The returned promise
+ * settles after the last part; a limit or an error rejects it as with `runIsolated`, and no
+ * part follows.
+ */
+export async function streamIsolated<P, T>(
+  module: string,
+  name: string,
+  args: unknown[],
+  onPart: (part: P) => void,
+  pool: ParserPool = parserPool(),
+): Promise<T> {
+  return (await pool.run({ kind: 'module', module, name, args, parts: true }, [], (value) =>
+    onPart(value as P),
+  )) as T;
+}

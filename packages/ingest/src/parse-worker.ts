@@ -10,8 +10,12 @@ import { threadCpuMs } from './thread-cpu.js';
 export type ParseTask =
   | { id: number; kind: 'pdf'; bytes: Uint8Array; maxPages: number }
   | { id: number; kind: 'html'; html: string; maxNesting: number }
-  /** A named export of a module (a file URL) called with `args`: a package's own parsing step. */
-  | { id: number; kind: 'module'; module: string; name: string; args: unknown[] };
+  /**
+   * A named export of a module (a file URL) called with `args`: a package's own parsing step.
+   * With `parts`, the export gets one more argument, a function that sends a part of its result
+   * ahead of the rest (the pool hands each to the caller as it comes, in order).
+   */
+  | { id: number; kind: 'module'; module: string; name: string; args: unknown[]; parts?: boolean };
 
 /**
  * What a thread says besides replies: it is ready (with its Linux thread id), or it has loaded
@@ -20,6 +24,7 @@ export type ParseTask =
 export type WorkerNotice = { ready: true; tid?: number } | { started: number; cpuMs?: number };
 
 export type ParseReply =
+  | { part: number; value: unknown }
   | { id: number; ok: true; value: unknown }
   | { id: number; ok: false; limit?: string; message: string };
 
@@ -45,7 +50,9 @@ async function run(task: ParseTask): Promise<unknown> {
   parentPort?.postMessage({ started: task.id, cpuMs: ownCpuMs() });
   const fn = mod[task.name];
   if (typeof fn !== 'function') throw new Error(`${task.module} exports no function ${task.name}`);
-  return fn(...task.args);
+  if (!task.parts) return fn(...task.args);
+  const send = (value: unknown) => parentPort?.postMessage({ part: task.id, value } satisfies ParseReply);
+  return fn(...task.args, send);
 }
 
 /** This thread's CPU time in milliseconds (Linux), as `threadCpuMs` reads it; undefined elsewhere. */

@@ -60,6 +60,8 @@ type TaskInput = ParseTask extends infer T ? (T extends unknown ? Omit<T, 'id'> 
 interface Job {
   task: TaskInput;
   transfer: ArrayBuffer[];
+  /** Receives the parts a `parts` module task sends before its result. */
+  onPart?: (value: unknown) => void;
   resolve(value: unknown): void;
   reject(err: Error): void;
 }
@@ -109,9 +111,13 @@ export class ParserPool {
       throw new RangeError(`ParserPool: idleMs must be a positive number of milliseconds (got ${idleMs})`);
   }
 
-  run(task: TaskInput, transfer: ArrayBuffer[] = []): Promise<unknown> {
+  /**
+   * Runs a document in a thread. `onPart` receives, in order, the parts a module task with
+   * `parts` sends ahead of its result; none arrive after the result or the error.
+   */
+  run(task: TaskInput, transfer: ArrayBuffer[] = [], onPart?: (value: unknown) => void): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ task, transfer, resolve, reject });
+      this.queue.push({ task, transfer, onPart, resolve, reject });
       this.pump();
     });
   }
@@ -231,6 +237,10 @@ export class ParserPool {
           clearTimeout(slot.job.timer);
           slot.job.timer = this.clock(slot, reply.cpuMs);
         }
+        return;
+      }
+      if ('part' in reply) {
+        if (slot.job?.id === reply.part) slot.job.onPart?.(reply.value);
         return;
       }
       const job = slot.job;

@@ -1,6 +1,14 @@
 export { type FrontMatter, frontMatter } from './front-matter.js';
 export { htmlToMarkdown } from './html.js';
-export { convertHtml, ParserPool, parserPool, pdfToText, runIsolated, taskModule } from './isolate.js';
+export {
+  convertHtml,
+  ParserPool,
+  parserPool,
+  pdfToText,
+  runIsolated,
+  streamIsolated,
+  taskModule,
+} from './isolate.js';
 export {
   checkMarkdownNesting,
   DEFAULT_PARSE_LIMITS,

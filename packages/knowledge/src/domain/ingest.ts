@@ -1,9 +1,17 @@
 import { basename, extname } from 'node:path';
-import { convertHtml, ParseLimitError, parserPool, pdfToText, runIsolated, taskModule } from '@lore/ingest';
+import {
+  convertHtml,
+  ParseLimitError,
+  parserPool,
+  pdfToText,
+  streamIsolated,
+  taskModule,
+} from '@lore/ingest';
 import { invalid, type ToolError } from '@lore/kit';
 import type { KnowledgeFormat, UpdateKnowledgeSourcesInput } from '@lore/schema/knowledge';
 import { readAllowedFile, readFileSlot } from './paths.js';
-import type { PreparedSource } from './prepare-source.js';
+import type { PreparedEnd, PreparedPart } from './prepare-source.js';
+import { PreparedStream } from './prepared-stream.js';
 
 /** Most characters of text one source may hold once extracted (a PDF can be small and wordy). */
 export const MAX_TEXT_CHARS = 2_000_000;
@@ -15,8 +23,8 @@ export interface ExtractedDocument {
   /** Markdown for markdown/html, plain text otherwise. */
   text: string;
   pages: number | null;
-  /** The text split, keyworded and stemmed in a parser thread (see `prepareDocument`). */
-  prepared?: PreparedSource;
+  /** The text being split, stemmed and keyworded in a parser thread (see `prepareDocument`). */
+  prepared?: PreparedStream;
 }
 
 export function formatFromName(name: string): KnowledgeFormat {
@@ -75,14 +83,17 @@ export function sourceRequest(
   return { kind: 'content', name, content };
 }
 
-/** Reads, decodes and converts a source to text and prepares it for the index, enforcing the limits. */
+/**
+ * Reads, decodes and converts a source to text, enforcing the limits, and starts preparing it
+ * for the index (its parse limits reject the stream's `next`, with the same 400).
+ */
 export async function extractDocument(
   input: UpdateKnowledgeSourcesInput,
   roots: readonly string[],
 ): Promise<ExtractedDocument> {
   const doc = await extractText(input, roots);
   const field = input.file_path !== undefined ? 'file_path' : 'file_content';
-  return { ...doc, prepared: await prepareDocument(doc, field) };
+  return { ...doc, prepared: prepareDocument(doc, field) };
 }
 
 const PREPARE_MODULE = taskModule(import.meta.url, {
@@ -91,26 +102,27 @@ const PREPARE_MODULE = taskModule(import.meta.url, {
 });
 
 /**
- * Splits, keywords and stems a document in a parser thread (`prepareSource`), under the
- * parse limits of @lore/ingest: a 400 naming the limit (time, memory, nesting) when it runs into one.
+ * Splits, stems and keywords a document in a parser thread (`streamSource`), under the parse
+ * limits of @lore/ingest; the pieces come in parts as they are ready. A limit (time, memory,
+ * nesting) rejects the stream with a 400 naming it.
  */
-export async function prepareDocument(
-  doc: ExtractedDocument,
-  field = 'file_content',
-): Promise<PreparedSource> {
+export function prepareDocument(doc: ExtractedDocument, field = 'file_content'): PreparedStream {
   const pool = parserPool();
   const format = doc.format === 'markdown' || doc.format === 'html' ? 'markdown' : 'text';
-  try {
-    return await runIsolated<PreparedSource>(
-      PREPARE_MODULE,
-      'prepareSource',
-      [doc.text, format, pool.limits.maxNesting],
-      pool,
-    );
-  } catch (err) {
-    if (err instanceof ParseLimitError) throw limitError(doc.name, field, err);
-    throw err;
-  }
+  return new PreparedStream(async (onPart) => {
+    try {
+      return await streamIsolated<PreparedPart, PreparedEnd>(
+        PREPARE_MODULE,
+        'streamSource',
+        [doc.text, format, pool.limits.maxNesting],
+        onPart,
+        pool,
+      );
+    } catch (err) {
+      if (err instanceof ParseLimitError) throw limitError(doc.name, field, err);
+      throw err;
+    }
+  });
 }
 
 async function extractText(

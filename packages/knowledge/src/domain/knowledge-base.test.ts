@@ -12,6 +12,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as tables from '../tables.js';
 import type { ExtractedDocument } from './ingest.js';
 import { agentToken, KnowledgeBase, SOURCE_KEYWORDS } from './knowledge-base.js';
+import { type PreparedPart, streamSource } from './prepare-source.js';
+import { PreparedStream } from './prepared-stream.js';
 import { indexTerms, stem } from './search-terms.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../../migrations', import.meta.url));
@@ -155,16 +157,114 @@ describe('KnowledgeBase ingest', () => {
   });
 
   it('stores one vector per chunk when embeddings are configured', async () => {
+    const embedded: string[] = [];
     const embedder: Embedder = {
-      embed: async (texts) => texts.map((_, i) => new Float32Array([i, 0.5, -1])),
+      embed: async (texts) => {
+        embedded.push(...texts);
+        return texts.map((_, i) => new Float32Array([i, 0.5, -1]));
+      },
     } as Embedder;
-    const added = await open(embedder).add(ada, doc('v.md', markdown('vector', 3)));
+    const text = markdown('vector', 3);
+    const added = await open(embedder).add(ada, doc('v.md', text));
     expect(added.vectors).toBe(3);
+    // What is embedded is each passage under its heading path, as it is indexed.
+    expect(embedded).toEqual(
+      (await splitDocument(text, { format: 'markdown' })).map(
+        (p) => `${p.headingPath.join(' / ')}\n${p.text}`,
+      ),
+    );
     const rows = await chunkRows();
     expect(rows.map((r) => [...float32FromBuffer(Buffer.from(r.embedding!))])).toEqual([
       [0, 0.5, -1],
       [1, 0.5, -1],
       [2, 0.5, -1],
+    ]);
+  });
+
+  it('writes and publishes nothing, and keeps the source it would replace, when the parse fails after its first parts', async () => {
+    const outbox = new Outbox(db, bus, { node: 'n1', service: 'knowledge' }, log);
+    const kb = new KnowledgeBase(db, outbox, null, log);
+    await kb.add(ada, doc('a.md', markdown('alpha', 2)));
+    await outbox.flush();
+    await bus.listen(KnowledgeSourceAdded.subject, (e) => {
+      events.push(e);
+    });
+    const before = await chunkRows();
+    const text = markdown('omega', 40);
+    // The parser thread's parts as `streamSource` sends them, then a limit: the writes have begun.
+    const failing: ExtractedDocument = {
+      ...doc('a.md', text),
+      prepared: new PreparedStream(async (onPart) => {
+        await streamSource(text, 'markdown', 256, onPart);
+        throw new Error("'a.md' was refused: parsing took longer than 10 s (time limit).");
+      }),
+    };
+    await expect(kb.add(ada, failing)).rejects.toThrow(/time limit/);
+    await outbox.flush();
+    expect(events).toEqual([]);
+    expect(await chunkRows()).toEqual(before);
+    expect(await ftsIds('omega')).toEqual([]);
+    expect(await ftsIds('alpha')).toEqual(before.map((r) => r.id));
+  });
+
+  it('gives the write turn back while its parser thread is late, and writes the whole source once it is done', async () => {
+    const outbox = new Outbox(db, bus, { node: 'n1', service: 'knowledge' }, log);
+    const kb = new KnowledgeBase(db, outbox, null, log);
+    await bus.listen(KnowledgeSourceAdded.subject, (e) => {
+      events.push(e);
+    });
+    const text = markdown('omega', 40);
+    const parts: PreparedPart[] = [];
+    const end = await streamSource(text, 'markdown', 256, (p) => parts.push(p));
+    let resume!: () => void;
+    const stalled = new Promise<void>((resolve) => {
+      resume = resolve;
+    });
+    // The first two parts, then nothing until the test says so (a starved parser thread).
+    const slow: ExtractedDocument = {
+      ...doc('slow.md', text),
+      prepared: new PreparedStream(async (onPart) => {
+        onPart(parts[0]!);
+        onPart(parts[1]!);
+        await stalled;
+        for (const p of parts.slice(2)) onPart(p);
+        return end;
+      }),
+    };
+    const adding = kb.add(ada, slow);
+    // Another write gets the turn while the slow source waits (it would wait for ever otherwise).
+    await kb.add(ada, doc('quick.md', markdown('alpha', 2)));
+    expect(await ftsIds('omega')).toEqual([]);
+    resume();
+    const added = await adding;
+    expect(added).toMatchObject({ chunks: 40, keywords: end.keywords, replaced: false });
+    const rows = await chunkRows(sql`text like '%omega%'`);
+    expect(rows.map((r) => r.position)).toEqual(Array.from({ length: 40 }, (_, i) => i));
+    expect(rows.map((r) => r.text)).toEqual(parts.flatMap((p) => p.texts));
+    expect(await ftsIds('omega')).toEqual(rows.map((r) => r.id));
+    await outbox.flush();
+    expect(events.map((e) => (e.payload as { source: string }).source)).toEqual(['quick.md', 'slow.md']);
+  });
+
+  it('writes sources added at once, each whole with its rows, terms and event', async () => {
+    const outbox = new Outbox(db, bus, { node: 'n1', service: 'knowledge' }, log);
+    const kb = new KnowledgeBase(db, outbox, null, log);
+    await bus.listen(KnowledgeSourceAdded.subject, (e) => {
+      events.push(e);
+    });
+    const topics = ['alpha', 'beta', 'gamma'];
+    const added = await Promise.all(topics.map((t) => kb.add(ada, doc(`${t}.md`, markdown(t, 30)))));
+    expect(added.map((a) => a.chunks)).toEqual([30, 30, 30]);
+    for (const t of topics) {
+      const rows = await chunkRows(sql`text like ${`%${t} service%`}`);
+      expect(rows.map((r) => r.position)).toEqual(Array.from({ length: 30 }, (_, i) => i));
+      expect(await ftsIds(t)).toEqual(rows.map((r) => r.id));
+    }
+    await outbox.flush();
+    expect(events.map((e) => (e.payload as { source: string }).source).sort()).toEqual([
+      'alpha.md',
+      'beta.md',
+      'gamma.md',
     ]);
   });
 

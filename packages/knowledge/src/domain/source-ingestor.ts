@@ -19,14 +19,36 @@ import { chunks, sources } from '../tables.js';
 import type { AgentCaches } from './agent-caches.js';
 import { type ExtractedDocument, prepareDocument } from './ingest.js';
 import { type AddedSource, agentToken, passageText } from './knowledge-types.js';
+import { MAX_PART, type PreparedPart } from './prepare-source.js';
+import type { PreparedStream } from './prepared-stream.js';
 
 type Db = Database<typeof tables>;
 
-// Rows per multi-row INSERT: 400 × 7 columns stays well under SQLite's bound-parameter limit.
-const INSERT_BATCH = 400;
+// Most rows a multi-row INSERT writes (the rows go as one JSON parameter; this bounds its size).
+const INSERT_BATCH = MAX_PART;
+
+/**
+ * Most milliseconds, in all, a source's transaction waits for its parser thread's parts and
+ * keywords while holding the service's write turn; past it the transaction rolls back and the
+ * source is written once the thread is done. On an idle machine the thread keeps ahead of the
+ * writes (a wait of well under a millisecond a source).
+ */
+export const PARTS_WAIT_MS = 50;
+
+/** Thrown inside a source's transaction when its parser thread is late: see `PARTS_WAIT_MS`. */
+const PARSER_LATE = new Error('the parser thread is late');
+
+/** A `next` over parts already gathered. */
+const listed = (parts: PreparedPart[]) => {
+  const rest = [...parts];
+  return async () => rest.shift() ?? null;
+};
 
 /** Writes and removes agents' sources: chunks, their FTS rows and vectors, in one outbox transaction each. */
 export class SourceIngestor {
+  /** Sources being added now (streaming is for a lone one: see `add`). */
+  private adding = 0;
+
   constructor(
     private readonly db: Db,
     private readonly outbox: Outbox,
@@ -36,18 +58,87 @@ export class SourceIngestor {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Adds a source, or replaces the caller's source of the same name; publishes KnowledgeSourceAdded. */
+  /**
+   * Adds a source, or replaces the caller's source of the same name; publishes
+   * KnowledgeSourceAdded. Without embeddings the writes start as soon as the parser thread has
+   * split the text and stemmed its first pieces, and go on while it stems the rest and picks
+   * the keywords (the transaction takes whatever has arrived at each step): a lone uploader
+   * waits for the parse and the writes together rather than one after the other. Nothing is
+   * written before the split has succeeded, so a document refused by a parse limit there
+   * never holds the write turn; one refused later rolls its transaction back. A transaction
+   * that has waited `PARTS_WAIT_MS` in all for the parser thread (a busy machine, where that
+   * thread runs last) gives the write turn back and writes the source again once it is whole.
+   * While another source is being added, a source is gathered whole before its transaction
+   * (as with embeddings): the two uploads' parses and writes overlap each other instead.
+   */
   async add(
     agent: VerifiedAgent,
     doc: ExtractedDocument,
     signal?: AbortSignal,
     share: { sharing?: KnowledgeSharing; summary?: string } = {},
   ): Promise<AddedSource> {
-    // Split, keywords and stems come from a parser thread: none of it runs on the event loop.
-    const { pieces, keywords: kw, terms } = doc.prepared ?? (await prepareDocument(doc));
-    const { vectors, embeddingError } = await this.embed(doc.name, pieces, signal);
+    // Split, stems and keywords come from a parser thread: none of it runs on the event loop.
+    const stream = doc.prepared ?? prepareDocument(doc);
+    this.adding++;
+    try {
+      if (this.embedder) {
+        // Vectors are computed for the whole source before its transaction: no streaming.
+        const { parts } = await stream.all();
+        const { vectors, embeddingError } = await this.embed(doc.name, parts, signal);
+        const out = await this.write(agent, doc, share, stream, listed(parts), vectors);
+        return { ...out, vectors: vectors ? out.chunks : 0, ...(embeddingError ? { embeddingError } : {}) };
+      }
+      // The first part, outside the transaction: the split is done and did not hit a limit.
+      const taken: PreparedPart[] = [];
+      const first = await stream.next(INSERT_BATCH);
+      if (first) taken.push(first);
+      if (this.adding > 1) {
+        // Another source is on its way in: its writes overlap this one's parse already, and
+        // the write turn is not held while the parser thread works.
+        const { parts } = await stream.all();
+        return {
+          ...(await this.write(agent, doc, share, stream, listed([...taken, ...parts]), null)),
+          vectors: 0,
+        };
+      }
+      let given = 0;
+      let waited = 0;
+      const streamed = async (): Promise<PreparedPart | null> => {
+        if (given < taken.length) return taken[given++]!;
+        const t0 = performance.now();
+        const ready = await stream.ready(Math.max(0, PARTS_WAIT_MS - waited));
+        waited += performance.now() - t0;
+        if (!ready) throw PARSER_LATE;
+        const part = await stream.next(INSERT_BATCH);
+        if (part) taken[given++] = part;
+        return part;
+      };
+      try {
+        return { ...(await this.write(agent, doc, share, stream, streamed, null)), vectors: 0 };
+      } catch (err) {
+        if (err !== PARSER_LATE) throw err;
+        // Rolled back: the source is written once the parser thread is done with it.
+        const { parts } = await stream.all();
+        return {
+          ...(await this.write(agent, doc, share, stream, listed([...taken, ...parts]), null)),
+          vectors: 0,
+        };
+      }
+    } finally {
+      this.adding--;
+    }
+  }
+
+  /** One transaction writing a source from its parts (`next` until null), its row and its event. */
+  private async write(
+    agent: VerifiedAgent,
+    doc: ExtractedDocument,
+    share: { sharing?: KnowledgeSharing; summary?: string },
+    stream: PreparedStream,
+    next: () => Promise<PreparedPart | null>,
+    vectors: Float32Array[] | null,
+  ): Promise<Omit<AddedSource, 'vectors' | 'embeddingError'>> {
     const token = agentToken(agent.id);
-    const lengths = terms.map(termCount);
     const t = this.now();
     const out = await this.outbox.transaction(async (tx, emit) => {
       const [existing] = await tx
@@ -55,34 +146,12 @@ export class SourceIngestor {
         .from(sources)
         .where(and(eq(sources.agentId, agent.id), eq(sources.name, doc.name)))
         .limit(1);
-      // Replacing a source keeps its sharing unless told otherwise: a private file re-added must not turn auto.
-      const sharing = share.sharing ?? existing?.sharing ?? 'auto';
-      const summary = share.summary ?? existing?.summary ?? '';
-      const fields = {
-        sharing,
-        summary,
-        handle: agent.handle,
-        tokens: lengths.reduce((n, x) => n + x, 0),
-        format: doc.format,
-        characters: doc.text.length,
-        pages: doc.pages,
-        chunks: pieces.length,
-        keywords: kw,
-        updatedAt: t,
-      };
-      let sourceId: string;
-      if (existing) {
-        sourceId = existing.id;
-        await deleteChunks(tx, sql`${chunks.sourceId} = ${sourceId}`);
-        await tx.update(sources).set(fields).where(eq(sources.id, sourceId));
-      } else {
-        sourceId = randomUUID();
-        await tx
-          .insert(sources)
-          .values({ id: sourceId, agentId: agent.id, name: doc.name, createdAt: t, ...fields });
-      }
-      for (let i = 0; i < pieces.length; i += INSERT_BATCH) {
-        const part = pieces.slice(i, i + INSERT_BATCH);
+      const sourceId = existing?.id ?? randomUUID();
+      if (existing) await deleteChunks(tx, sql`${chunks.sourceId} = ${sourceId}`);
+      let tokens = 0;
+      for (let part = await next(); part; part = await next()) {
+        const { start } = part;
+        for (const n of part.lengths) tokens += n;
         // The FTS row of a chunk shares its id, which SQLite assigns: RETURNING hands it back.
         // Built as one flat statement (`insertRowsReturning`): drizzle's insert builder mapped
         // every value of every row through its column, a tenth of the ingest's time.
@@ -90,15 +159,15 @@ export class SourceIngestor {
           tx,
           'chunks',
           ['source_id', 'agent_id', 'position', 'heading_path', 'text', 'length', 'embedding'],
-          part.map((p, k) => {
-            const vector = vectors?.[i + k];
+          part.texts.map((text, k) => {
+            const vector = vectors?.[start + k];
             return [
               sourceId,
               agent.id,
-              p.index,
-              JSON.stringify(p.headingPath),
-              p.text,
-              lengths[i + k]!,
+              start + k,
+              part.headings[k]!,
+              text,
+              part.lengths[k]!,
               vector ? float32ToBuffer(vector) : null,
             ];
           }),
@@ -109,51 +178,68 @@ export class SourceIngestor {
           tx,
           'chunks_fts',
           ['rowid', 'agent', 'terms'],
-          part.map((p, k) => [idAt.get(p.index)!, token, terms[i + k]!]),
+          part.terms.map((terms, k) => [idAt.get(start + k)!, token, terms]),
         );
       }
+      const { keywords: kw, chunks: count } = await stream.end();
+      // Replacing a source keeps its sharing unless told otherwise: a private file re-added must not turn auto.
+      const sharing = share.sharing ?? existing?.sharing ?? 'auto';
+      const summary = share.summary ?? existing?.summary ?? '';
+      const fields = {
+        sharing,
+        summary,
+        handle: agent.handle,
+        tokens,
+        format: doc.format,
+        characters: doc.text.length,
+        pages: doc.pages,
+        chunks: count,
+        keywords: kw,
+        updatedAt: t,
+      };
+      if (existing) await tx.update(sources).set(fields).where(eq(sources.id, sourceId));
+      else
+        await tx
+          .insert(sources)
+          .values({ id: sourceId, agentId: agent.id, name: doc.name, createdAt: t, ...fields });
       emit(KnowledgeSourceAdded, {
         agentId: agent.id,
         handle: agent.handle,
         source: doc.name,
         // Words extracted from a source that is not shared auto never leave this service.
         keywords: sharing === 'auto' ? kw : [],
-        chunks: pieces.length,
+        chunks: count,
         sharing,
         summary,
       });
-      return { replaced: existing !== undefined, sharing, summary };
+      return { replaced: existing !== undefined, sharing, summary, keywords: kw, chunks: count };
     });
     this.caches.forget(agent.id);
     return {
       source: doc.name,
       format: doc.format,
-      chunks: pieces.length,
-      keywords: kw,
+      chunks: out.chunks,
+      keywords: out.keywords,
       characters: doc.text.length,
       pages: doc.pages,
       replaced: out.replaced,
-      vectors: vectors ? pieces.length : 0,
       sharing: out.sharing,
       summary: out.summary,
-      ...(embeddingError ? { embeddingError } : {}),
     };
   }
 
   /** The chunks' vectors, or none (with why) when embedding fails: the source is still indexed for keywords. */
   private async embed(
     name: string,
-    pieces: Array<{ headingPath: string[]; text: string }>,
+    parts: PreparedPart[],
     signal?: AbortSignal,
   ): Promise<{ vectors: Float32Array[] | null; embeddingError?: string }> {
-    if (!this.embedder || !pieces.length) return { vectors: null };
+    const passages = parts.flatMap((p) =>
+      p.texts.map((text, k) => passageText(JSON.parse(p.headings[k]!) as string[], text)),
+    );
+    if (!this.embedder || !passages.length) return { vectors: null };
     try {
-      return {
-        vectors: await this.embedder.embed(
-          pieces.map((p) => passageText(p.headingPath, p.text)),
-          signal,
-        ),
-      };
+      return { vectors: await this.embedder.embed(passages, signal) };
     } catch (err) {
       const embeddingError = (err as Error).message;
       this.log.warn(
@@ -205,14 +291,6 @@ export class SourceIngestor {
     this.caches.forget(agent.id);
     return { source: name, chunks: removed };
   }
-}
-
-/** Terms in an FTS column value (`indexTerms` joins them with single spaces). */
-function termCount(terms: string): number {
-  if (!terms) return 0;
-  let n = 1;
-  for (let i = 0; i < terms.length; i++) if (terms.charCodeAt(i) === 0x20) n++;
-  return n;
 }
 
 async function deleteChunks(tx: Transaction, where: SQL): Promise<void> {
