@@ -83,7 +83,8 @@ function build(reason) {
     cwd: ROOT,
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  if (b.status !== 0) throw new Error(`bundling failed (${b.error?.message ?? `exit ${b.status}`}); see above`);
+  if (b.status !== 0)
+    throw new Error(`bundling failed (${b.error?.message ?? `exit ${b.status}`}); see above`);
   mkdirSync(dirname(STAMP), { recursive: true });
   writeFileSync(STAMP, `${new Date().toISOString()}\n`);
 }

@@ -24,11 +24,12 @@
  *   node scripts/bundle.mjs                     every bin of the workspace
  *   node scripts/bundle.mjs <package dir>...    these packages (e.g. packages/users; a package
  *                                               installed elsewhere, as in the image, works too)
- *   --no-splitting, --no-minify                 for measuring
+ *   --no-splitting, --no-minify, --no-ascii     for measuring; --out-name NAME writes dist/NAME/
  */
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 
 const ROOT = join(fileURLToPath(import.meta.url), '../..');
@@ -122,7 +123,8 @@ export function lorePlugin(outdir, entry) {
               'const __loreMetaDir = decodeURIComponent(new URL(".", __loreMetaUrl).pathname).replace(/\\/$/, "");\n';
           }
         }
-        const cjs = !/\b(import|export)\b[^;]*\bfrom\s*['"]|\bexport\s+(default|const|function|class|\{)/.test(source);
+        const cjs =
+          !/\b(import|export)\b[^;]*\bfrom\s*['"]|\bexport\s+(default|const|function|class|\{)/.test(source);
         if (usesDirname && cjs) {
           // A CommonJS module's own file and folder (an ES module output has no __dirname).
           head +=
@@ -161,17 +163,19 @@ function workspaceBins() {
  */
 function asciiOnly(file) {
   const text = readFileSync(file, 'utf8');
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: the range is every non-ASCII character
   if (!/[^\x00-\x7f]/.test(text)) return;
   const escaped = text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   writeFileSync(file, escaped);
 }
 
 /** Bundles one package's `dist/main.js` into `dist/bundle/`. */
-export async function bundlePackage(dir, { splitting = true, minify = true } = {}) {
+export async function bundlePackage(
+  dir,
+  { splitting = true, minify = true, ascii = true, outName = 'bundle' } = {},
+) {
   const entry = join(dir, 'dist/main.js');
   if (!existsSync(entry)) throw new Error(`${entry} is missing: build the package first`);
-  const outdir = join(dir, 'dist/bundle');
+  const outdir = join(dir, 'dist', outName);
   rmSync(outdir, { recursive: true, force: true });
   const result = await build({
     entryPoints: [entry],
@@ -183,7 +187,7 @@ export async function bundlePackage(dir, { splitting = true, minify = true } = {
     platform: 'node',
     target: 'node20',
     // Two-byte source strings cost twice the memory: V8 keeps every module's source text.
-    charset: 'ascii',
+    charset: ascii ? 'ascii' : 'utf8',
     legalComments: 'none',
     logLevel: 'warning',
     metafile: true,
@@ -193,18 +197,33 @@ export async function bundlePackage(dir, { splitting = true, minify = true } = {
     },
     plugins: [lorePlugin(outdir, resolve(entry))],
   });
-  for (const file of Object.keys(result.metafile.outputs)) asciiOnly(resolve(file));
+  if (ascii) for (const file of Object.keys(result.metafile.outputs)) asciiOnly(resolve(file));
   writeFileSync(join(outdir, 'package.json'), '{"type":"module"}\n');
   const bytes = Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);
   return { outdir, files: Object.keys(result.metafile.outputs).length, bytes };
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const args = process.argv.slice(2);
-  const opts = { splitting: !args.includes('--no-splitting'), minify: !args.includes('--no-minify') };
-  const dirs = args.filter((a) => !a.startsWith('--')).map((a) => resolve(a));
+  const { values, positionals } = parseArgs({
+    options: {
+      'no-splitting': { type: 'boolean' },
+      'no-minify': { type: 'boolean' },
+      'no-ascii': { type: 'boolean' },
+      'out-name': { type: 'string' },
+    },
+    allowPositionals: true,
+  });
+  const opts = {
+    splitting: !values['no-splitting'],
+    minify: !values['no-minify'],
+    ascii: !values['no-ascii'],
+    outName: values['out-name'] ?? 'bundle',
+  };
+  const dirs = positionals.map((a) => resolve(a));
   for (const dir of dirs.length > 0 ? dirs : workspaceBins()) {
     const { outdir, files, bytes } = await bundlePackage(dir, opts);
-    process.stderr.write(`${posix(relative(process.cwd(), outdir))}: ${files} files, ${(bytes / 1024).toFixed(0)} KiB\n`);
+    process.stderr.write(
+      `${posix(relative(process.cwd(), outdir))}: ${files} files, ${(bytes / 1024).toFixed(0)} KiB\n`,
+    );
   }
 }

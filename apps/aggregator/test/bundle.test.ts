@@ -16,7 +16,9 @@ import { ROOT } from './helpers.js';
 
 const BINS = [
   'apps/aggregator',
-  ...['approvals', 'dens', 'dms', 'docs', 'knowledge', 'queries', 'showcase', 'users'].map((s) => `packages/${s}`),
+  ...['approvals', 'dens', 'dms', 'docs', 'knowledge', 'queries', 'showcase', 'users'].map(
+    (s) => `packages/${s}`,
+  ),
 ];
 
 interface Running {
@@ -35,7 +37,14 @@ async function startBundle(
   const child = spawn(process.execPath, ['--optimize-for-size', join(ROOT, bundle), ...args], {
     // Not the checkout: nothing may depend on the working directory.
     cwd: env.LORE_DATA_DIR,
-    env: { ...process.env, NATS_URL: '', LORE_PORT: '0', LORE_RATE_LIMITS: 'false', MALLOC_ARENA_MAX: '2', ...env },
+    env: {
+      ...process.env,
+      NATS_URL: '',
+      LORE_PORT: '0',
+      LORE_RATE_LIMITS: 'false',
+      MALLOC_ARENA_MAX: '2',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -112,7 +121,10 @@ describe('the bundled all-in-one (apps/aggregator/dist/bundle/main.js start)', (
       /Lore is running at (\S+)/,
     );
     const url = /Lore is running at (\S+)/.exec(lore.out())![1]!;
-    owner = await connectClient(undefined, { url, key: readFileSync(join(dataDir, 'owner.key'), 'utf8').trim() });
+    owner = await connectClient(undefined, {
+      url,
+      key: readFileSync(join(dataDir, 'owner.key'), 'utf8').trim(),
+    });
     // A two-page site for the crawler (its HTML, robots.txt and sitemap parsers are a lazy chunk).
     site = createServer((req, res) => {
       if (req.url === '/robots.txt') return void res.end('User-agent: *\nAllow: /\n');
@@ -153,14 +165,18 @@ describe('the bundled all-in-one (apps/aggregator/dist/bundle/main.js start)', (
     await expect
       .poll(
         async () =>
-          (await ok<Corpora>(owner, 'docs_corpora', {})).data.corpora.find((c) => c.source === 'lore')?.documents ??
-          0,
+          (await ok<Corpora>(owner, 'docs_corpora', {})).data.corpora.find((c) => c.source === 'lore')
+            ?.documents ?? 0,
         { timeout: 120_000, interval: 500 },
       )
       .toBeGreaterThan(5);
-    const r = await ok<{ results: { document: { title?: string }; content: string }[] }>(owner, 'search_documents', {
-      query: 'pnpm bench memory',
-    });
+    const r = await ok<{ results: { document: { title?: string }; content: string }[] }>(
+      owner,
+      'search_documents',
+      {
+        query: 'pnpm bench memory',
+      },
+    );
     expect(r.data.results.length).toBeGreaterThan(0);
   }, 150_000);
 
@@ -180,9 +196,9 @@ describe('the bundled all-in-one (apps/aggregator/dist/bundle/main.js start)', (
     expect(
       (await ok<Searched>(owner, 'searchKnowledge', { query: 'mitochondria ATP' })).data.passages[0],
     ).toMatchObject({ source: 'cells.html', headingPath: ['Cells', 'Organelles'] });
-    expect((await ok<Searched>(owner, 'searchKnowledge', { query: 'Majorana qubits' })).data.passages[0]?.source).toBe(
-      'topological.pdf',
-    );
+    expect(
+      (await ok<Searched>(owner, 'searchKnowledge', { query: 'Majorana qubits' })).data.passages[0]?.source,
+    ).toBe('topological.pdf');
   }, 60_000);
 
   it('`lore docs ingest <url>` crawls a site (the crawler chunk and its external parsers)', async () => {
@@ -250,7 +266,8 @@ describe('the bundles name only files that exist, and no dependency reads the bu
         expect(/[^\x00-\x7f]/.test(text), `${file} is not ASCII`).toBe(false);
         // Externals by a path relative to the bundle; chunks beside it.
         const specs = [...text.matchAll(/(?:from|import)\s*\(?"(\.{1,2}\/[^"]+)"/g)].map((m) => m[1]!);
-        for (const spec of specs) expect(existsSync(resolve(dir, spec)), `${file} imports ${spec}`).toBe(true);
+        for (const spec of specs)
+          expect(existsSync(resolve(dir, spec)), `${file} imports ${spec}`).toBe(true);
         // Every module's own URL, relative to the bundle: its original file.
         const own = [...text.matchAll(/new URL\("([^"]+)",__loreBundleUrl\)/g)].map((m) => m[1]!);
         for (const rel of own) expect(existsSync(resolve(dir, rel)), `${file} names ${rel}`).toBe(true);
