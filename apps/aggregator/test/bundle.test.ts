@@ -160,6 +160,15 @@ describe('the bundled all-in-one (apps/aggregator/dist/bundle/main.js start)', (
     expect(lore.out()).toContain(join(ROOT, 'apps/aggregator/dist/bundle/main.js'));
   });
 
+  it("serves the console's own assets, found beside the aggregator's dist/", async () => {
+    const base = new URL(/Lore is running at (\S+)/.exec(lore.out())![1]!);
+    for (const name of ['console.css', 'console.js']) {
+      const r = await fetch(new URL(`/console/assets/${name}`, base));
+      expect(r.status, name).toBe(200);
+      expect(await r.text()).toBe(readFileSync(join(ROOT, 'apps/aggregator/assets', name), 'utf8'));
+    }
+  });
+
   it("ingests Lore's own documentation in the background (parser thread, front matter)", async () => {
     type Corpora = { corpora: { source: string; documents: number }[] };
     await expect
