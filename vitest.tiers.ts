@@ -35,6 +35,8 @@ export const SLOW_TESTS: readonly string[] = [
   'apps/aggregator/test/reliability/upstream.test.ts',
   // Runs every shell command the READMEs print, as printed (some thirty processes).
   'apps/aggregator/test/readme-commands.test.ts',
+  // The bundled bins started as processes, their lazy file lookups exercised.
+  'apps/aggregator/test/bundle.test.ts',
   // Ingests a documentation corpus end to end.
   'apps/aggregator/test/docs-corpus.test.ts',
 ];

@@ -2,9 +2,10 @@
 /**
  * Makes sure the compiled JavaScript that `pnpm start` and `pnpm lore` run is there and newer
  * than its sources; builds it (JavaScript only, no declaration files: about a second per
- * package, cached by turbo) when it is not. Plain JavaScript with no dependencies, so it runs on
- * a fresh clone before anything is built. The start script then `exec`s node on
- * apps/aggregator/dist/main.js, so the server is the only process left beside pnpm.
+ * package, cached by turbo) when it is not, then bundles every bin (scripts/bundle.mjs: one
+ * minified file per bin, a few seconds). Plain JavaScript with no dependencies of its own, so it
+ * runs on a fresh clone before anything is built. The start script then `exec`s node on
+ * apps/aggregator/dist/bundle/main.js, so the server is the only process left beside pnpm.
  *
  * `node scripts/built.mjs --check` only reports (exit 1 when a build is due).
  */
@@ -51,6 +52,9 @@ export function staleReason() {
   if (!stamp) return 'never built here';
   for (const dir of packageDirs()) {
     if (!existsSync(join(dir, 'dist/index.js'))) return `${dir} has no dist/index.js`;
+    if (existsSync(join(dir, 'src/main.ts')) && !existsSync(join(dir, 'dist/bundle/main.js'))) {
+      return `${dir} has no dist/bundle/main.js`;
+    }
     const changed = Math.max(
       newest(join(dir, 'src')),
       newest(join(dir, 'package.json')),
@@ -58,7 +62,7 @@ export function staleReason() {
     );
     if (changed > stamp.mtimeMs) return `${dir} changed since the last build`;
   }
-  for (const file of ['pnpm-lock.yaml', 'tsconfig.base.json']) {
+  for (const file of ['pnpm-lock.yaml', 'tsconfig.base.json', 'scripts/bundle.mjs']) {
     if (newest(join(ROOT, file)) > stamp.mtimeMs) return `${file} changed since the last build`;
   }
   return undefined;
@@ -74,6 +78,13 @@ function build(reason) {
   if (r.status !== 0) {
     throw new Error(`the build failed (${r.error?.message ?? `exit ${r.status}`}); see above`);
   }
+  // tsdown empties dist/ (bundle included) when it builds; turbo restores only what it built.
+  const b = spawnSync(process.execPath, [join(ROOT, 'scripts/bundle.mjs')], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  if (b.status !== 0)
+    throw new Error(`bundling failed (${b.error?.message ?? `exit ${b.status}`}); see above`);
   mkdirSync(dirname(STAMP), { recursive: true });
   writeFileSync(STAMP, `${new Date().toISOString()}\n`);
 }

@@ -8,7 +8,7 @@ import { registerAgent } from './protocol.js';
 /**
  * What `pnpm start` costs in memory and time: the resident memory of every process it leaves
  * running (pnpm and the server it `exec`s), idle and after a minute of load; one service alone
- * (the users service's compiled bin); and the time from the command to "Lore is running".
+ * (the users service's bundled bin, as the image runs it); and the time from the command to "Lore is running".
  * BENCH_MEMORY_LOAD_SECONDS (60) is the load window, BENCH_MEMORY_IDLE_SECONDS (45) how long the
  * processes settle before the idle reading: long enough for the background ingest of Lore's own
  * documentation to end and its parser thread to end after its idle time (`PARSER_IDLE_MS`, 30 s).
@@ -161,7 +161,7 @@ export async function memorySuite(opts: { seconds: number; dataDir: string }): P
   const users = await launch(
     process.execPath,
     // As the image runs a service (Dockerfile's CMD and its MALLOC_ARENA_MAX).
-    ['--optimize-for-size', join(ROOT, 'packages/users/dist/main.js')],
+    ['--optimize-for-size', join(ROOT, 'packages/users/dist/bundle/main.js')],
     { ...env, MALLOC_ARENA_MAX: '2', LORE_LOG_LEVEL: 'info', LORE_DATA_DIR: join(opts.dataDir, 'users') },
     /"url":"(http[^"]+)"/,
   );
@@ -172,7 +172,7 @@ export async function memorySuite(opts: { seconds: number; dataDir: string }): P
     rows.push(
       row({
         suite: 'memory',
-        name: 'ready, users service (node --optimize-for-size dist/main.js)',
+        name: 'ready, users service (node --optimize-for-size dist/bundle/main.js)',
         value: users.readyMs,
         unit: 'ms',
       }),
@@ -233,7 +233,7 @@ export async function memorySuite(opts: { seconds: number; dataDir: string }): P
     const idle = treeRss(lore.child.pid!);
     process.stderr.write(`pnpm start leaves: ${idle.processes.join(', ')}\n`);
     // The server is the node that pnpm's script exec'd (the tree is pnpm, then node).
-    const server = tree(lore.child.pid!).find((pid) => commandOf(pid).includes('dist/main.js'));
+    const server = tree(lore.child.pid!).find((pid) => /dist\/(bundle\/)?main\.js/.test(commandOf(pid)));
     const serverKinds = server ? rssKinds(server) : { anonymous: 0, file: 0 };
     rows.push(
       row({

@@ -21,7 +21,7 @@ import {
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Packed, pack } from '../../../scripts/pack.js';
+import { type Packed, pack, ROOT } from '../../../scripts/pack.js';
 
 const SETUP_TIMEOUT = 600_000;
 
@@ -109,8 +109,11 @@ describe('a service packed, installed with npm into an empty folder, and started
     expect(kit).toContain('package/dist/testing/index.js');
     expect(schema).toContain('package/dist/index.js');
     expect(search).toContain('package/dist/index.js');
-    for (const files of [schema, search, kit, users])
+    for (const files of [schema, search, kit, users]) {
       expect(files.filter((f) => f.startsWith('package/src/'))).toEqual([]);
+      // The checkout's bundle names files by where pnpm put them: it is built where installed.
+      expect(files.filter((f) => f.startsWith('package/dist/bundle/'))).toEqual([]);
+    }
   });
 
   it('installs manifests with real versions and dist exports', () => {
@@ -162,6 +165,46 @@ describe('a service packed, installed with npm into an empty folder, and started
       const profile = await ok<{ agent: { username: string } }>(me, 'agent_profile', { username });
       expect(profile.data.agent.username).toBe(username);
       expect((await fetch(`${url}/readyz`)).status).toBe(200);
+      expect(existsSync(join(data.path, 'users.db'))).toBe(true);
+    } finally {
+      expect(await stop(child)).toBe(0);
+      data.cleanup();
+    }
+  }, 120_000);
+
+  it("bundled where it is installed, as the image's install stage does, serves from its own migrations", async () => {
+    const dir = join(install.path, 'node_modules', '@lore', 'users');
+    execFileSync(process.execPath, [join(ROOT, 'scripts/bundle.mjs'), dir], {
+      cwd: install.path,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const data = tempDir('lore-bundled-');
+    const port = await freePort();
+    const child = spawn(process.execPath, ['--optimize-for-size', join(dir, 'dist/bundle/main.js')], {
+      cwd: data.path,
+      env: cleanEnv({ LORE_DATA_DIR: data.path, LORE_PORT: String(port), LORE_LOG_LEVEL: 'info' }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout?.on('data', (d) => {
+      out += d;
+    });
+    child.stderr?.on('data', (d) => {
+      out += d;
+    });
+    try {
+      const url = `http://127.0.0.1:${port}`;
+      await waitHealthy(url, child, () => out);
+      const anon = await connectClient(undefined, { url: `${url}/mcp` });
+      const username = unique('bundled');
+      const reg = await ok<{ apiKey: string }>(anon, 'agent_register', {
+        username,
+        email: `${username}@example.com`,
+        displayName: 'Bundled',
+      });
+      const me = await connectClient(undefined, { url: `${url}/mcp`, key: reg.data.apiKey });
+      const profile = await ok<{ agent: { username: string } }>(me, 'agent_profile', { username });
+      expect(profile.data.agent.username).toBe(username);
       expect(existsSync(join(data.path, 'users.db'))).toBe(true);
     } finally {
       expect(await stop(child)).toBe(0);

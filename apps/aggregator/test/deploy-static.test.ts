@@ -36,6 +36,8 @@ describe('every server package installs and runs alone', () => {
         default: './dist/index.js',
       });
       expect(pkg.files).toContain('dist');
+      // The checkout's bundle is not packed: the image bundles where it installs.
+      expect(pkg.files).toContain('!dist/bundle');
       expect(read(`${s.dir}/src/main.ts`).startsWith('#!/usr/bin/env node\n')).toBe(true);
       const tsdown = read(`${s.dir}/tsdown.config.ts`);
       // dist/index.js and dist/main.js; a service may also build a testing entry for other services'
@@ -119,7 +121,7 @@ describe('the Dockerfile', () => {
     for (const name of [...SERVICE_NAMES, 'aggregator']) expect(text).toContain(name);
   });
 
-  it('runs as a non-root user, on 8080 and all interfaces, with a HEALTHCHECK on /healthz and node dist/main.js', () => {
+  it('runs as a non-root user, on 8080 and all interfaces, with a HEALTHCHECK on /healthz and node dist/bundle/main.js', () => {
     const user = runtime.find((l) => l.startsWith('USER '));
     expect(user).toMatch(/^USER [1-9]\d*:[1-9]\d*$/);
     expect(runtime.join('\n')).toMatch(/LORE_HOST=0\.0\.0\.0/);
@@ -127,9 +129,38 @@ describe('the Dockerfile', () => {
     expect(runtime).toContain('EXPOSE 8080');
     const health = runtime.find((l) => l.startsWith('HEALTHCHECK'));
     expect(health).toMatch(/CMD \["node", "-e", .*\/healthz/);
-    expect(runtime.at(-1)).toBe('CMD ["node", "--optimize-for-size", "dist/main.js"]');
+    expect(runtime.at(-1)).toBe('CMD ["node", "--optimize-for-size", "dist/bundle/main.js"]');
     // Nothing from the build stage but the installed /app.
     expect(runtime.filter((l) => l.startsWith('COPY'))).toEqual(['COPY --from=install /app /app']);
+  });
+
+  it('bundles the installed server in the install stage with the catalog esbuild, and ships no esbuild', () => {
+    const build = stages[0] ?? [];
+    const install = stages[1] ?? [];
+    expect(build.find((l) => l.includes('scripts/pack.ts'))).toMatch(
+      /cp scripts\/bundle\.mjs \/packs\/bundle\.mjs/,
+    );
+    const catalog = /^ {2}esbuild: (\S+)$/m.exec(
+      read('pnpm-workspace.yaml').split(/^catalog:$/m)[1] ?? '',
+    )?.[1];
+    expect(catalog).toBeTruthy();
+    expect(install).toContain(`ARG ESBUILD_VERSION=${catalog}`);
+    const run = install.find((l) => l.startsWith('RUN ') && l.includes('bundle.mjs')) ?? '';
+    expect(run).toMatch(/npm install --prefix \/bundler .*"esbuild@\$\{ESBUILD_VERSION\}"/);
+    // After the tarballs are installed, in place, then the bundler removed.
+    const order = [
+      'npm install --omit=dev',
+      'npm install --prefix /bundler',
+      'node /bundler/bundle.mjs /app',
+      'rm -rf /bundler',
+      'test -f dist/bundle/main.js',
+    ];
+    const at = order.map((part) => run.indexOf(part));
+    expect(
+      at.every((i) => i >= 0),
+      run,
+    ).toBe(true);
+    expect([...at].sort((a, b) => a - b)).toEqual(at);
   });
 
   it('leaves dependencies, builds, data and secrets out of the build context', () => {
