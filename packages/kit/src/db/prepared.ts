@@ -6,9 +6,14 @@ import { LRUCache } from 'lru-cache';
 export type ReadArg = string | number | bigint | null | Buffer;
 export type RawRow = Record<string, unknown>;
 
+/**
+ * A libsql statement, always handed its arguments as one array: libsql takes a lone object
+ * argument (a Buffer too) for named parameters, and its native side aborts the process on a blob
+ * there.
+ */
 interface Statement {
-  all(...args: ReadArg[]): unknown[];
-  get(...args: ReadArg[]): unknown;
+  all(args: ReadArg[]): unknown[];
+  get(args: ReadArg[]): unknown;
 }
 
 export interface PreparedReadStats {
@@ -32,7 +37,11 @@ const MAX_STATEMENTS = 128;
 export class PreparedReads {
   readonly stats: PreparedReadStats = { hits: 0, misses: 0, dropped: 0 };
   #connection: InstanceType<typeof Libsql> | undefined;
-  readonly #statements = new LRUCache<string, Statement>({ max: MAX_STATEMENTS });
+  /** Statements by SQL text, one cache for `get` and one for `all` (see `#run`). */
+  readonly #statements = {
+    get: new LRUCache<string, Statement>({ max: MAX_STATEMENTS }),
+    all: new LRUCache<string, Statement>({ max: MAX_STATEMENTS }),
+  };
 
   constructor(
     private readonly client: Client,
@@ -45,13 +54,13 @@ export class PreparedReads {
       const rs = await this.client.execute({ sql, args: args as InValue[] });
       return rs.rows.map((row) => Object.fromEntries(rs.columns.map((c, i) => [c, row[i]])));
     }
-    return this.#run(sql, (s) => s.all(...args) as RawRow[]);
+    return this.#run('all', sql, (s) => s.all(args) as RawRow[]);
   }
 
   /** The first row the SELECT returns, if any. */
   async get(sql: string, args: ReadArg[] = []): Promise<RawRow | undefined> {
     if (this.path === undefined) return (await this.all(sql, args))[0];
-    return this.#run(sql, (s) => s.get(...args) as RawRow | undefined);
+    return this.#run('get', sql, (s) => s.get(args) as RawRow | undefined);
   }
 
   /**
@@ -61,28 +70,35 @@ export class PreparedReads {
    */
   async dataVersion(): Promise<number | undefined> {
     if (this.path === undefined) return undefined;
-    return this.#run('pragma data_version', (s) => Number((s.get() as RawRow).data_version));
+    return this.#run('get', 'pragma data_version', (s) => Number((s.get([]) as RawRow).data_version));
   }
 
   close(): void {
-    this.#statements.clear();
+    this.#statements.get.clear();
+    this.#statements.all.clear();
     this.#connection?.close();
     this.#connection = undefined;
   }
 
-  #run<T>(sql: string, run: (s: Statement) => T): T {
-    let stmt = this.#statements.get(sql);
+  /**
+   * Runs `sql` on its statement for `mode`. A statement serves `get` or `all`, never both: libsql's
+   * `get` after an `all` (or an unfinished `iterate`) of the same statement returns that earlier
+   * run's first row, whatever the new arguments.
+   */
+  #run<T>(mode: 'get' | 'all', sql: string, run: (s: Statement) => T): T {
+    const statements = this.#statements[mode];
+    let stmt = statements.get(sql);
     if (stmt) this.stats.hits++;
     else {
       this.stats.misses++;
       this.#connection ??= new Libsql(this.path!, { readonly: true });
-      stmt = this.#connection.prepare<ReadArg[]>(sql);
-      this.#statements.set(sql, stmt);
+      stmt = this.#connection.prepare<ReadArg[]>(sql) as unknown as Statement;
+      statements.set(sql, stmt);
     }
     try {
       return run(stmt);
     } catch (err) {
-      this.#statements.delete(sql);
+      statements.delete(sql);
       this.stats.dropped++;
       throw err;
     }
