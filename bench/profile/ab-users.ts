@@ -3,7 +3,7 @@
  * `agent_profile` under autocannon, interleaved round by round: req/s and CPU per call of each,
  * and B/A per round.
  *
- *   npx tsx --conditions=development bench/profile/ab-users.ts <rootA> <rootB> [rounds=4] [seconds=6] [entry=packages/users/dist/main.js]
+ *   npx tsx --conditions=development bench/profile/ab-users.ts <rootA> <rootB> [rounds=4] [seconds=6] [entry=packages/users/dist/bundle/main.js]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +15,7 @@ import { registerAgent } from '../suites/protocol.js';
 const [rootA, rootB] = [process.argv[2]!, process.argv[3]!];
 const rounds = Number(process.argv[4] ?? 4);
 const seconds = Number(process.argv[5] ?? 6);
-const entry = process.argv[6] ?? 'packages/users/dist/main.js';
+const entry = process.argv[6] ?? 'packages/users/dist/bundle/main.js';
 // AB_ENTRY_B: another server for B (the all-in-one against the users service, in one checkout).
 const entries = [entry, process.env.AB_ENTRY_B ?? entry];
 const dir = mkdtempSync(join(tmpdir(), 'lore-ab-'));
@@ -28,7 +28,7 @@ const env = {
 // AB_DISTRIBUTED_B=1: B is the aggregator in distributed mode in front of a users service of its own.
 const upstreamB = process.env.AB_DISTRIBUTED_B
   ? await start(
-      join(rootB, 'packages/users/dist/main.js'),
+      join(rootB, 'packages/users/dist/bundle/main.js'),
       [],
       { ...env, LORE_PORT: '0', LORE_DATA_DIR: join(dir, 'upstream') },
       /"url":"(http[^"]+)"/,

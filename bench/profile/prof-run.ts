@@ -3,7 +3,7 @@
  * (autocannon, 50 connections; start-up excluded), written to <outDir>/<name>.cpuprofile by
  * the bench's profile hook; summarise it with summarize.ts.
  *
- *   npx tsx --conditions=development bench/profile/prof-run.ts <outDir> [seconds=8] [entry=apps/aggregator/dist/main.js]
+ *   npx tsx --conditions=development bench/profile/prof-run.ts <outDir> [seconds=8] [entry=apps/aggregator/dist/bundle/main.js]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +13,7 @@ import { registerAgent } from '../suites/protocol.js';
 
 const outDir = process.argv[2]!;
 const seconds = Number(process.argv[3] ?? 8);
-const entry = process.argv[4] ?? 'apps/aggregator/dist/main.js';
+const entry = process.argv[4] ?? 'apps/aggregator/dist/bundle/main.js';
 const aio = entry.includes('aggregator');
 const dir = mkdtempSync(join(tmpdir(), 'lore-prof-'));
 const env = {
@@ -25,7 +25,7 @@ const env = {
 // PROF_DISTRIBUTED=1: the aggregator in distributed mode in front of a users service of its own.
 const upstream = process.env.PROF_DISTRIBUTED
   ? await start(
-      join(ROOT, 'packages/users/dist/main.js'),
+      join(ROOT, 'packages/users/dist/bundle/main.js'),
       [],
       { ...env, LORE_PORT: '0', LORE_DATA_DIR: join(dir, 'users') },
       /"url":"(http[^"]+)"/,

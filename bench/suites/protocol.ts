@@ -18,10 +18,10 @@ import {
 } from '../lib.js';
 import { GROUPS, groupProfile } from '../profile/groups.js';
 
-// Lore's rungs run the compiled JavaScript, as `pnpm start`, `pnpm lore` and the image do (built
-// first when stale); every rung, baselines included, runs with the same node flags.
-const users = join(ROOT, 'packages/users/dist/main.js');
-const lore = join(ROOT, 'apps/aggregator/dist/main.js');
+// Lore's rungs run the bundled JavaScript, as `pnpm start`, `pnpm lore` and the image do (built
+// and bundled first when stale); every rung, baselines included, runs with the same node flags.
+const users = join(ROOT, 'packages/users/dist/bundle/main.js');
+const lore = join(ROOT, 'apps/aggregator/dist/bundle/main.js');
 // The CPU breakdown profiles the same servers from their TypeScript sources: the compiled bundles
 // put the kit's modules into one file, which a profile cannot tell apart (auth, rate limits, db…).
 const usersSource = join(ROOT, 'packages/users/src/main.ts');
