@@ -211,8 +211,8 @@ describe('the bundled all-in-one (apps/aggregator/dist/bundle/main.js start)', (
   }, 60_000);
 
   it('`lore docs ingest <url>` crawls a site (the crawler chunk and its external parsers)', async () => {
-    // The tool refuses loopback addresses; the command takes LORE_CRAWL_ALLOW_PRIVATE. Not
-    // spawnSync: the site is served from this process.
+    // The site is on loopback, crawled with LORE_CRAWL_ALLOW_PRIVATE. Not spawnSync: the site is
+    // served from this process.
     const r = await run(
       process.execPath,
       [join(ROOT, 'apps/aggregator/dist/bundle/main.js'), 'docs', 'ingest', siteUrl, '--source', 'pottery'],

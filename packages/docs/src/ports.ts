@@ -43,6 +43,8 @@ export interface DocsPorts {
   ownDocs(): Promise<void>;
   /** Handles that may ingest (LORE_DOCS_OPERATORS; by default the node's owner). */
   operators: Pick<ReadonlySet<string>, 'has'>;
+  /** Whether docs_ingest may crawl loopback, private and link-local addresses (LORE_CRAWL_ALLOW_PRIVATE). */
+  crawlAllowPrivate: boolean;
 }
 
 export const tool = toolsFor<DocsPorts>();

@@ -127,6 +127,7 @@ export async function createDocsService(
       LORE_DOCS_OPERATORS: config.LORE_DOCS_OPERATORS,
       LORE_DATA_DIR: deps.config.LORE_DATA_DIR,
     }),
+    crawlAllowPrivate: config.LORE_CRAWL_ALLOW_PRIVATE,
   };
   return createService({
     name: 'docs',

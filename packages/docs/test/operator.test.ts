@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Client, call, ok, tempDir } from '@lore/kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDocs, writeTree } from './helpers.js';
+import { listen, startDocs, writeTree } from './helpers.js';
 
 interface Corpora {
   corpora: Array<{ source: string; documents: number; chunks: number; updateTime: string }>;
@@ -101,5 +101,57 @@ describe('the operator on a fresh install, with LORE_DOCS_OPERATORS unset', () =
     writeFileSync(join(docs.deps.config.LORE_DATA_DIR, 'owner.handle'), 'owner_n1\n');
     expect((await ok<Corpora>(other, 'docs_corpora')).data.operator).toBe(true);
     expect((await ok<Corpora>(owner, 'docs_corpora')).data.operator).toBe(false);
+  });
+});
+
+describe('an operator crawling an address on this machine or its network', () => {
+  let site: Awaited<ReturnType<typeof listen>>;
+  const html = (title: string) =>
+    `<html><head><title>${title}</title></head><body><main><h1>${title}</h1><p>${'Gears mesh quietly. '.repeat(30)}</p></main></body></html>`;
+  beforeAll(async () => {
+    site = await listen((req, res) => {
+      const path = new URL(req.url ?? '/', 'http://x').pathname;
+      if (path !== '/docs/') {
+        res.writeHead(404);
+        res.end();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(html('Gears'));
+    });
+  });
+  afterAll(async () => {
+    await site.close();
+  });
+
+  it('is refused by default, naming the setting', async () => {
+    const docs = await startDocs({ LORE_DOCS_OPERATORS: 'opal' });
+    try {
+      const r = await call(await docs.client('opal'), 'docs_ingest', { inputs: [`${site.url}/docs/`] });
+      const text = JSON.stringify(r);
+      expect(text).toMatch(/private or loopback address \(127\.0\.0\.1\)/);
+      expect(text).toContain('LORE_CRAWL_ALLOW_PRIVATE=true');
+      expect((await ok<Corpora>(await docs.client('reader'), 'docs_corpora')).data.documents).toBe(0);
+    } finally {
+      await docs.close();
+    }
+  });
+
+  it('is crawled when the service is started with LORE_CRAWL_ALLOW_PRIVATE=true', async () => {
+    const docs = await startDocs({ LORE_DOCS_OPERATORS: 'opal', LORE_CRAWL_ALLOW_PRIVATE: 'true' });
+    try {
+      const r = await ok<{ added: number }>(await docs.client('opal'), 'docs_ingest', {
+        inputs: [`${site.url}/docs/`],
+        source: 'gears',
+      });
+      expect(r.data.added).toBe(1);
+      const found = await ok<{ results: unknown[] }>(await docs.client('reader'), 'search_documents', {
+        query: 'gears mesh',
+        corpus: 'gears',
+      });
+      expect(found.data.results.length).toBeGreaterThan(0);
+    } finally {
+      await docs.close();
+    }
   });
 });

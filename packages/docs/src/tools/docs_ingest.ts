@@ -23,7 +23,10 @@ export const docsIngest = tool({
     try {
       summary = await ingestInputs(ports.ingest, input.inputs, {
         ...(input.source ? { source: input.source } : {}),
-        ...(input.maxPages ? { crawl: { maxPages: input.maxPages } } : {}),
+        crawl: {
+          allowPrivate: ports.crawlAllowPrivate,
+          ...(input.maxPages ? { maxPages: input.maxPages } : {}),
+        },
         onFetch: (url, fetched, queued) =>
           void progress(0, undefined, `fetched ${fetched} of ${queued}: ${url}`),
         onProgress: (done, total) => void progress(done, total, `${done} of ${total} documents`),
