@@ -51,6 +51,23 @@ async function waitHealthy(url: string, child: ChildProcess, log: () => string) 
   throw new Error(`lore-users did not become healthy:\n${log()}`);
 }
 
+/** A server started on `port` with its own data directory, its output kept for failures. */
+function serve(command: string, args: string[], cwd: string, dataDir: string, port: number) {
+  const child = spawn(command, args, {
+    cwd,
+    env: cleanEnv({ LORE_DATA_DIR: dataDir, LORE_PORT: String(port), LORE_LOG_LEVEL: 'info' }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout?.on('data', (d) => {
+    out += d;
+  });
+  child.stderr?.on('data', (d) => {
+    out += d;
+  });
+  return { child, output: () => out };
+}
+
 function stop(child: ChildProcess): Promise<number | null> {
   if (child.exitCode !== null) return Promise.resolve(child.exitCode);
   return new Promise((resolve) => {
@@ -135,22 +152,11 @@ describe('a service packed, installed with npm into an empty folder, and started
   it('serves its tools over HTTP with its own database: agent_register through a real MCP client', async () => {
     const data = tempDir('lore-alone-');
     const port = await freePort();
-    const child = spawn(bin, [], {
-      cwd: install.path,
-      env: cleanEnv({ LORE_DATA_DIR: data.path, LORE_PORT: String(port), LORE_LOG_LEVEL: 'info' }),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout?.on('data', (d) => {
-      out += d;
-    });
-    child.stderr?.on('data', (d) => {
-      out += d;
-    });
+    const { child, output } = serve(bin, [], install.path, data.path, port);
     try {
       const url = `http://127.0.0.1:${port}`;
-      await waitHealthy(url, child, () => out);
-      expect(out).toContain('"bus":"memory"');
+      await waitHealthy(url, child, output);
+      expect(output()).toContain('"bus":"memory"');
       const anon = await connectClient(undefined, { url: `${url}/mcp` });
       const username = unique('alone');
       const reg = await ok<{ apiKey: string }>(anon, 'agent_register', {
@@ -180,21 +186,16 @@ describe('a service packed, installed with npm into an empty folder, and started
     });
     const data = tempDir('lore-bundled-');
     const port = await freePort();
-    const child = spawn(process.execPath, ['--optimize-for-size', join(dir, 'dist/bundle/main.js')], {
-      cwd: data.path,
-      env: cleanEnv({ LORE_DATA_DIR: data.path, LORE_PORT: String(port), LORE_LOG_LEVEL: 'info' }),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout?.on('data', (d) => {
-      out += d;
-    });
-    child.stderr?.on('data', (d) => {
-      out += d;
-    });
+    const { child, output } = serve(
+      process.execPath,
+      ['--optimize-for-size', join(dir, 'dist/bundle/main.js')],
+      data.path,
+      data.path,
+      port,
+    );
     try {
       const url = `http://127.0.0.1:${port}`;
-      await waitHealthy(url, child, () => out);
+      await waitHealthy(url, child, output);
       const anon = await connectClient(undefined, { url: `${url}/mcp` });
       const username = unique('bundled');
       const reg = await ok<{ apiKey: string }>(anon, 'agent_register', {
