@@ -99,7 +99,9 @@ describe('received query lifecycle', () => {
         (p) => p?.status === 'answered',
       );
       expect(tries).toBe(3);
-      expect(decided.filter((x) => x.d.queryId === id).map((x) => x.d.outcome)).toEqual(['accepted']);
+      const outcomes = async () => decided.filter((x) => x.d.queryId === id).map((x) => x.d.outcome);
+      await eventually(outcomes, (o) => o.length > 0);
+      expect(await outcomes()).toEqual(['accepted']);
     } finally {
       delete n.hooks.beforeRetrieve;
       n.verdicts.delete('bob');
@@ -189,7 +191,10 @@ describe('received query lifecycle', () => {
       );
       expect((await requested(bob.q))[id]!.decision.reason).toBe('held by the test condition');
       expect((await peerOf(id))?.status).toBe('sent');
-      expect(decided.filter((x) => x.d.queryId === id).map((x) => x.d.outcome)).toEqual(['held']);
+      // The decision is announced from the outbox once its transaction committed: wait for it.
+      const outcomes = async () => decided.filter((x) => x.d.queryId === id).map((x) => x.d.outcome);
+      await eventually(outcomes, (o) => o.length > 0);
+      expect(await outcomes()).toEqual(['held']);
       await ok(bob.q, 'cqListRequestedQueries', { status: 'held' });
       await n.decide({
         queryId: id,
