@@ -6,13 +6,13 @@
  * the bundle's text itself: every external and every original-file URL it names exists, and no
  * dependency is left reading `import.meta.url` or `__dirname` of the bundle.
  */
-import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join, resolve } from 'node:path';
 import { type Client, connectClient, makePdf, ok } from '@lore/kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT } from './helpers.js';
+import { ROOT, type Spawned, spawnNode } from './helpers.js';
 
 const BINS = [
   'apps/aggregator',
@@ -21,60 +21,20 @@ const BINS = [
   ),
 ];
 
-interface Running {
-  child: ChildProcess;
-  out: () => string;
-  stop(): Promise<void>;
-}
-
 /** Starts `node --optimize-for-size <bundle>` as the image and `pnpm start` do. */
-async function startBundle(
+function startBundle(
   bundle: string,
   args: string[],
   env: Record<string, string>,
-  ready: RegExp,
-): Promise<Running> {
-  const child = spawn(process.execPath, ['--optimize-for-size', join(ROOT, bundle), ...args], {
+  urlPattern: RegExp,
+): Promise<Spawned> {
+  return spawnNode(
+    join(ROOT, bundle),
+    args,
+    { NATS_URL: '', LORE_PORT: '0', LORE_RATE_LIMITS: 'false', MALLOC_ARENA_MAX: '2', ...env },
     // Not the checkout: nothing may depend on the working directory.
-    cwd: env.LORE_DATA_DIR,
-    env: {
-      ...process.env,
-      NATS_URL: '',
-      LORE_PORT: '0',
-      LORE_RATE_LIMITS: 'false',
-      MALLOC_ARENA_MAX: '2',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (d) => {
-    out += d;
-  });
-  child.stderr!.on('data', (d) => {
-    out += d;
-  });
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${bundle} did not start:\n${out}`)), 90_000);
-    const check = () => {
-      if (!ready.test(out)) return;
-      clearTimeout(timer);
-      resolve();
-    };
-    child.stdout!.on('data', check);
-    child.stderr!.on('data', check);
-    child.once('exit', (code) => reject(new Error(`${bundle} exited (${code}):\n${out}`)));
-  });
-  return {
-    child,
-    out: () => out,
-    async stop() {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
+    { nodeArgs: ['--optimize-for-size'], urlPattern, timeoutMs: 90_000, cwd: env.LORE_DATA_DIR },
+  );
 }
 
 /** A command's exit code and output, without blocking this process's event loop. */
@@ -102,7 +62,7 @@ beforeAll(() => {
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('the bundled all-in-one (apps/aggregator/dist/bundle/main.js start)', () => {
-  let lore: Running;
+  let lore: Spawned;
   let owner: Client;
   let site: Server;
   let siteUrl: string;
@@ -120,7 +80,7 @@ describe('the bundled all-in-one (apps/aggregator/dist/bundle/main.js start)', (
       },
       /Lore is running at (\S+)/,
     );
-    const url = /Lore is running at (\S+)/.exec(lore.out())![1]!;
+    const url = lore.url;
     owner = await connectClient(undefined, {
       url,
       key: readFileSync(join(dataDir, 'owner.key'), 'utf8').trim(),
@@ -148,7 +108,7 @@ describe('the bundled all-in-one (apps/aggregator/dist/bundle/main.js start)', (
   }, 120_000);
   afterAll(async () => {
     await owner?.close();
-    await lore?.stop();
+    await lore?.kill('SIGTERM');
     site?.close();
   });
 
@@ -157,11 +117,11 @@ describe('the bundled all-in-one (apps/aggregator/dist/bundle/main.js start)', (
       expect(existsSync(join(dataDir, `${db}.db`))).toBe(true);
     const me = await ok<{ agent: { username: string } }>(owner, 'agent_profile', { username: 'owner' });
     expect(me.data.agent.username).toBe('owner');
-    expect(lore.out()).toContain(join(ROOT, 'apps/aggregator/dist/bundle/main.js'));
+    expect(lore.output()).toContain(join(ROOT, 'apps/aggregator/dist/bundle/main.js'));
   });
 
   it("serves the console's own assets, found beside the aggregator's dist/", async () => {
-    const base = new URL(/Lore is running at (\S+)/.exec(lore.out())![1]!);
+    const base = new URL(lore.url);
     for (const name of ['console.css', 'console.js']) {
       const r = await fetch(new URL(`/console/assets/${name}`, base));
       expect(r.status, name).toBe(200);
@@ -244,7 +204,7 @@ describe('a bundled service alone (packages/users/dist/bundle/main.js, as the im
       /"url":"(http[^"]+)"/,
     );
     try {
-      const url = /"url":"(http[^"]+)"/.exec(users.out())![1]!;
+      const url = users.url;
       const anon = await connectClient(undefined, { url });
       const reg = await ok<{ apiKey: string }>(anon, 'agent_register', {
         username: 'potter',
@@ -258,7 +218,7 @@ describe('a bundled service alone (packages/users/dist/bundle/main.js, as the im
       await potter.close();
       expect(existsSync(join(dataDir, 'users.db'))).toBe(true);
     } finally {
-      await users.stop();
+      await users.kill('SIGTERM');
     }
   }, 120_000);
 });

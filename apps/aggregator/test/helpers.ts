@@ -20,7 +20,7 @@ export interface Spawned {
 }
 
 /** Start a TypeScript entry with tsx and wait for the line that names its URL. */
-export async function spawnTs(
+export function spawnTs(
   entry: string,
   args: string[],
   env: Record<string, string | undefined>,
@@ -29,7 +29,35 @@ export async function spawnTs(
   /** Sees the output so far each time the process writes, before the URL line appears. */
   progress?: (output: string) => void,
 ): Promise<Spawned> {
-  const child = spawn(process.execPath, ['--conditions=development', '--import', tsxLoader, entry, ...args], {
+  return spawnNode(entry, args, env, {
+    nodeArgs: ['--conditions=development', '--import', tsxLoader],
+    urlPattern,
+    timeoutMs,
+    ...(progress ? { progress } : {}),
+  });
+}
+
+export interface SpawnNodeOptions {
+  /** Node's own arguments, before the entry. */
+  nodeArgs?: string[];
+  /** The line that names the URL; its first group is the URL. */
+  urlPattern?: RegExp;
+  timeoutMs?: number;
+  /** Sees the output so far each time the process writes, before the URL line appears. */
+  progress?: (output: string) => void;
+  /** Working directory (default: this process's). */
+  cwd?: string;
+}
+
+/** Start a JavaScript (or, with a loader in `nodeArgs`, TypeScript) entry and wait for its URL line. */
+export async function spawnNode(
+  entry: string,
+  args: string[],
+  env: Record<string, string | undefined>,
+  { nodeArgs = [], urlPattern = /listening (\S+)/, timeoutMs = 30_000, progress, cwd }: SpawnNodeOptions = {},
+): Promise<Spawned> {
+  const child = spawn(process.execPath, [...nodeArgs, entry, ...args], {
+    ...(cwd ? { cwd } : {}),
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
