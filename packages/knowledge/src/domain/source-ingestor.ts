@@ -92,15 +92,17 @@ export class SourceIngestor {
       const taken: PreparedPart[] = [];
       const first = await stream.next(INSERT_BATCH);
       if (first) taken.push(first);
-      if (this.adding > 1) {
-        // Another source is on its way in: its writes overlap this one's parse already, and
-        // the write turn is not held while the parser thread works.
+      // The source gathered whole first, then written in one go.
+      const whole = async () => {
         const { parts } = await stream.all();
         return {
           ...(await this.write(agent, doc, share, stream, listed([...taken, ...parts]), null)),
           vectors: 0,
         };
-      }
+      };
+      // Another source is on its way in: its writes overlap this one's parse already, and the
+      // write turn is not held while the parser thread works.
+      if (this.adding > 1) return await whole();
       let given = 0;
       let waited = 0;
       const streamed = async (): Promise<PreparedPart | null> => {
@@ -118,11 +120,7 @@ export class SourceIngestor {
       } catch (err) {
         if (err !== PARSER_LATE) throw err;
         // Rolled back: the source is written once the parser thread is done with it.
-        const { parts } = await stream.all();
-        return {
-          ...(await this.write(agent, doc, share, stream, listed([...taken, ...parts]), null)),
-          vectors: 0,
-        };
+        return await whole();
       }
     } finally {
       this.adding--;
