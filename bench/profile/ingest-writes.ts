@@ -7,12 +7,17 @@
  * work it only defers.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '@lore/kit';
 import { type PreparedPart, streamSource } from '../../packages/knowledge/src/domain/prepare-source.js';
 import { Corpus } from '../corpus.js';
 
+// libsql itself (a dependency of the kit), to set the page size on an empty file.
+const Sqlite = createRequire(import.meta.resolve('@lore/kit'))('libsql') as new (
+  path: string,
+) => { exec(sql: string): void; close(): void };
 const n = Number(process.argv[2] ?? 100);
 const rounds = Number(process.argv[3] ?? 2);
 const corpus = new Corpus(1234);
@@ -46,7 +51,16 @@ const VARIANTS: Record<string, string[]> = {
   'crisismerge 64': [fts('crisismerge', 64)],
   'pgsz 8000': [fts('pgsz', 8000)],
   'wal_autocheckpoint 4000': ['PRAGMA wal_autocheckpoint = 4000'],
+  'wal_autocheckpoint 0 (none: what checkpoints cost the commits)': ['PRAGMA wal_autocheckpoint = 0'],
   'cache_size 8 MiB': ['PRAGMA cache_size = -8192'],
+  // Set before the tables are created (see PRE): a page size only takes on an empty database.
+  'page_size 8192': [],
+  'page_size 16384': [],
+};
+/** Statements run before the tables are created. */
+const PRE: Record<string, string[]> = {
+  'page_size 8192': ['PRAGMA page_size = 8192', 'PRAGMA journal_mode = WAL'],
+  'page_size 16384': ['PRAGMA page_size = 16384', 'PRAGMA journal_mode = WAL'],
 };
 const chosen = process.argv[4] ? process.argv[4].split(',') : Object.keys(VARIANTS);
 const cpu = (since: NodeJS.CpuUsage) => {
@@ -54,8 +68,14 @@ const cpu = (since: NodeJS.CpuUsage) => {
   return c.user + c.system;
 };
 
-async function run(setup: string[]): Promise<string> {
+async function run(setup: string[], pre: string[] = []): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'ingest-writes-'));
+  if (pre.length) {
+    // On the empty file, before any connection of the pool opens it.
+    const raw = new Sqlite(join(dir, 'k.db'));
+    for (const s of pre) raw.exec(s);
+    raw.close();
+  }
   const db = await openDatabase({ url: `file:${join(dir, 'k.db')}`, schema: {} });
   await db.$client.executeMultiple(DDL);
   // On the writer connection (a batch runs there), where the ingest's writes go.
@@ -63,9 +83,12 @@ async function run(setup: string[]): Promise<string> {
   let chunkUs = 0;
   let ftsUs = 0;
   let commitUs = 0;
+  let wallMs = 0;
+  const commitMs: number[] = [];
   let k = 0;
   for (let s = 0; s < n; s++) {
     const { pieces, terms } = prepared[s]!;
+    const w0 = performance.now();
     const tx = await db.$client.transaction('write');
     let c = process.cpuUsage();
     const rows = pieces.map((p, j) => [`s${s}`, 'a1', p.index, p.heading, p.text, terms[j]!.length, null]);
@@ -83,17 +106,26 @@ async function run(setup: string[]): Promise<string> {
     });
     ftsUs += cpu(c);
     c = process.cpuUsage();
+    const m0 = performance.now();
     await tx.commit();
+    commitMs.push(performance.now() - m0);
     commitUs += cpu(c);
+    wallMs += performance.now() - w0;
     k += pieces.length;
   }
   const c = process.cpuUsage();
+  const w0 = performance.now();
   await db.$client.execute('PRAGMA wal_checkpoint(PASSIVE)');
   commitUs += cpu(c);
+  wallMs += performance.now() - w0;
   db.$client.close();
   rmSync(dir, { recursive: true, force: true });
   const per = (us: number) => (us / k).toFixed(1);
-  return `chunk rows ${per(chunkUs)}, FTS rows ${per(ftsUs)}, COMMIT ${per(commitUs)}, all ${per(chunkUs + ftsUs + commitUs)} µs CPU a chunk`;
+  commitMs.sort((a, b) => a - b);
+  const q = (f: number) =>
+    commitMs[Math.min(commitMs.length - 1, Math.floor(f * commitMs.length))]!.toFixed(2);
+  return `chunk rows ${per(chunkUs)}, FTS rows ${per(ftsUs)}, COMMIT ${per(commitUs)}, all ${per(chunkUs + ftsUs + commitUs)} µs CPU a chunk; wall ${((wallMs * 1000) / k).toFixed(1)} µs a chunk; COMMIT wall ms p50 ${q(0.5)}, p90 ${q(0.9)}, max ${q(1)}, mean ${(commitMs.reduce((a, b) => a + b, 0) / commitMs.length).toFixed(2)}`;
 }
 
-for (let r = 0; r < rounds; r++) for (const v of chosen) console.log(`${v}: ${await run(VARIANTS[v]!)}`);
+for (let r = 0; r < rounds; r++)
+  for (const v of chosen) console.log(`${v}: ${await run(VARIANTS[v]!, PRE[v])}`);
