@@ -61,7 +61,6 @@ export {
   preparedReads,
   rebuildInBackground,
   rebuildIndex,
-  rowsJson,
   tableReader,
 } from './db/index.js';
 export { TOOL_ERROR_HEADER, wireToolResult } from './direct-call.js';

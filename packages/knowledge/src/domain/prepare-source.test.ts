@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { rowsJson } from '@lore/kit';
 import { keywords, splitDocument, stem, tokenize } from '@lore/search';
 import { describe, expect, it } from 'vitest';
 import { passageText, SOURCE_KEYWORDS } from './knowledge-types.js';
-import { joinJsonArrays, jsonText, type PreparedPart, streamSource } from './prepare-source.js';
+import { type PreparedPart, streamSource } from './prepare-source.js';
 import { indexTerms } from './search-terms.js';
 
 /** What the preparation computed before its terms were stemmed in one pass (`stemmedText`). */
@@ -43,13 +42,6 @@ describe('streamSource', () => {
         expect(parts.flatMap((p) => p.lengths)).toEqual(
           before.terms.map((t) => (t ? t.split(' ').length : 0)),
         );
-        // The rows as the chunks table stores them, and the FTS terms, as JSON for json_each.
-        for (const p of parts) {
-          expect(p.rows).toBe(
-            rowsJson(p.texts.map((t, k) => [p.start + k, p.headings[k]!, t, p.lengths[k]!])),
-          );
-          expect(p.termRows).toBe(rowsJson([p.terms]).slice(1, -1));
-        }
         // Small first, then doubling: the writes start early without a statement per piece.
         expect(parts.map((p) => p.start)).toEqual(
           parts.map((_, i) => parts.slice(0, i).reduce((n, q) => n + q.texts.length, 0)),
@@ -59,23 +51,6 @@ describe('streamSource', () => {
         );
       }
     }
-  });
-
-  it('writes JSON as the kit does for insertRows, lone surrogates replaced', () => {
-    const odd = [
-      'plain',
-      'quote " and \\ backslash',
-      'lone \ud800 high',
-      'lone \udc00 low',
-      'pair 😀',
-      '\\ud800 as text',
-      '',
-    ];
-    expect(jsonText([odd])).toBe(rowsJson([odd]));
-    expect(JSON.parse(jsonText(odd))).toEqual(odd.map((t) => t.replace(/[\ud800-\udfff]/gu, '\ufffd')));
-    expect(joinJsonArrays('[1,2]', '[3]')).toBe('[1,2,3]');
-    expect(joinJsonArrays('[]', '["a"]')).toBe('["a"]');
-    expect(joinJsonArrays('["a"]', '[]')).toBe('["a"]');
   });
 
   it('indexes tokens as tokenize and stem do, whatever the characters', () => {

@@ -14,35 +14,6 @@ export interface PreparedPart {
   terms: string[];
   /** How many terms each piece has. */
   lengths: number[];
-  /**
-   * The pieces as the chunks table's rows, `[position, heading_path, text, length]`, in one
-   * JSON array (`jsonText`): what `SourceIngestor` hands SQLite's `json_each`, built here so
-   * that the service's event loop does not serialise ~100 KB a source.
-   */
-  rows: string;
-  /** The pieces' FTS terms as one JSON array of strings (`jsonText`), for the same reason. */
-  termRows: string;
-}
-
-// A lone surrogate, as JSON.stringify escapes it (paired ones it writes as they are), not
-// itself behind an escaped backslash: the kit's `rowsJson` rule.
-const LONE_SURROGATE = /(?<!\\)((?:\\\\)*)\\ud[89a-f][0-9a-f]{2}/g;
-
-/**
- * A value as JSON for SQLite's `json_each`, lone UTF-16 surrogates replaced by U+FFFD — what
- * binding the string stores (SQLite would otherwise keep invalid UTF-8, which libsql cannot
- * read back), and what the kit's `rowsJson` does for `insertRows`.
- */
-export function jsonText(value: unknown): string {
-  const json = JSON.stringify(value);
-  return json.includes('\\ud') ? json.replace(LONE_SURROGATE, '$1\\ufffd') : json;
-}
-
-/** Two JSON arrays (as `jsonText` writes them) as one. */
-export function joinJsonArrays(a: string, b: string): string {
-  if (a === '[]') return b;
-  if (b === '[]') return a;
-  return `${a.slice(0, -1)},${b.slice(1)}`;
 }
 
 /** What is known of a source once every part is sent. */
@@ -79,22 +50,15 @@ export async function streamSource(
     start < pieces.length;
     start += size, size = Math.min(MAX_PART, size * 2)
   ) {
-    const texts: string[] = [];
-    const headings: string[] = [];
-    const terms: string[] = [];
-    const lengths: number[] = [];
-    const rows: Array<[number, string, string, number]> = [];
+    const part: PreparedPart = { start, texts: [], headings: [], terms: [], lengths: [] };
     for (const p of pieces.slice(start, start + size)) {
-      const t = indexTerms(passageText(p.headingPath, p.text));
-      const heading = JSON.stringify(p.headingPath);
-      const length = termCount(t);
-      texts.push(p.text);
-      headings.push(heading);
-      terms.push(t);
-      lengths.push(length);
-      rows.push([start + rows.length, heading, p.text, length]);
+      const terms = indexTerms(passageText(p.headingPath, p.text));
+      part.texts.push(p.text);
+      part.headings.push(JSON.stringify(p.headingPath));
+      part.terms.push(terms);
+      part.lengths.push(termCount(terms));
     }
-    send({ start, texts, headings, terms, lengths, rows: jsonText(rows), termRows: jsonText(terms) });
+    send(part);
   }
   return { keywords: keywords(text, SOURCE_KEYWORDS), chunks: pieces.length };
 }

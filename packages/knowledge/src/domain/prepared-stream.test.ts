@@ -1,15 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { jsonText, type PreparedEnd, type PreparedPart } from './prepare-source.js';
+import type { PreparedEnd, PreparedPart } from './prepare-source.js';
 import { PreparedStream } from './prepared-stream.js';
 
-const part = (start: number, n: number): PreparedPart => {
-  const texts = Array.from({ length: n }, (_, k) => `text ${start + k}`);
-  const headings = Array.from({ length: n }, (_, k) => JSON.stringify([`h${start + k}`]));
-  const terms = Array.from({ length: n }, (_, k) => `term ${start + k}`);
-  const lengths = Array.from({ length: n }, () => 2);
-  const rows = texts.map((t, k) => [start + k, headings[k], t, lengths[k]]);
-  return { start, texts, headings, terms, lengths, rows: jsonText(rows), termRows: jsonText(terms) };
-};
+const part = (start: number, n: number): PreparedPart => ({
+  start,
+  texts: Array.from({ length: n }, (_, k) => `text ${start + k}`),
+  headings: Array.from({ length: n }, (_, k) => JSON.stringify([`h${start + k}`])),
+  terms: Array.from({ length: n }, (_, k) => `term ${start + k}`),
+  lengths: Array.from({ length: n }, () => 2),
+});
 
 /** A stream whose parts and end the test sends by hand. */
 function controlled() {
@@ -101,8 +100,5 @@ function merge(a: PreparedPart, b: PreparedPart): PreparedPart {
     headings: [...a.headings, ...b.headings],
     terms: [...a.terms, ...b.terms],
     lengths: [...a.lengths, ...b.lengths],
-    // The merged JSON is the JSON of the merged rows, as if sent as one part.
-    rows: jsonText([...JSON.parse(a.rows), ...JSON.parse(b.rows)]),
-    termRows: jsonText([...a.terms, ...b.terms]),
   };
 }

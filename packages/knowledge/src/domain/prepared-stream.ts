@@ -1,4 +1,4 @@
-import { joinJsonArrays, type PreparedEnd, type PreparedPart } from './prepare-source.js';
+import type { PreparedEnd, PreparedPart } from './prepare-source.js';
 
 /**
  * A source's prepared pieces as they arrive from its parser thread (`streamSource`): `next`
@@ -45,8 +45,6 @@ export class PreparedStream {
       headings: [...first.headings],
       terms: [...first.terms],
       lengths: [...first.lengths],
-      rows: first.rows,
-      termRows: first.termRows,
     };
     while (this.parts.length && merged.texts.length + this.parts[0]!.texts.length <= max) {
       const p = this.parts.shift()!;
@@ -54,8 +52,6 @@ export class PreparedStream {
       merged.headings.push(...p.headings);
       merged.terms.push(...p.terms);
       merged.lengths.push(...p.lengths);
-      merged.rows = joinJsonArrays(merged.rows, p.rows);
-      merged.termRows = joinJsonArrays(merged.termRows, p.termRows);
     }
     return merged;
   }

@@ -150,10 +150,6 @@ export class SourceIngestor {
       for (let part = await next(); part; part = await next()) {
         const { start } = part;
         for (const n of part.lengths) tokens += n;
-        if (!vectors) {
-          await writePart(tx, sourceId, agent.id, token, part);
-          continue;
-        }
         // The FTS row of a chunk shares its id, which SQLite assigns: RETURNING hands it back.
         // Built as one flat statement (`insertRowsReturning`): drizzle's insert builder mapped
         // every value of every row through its column, a tenth of the ingest's time.
@@ -162,7 +158,7 @@ export class SourceIngestor {
           'chunks',
           ['source_id', 'agent_id', 'position', 'heading_path', 'text', 'length', 'embedding'],
           part.texts.map((text, k) => {
-            const vector = vectors[start + k];
+            const vector = vectors?.[start + k];
             return [
               sourceId,
               agent.id,
@@ -175,7 +171,13 @@ export class SourceIngestor {
           }),
           'id, position',
         );
-        await insertFtsRows(tx, token, part, inserted);
+        const idAt = new Map(inserted.map((r) => [Number(r.position), Number(r.id)]));
+        await insertRows(
+          tx,
+          'chunks_fts',
+          ['rowid', 'agent', 'terms'],
+          part.terms.map((terms, k) => [idAt.get(start + k)!, token, terms]),
+        );
       }
       const { keywords: kw, chunks: count } = await stream.end();
       // Replacing a source keeps its sharing unless told otherwise: a private file re-added must not turn auto.
@@ -287,52 +289,6 @@ export class SourceIngestor {
     this.caches.forget(agent.id);
     return { source: name, chunks: removed };
   }
-}
-
-/**
- * A part's chunk rows and their FTS rows, from the JSON the parser thread built (`rows`,
- * `termRows`): the source and agent go as two parameters, the rest through `json_each`, so the
- * event loop serialises nothing. The FTS row of a chunk shares its id, which SQLite assigns
- * (RETURNING hands it back); when the ids run consecutively with the positions, as one INSERT
- * of an AUTOINCREMENT table assigns them, the FTS rows take theirs from `json_each`'s index.
- */
-async function writePart(
-  tx: Transaction,
-  sourceId: string,
-  agentId: string,
-  token: string,
-  part: PreparedPart,
-): Promise<void> {
-  const inserted = await tx.all<{ id: number; position: number }>(
-    sql`insert into chunks (source_id, agent_id, position, heading_path, text, length, embedding)
-      select ${sourceId}, ${agentId}, value->>0, value->>1, value->>2, value->>3, null
-      from json_each(${part.rows}) where true returning id, position`,
-  );
-  const first = Number(inserted[0]?.id);
-  const consecutive =
-    inserted.length === part.texts.length &&
-    inserted.every((r, k) => Number(r.id) === first + k && Number(r.position) === part.start + k);
-  if (!consecutive) return insertFtsRows(tx, token, part, inserted);
-  await tx.run(
-    sql`insert into chunks_fts (rowid, agent, terms)
-      select ${first} + key, ${token}, value from json_each(${part.termRows})`,
-  );
-}
-
-/** A part's FTS rows, each with the id its chunk row was given (`inserted`: id and position). */
-async function insertFtsRows(
-  tx: Transaction,
-  token: string,
-  part: PreparedPart,
-  inserted: Array<{ id: number; position: number }>,
-): Promise<void> {
-  const idAt = new Map(inserted.map((r) => [Number(r.position), Number(r.id)]));
-  await insertRows(
-    tx,
-    'chunks_fts',
-    ['rowid', 'agent', 'terms'],
-    part.terms.map((terms, k) => [idAt.get(part.start + k)!, token, terms]),
-  );
 }
 
 async function deleteChunks(tx: Transaction, where: SQL): Promise<void> {
