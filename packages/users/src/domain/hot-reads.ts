@@ -1,4 +1,5 @@
 import { type Database, type PreparedReads, preparedReads, type RawRow, tableReader } from '@lore/kit';
+import { getTableColumns } from 'drizzle-orm';
 import * as tables from '../tables.js';
 
 const agentsTable = tableReader(tables.agents);
@@ -27,6 +28,9 @@ type PendingTuple = [string, string, string | null, string | null, number];
  * JavaScript: an aggregate's input order is not promised without `json_group_array(... ORDER
  * BY ...)`, which SQLite has since 3.44 but a libSQL server's parser refuses.
  */
+/** The agent's columns in a profile view's row; the three lists follow. */
+const AGENT_COLUMNS = Object.keys(getTableColumns(tables.agents)).length;
+
 const profileColumns =
   agentsTable.select.replace(/ from "agents"$/, '').replace(/"([a-z_]+)"/g, 'p."$1"') +
   ', (select json_group_array(json_array(x.kind, x.summary, x.at, x.rid)) from ' +
@@ -111,22 +115,19 @@ export class HotReads {
    * agentByHandle, recentActivity, connectedHandles and pendingFor return, in one statement.
    */
   async profileView(handle: string, viewerId: string, recentLimit: number): Promise<ProfileView | undefined> {
-    const raw = await this.reads.get(SQL.profileView, [recentLimit, viewerId, handle]);
-    if (!raw) return undefined;
+    const v = await this.reads.values(SQL.profileView, [recentLimit, viewerId, handle]);
+    if (!v) return undefined;
+    const n = AGENT_COLUMNS;
     // Latest first, ties as the index holds them (the later row first), as recentActivity.
-    const recent = (JSON.parse(String(raw.recent_json)) as Array<[string, string, number, number]>).sort(
+    const recent = (JSON.parse(String(v[n])) as Array<[string, string, number, number]>).sort(
       (x, y) => y[2] - x[2] || y[3] - x[3],
     );
     // Oldest first (a stable sort keeps the statement's order among ties).
-    const connected = (JSON.parse(String(raw.connected_json)) as Array<[string, number]>).sort(
-      (x, y) => x[1] - y[1],
-    );
+    const connected = (JSON.parse(String(v[n + 1])) as Array<[string, number]>).sort((x, y) => x[1] - y[1]);
     const pending =
-      raw.pending_json === null
-        ? []
-        : (JSON.parse(String(raw.pending_json)) as PendingTuple[]).sort((x, y) => x[4] - y[4]);
+      v[n + 2] === null ? [] : (JSON.parse(String(v[n + 2])) as PendingTuple[]).sort((x, y) => x[4] - y[4]);
     return {
-      agent: agentsTable.row(raw),
+      agent: agentsTable.fromValues(v),
       recent: recent.map(([kind, summary, at]) => ({ kind, summary, at })),
       connections: connected.map(([handle]) => handle),
       pending: pending.map(([fromHandle, purpose, proposal, duration, createdAt]) => ({
