@@ -22,15 +22,15 @@ export interface ProfileView {
 
 type PendingTuple = [string, string, string | null, string | null, number];
 
+/** The agent's columns in a profile view's row; the three lists follow. */
+const AGENT_COLUMNS = Object.keys(getTableColumns(tables.agents)).length;
+
 /**
  * The agent's columns as `tableReader` selects them, then the three lists as JSON arrays of
  * arrays (see `SQL.profileView`). Each list carries its sort key and is sorted again in
  * JavaScript: an aggregate's input order is not promised without `json_group_array(... ORDER
  * BY ...)`, which SQLite has since 3.44 but a libSQL server's parser refuses.
  */
-/** The agent's columns in a profile view's row; the three lists follow. */
-const AGENT_COLUMNS = Object.keys(getTableColumns(tables.agents)).length;
-
 const profileColumns =
   agentsTable.select.replace(/ from "agents"$/, '').replace(/"([a-z_]+)"/g, 'p."$1"') +
   ', (select json_group_array(json_array(x.kind, x.summary, x.at, x.rid)) from ' +
@@ -65,9 +65,9 @@ export const SQL = {
     'order by r.created_at',
   // What a profile view reads (agent_profile), in one statement: the agent by handle and, as JSON
   // arrays, its recent activity, the handles of its connections and, when the viewer is the agent
-  // (CASE runs the subquery only then), the requests waiting for its answer. Each list is ordered
-  // as recentActivity, connectedHandles and pendingFor order theirs. One statement instead of
-  // four: one read transaction (the WAL read lock taken and released once, the four lists from
+  // (CASE runs the subquery only then), the requests waiting for its answer. Each list comes in
+  // the order recentActivity, connectedHandles and pendingFor give theirs. One statement instead of
+  // four: one read transaction (the WAL read lock taken and released once, the agent and its lists from
   // one snapshot) and one row handed to JavaScript; see BENCHMARKS.md, "2 December, the reads
   // of agent_profile".
   profileView: `${profileColumns} from agents p where p.handle = ?`,
