@@ -14,6 +14,7 @@ export type RawRow = Record<string, unknown>;
 interface Statement {
   all(args: ReadArg[]): unknown[];
   get(args: ReadArg[]): unknown;
+  raw(raw?: boolean): Statement;
 }
 
 export interface PreparedReadStats {
@@ -37,10 +38,11 @@ const MAX_STATEMENTS = 128;
 export class PreparedReads {
   readonly stats: PreparedReadStats = { hits: 0, misses: 0, dropped: 0 };
   #connection: InstanceType<typeof Libsql> | undefined;
-  /** Statements by SQL text, one cache for `get` and one for `all` (see `#run`). */
+  /** Statements by SQL text, one cache for each of `get`, `all` and `values` (see `#run`). */
   readonly #statements = {
     get: new LRUCache<string, Statement>({ max: MAX_STATEMENTS }),
     all: new LRUCache<string, Statement>({ max: MAX_STATEMENTS }),
+    values: new LRUCache<string, Statement>({ max: MAX_STATEMENTS }),
   };
 
   constructor(
@@ -64,6 +66,22 @@ export class PreparedReads {
   }
 
   /**
+   * The first row the SELECT returns, if any, as its values in the order of the SELECT list. On
+   * a local file the statement runs in libsql's raw mode: no object with a property per column
+   * is built for the row (libsql makes and sets every name through N-API, row after row), which
+   * is most of what a one-row read of many columns costs (BENCHMARKS.md, "2 December, the reads
+   * of agent_profile").
+   */
+  async values(sql: string, args: ReadArg[] = []): Promise<unknown[] | undefined> {
+    if (this.path === undefined) {
+      const rs = await this.client.execute({ sql, args: args as InValue[] });
+      const row = rs.rows[0];
+      return row && Array.from({ length: rs.columns.length }, (_, i) => row[i]);
+    }
+    return this.#run('values', sql, (s) => s.get(args) as unknown[] | undefined);
+  }
+
+  /**
    * A number that changes whenever another connection commits to the database (SQLite's
    * `PRAGMA data_version` on the read connection, which never writes), so that what a caller
    * read can be kept until then. Undefined over hrana, where there is no such signal.
@@ -76,16 +94,17 @@ export class PreparedReads {
   close(): void {
     this.#statements.get.clear();
     this.#statements.all.clear();
+    this.#statements.values.clear();
     this.#connection?.close();
     this.#connection = undefined;
   }
 
   /**
-   * Runs `sql` on its statement for `mode`. A statement serves `get` or `all`, never both: libsql's
-   * `get` after an `all` (or an unfinished `iterate`) of the same statement returns that earlier
-   * run's first row, whatever the new arguments.
+   * Runs `sql` on its statement for `mode`. A statement serves one mode only: libsql's `get` after
+   * an `all` (or an unfinished `iterate`) of the same statement returns that earlier run's first
+   * row, whatever the new arguments; and raw mode (`values`) is a setting of the statement.
    */
-  #run<T>(mode: 'get' | 'all', sql: string, run: (s: Statement) => T): T {
+  #run<T>(mode: 'get' | 'all' | 'values', sql: string, run: (s: Statement) => T): T {
     const statements = this.#statements[mode];
     let stmt = statements.get(sql);
     if (stmt) this.stats.hits++;
@@ -93,6 +112,7 @@ export class PreparedReads {
       this.stats.misses++;
       this.#connection ??= new Libsql(this.path!, { readonly: true });
       stmt = this.#connection.prepare<ReadArg[]>(sql) as unknown as Statement;
+      if (mode === 'values') stmt.raw(true);
       statements.set(sql, stmt);
     }
     try {
@@ -111,7 +131,12 @@ export class PreparedReads {
  */
 export function tableReader<T extends Table>(
   table: T,
-): { select: string; row(raw: RawRow): T['$inferSelect'] } {
+): {
+  select: string;
+  row(raw: RawRow): T['$inferSelect'];
+  /** The row from values in the order of `select` (PreparedReads.values), starting at `start`. */
+  fromValues(values: readonly unknown[], start?: number): T['$inferSelect'];
+} {
   const columns = Object.entries(getTableColumns(table)) as Array<[string, Column]>;
   const select = `select ${columns.map(([, c]) => `"${c.name}"`).join(', ')} from "${getTableName(table)}"`;
   return {
@@ -120,6 +145,15 @@ export function tableReader<T extends Table>(
       const out: Record<string, unknown> = {};
       for (const [key, col] of columns) {
         const v = raw[col.name];
+        out[key] = v === null || v === undefined ? null : col.mapFromDriverValue(v);
+      }
+      return out as T['$inferSelect'];
+    },
+    fromValues(values, start = 0) {
+      const out: Record<string, unknown> = {};
+      for (let i = 0; i < columns.length; i++) {
+        const [key, col] = columns[i]!;
+        const v = values[start + i];
         out[key] = v === null || v === undefined ? null : col.mapFromDriverValue(v);
       }
       return out as T['$inferSelect'];

@@ -13,7 +13,7 @@ import { AgentKeyRotated, AgentRegistered, AgentUpdated } from '@lore/schema/use
 import { and, desc, eq, gte, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import * as tables from '../tables.js';
 import { rankAgents, type SearchCriteria, type SearchFit } from './agent-search.js';
-import { HotReads } from './hot-reads.js';
+import { HotReads, type ProfileView } from './hot-reads.js';
 import { NetworkCards } from './network-cards.js';
 import { mergeCapabilities, NO_CAPABILITIES, normalizeSkills, normalizeTags, toProfile } from './profile.js';
 import { cardProfile } from './search.js';
@@ -98,6 +98,14 @@ export class AgentRepository {
 
   async byId(id: string): Promise<Row | undefined> {
     return this.hot.agentById(id);
+  }
+
+  /**
+   * What agent_profile shows of the agent with this handle: the agent, its recent activity, its
+   * connections and, when the viewer is the agent, the requests waiting for its answer.
+   */
+  async profileView(handle: string, viewerId: string, recentLimit = 5): Promise<ProfileView | undefined> {
+    return this.hot.profileView(handle, viewerId, recentLimit);
   }
 
   async byHandleOrId(ref: string): Promise<Row | undefined> {

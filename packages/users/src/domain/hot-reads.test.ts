@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import * as t from '../tables.js';
 import { AgentRepository } from './agents.js';
 import { ConnectionRepository } from './connections.js';
-import { HotReads } from './hot-reads.js';
+import { HotReads, SQL } from './hot-reads.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../../migrations', import.meta.url));
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -117,5 +117,98 @@ describe.each([
     // A revoked key is not live, as soon as the revocation commits.
     await db.update(t.apiKeys).set({ revokedAt: 1 }).where(sql`key_hash = ${keyRow!.keyHash}`);
     expect(await hot.liveKey(keyRow!.keyHash)).toBeUndefined();
+  }, 30_000);
+
+  it('profileView returns what the separate reads return, in one statement', async () => {
+    const db = await open();
+    cleanups.push(() => db.$client.close());
+    const outbox = new Outbox(
+      db,
+      new MemoryBus(),
+      { node: 'n', service: 'users' },
+      createLogger({ name: 't', level: 'silent' }),
+    );
+    const agents = new AgentRepository(db, outbox, 'n');
+    const connections = new ConnectionRepository(db, outbox);
+    const reg = async (h: string) => {
+      const r = await agents.register({ username: h, email: `${h}@example.com`, displayName: h } as never);
+      return { id: r.profile.id, handle: h, key: r.apiKey };
+    };
+    const [me, ann, bob, cy, dee] = [
+      await reg('me'),
+      await reg('ann'),
+      await reg('bob'),
+      await reg('cy'),
+      await reg('dee'),
+    ];
+    await connections.request(me, ann, { purpose: 'pair' });
+    await connections.request(ann, me, { purpose: 'pair' });
+    await connections.request(dee, me, { purpose: 'pair' });
+    await connections.request(me, dee, { purpose: 'pair' });
+    // Text that JSON has to escape, and a null proposal, go through as they are.
+    const odd = 'say "hi"\\n\tthen\nleave — ✓ 🚀 \u0001';
+    await connections.request(bob, me, { purpose: odd, proposal: 'a review', duration: '1 week' });
+    await connections.request(cy, me, { purpose: 'ask' });
+    // Seven activities, some at the same instant: the five latest, ties in the same order.
+    await db.insert(t.activity).values(
+      Array.from({ length: 7 }, (_, i) => ({
+        eventId: `e${i}`,
+        agentId: me.id,
+        kind: i % 2 ? 'post' : 'dm',
+        summary: i === 3 ? odd : `s${i}`,
+        at: 100 + Math.floor(i / 2),
+      })),
+    );
+    const hot = new HotReads(db);
+    const separate = async (handle: string, viewer: string) => {
+      const agent = await hot.agentByHandle(handle);
+      if (!agent) return undefined;
+      return {
+        agent,
+        recent: (await hot.recentActivity(agent.id, 5)).map(({ kind, summary, at }) => ({
+          kind,
+          summary,
+          at,
+        })),
+        connections: await hot.connectedHandles(agent.id),
+        pending:
+          viewer === agent.id
+            ? (await hot.pendingFor(agent.id)).map(
+                ({ fromHandle, purpose, proposal, duration, createdAt }) => ({
+                  fromHandle,
+                  purpose,
+                  proposal,
+                  duration,
+                  createdAt,
+                }),
+              )
+            : [],
+      };
+    };
+
+    const own = await hot.profileView('me', me.id, 5);
+    expect(own).toEqual(await separate('me', me.id));
+    expect(own?.recent.map((r) => r.summary)).toEqual(['s6', 's5', 's4', odd, 's2']);
+    expect(own?.connections).toHaveLength(2);
+    expect(own?.pending.map((p) => [p.fromHandle, p.purpose, p.proposal])).toEqual([
+      ['bob', odd, 'a review'],
+      ['cy', 'ask', null],
+    ]);
+    // Another viewer: no requests; another agent; nobody.
+    expect(await hot.profileView('me', ann.id, 5)).toEqual(await separate('me', ann.id));
+    expect((await hot.profileView('me', ann.id, 5))?.pending).toEqual([]);
+    expect(await hot.profileView('cy', me.id, 5)).toEqual(await separate('cy', me.id));
+    expect(await hot.profileView('nobody', me.id, 5)).toBeUndefined();
+
+    // Every part is found through an index: no table is scanned.
+    const plan = await db.$client.execute({
+      sql: `explain query plan ${SQL.profileView}`,
+      args: [5, me.id, 'me'],
+    });
+    const details = plan.rows.map((r) => String(r.detail));
+    expect(details.some((d) => d.startsWith('SEARCH p USING INDEX agents_handle_unique'))).toBe(true);
+    expect(details.some((d) => /^SEARCH activity USING INDEX activity_agent_at/.test(d))).toBe(true);
+    // (`SCAN x` is the five activities the subquery found.)
+    expect(details.filter((d) => d.startsWith('SCAN') && d !== 'SCAN x')).toEqual([]);
   }, 30_000);
 });

@@ -22,13 +22,13 @@ export const agentProfile = tool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   rateClass: 'read',
   async handler({ username }, { ports, agent }) {
-    const row = await ports.agents.byHandle(username);
-    if (!row) throw notFound(`No agent named @${username}.`, { field: 'username' });
+    // One read: the agent, its activity, its connections and (on its own profile) the requests
+    // waiting for it, from one snapshot.
+    const view = await ports.agents.profileView(username, agent.id);
+    if (!view) throw notFound(`No agent named @${username}.`, { field: 'username' });
+    const { agent: row, recent, connections, pending } = view;
     const p = toProfile(row);
-    const recent = await ports.agents.recentActivity(row.id);
-    const connections = await ports.connections.connectedHandles(row.id);
     const own = agent.id === row.id;
-    const pending = own ? await ports.connections.pendingFor(row.id) : [];
     const now = ports.now();
     const caps = CAPABILITY_NAMES.map(
       (c) => `${p.capabilities[c] ? '✓' : '✗'} ${c.replace(/^can_/, '').replace(/_/g, ' ')}`,

@@ -1,0 +1,70 @@
+import { fileURLToPath } from 'node:url';
+import { createLogger, type Database, MemoryBus, Outbox, openDatabase, preparedReads } from '@lore/kit';
+import { tempDir } from '@lore/kit/testing';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ActivityLog } from '../domain/activity.js';
+import { AgentRepository } from '../domain/agents.js';
+import { ConnectionRepository } from '../domain/connections.js';
+import type { UsersPorts } from '../ports.js';
+import * as t from '../tables.js';
+import { agentProfile } from './agent_profile.js';
+
+const MIGRATIONS = fileURLToPath(new URL('../../migrations', import.meta.url));
+const dir = tempDir();
+afterAll(() => dir.cleanup());
+
+describe('agent_profile', () => {
+  it('reads the profile in one statement, and sees a commit made since the last view', async () => {
+    const db: Database<typeof t> = await openDatabase({
+      url: `file:${dir.path}/users.db`,
+      schema: t,
+      migrationsFolder: MIGRATIONS,
+    });
+    const outbox = new Outbox(
+      db,
+      new MemoryBus(),
+      { node: 'n', service: 'users' },
+      createLogger({ name: 't', level: 'silent' }),
+    );
+    const agents = new AgentRepository(db, outbox, 'n');
+    const connections = new ConnectionRepository(db, outbox);
+    const reg = async (h: string) => {
+      const r = await agents.register({ username: h, email: `${h}@example.com`, displayName: h } as never);
+      return { id: r.profile.id, handle: h, node: 'n' };
+    };
+    const [me, ann] = [await reg('me'), await reg('ann')];
+    await connections.request(ann, me, { purpose: 'pair up' });
+    const ports = {
+      agents,
+      connections,
+      activity: new ActivityLog(db),
+      now: Date.now,
+    } as unknown as UsersPorts;
+    const view = async (username: string, agent: { id: string }) => {
+      const reads = preparedReads(db).stats;
+      const before = reads.hits + reads.misses;
+      const out = (await agentProfile.handler({ username }, { ports, agent } as never)) as {
+        data: { connections: string[]; pendingRequests?: Array<{ from: string }>; recentActivity: unknown[] };
+      };
+      return { out, reads: reads.hits + reads.misses - before };
+    };
+
+    const own = await view('me', me);
+    expect(own.reads).toBe(1);
+    expect(own.out.data.pendingRequests?.map((r) => r.from)).toEqual(['ann']);
+    const theirs = await view('me', ann);
+    expect(theirs.reads).toBe(1);
+    expect(theirs.out.data.pendingRequests).toBeUndefined();
+
+    // Nothing is kept between calls: the next view shows what was committed in between.
+    await connections.request(me, ann, { purpose: 'pair up' });
+    await db
+      .insert(t.activity)
+      .values({ eventId: 'e1', agentId: me.id, kind: 'post', summary: 'hello', at: 1 });
+    const after = await view('me', me);
+    expect(after.out.data.connections).toEqual(['ann']);
+    expect(after.out.data.pendingRequests).toEqual([]);
+    expect(after.out.data.recentActivity).toHaveLength(1);
+    db.$client.close();
+  });
+});
