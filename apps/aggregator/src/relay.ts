@@ -10,6 +10,7 @@ import { SERVER_INFO_META_KEY as SERVER_INFO } from '@modelcontextprotocol/serve
 import type { Dispatcher, Pool } from 'undici';
 import type { Aggregator, Route } from './aggregator.js';
 import { deadlines } from './deadlines.js';
+import { CallerView } from './forward.js';
 import { withRetries } from './retries.js';
 import type { Upstream } from './upstream.js';
 
@@ -143,15 +144,10 @@ export async function createRelay(aggregator: Aggregator, log: Logger): Promise<
         }),
       );
     };
-    // Read only if an attempt fails: building the caller's signal costs a controller.
-    const caller = {
-      get aborted() {
-        return req.signal.aborted;
-      },
-    };
     try {
       // The same policy as the full MCP exchange's calls: backoff with jitter, within the deadline.
-      return await withRetries(policy, route.retryable, run, caller, log, deadline);
+      // The caller's signal is read only if an attempt fails (building it costs a controller).
+      return await withRetries(policy, route.retryable, run, new CallerView(req), log, deadline);
     } catch (err) {
       if (req.signal.aborted) {
         outcome = 'cancelled';
