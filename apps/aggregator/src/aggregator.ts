@@ -11,6 +11,7 @@ import type {
   ResourceTemplateType,
   Tool,
 } from '@modelcontextprotocol/server';
+import type { ForwardContext } from './context.js';
 import { type ForwardSettings, forward, type Route, unavailable } from './forward.js';
 import type { AggregatorMetrics } from './metrics.js';
 import { assignNames, type NamedTool } from './naming.js';
@@ -309,14 +310,13 @@ export class Aggregator implements McpBackend {
       if (down) return this.unavailableResult(down, name);
       throw unknownTool(name);
     }
-    const forwarded = (traceparent: string | undefined) =>
-      forward(this.forwarding, name, route, args, call, {
-        ...(call.ip ? { ip: call.ip } : {}),
-        token: call.token,
-        requestId: call.requestId,
-        ...(traceparent ? { traceparent } : {}),
-        ...(call.notify ? { notify: call.notify } : {}),
-      });
+    const forwarded = (traceparent: string | undefined) => {
+      const ctx: ForwardContext = { token: call.token, requestId: call.requestId };
+      if (call.ip) ctx.ip = call.ip;
+      if (traceparent) ctx.traceparent = traceparent;
+      if (call.notify) ctx.notify = call.notify;
+      return forward(this.forwarding, name, route, args, call, ctx);
+    };
     // In process, with no span recorded, the hop has no span of its own: the service's span,
     // a child of the caller's, is the call's (its trace id is the caller's all the same).
     if (route.upstream.opts.backend && !spansExported()) return forwarded(call.traceparent);

@@ -2,11 +2,13 @@ import {
   createBus,
   createLogger,
   type EventBus,
+  type Lane,
   type Logger,
   type LoreConfig,
   loadNodeIdentity,
   NatsInsecureError,
   natsAccess,
+  relayLane,
 } from '@lore/kit';
 import type { Hono } from 'hono';
 import { Aggregator } from './aggregator.js';
@@ -22,6 +24,8 @@ import { readUpstreams, type UpstreamConfig } from './upstream-config.js';
 export interface Distributed {
   aggregator: Aggregator;
   app: Hono;
+  /** Relayed tools/calls answered from the socket, past the app (serve it with `serveHttp(app, config, port, lane)`). */
+  lane?: Lane;
   log: Logger;
   close(): Promise<void>;
 }
@@ -135,6 +139,9 @@ export async function startDistributed(
   return {
     aggregator,
     app,
+    ...(relay
+      ? { lane: relayLane({ config, relay: relay.relay, takes: (tool) => !!aggregator.relayRoute(tool) }) }
+      : {}),
     log,
     async close() {
       await consoleParts.close();

@@ -6,6 +6,7 @@ import {
   SERVER_INFO_META_KEY as SERVER_INFO,
 } from '@modelcontextprotocol/server';
 import { type ForwardContext, forwardContext } from './context.js';
+import { callInProcess } from './in-process-call.js';
 import type { AggregatorMetrics } from './metrics.js';
 import { type RetrySettings, tooLarge, withRetries } from './retries.js';
 import type { Upstream } from './upstream.js';
@@ -64,17 +65,28 @@ export async function forward(
   const log = () =>
     (callLog ??= s.log.child({ requestId: call.requestId, tool: name, upstream: upstream.name }));
   const deadline = Date.now() + s.retry.deadlineMs;
+  const backend = upstream.opts.backend;
   // Each attempt of a read-only tool may take what is left of the deadline at most, so a hung
   // read is given up on at the deadline rather than after attempts × the upstream's timeout. An
   // idempotent write (an upload being parsed) keeps the upstream's own timeout for each attempt.
+  const limit = upstream.opts.timeoutMs ?? 60_000;
+  // An in-process backend is handed the caller's call as it is (no options it would not read).
+  const attempt = backend
+    ? () =>
+        callInProcess(
+          backend,
+          upstream.name,
+          route.original,
+          args,
+          { info: call, forward: ctx },
+          route.readOnly ? Math.max(1, Math.min(limit, deadline - Date.now())) : limit,
+        )
+    : () => forwardContext.run(ctx, send);
   const send = () =>
     upstream.call(route.original, args, {
       info: call,
       forward: ctx,
-      ...(route.readOnly
-        ? { timeoutMs: Math.max(1, Math.min(upstream.opts.timeoutMs ?? 60_000, deadline - Date.now())) }
-        : {}),
-      // Read only by an upstream over HTTP: an in-process backend takes the caller's call as it is.
+      ...(route.readOnly ? { timeoutMs: Math.max(1, Math.min(limit, deadline - Date.now())) } : {}),
       get signal() {
         return call.signal;
       },
@@ -83,16 +95,10 @@ export async function forward(
       ...(call.requestState !== undefined ? { requestState: call.requestState } : {}),
       ...(call.clientCapabilities ? { clientCapabilities: call.clientCapabilities } : {}),
     });
-  // An in-process backend is handed the caller directly; the MCP client's fetch reads it from the context.
-  const attempt = upstream.opts.backend ? send : () => forwardContext.run(ctx, send);
+  // Over HTTP the MCP client's fetch reads the caller from the context.
   let outcome = 'ok';
   try {
-    const aborted = {
-      get aborted() {
-        return call.signal.aborted;
-      },
-    };
-    const result = await withRetries(s.retry, route.retryable, attempt, aborted, log, deadline);
+    const result = await withRetries(s.retry, route.retryable, attempt, new CallerView(call), log, deadline);
     // The client talks to the aggregator: it names itself, not the upstream behind it.
     const meta = (result as { _meta?: Record<string, unknown> })._meta;
     if (meta && SERVER_INFO in meta) {
@@ -120,5 +126,13 @@ export async function forward(
     return unavailable(s.healthIntervalMs, upstream, name, (err as Error).message);
   } finally {
     s.metrics?.record(upstream.name, name, outcome, (performance.now() - t0) / 1000);
+  }
+}
+
+/** Whether the caller has gone, read from its signal only when asked (after a failed attempt). */
+export class CallerView {
+  constructor(private readonly call: { readonly signal: AbortSignal }) {}
+  get aborted(): boolean {
+    return this.call.signal.aborted;
   }
 }

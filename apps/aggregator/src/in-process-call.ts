@@ -36,7 +36,8 @@ export async function callInProcess(
     }
     return abort.signal;
   };
-  // Field by field: copying the caller's call with a spread would read its signal.
+  // Field by field: copying the caller's call with a spread would read its signal. The optional
+  // fields are set only when present, each in place (no object per field, as spreads would make).
   const call: CallInfo = {
     token: ctx ? ctx.token : info.token,
     era: info.era,
@@ -46,15 +47,15 @@ export async function callInProcess(
     },
     sampling: info.sampling,
     progress: info.progress,
-    ...(ctx?.traceparent ? { traceparent: ctx.traceparent } : {}),
-    ...(info.ip !== undefined ? { ip: info.ip } : {}),
-    ...(info.inputResponses !== undefined ? { inputResponses: info.inputResponses } : {}),
-    ...(info.requestState !== undefined ? { requestState: info.requestState } : {}),
-    ...(info.meta !== undefined ? { meta: info.meta } : {}),
-    ...(info.clientCapabilities !== undefined ? { clientCapabilities: info.clientCapabilities } : {}),
-    ...(info.elicitation !== undefined ? { elicitation: info.elicitation } : {}),
-    ...(info.notify !== undefined ? { notify: info.notify } : {}),
   };
+  if (ctx?.traceparent) call.traceparent = ctx.traceparent;
+  if (info.ip !== undefined) call.ip = info.ip;
+  if (info.inputResponses !== undefined) call.inputResponses = info.inputResponses;
+  if (info.requestState !== undefined) call.requestState = info.requestState;
+  if (info.meta !== undefined) call.meta = info.meta;
+  if (info.clientCapabilities !== undefined) call.clientCapabilities = info.clientCapabilities;
+  if (info.elicitation !== undefined) call.elicitation = info.elicitation;
+  if (info.notify !== undefined) call.notify = info.notify;
   let cancel: (() => void) | undefined;
   try {
     // One promise settled by whichever comes first, the backend's answer or the timeout.

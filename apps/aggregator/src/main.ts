@@ -132,7 +132,12 @@ async function start(argv: string[]) {
   } else {
     let http: Awaited<ReturnType<typeof serveHttp>>;
     try {
-      http = await serveHttp(lore.app, config, port ?? config.LORE_PORT);
+      http = await serveHttp(
+        lore.app,
+        config,
+        port ?? config.LORE_PORT,
+        'lane' in lore ? lore.lane : undefined,
+      );
     } catch (err) {
       await lore.close();
       throw err;

@@ -1,6 +1,7 @@
 import {
   type Logger,
   nextTraceparent,
+  type RelayAnswer,
   type RelayRequest,
   TOOL_ERROR_HEADER,
   wireToolResult,
@@ -9,6 +10,7 @@ import { SERVER_INFO_META_KEY as SERVER_INFO } from '@modelcontextprotocol/serve
 import type { Dispatcher, Pool } from 'undici';
 import type { Aggregator, Route } from './aggregator.js';
 import { deadlines } from './deadlines.js';
+import { CallerView } from './forward.js';
 import { withRetries } from './retries.js';
 import type { Upstream } from './upstream.js';
 
@@ -41,8 +43,17 @@ function isToolsCall(body: unknown): body is JsonRpcCall {
 
 export interface Relay {
   /** Answers a tools/call, or returns undefined for the full MCP exchange to answer it. */
-  relay(req: RelayRequest): Promise<Response | undefined>;
+  relay(req: RelayRequest): Promise<RelayAnswer | undefined>;
   close(): Promise<void>;
+}
+
+/** What a relay sends to one service: its pool, where, and the headers every call to it carries. */
+interface Target {
+  pool: Pool;
+  origin: string;
+  path: string;
+  /** Configured headers and the fixed ones of a relayed 2026-07-28 tools/call. */
+  base: Record<string, string>;
 }
 
 /**
@@ -54,62 +65,59 @@ export interface Relay {
  * client's address, retries of read-only and idempotent tools, and health (a down service's
  * tools are not relayed). Everything else — 2025-11-25 sessions, other methods, upstreams that
  * are not Lore services over HTTP — takes the full MCP exchange (returns undefined).
+ *
+ * Per call it does what it must and no more: the request is parsed (by the endpoint) to route
+ * and check it, sent on over undici's `dispatch` with a handler of its own (no abort controller,
+ * no body stream, no async resource per call), and the answer's bytes are collected and renamed
+ * in place; the client's going away and the upstream's timeout abort the attempt directly.
  */
 export async function createRelay(aggregator: Aggregator, log: Logger): Promise<Relay> {
   const { Pool } = await import('undici');
   const pools = new Map<string, Pool>();
-  const poolFor = (url: URL) => {
-    let pool = pools.get(url.origin);
-    if (!pool) {
-      pool = new Pool(url.origin, { connections: 64, keepAliveTimeout: 30_000, pipelining: 1 });
-      pools.set(url.origin, pool);
+  const targets = new Map<Upstream, Target>();
+  const targetOf = (u: Upstream): Target => {
+    let t = targets.get(u);
+    if (!t) {
+      const url = new URL(u.opts.url!);
+      let pool = pools.get(url.origin);
+      if (!pool) {
+        pool = new Pool(url.origin, { connections: 64, keepAliveTimeout: 30_000, pipelining: 1 });
+        pools.set(url.origin, pool);
+      }
+      t = {
+        pool,
+        origin: url.origin,
+        path: url.pathname + url.search,
+        base: {
+          ...(u.opts.headers ?? {}),
+          'content-type': 'application/json',
+          'mcp-protocol-version': MODERN,
+          'mcp-method': 'tools/call',
+        },
+      };
+      targets.set(u, t);
     }
-    return pool;
+    return t;
   };
   const serverInfo = { ...aggregator.info };
-  const serverInfoJson = JSON.stringify(serverInfo);
+  const serverInfoBytes = Buffer.from(JSON.stringify(serverInfo));
 
-  const urls = new Map<string, URL>();
-  const urlOf = (u: Upstream) => {
-    let url = urls.get(u.opts.url!);
-    if (!url) {
-      url = new URL(u.opts.url!);
-      urls.set(u.opts.url!, url);
-    }
-    return url;
-  };
-
-  async function send(
-    route: Route,
-    req: RelayRequest,
-    body: string,
-    signal: AbortSignal,
-  ): Promise<Dispatcher.ResponseData> {
+  function send(route: Route, req: RelayRequest, body: string, attempt: Attempt): void {
     const u = route.upstream;
-    const url = urlOf(u);
+    const t = targetOf(u);
     const headers: Record<string, string> = {
-      ...(u.opts.headers ?? {}),
-      'content-type': 'application/json',
+      ...t.base,
       accept: req.headers.get('accept') ?? 'application/json, text/event-stream',
-      'mcp-protocol-version': MODERN,
-      'mcp-method': 'tools/call',
       'mcp-name': route.original,
       'x-request-id': req.extra.requestId ?? '',
       traceparent: nextTraceparent(req.extra.traceparent),
     };
     if (u.opts.forwardIdentity && req.token) headers.authorization = `Bearer ${req.token}`;
     if (req.extra.ip) headers['x-forwarded-for'] = req.extra.ip;
-    return poolFor(url).request({
-      origin: url.origin,
-      path: url.pathname + url.search,
-      method: 'POST',
-      headers,
-      body,
-      signal,
-    });
+    t.pool.dispatch({ origin: t.origin, path: t.path, method: 'POST', headers, body }, attempt);
   }
 
-  const relay = async (req: RelayRequest): Promise<Response | undefined> => {
+  const relay = async (req: RelayRequest): Promise<RelayAnswer | undefined> => {
     if (req.headers.get('mcp-protocol-version')?.trim() !== MODERN || !isToolsCall(req.body))
       return undefined;
     const name = req.body.params.name;
@@ -126,40 +134,20 @@ export async function createRelay(aggregator: Aggregator, log: Logger): Promise<
     const deadline = Date.now() + policy.deadlineMs;
     const t0 = performance.now();
     let outcome = 'ok';
-    const attempt = async () => {
-      const limit = attemptSignal(req.signal, upstream.opts.timeoutMs ?? 60_000);
-      let handedOn = false;
-      try {
-        const res = await send(route, req, body, limit.signal);
-        const type = String(res.headers['content-type'] ?? '');
-        if (
-          res.statusCode >= 500 ||
-          !(type.startsWith('application/json') || type.startsWith('text/event-stream'))
-        ) {
-          // The service, not the call, failed: what the MCP client would throw on, the same way.
-          await res.body.dump();
-          throw new Error(`HTTP ${res.statusCode}`);
-        }
-        // A stream is read after this returns: it releases the attempt's limit when it ends.
-        handedOn = !type.startsWith('application/json');
-        return await answer(
-          res,
-          id,
-          serverInfo,
-          serverInfoJson,
-          upstream.name,
-          (o) => {
-            outcome = o;
-          },
-          limit.release,
-        );
-      } finally {
-        if (!handedOn) limit.release();
-      }
+    const timeoutMs = upstream.opts.timeoutMs ?? 60_000;
+    const run = (): Promise<RelayAnswer> => {
+      const attempt = new Attempt(req, timeoutMs);
+      send(route, req, body, attempt);
+      return attempt.answer.then((a) =>
+        respond(a, id, serverInfo, serverInfoBytes, upstream.name, (o) => {
+          outcome = o;
+        }),
+      );
     };
     try {
       // The same policy as the full MCP exchange's calls: backoff with jitter, within the deadline.
-      return await withRetries(policy, route.retryable, attempt, req.signal, log, deadline);
+      // The caller's signal is read only if an attempt fails (building it costs a controller).
+      return await withRetries(policy, route.retryable, run, new CallerView(req), log, deadline);
     } catch (err) {
       if (req.signal.aborted) {
         outcome = 'cancelled';
@@ -167,8 +155,10 @@ export async function createRelay(aggregator: Aggregator, log: Logger): Promise<
       }
       outcome = 'upstream_error';
       log.warn({ upstream: upstream.name, tool: name, err: (err as Error).message }, 'upstream call failed');
-      return Response.json(
-        {
+      return {
+        status: 200,
+        headers: { 'content-type': 'application/json', [RELAYED_BY]: upstream.name },
+        body: JSON.stringify({
           jsonrpc: '2.0',
           id: req.body.id,
           // On the wire as every 2026-07-28 result is (resultType, the server named), or clients refuse it.
@@ -176,9 +166,8 @@ export async function createRelay(aggregator: Aggregator, log: Logger): Promise<
             aggregator.unavailableResult(upstream, name, (err as Error).message),
             serverInfo,
           ),
-        },
-        { headers: { [RELAYED_BY]: upstream.name } },
-      );
+        }),
+      };
     } finally {
       aggregator.recordCall(upstream.name, name, outcome, (performance.now() - t0) / 1000);
     }
@@ -188,90 +177,175 @@ export async function createRelay(aggregator: Aggregator, log: Logger): Promise<
     async close() {
       await Promise.all([...pools.values()].map((p) => p.close().catch(() => {})));
       pools.clear();
+      targets.clear();
     },
   };
 }
 
+/** What an attempt's answer is: the service's JSON, read whole, or its event stream, read as it comes. */
+type Answer =
+  | { kind: 'json'; status: number; body: Buffer; toolError: boolean }
+  | { kind: 'stream'; status: number; type: string; body: ReadableStream<Uint8Array> };
+
+const TIMEOUT = () => new DOMException('The operation was aborted due to timeout', 'TimeoutError');
+
 /**
- * One attempt's limit: aborted when the caller goes away or the upstream's timeout passes, and
- * released (its deadline dropped, listener removed) as soon as the attempt's answer has been read. Not
- * `AbortSignal.any([caller, AbortSignal.timeout(ms)])`: that leaves a timer and weakly held
- * signals behind every call until the timeout would have fired (60 s), which under load is tens
- * of thousands of them for the garbage collector to walk — the relay's slowest answers.
+ * One attempt at a service: undici's request handler (`Dispatcher.dispatch`), limited by the
+ * upstream's timeout (on the timer the attempts of the same length share, see deadlines.ts) and
+ * by the caller, whose going away aborts it. The limit is released as soon as the answer has
+ * been read, so a finished call leaves no timer and no listener behind. The answer: a JSON body
+ * collected whole, or an event stream handed on chunk by chunk (paused while the client reads
+ * slower than the service writes). A 5xx or an answer that is neither fails the attempt, as the
+ * MCP client would, so it may be retried.
  */
-export function attemptSignal(
-  caller: AbortSignal,
-  timeoutMs: number,
-): { signal: AbortSignal; release: () => void } {
-  const limit = new AbortController();
-  const onAbort = () => limit.abort(caller.reason);
-  if (caller.aborted) limit.abort(caller.reason);
-  else caller.addEventListener('abort', onAbort, { once: true });
-  // On the timer the attempts of the same length share (see deadlines.ts), not one of its own.
-  const cancel = deadlines.after(timeoutMs, () =>
-    limit.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
-  );
-  return {
-    signal: limit.signal,
-    release: () => {
-      cancel();
-      caller.removeEventListener('abort', onAbort);
-    },
-  };
+export class Attempt implements Dispatcher.DispatchHandler {
+  readonly answer: Promise<Answer>;
+  private settle!: (a: Answer) => void;
+  private fail!: (err: unknown) => void;
+  private abortRequest: ((err: Error) => void) | undefined;
+  private reason: Error | undefined;
+  private released = false;
+  private readonly cancelTimer: () => void;
+  private readonly stopListening: () => void;
+  private status = 0;
+  /** 'json', 'stream', or 'fail' (a status or type the client would refuse). */
+  private mode: 'json' | 'stream' | 'fail' = 'fail';
+  private type = '';
+  private toolError = false;
+  private chunks: Buffer[] = [];
+  private stream: ReadableStreamDefaultController<Uint8Array> | undefined;
+  private resume: (() => void) | undefined;
+
+  constructor(caller: Pick<RelayRequest, 'whenGone'>, timeoutMs: number) {
+    this.answer = new Promise<Answer>((resolve, reject) => {
+      this.settle = resolve;
+      this.fail = reject;
+    });
+    this.cancelTimer = deadlines.after(timeoutMs, () => this.abort(TIMEOUT()));
+    this.stopListening = caller.whenGone((reason) =>
+      this.abort(reason instanceof Error ? reason : new DOMException(String(reason), 'AbortError')),
+    );
+  }
+
+  /** Ends the attempt with `err` (the request is aborted when it has started, or as soon as it does). */
+  abort(err: Error): void {
+    if (this.reason) return;
+    this.reason = err;
+    this.release();
+    // Started: undici ends it and reports the error (onError). Still queued: it fails now, and
+    // is aborted as soon as undici hands it a connection.
+    if (this.abortRequest) this.abortRequest(err);
+    else this.fail(err);
+  }
+
+  /** Drops the deadline and the caller's listener. */
+  private release(): void {
+    if (this.released) return;
+    this.released = true;
+    this.cancelTimer();
+    this.stopListening();
+  }
+
+  onConnect(abort: (err?: Error) => void): void {
+    if (this.reason) abort(this.reason);
+    else this.abortRequest = abort;
+  }
+
+  onHeaders(status: number, headers: Buffer[] | string[] | null, resume: () => void): boolean {
+    this.status = status;
+    if (headers)
+      for (let i = 0; i + 1 < headers.length; i += 2) {
+        const key = headers[i]!;
+        if (key.length === 12 && key.toString().toLowerCase() === 'content-type')
+          this.type = headers[i + 1]!.toString();
+        else if (
+          key.length === TOOL_ERROR_HEADER.length &&
+          key.toString().toLowerCase() === TOOL_ERROR_HEADER
+        )
+          this.toolError = true;
+      }
+    if (status >= 500) this.mode = 'fail';
+    else if (this.type.startsWith('application/json')) this.mode = 'json';
+    else if (this.type.startsWith('text/event-stream')) this.mode = 'stream';
+    if (this.mode !== 'stream') return true;
+    this.resume = resume;
+    const body = new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => {
+          this.stream = controller;
+        },
+        pull: () => this.resume?.(),
+        cancel: (reason) => this.abort(reason instanceof Error ? reason : new Error(String(reason))),
+      },
+      { highWaterMark: 16 },
+    );
+    this.settle({ kind: 'stream', status, type: this.type, body });
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    if (this.mode === 'json') this.chunks.push(chunk);
+    else if (this.mode === 'stream' && this.stream) {
+      this.stream.enqueue(chunk);
+      return (this.stream.desiredSize ?? 1) > 0;
+    }
+    return true;
+  }
+
+  onComplete(): void {
+    this.release();
+    if (this.mode === 'json') {
+      const chunks = this.chunks;
+      this.chunks = [];
+      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+      this.settle({ kind: 'json', status: this.status, body, toolError: this.toolError });
+    } else if (this.mode === 'stream') this.stream?.close();
+    // The service, not the call, failed: what the MCP client would throw on, the same way.
+    else this.fail(new Error(`HTTP ${this.status}`));
+  }
+
+  onError(err: Error): void {
+    this.release();
+    if (this.mode === 'stream' && this.stream) this.stream.error(err);
+    else this.fail(err);
+  }
 }
 
 /** The service's answer as the client's: JSON with the aggregator named as the server, or the stream as it is. */
-async function answer(
-  res: Dispatcher.ResponseData,
+function respond(
+  a: Answer,
   id: unknown,
   info: Record<string, unknown>,
-  infoJson: string,
+  infoBytes: Buffer,
   upstream: string,
   outcome: (o: string) => void,
-  release: () => void,
-): Promise<Response> {
-  const type = String(res.headers['content-type'] ?? '');
-  if (type.startsWith('application/json')) {
-    const text = await res.body.text();
-    const renamed = renamedAnswer(text, id, infoJson);
-    if (renamed !== undefined) {
-      if (res.headers[TOOL_ERROR_HEADER] !== undefined) outcome('tool_error');
-      return new Response(renamed, {
-        status: res.statusCode,
-        headers: { 'content-type': 'application/json', [RELAYED_BY]: upstream },
-      });
-    }
-    const message = JSON.parse(text) as {
-      result?: { isError?: boolean; _meta?: Record<string, unknown> };
-    };
-    const meta = message.result?._meta;
-    if (meta && SERVER_INFO in meta) meta[SERVER_INFO] = info;
-    if (message.result?.isError) outcome('tool_error');
-    // A Response over a string: the HTTP server writes it as it is, without a stream to read.
-    return new Response(JSON.stringify(message), {
-      status: res.statusCode,
+): RelayAnswer {
+  if (a.kind === 'stream')
+    return { status: a.status, headers: { 'content-type': a.type, [RELAYED_BY]: upstream }, body: a.body };
+  const renamed = renamedAnswerBytes(a.body, id, infoBytes);
+  if (renamed !== undefined) {
+    if (a.toolError) outcome('tool_error');
+    return {
+      status: a.status,
       headers: { 'content-type': 'application/json', [RELAYED_BY]: upstream },
-    });
+      body: renamed,
+    };
   }
-  const headers = new Headers({ [RELAYED_BY]: upstream });
-  if (type) headers.set('content-type', type);
-  const stream = new ReadableStream<Uint8Array>({
-    async start(controller) {
-      try {
-        for await (const chunk of res.body) controller.enqueue(chunk as Uint8Array);
-        controller.close();
-      } catch (err) {
-        controller.error(err);
-      } finally {
-        release();
-      }
-    },
-  });
-  return new Response(type ? stream : null, { status: res.statusCode, headers });
+  const message = JSON.parse(a.body.toString()) as {
+    result?: { isError?: boolean; _meta?: Record<string, unknown> };
+  };
+  const meta = message.result?._meta;
+  if (meta && SERVER_INFO in meta) meta[SERVER_INFO] = info;
+  if (message.result?.isError) outcome('tool_error');
+  return {
+    status: a.status,
+    headers: { 'content-type': 'application/json', [RELAYED_BY]: upstream },
+    body: JSON.stringify(message),
+  };
 }
 
-const SERVER_INFO_KEY = `${JSON.stringify(SERVER_INFO)}:`;
-const META_OPEN = '"_meta":{';
+const SERVER_INFO_KEY = Buffer.from(`${JSON.stringify(SERVER_INFO)}:`);
+const META_OPEN = Buffer.from('"_meta":{');
 
 /**
  * A service's answer with the aggregator named as its server, without parsing it, when the answer
@@ -281,19 +355,27 @@ const META_OPEN = '"_meta":{';
  * can end so only where the envelope ends (in a string every quote is escaped), the identity must
  * parse as one JSON object on its own, and the result has one `_meta`: what is replaced is the
  * service's name, never what a tool wrote. Any other answer is left to the parser (`undefined`).
+ * On the answer's bytes as they came (UTF-8: an ASCII sequence found in it is that text), so the
+ * body is neither decoded nor encoded again.
  */
-export function renamedAnswer(text: string, id: unknown, infoJson: string): string | undefined {
-  const tail = `}},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
-  if (!text.endsWith(tail)) return undefined;
-  const end = text.length - tail.length;
-  const at = text.lastIndexOf(SERVER_INFO_KEY, end);
-  if (at < META_OPEN.length || !text.startsWith(META_OPEN, at - META_OPEN.length)) return undefined;
+export function renamedAnswerBytes(body: Buffer, id: unknown, info: Buffer): Buffer<ArrayBuffer> | undefined {
+  const tail = Buffer.from(`}},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`);
+  const end = body.length - tail.length;
+  if (end < 0 || body.compare(tail, 0, tail.length, end) !== 0) return undefined;
+  const at = body.lastIndexOf(SERVER_INFO_KEY, end);
+  if (at < META_OPEN.length || body.compare(META_OPEN, 0, META_OPEN.length, at - META_OPEN.length, at) !== 0)
+    return undefined;
   const start = at + SERVER_INFO_KEY.length;
   try {
-    const value: unknown = JSON.parse(text.slice(start, end));
+    const value: unknown = JSON.parse(body.toString('utf8', start, end));
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
   } catch {
     return undefined;
   }
-  return text.slice(0, start) + infoJson + text.slice(end);
+  return Buffer.concat([body.subarray(0, start), info, body.subarray(end)]);
+}
+
+/** `renamedAnswerBytes` on a text (what the tests read). */
+export function renamedAnswer(text: string, id: unknown, infoJson: string): string | undefined {
+  return renamedAnswerBytes(Buffer.from(text), id, Buffer.from(infoJson))?.toString();
 }

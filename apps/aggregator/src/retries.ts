@@ -19,7 +19,7 @@ export interface RetrySettings {
  * policy then sees that first failure as its own first attempt: the attempts, backoff and
  * deadline are those of a policy that ran every attempt.
  */
-export async function withRetries<T>(
+export function withRetries<T>(
   settings: RetrySettings,
   retryable: boolean,
   fn: () => Promise<T>,
@@ -28,19 +28,33 @@ export async function withRetries<T>(
   log: Logger | (() => Logger),
   deadline: number,
 ): Promise<T> {
-  if (!retryable || settings.attempts <= 1) return fn();
+  // The first attempt's own promise, not one of an async function around it: no promise more per call.
+  let first: Promise<T>;
+  try {
+    first = fn();
+  } catch (error) {
+    first = Promise.reject(error);
+  }
+  if (!retryable || settings.attempts <= 1) return first;
+  return first.catch((error: unknown) => retryAfter(settings, fn, signal, log, deadline, error));
+}
+
+/** The attempts after a first that failed: a cockatiel policy that sees that failure as its first attempt. */
+async function retryAfter<T>(
+  settings: RetrySettings,
+  fn: () => Promise<T>,
+  signal: Pick<AbortSignal, 'aborted'>,
+  log: Logger | (() => Logger),
+  deadline: number,
+  error: unknown,
+): Promise<T> {
   const mayRetry = (err: unknown) =>
     !signal.aborted &&
     !(err instanceof ProtocolError) &&
     !tooLarge(err) &&
     Date.now() + settings.baseDelayMs < deadline;
-  let first: { error: unknown } | undefined;
-  try {
-    return await fn();
-  } catch (error) {
-    if (!mayRetry(error)) throw error;
-    first = { error };
-  }
+  if (!mayRetry(error)) throw error;
+  let first: { error: unknown } | undefined = { error };
   const policy = retry(handleWhen(mayRetry), {
     maxAttempts: settings.attempts - 1,
     backoff: new ExponentialBackoff({ initialDelay: settings.baseDelayMs, maxDelay: settings.deadlineMs }),

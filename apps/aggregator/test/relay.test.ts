@@ -63,6 +63,31 @@ async function upstream(name: string, dir: string) {
   return { http, state, url: `${http.url}/mcp` };
 }
 
+/** A Lore endpoint whose one tool waits until its call is aborted. */
+async function slowUpstream(dir: string) {
+  let started!: () => void;
+  let aborted!: (v: boolean) => void;
+  const state = {
+    started: new Promise<void>((r) => (started = r)),
+    aborted: new Promise<boolean>((r) => (aborted = r)),
+  };
+  const backend: McpBackend = {
+    info: { name: 'lore-slow', version: '1' },
+    listTools: () => [{ name: 'wait', inputSchema: { type: 'object' } }],
+    callTool: (_tool, _args, call): Promise<CallToolResult> =>
+      new Promise((resolve) => {
+        started();
+        call.signal.addEventListener('abort', () => {
+          aborted(true);
+          resolve({ content: [] });
+        });
+      }),
+  };
+  const config = testConfig(dir);
+  const http = await serveHttp(createHttpApp({ backend, config }), config, 0);
+  return { ...state, http, url: `${http.url}/mcp` };
+}
+
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
   'io.modelcontextprotocol/clientInfo': { name: 'relay-test', version: '1' },
@@ -77,6 +102,8 @@ describe('distributed mode relays tools/call to Lore services as it is', () => {
   let agg: Distributed;
   let plain: Distributed;
   let http: HttpServerHandle;
+  /** The same aggregator served without its lane: relayed by the endpoint, through Hono. */
+  let honoHttp: HttpServerHandle;
   let plainHttp: HttpServerHandle;
 
   const start = async (relay: boolean) => {
@@ -99,7 +126,7 @@ describe('distributed mode relays tools/call to Lore services as it is', () => {
         },
       ],
     });
-    return { d, http: await serveHttp(d.app, config, 0) };
+    return { d, http: await serveHttp(d.app, config, 0, d.lane), config };
   };
 
   beforeAll(async () => {
@@ -108,12 +135,16 @@ describe('distributed mode relays tools/call to Lore services as it is', () => {
       upstream('two', dir.path),
       upstream('outside', dir.path),
     ]);
-    ({ d: agg, http } = await start(true));
+    let config: ReturnType<typeof testConfig>;
+    ({ d: agg, http, config } = await start(true));
+    expect(agg.lane).toBeDefined();
+    honoHttp = await serveHttp(agg.app, config, 0);
     ({ d: plain, http: plainHttp } = await start(false));
+    expect(plain.lane).toBeUndefined();
   }, 60_000);
 
   afterAll(async () => {
-    for (const h of [http, plainHttp, one?.http, two?.http, outside?.http]) await h?.close();
+    for (const h of [http, honoHttp, plainHttp, one?.http, two?.http, outside?.http]) await h?.close();
     await agg?.close();
     await plain?.close();
     dir.cleanup();
@@ -138,29 +169,35 @@ describe('distributed mode relays tools/call to Lore services as it is', () => {
       }),
     });
 
-  it('passes the caller, its address, the request id and the trace on, and names itself as the server', async () => {
-    const res = await post(http.url, 'whoami', {
-      authorization: 'Bearer lore_sk_relay_caller',
-      'x-request-id': 'req-relay-1',
-      'x-forwarded-for': '198.51.100.7',
-      traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
-    });
-    expect(res.status).toBe(200);
-    expect(res.headers.get(RELAYED_BY)).toBe('one');
-    const body = (await res.json()) as { id: number; result: CallToolResult };
-    expect(body.id).toBe(7);
-    const seen = body.result.structuredContent as unknown as Seen;
-    expect(seen).toMatchObject({
-      upstream: 'one',
-      tool: 'whoami',
-      token: 'lore_sk_relay_caller',
-      requestId: 'req-relay-1',
-      ip: '198.51.100.7',
-    });
-    expect(seen.traceparent).toMatch(/^00-4bf92f3577b34da6a3ce929d0e0e4736-[0-9a-f]{16}-01$/);
-    expect(seen.traceparent).not.toContain('00f067aa0ba902b7');
-    expect(body.result._meta?.['io.modelcontextprotocol/serverInfo']).toMatchObject({ name: 'lore' });
-  });
+  it.each([
+    ['its lane', () => http],
+    ['its endpoint', () => honoHttp],
+  ])(
+    'passes the caller, its address, the request id and the trace on, and names itself as the server (%s)',
+    async (_, server) => {
+      const res = await post(server().url, 'whoami', {
+        authorization: 'Bearer lore_sk_relay_caller',
+        'x-request-id': 'req-relay-1',
+        'x-forwarded-for': '198.51.100.7',
+        traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get(RELAYED_BY)).toBe('one');
+      const body = (await res.json()) as { id: number; result: CallToolResult };
+      expect(body.id).toBe(7);
+      const seen = body.result.structuredContent as unknown as Seen;
+      expect(seen).toMatchObject({
+        upstream: 'one',
+        tool: 'whoami',
+        token: 'lore_sk_relay_caller',
+        requestId: 'req-relay-1',
+        ip: '198.51.100.7',
+      });
+      expect(seen.traceparent).toMatch(/^00-4bf92f3577b34da6a3ce929d0e0e4736-[0-9a-f]{16}-01$/);
+      expect(seen.traceparent).not.toContain('00f067aa0ba902b7');
+      expect(body.result._meta?.['io.modelcontextprotocol/serverInfo']).toMatchObject({ name: 'lore' });
+    },
+  );
 
   it('renames only the tool: a prefixed name reaches its service under the service’s own name', async () => {
     const c = await connectClient(undefined, { url: `${http.url}/mcp`, key: 'lore_sk_relay_caller' });
@@ -235,5 +272,125 @@ describe('distributed mode relays tools/call to Lore services as it is', () => {
     const text = await res.text();
     expect(text).toContain('"upstream":"one"');
     expect(text).toContain('lore_sk_relay_caller');
+  });
+
+  it('hands the app a request whose body is not what its headers said, and answers as the endpoint does', async () => {
+    const send = (base: string, body: string, name = 'whoami') =>
+      fetch(`${base}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'tools/call',
+          'mcp-name': name,
+          'x-request-id': 'same',
+        },
+        body,
+      });
+    // Each hop has a span of its own: the trace contexts differ by their span ids only.
+    const same = (text: string) => text.replace(/00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]/g, 'traceparent');
+    const call = (name: string) =>
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: { name, arguments: {}, _meta: META },
+      });
+    for (const body of [
+      '{"jsonrpc":',
+      call('note'),
+      '[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]',
+    ]) {
+      const [viaLane, viaEndpoint] = await Promise.all([send(http.url, body), send(honoHttp.url, body)]);
+      expect(viaLane.status).toBe(viaEndpoint.status);
+      expect(viaLane.headers.get(RELAYED_BY)).toBe(viaEndpoint.headers.get(RELAYED_BY));
+      expect(same(await viaLane.text())).toBe(same(await viaEndpoint.text()));
+    }
+  });
+
+  it('leaves to the app a request with a header given twice, and one from a Host it refuses', async () => {
+    const headers = new Headers({
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': 'whoami',
+    });
+    headers.append('x-request-id', 'a');
+    headers.append('X-Request-Id', 'b');
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'whoami', arguments: {}, _meta: META },
+    });
+    // fetch joins repeated headers into one, and sets Host itself; a raw request does neither.
+    const { request } = await import('node:http');
+    const send = (set: (req: import('node:http').ClientRequest) => void) =>
+      new Promise<{ status: number; text: string; relayed: unknown }>((resolve, reject) => {
+        const req = request(`${http.url}/mcp`, { method: 'POST' }, (res) => {
+          let text = '';
+          res.on('data', (d) => (text += d));
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, text, relayed: res.headers[RELAYED_BY] }),
+          );
+        });
+        req.on('error', reject);
+        for (const [k, v] of headers) if (k !== 'x-request-id') req.setHeader(k, v);
+        set(req);
+        req.end(body);
+      });
+    const twice = await send((req) => req.setHeader('x-request-id', ['a', 'b']));
+    expect(twice.status).toBe(200);
+    // Relayed by the endpoint all the same, with the request id as the web Headers read it.
+    expect(twice.relayed).toBe('one');
+    expect(twice.text).toContain('"requestId":"a, b"');
+    const refused = await send((req) => req.setHeader('host', 'evil.example'));
+    expect(refused.status).toBe(403);
+    expect(refused.relayed).toBeUndefined();
+  });
+
+  it("aborts the service's call when the client goes away", async () => {
+    const slow = await slowUpstream(dir.path);
+    const config = testConfig(dir.path, { LORE_TRUSTED_PROXIES: '127.0.0.1' });
+    const d = await startDistributed(config, {
+      healthIntervalMs: 60_000,
+      upstreams: [
+        { name: 'slow', url: slow.url, kind: 'lore', forwardAuthorization: false, timeoutMs: 10_000 },
+      ],
+    });
+    const served = await serveHttp(d.app, config, 0, d.lane);
+    try {
+      const client = new AbortController();
+      const res = fetch(`${served.url}/mcp`, {
+        method: 'POST',
+        signal: client.signal,
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'tools/call',
+          'mcp-name': 'wait',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'wait', arguments: {}, _meta: META },
+        }),
+      }).then(
+        () => 'answered',
+        () => 'aborted',
+      );
+      await slow.started;
+      client.abort();
+      expect(await res).toBe('aborted');
+      expect(await slow.aborted).toBe(true);
+    } finally {
+      await served.close().catch(() => {});
+      await d.close();
+      await slow.http.close();
+    }
   });
 });

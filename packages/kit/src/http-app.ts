@@ -39,7 +39,7 @@ export interface HttpAppOptions {
    * Answers a request before the MCP endpoint does, or returns undefined to let it (the
    * distributed aggregator relays `tools/call` to the service that owns the tool).
    */
-  relay?: (call: RelayRequest) => Promise<Response | undefined>;
+  relay?: (call: RelayRequest) => Promise<RelayAnswer | undefined>;
   /**
    * Answer 2026-07-28 `tools/call` requests that need nothing but their result without an SDK
    * server per request (`direct-call.ts`). On by default; off only to compare the two answers.
@@ -52,10 +52,62 @@ export interface RelayRequest {
   body: unknown;
   /** The body as it came, when it was JSON (a relay that changes nothing sends it on as is). */
   text?: string;
-  headers: Headers;
+  headers: Pick<Headers, 'get'>;
   token: string;
   extra: AuthExtra;
-  signal: AbortSignal;
+  /** The request's abort signal: built when first read (it costs a controller), so read it only when needed. */
+  readonly signal: AbortSignal;
+  /**
+   * Calls `listener` once if the client goes away before its answer has been sent (at once if it
+   * already has); the returned function stops listening. Cheaper than a listener on `signal`: on
+   * a Node server it listens on the response's `close`, and no signal is built.
+   */
+  whenGone(listener: (reason: unknown) => void): () => void;
+}
+
+/** A relay's answer: written out as it is (the relay lane), or as a web Response (the endpoint). */
+export interface RelayAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string | Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array>;
+}
+
+export type NodeResponse = {
+  destroyed?: boolean;
+  writableFinished?: boolean;
+  once(event: 'close', listener: () => void): unknown;
+  removeListener(event: 'close', listener: () => void): unknown;
+};
+
+/** `RelayRequest.whenGone` over the Node response when there is one, else over the request's signal. */
+export function goneHook(
+  outgoing: NodeResponse | undefined,
+  request: Request,
+): (listener: (reason: unknown) => void) => () => void {
+  if (!outgoing)
+    return (listener) => {
+      const signal = request.signal;
+      if (signal.aborted) {
+        listener(signal.reason);
+        return () => {};
+      }
+      const on = () => listener(signal.reason);
+      signal.addEventListener('abort', on, { once: true });
+      return () => signal.removeEventListener('abort', on);
+    };
+  return (listener) => {
+    // The same rule as @hono/node-server's own: closed before the answer was written out.
+    const on = () => {
+      if (!outgoing.writableFinished)
+        listener(new DOMException('Client connection prematurely closed.', 'AbortError'));
+    };
+    if (outgoing.destroyed) {
+      on();
+      return () => {};
+    }
+    outgoing.once('close', on);
+    return () => outgoing.removeListener('close', on);
+  };
 }
 
 /** What a service accepts beyond the configured limit, for the aggregator's forwarding envelope. */
@@ -121,9 +173,12 @@ export function createHttpApp(opts: HttpAppOptions): Hono {
         headers: request.headers,
         token,
         extra,
-        signal: request.signal,
+        get signal() {
+          return request.signal;
+        },
+        whenGone: goneHook((c.env as { outgoing?: NodeResponse } | undefined)?.outgoing, request),
       });
-      if (relayed) return relayed;
+      if (relayed) return new Response(relayed.body, { status: relayed.status, headers: relayed.headers });
     }
     if (direct && parsedBody !== undefined && !c.req.header('mcp-session-id')) {
       const answered = await direct({ headers: request.headers, body: parsedBody, token, extra, request });

@@ -77,7 +77,7 @@ export {
   unavailable,
 } from './errors.js';
 export { formatCount, plural, preview, timeAgo } from './format.js';
-export type { HttpAppOptions, RelayRequest } from './http-app.js';
+export type { HttpAppOptions, RelayAnswer, RelayRequest } from './http-app.js';
 export { inProcessFetch } from './in-process.js';
 export type { Logger } from './logger.js';
 export { createLogger } from './logger.js';
@@ -143,6 +143,7 @@ export {
   type RateLimitStore,
   sharedRateLimitStore,
 } from './rate-limit.js';
+export { type Lane, type RelayLaneOptions, relayLane } from './relay-lane.js';
 export type { HttpServerHandle } from './serve.js';
 export { PortInUseError, parsePort, serveHttp, serveOverStdio, UsageError } from './serve.js';
 export type { LoreService, ServiceDeps, ServiceOptions } from './service.js';

@@ -1,10 +1,13 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/hono';
+import { validateHostHeader, validateOriginHeader } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { Hono } from 'hono';
 import { ConfigError, type LoreConfig } from './config.js';
 import { createMcpFactory, type McpBackend } from './mcp.js';
+import type { Lane } from './relay-lane.js';
 
 const LOCAL = ['localhost', '127.0.0.1', '[::1]'];
 
@@ -24,6 +27,8 @@ export async function serveHttp(
   app: Hono,
   config: Pick<LoreConfig, 'LORE_HOST' | 'LORE_PORT' | 'LORE_ALLOWED_HOSTS'>,
   port = config.LORE_PORT,
+  /** Requests answered before the app, once Host and Origin pass the app's own checks (see relay-lane.ts). */
+  lane?: Lane,
 ): Promise<HttpServerHandle> {
   const allowed = config.LORE_ALLOWED_HOSTS?.split(',')
     .map((s) => s.trim())
@@ -43,8 +48,33 @@ export async function serveHttp(
     guarded.use('/console/*', originValidation(hosts));
   }
   guarded.route('/', app);
+  const checked = !hosts.includes('*');
+  // The last Host seen to pass: most requests carry the same one, and its check parses a URL.
+  let goodHost: string | undefined;
+  const passes = (req: IncomingMessage) => {
+    if (!checked) return true;
+    const host = req.headers.host;
+    if (host === undefined || (host !== goodHost && !validateHostHeader(host, hosts).ok)) return false;
+    goodHost = host;
+    return validateOriginHeader(req.headers.origin, hosts).ok;
+  };
+  const createLaneServer = lane
+    ? (options: object, listener: (incoming: IncomingMessage, outgoing: ServerResponse) => void) =>
+        createServer(options, (incoming, outgoing) => {
+          const taken =
+            passes(incoming) &&
+            lane(incoming, outgoing, (request) => guarded.fetch(request, { incoming, outgoing }));
+          if (!taken) listener(incoming, outgoing);
+        })
+    : undefined;
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch: guarded.fetch, hostname: config.LORE_HOST, port }, (info: AddressInfo) => {
+    const options = {
+      fetch: guarded.fetch,
+      hostname: config.LORE_HOST,
+      port,
+      ...(createLaneServer ? { createServer: createLaneServer as unknown as typeof createServer } : {}),
+    };
+    const server = serve(options, (info: AddressInfo) => {
       const host = config.LORE_HOST.includes(':') ? `[${config.LORE_HOST}]` : config.LORE_HOST;
       resolve({
         url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${info.port}`,

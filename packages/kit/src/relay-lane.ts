@@ -1,0 +1,220 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isJsonContentType } from '@modelcontextprotocol/server';
+import { bearerToken } from './auth.js';
+import type { LoreConfig } from './config.js';
+import { clientAddress, jsonTooDeep, trustedProxies } from './edge.js';
+import type { RelayAnswer, RelayRequest } from './http-app.js';
+import type { AuthExtra } from './mcp.js';
+
+/**
+ * A way past the web framework for requests a server can answer from the socket directly:
+ * given the request once its Host and Origin have passed the same checks as every request, it
+ * returns false to leave the request to the app, or true once it has taken it (then it answers
+ * it itself, handing it to `app` when it finds it cannot after all).
+ */
+export type Lane = (
+  incoming: IncomingMessage,
+  outgoing: ServerResponse,
+  app: (request: Request) => Response | Promise<Response>,
+) => boolean;
+
+export interface RelayLaneOptions {
+  config: Pick<LoreConfig, 'LORE_TRUSTED_PROXIES' | 'LORE_MAX_BODY_BYTES' | 'LORE_MAX_JSON_DEPTH'>;
+  /** The relay (the same the endpoint is given, see `HttpAppOptions.relay`). */
+  relay: (call: RelayRequest) => Promise<RelayAnswer | undefined>;
+  /** Whether a tools/call of this tool (its Mcp-Name) is one the relay answers. */
+  takes: (tool: string) => boolean;
+}
+
+const MODERN = '2026-07-28';
+
+/**
+ * The distributed aggregator's `tools/call`s, relayed without Hono and without web Request and
+ * Response objects: on a 2026-07-28 `tools/call` whose standard headers name a tool the relay
+ * answers (no session, a JSON body of declared length within the limit, no header given twice),
+ * the body is read and parsed here, the caller taken from the request as the endpoint takes it
+ * (key, request id, trace context, client address past trusted proxies only), and the relay's
+ * answer written to the socket. Anything else is left to the app before its body is read; a
+ * body that turns out not to be what the headers said (too deep, not JSON, another tool, not a
+ * tools/call) is handed to the app as it came, which answers it as it answers every request.
+ */
+export function relayLane(opts: RelayLaneOptions): Lane {
+  const proxies = trustedProxies(opts.config.LORE_TRUSTED_PROXIES);
+  const maxBody = opts.config.LORE_MAX_BODY_BYTES;
+  const maxDepth = opts.config.LORE_MAX_JSON_DEPTH;
+  return (incoming, outgoing, app) => {
+    if (incoming.method !== 'POST' || incoming.url !== '/mcp') return false;
+    const h = incoming.headers;
+    if (h['mcp-session-id'] !== undefined || header(h['mcp-protocol-version'])?.trim() !== MODERN)
+      return false;
+    if (header(h['mcp-method'])?.trim() !== 'tools/call') return false;
+    const tool = header(h['mcp-name'])?.trim();
+    if (!tool || tool.startsWith('=?') || !opts.takes(tool)) return false;
+    if (!isJsonContentType(h['content-type'])) return false;
+    const length = Number(h['content-length']);
+    if (!(length > 0 && length <= maxBody)) return false;
+    // A header given twice is read differently by Node and by the web Headers: the app decides.
+    if (repeated(incoming.rawHeaders)) return false;
+    const chunks: Buffer[] = [];
+    incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+    incoming.once('end', () => {
+      const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+      answer(raw).catch((err) => fail(outgoing, err));
+    });
+    incoming.once('error', (err) => fail(outgoing, err));
+    return true;
+
+    async function answer(raw: Buffer): Promise<void> {
+      const text = raw.toString('utf8');
+      const body = jsonTooDeep(text, maxDepth) ? undefined : parse(text);
+      const params = (body as { params?: { name?: unknown } } | undefined)?.params;
+      if (!params || typeof params !== 'object' || params.name !== tool) return handOn(raw);
+      const extra: AuthExtra = { requestId: header(h['x-request-id']) || randomUUID() };
+      const ip = clientAddress(incoming.socket.remoteAddress, header(h['x-forwarded-for']), proxies);
+      if (ip) extra.ip = ip;
+      const tp = header(h.traceparent);
+      if (tp) extra.traceparent = tp;
+      let abort: AbortController | undefined;
+      const relayed = await opts.relay({
+        body,
+        text,
+        headers: { get: (name: string) => header(h[name.toLowerCase()]) ?? null },
+        token: bearerToken(header(h.authorization)) ?? '',
+        extra,
+        get signal() {
+          if (!abort) {
+            const controller = new AbortController();
+            abort = controller;
+            goneHook(outgoing)((reason) => controller.abort(reason));
+          }
+          return abort.signal;
+        },
+        whenGone: goneHook(outgoing),
+      });
+      if (!relayed) return handOn(raw);
+      write(outgoing, relayed.status, relayed.headers, relayed.body);
+    }
+
+    /** The request as it came, to the app. */
+    async function handOn(raw: Buffer): Promise<void> {
+      const headers = new Headers();
+      for (let i = 0; i + 1 < incoming.rawHeaders.length; i += 2)
+        headers.append(incoming.rawHeaders[i]!, incoming.rawHeaders[i + 1]!);
+      const res = await app(
+        new Request(`http://${h.host ?? 'localhost'}${incoming.url}`, {
+          method: 'POST',
+          headers,
+          body: new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength) as Uint8Array<ArrayBuffer>,
+        }),
+      );
+      const out: Record<string, string | string[]> = {};
+      res.headers.forEach((value, key) => {
+        if (key !== 'set-cookie') out[key] = value;
+      });
+      const cookies = res.headers.getSetCookie();
+      if (cookies.length) out['set-cookie'] = cookies;
+      write(outgoing, res.status, out, res.body);
+    }
+  };
+}
+
+/** A header's value as the web Headers would give it (a list joined), from Node's parsed headers. */
+function header(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v.join(', ') : v;
+}
+
+function parse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether any header name appears twice (raw names, any case). */
+function repeated(raw: string[]): boolean {
+  if (raw.length <= 2) return false;
+  const seen = new Set<string>();
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    if (seen.has(name)) return true;
+    seen.add(name);
+  }
+  return false;
+}
+
+/** The response's close before its end: the client went away (@hono/node-server's own rule). */
+function goneHook(outgoing: ServerResponse): (listener: (reason: unknown) => void) => () => void {
+  return (listener) => {
+    const on = () => {
+      if (!outgoing.writableFinished)
+        listener(new DOMException('Client connection prematurely closed.', 'AbortError'));
+    };
+    if (outgoing.destroyed) {
+      on();
+      return () => {};
+    }
+    outgoing.once('close', on);
+    return () => outgoing.removeListener('close', on);
+  };
+}
+
+function write(
+  outgoing: ServerResponse,
+  status: number,
+  headers: Record<string, string | string[]>,
+  body: string | Uint8Array | ReadableStream<Uint8Array> | null,
+): void {
+  if (body === null || typeof body === 'string' || body instanceof Uint8Array) {
+    const length = body === null ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+    headers['content-length'] = String(length);
+    outgoing.writeHead(status, headers);
+    outgoing.end(body ?? undefined);
+    return;
+  }
+  outgoing.writeHead(status, headers);
+  outgoing.flushHeaders();
+  void pump(body.getReader(), outgoing);
+}
+
+/** A web stream onto the socket as it comes, waiting while the socket is full; cancelled if the client goes. */
+async function pump(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  outgoing: ServerResponse,
+): Promise<void> {
+  const gone = () => void reader.cancel().catch(() => {});
+  outgoing.once('close', gone);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!outgoing.write(value))
+        await new Promise<void>((resolve) => {
+          const go = () => {
+            outgoing.removeListener('drain', go);
+            outgoing.removeListener('close', go);
+            resolve();
+          };
+          outgoing.once('drain', go);
+          outgoing.once('close', go);
+        });
+      if (outgoing.destroyed) return;
+    }
+    outgoing.end();
+  } catch {
+    outgoing.destroy();
+  } finally {
+    outgoing.removeListener('close', gone);
+  }
+}
+
+/** What Hono answers for an error thrown while answering: a 500, or nothing to a client that left. */
+function fail(outgoing: ServerResponse, _err: unknown): void {
+  if (outgoing.headersSent || outgoing.destroyed) {
+    outgoing.destroy();
+    return;
+  }
+  outgoing.writeHead(500, { 'content-type': 'text/plain; charset=UTF-8' });
+  outgoing.end('Internal Server Error');
+}
