@@ -95,8 +95,12 @@ export function goneHook(
       signal.addEventListener('abort', on, { once: true });
       return () => signal.removeEventListener('abort', on);
     };
+  return nodeGoneHook(outgoing);
+}
+
+/** `RelayRequest.whenGone` over a Node response: its close before its end (@hono/node-server's own rule). */
+export function nodeGoneHook(outgoing: NodeResponse): (listener: (reason: unknown) => void) => () => void {
   return (listener) => {
-    // The same rule as @hono/node-server's own: closed before the answer was written out.
     const on = () => {
       if (!outgoing.writableFinished)
         listener(new DOMException('Client connection prematurely closed.', 'AbortError'));

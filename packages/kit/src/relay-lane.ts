@@ -4,7 +4,7 @@ import { isJsonContentType } from '@modelcontextprotocol/server';
 import { bearerToken } from './auth.js';
 import type { LoreConfig } from './config.js';
 import { clientAddress, jsonTooDeep, trustedProxies } from './edge.js';
-import type { RelayAnswer, RelayRequest } from './http-app.js';
+import { nodeGoneHook, type RelayAnswer, type RelayRequest } from './http-app.js';
 import type { AuthExtra } from './mcp.js';
 
 /**
@@ -86,11 +86,11 @@ export function relayLane(opts: RelayLaneOptions): Lane {
           if (!abort) {
             const controller = new AbortController();
             abort = controller;
-            goneHook(outgoing)((reason) => controller.abort(reason));
+            nodeGoneHook(outgoing)((reason) => controller.abort(reason));
           }
           return abort.signal;
         },
-        whenGone: goneHook(outgoing),
+        whenGone: nodeGoneHook(outgoing),
       });
       if (!relayed) return handOn(raw);
       write(outgoing, relayed.status, relayed.headers, relayed.body);
@@ -142,22 +142,6 @@ function repeated(raw: string[]): boolean {
     seen.add(name);
   }
   return false;
-}
-
-/** The response's close before its end: the client went away (@hono/node-server's own rule). */
-function goneHook(outgoing: ServerResponse): (listener: (reason: unknown) => void) => () => void {
-  return (listener) => {
-    const on = () => {
-      if (!outgoing.writableFinished)
-        listener(new DOMException('Client connection prematurely closed.', 'AbortError'));
-    };
-    if (outgoing.destroyed) {
-      on();
-      return () => {};
-    }
-    outgoing.once('close', on);
-    return () => outgoing.removeListener('close', on);
-  };
 }
 
 function write(
