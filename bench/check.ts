@@ -27,7 +27,10 @@ const NOISE_BAND = 0.5;
  * Floors by target name: a higher-is-better ratio must stay above, a lower-is-better one below.
  * Met targets are their own floors; the two the all-in-one does not reach yet are held at what
  * it reaches (medians 0.77 and 1.74 in that run): the server-everything floor fails a build that
- * loses the direct exchange (0.79 without it).
+ * loses the direct exchange (0.79 without it). The distributed tail is held at what the ladder
+ * measures since the service got cheaper (4.60, 3.73 and 4.27 in three runs of 2 December): a
+ * relay that only passes bytes measures 3.64 here, so 3 is out of this machine's reach
+ * (BENCHMARKS.md, "2 December, evening").
  */
 const FLOORS: Record<string, number> = {
   'service direct / minimal SDK server, throughput': 0.6,
@@ -35,7 +38,7 @@ const FLOORS: Record<string, number> = {
   'all-in-one / SDK v1 reference server, throughput': 1.7,
   'distributed / service direct, throughput': 0.7,
   'distributed / service direct, p50 latency': 1.3,
-  'distributed p99 / its p50': 3,
+  'distributed p99 / its p50': 4.3,
 };
 
 process.env.BENCH_ROUNDS ??= '2';
