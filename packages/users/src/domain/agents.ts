@@ -267,10 +267,6 @@ export class AgentRepository {
     return { active, inactive };
   }
 
-  async recentActivity(agentId: string, limit = 5) {
-    return this.hot.recentActivity(agentId, limit);
-  }
-
   async countActiveSince(since: number): Promise<number> {
     const r = await this.db
       .select({ n: sql<number>`count(*)` })

@@ -2,7 +2,6 @@ import { conflict, type Database, type Outbox } from '@lore/kit';
 import { ConnectionMade, ConnectionRequested } from '@lore/schema/community';
 import { and, eq, sql } from 'drizzle-orm';
 import * as tables from '../tables.js';
-import { HotReads } from './hot-reads.js';
 
 const { connectionRequests, connections } = tables;
 
@@ -27,15 +26,11 @@ const pair = (x: string, y: string): [string, string] => (x < y ? [x, y] : [y, x
  * request makes the connection (an "active partnership").
  */
 export class ConnectionRepository {
-  private readonly hot: HotReads;
-
   constructor(
     private readonly db: Database<typeof tables>,
     private readonly outbox: Outbox,
     private readonly now: () => number = Date.now,
-  ) {
-    this.hot = new HotReads(db);
-  }
+  ) {}
 
   async request(
     from: Party,
@@ -105,16 +100,6 @@ export class ConnectionRepository {
       .where(and(eq(connections.a, a), eq(connections.b, b)))
       .limit(1);
     return row !== undefined;
-  }
-
-  /** Handles of the agent's connections, oldest first. */
-  async connectedHandles(agentId: string): Promise<string[]> {
-    return this.hot.connectedHandles(agentId);
-  }
-
-  /** Requests addressed to the agent that it has not answered. */
-  async pendingFor(agentId: string): Promise<Array<RequestRow & { fromHandle: string }>> {
-    return this.hot.pendingFor(agentId);
   }
 
   async count(): Promise<number> {
