@@ -170,6 +170,14 @@ export async function timeIt(
   };
 }
 
+/** How the ladder and the profile tools run a Lore server: no rate limits, no NATS, its own docs not ingested. */
+export const LADDER_ENV = {
+  LORE_RATE_LIMITS: 'false',
+  LORE_LOG_LEVEL: 'info',
+  NATS_URL: '',
+  LORE_INGEST_OWN_DOCS: 'false',
+};
+
 export const MCP_HEADERS = {
   accept: 'application/json, text/event-stream',
   'content-type': 'application/json',

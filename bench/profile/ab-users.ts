@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { measure, median, type Rung } from '../ladder.js';
-import { MCP_HEADERS, start, toolsCallBody } from '../lib.js';
+import { LADDER_ENV, MCP_HEADERS, start, toolsCallBody } from '../lib.js';
 import { registerAgent } from '../suites/protocol.js';
 
 const [rootA, rootB] = [process.argv[2]!, process.argv[3]!];
@@ -19,12 +19,7 @@ const entry = process.argv[6] ?? 'packages/users/dist/bundle/main.js';
 // AB_ENTRY_B: another server for B (the all-in-one against the users service, in one checkout).
 const entries = [entry, process.env.AB_ENTRY_B ?? entry];
 const dir = mkdtempSync(join(tmpdir(), 'lore-ab-'));
-const env = {
-  LORE_RATE_LIMITS: 'false',
-  LORE_LOG_LEVEL: 'info',
-  NATS_URL: '',
-  LORE_INGEST_OWN_DOCS: 'false',
-};
+const env = LADDER_ENV;
 // AB_DISTRIBUTED_B=1: B is the aggregator in distributed mode in front of a users service of its own.
 const upstreamB = process.env.AB_DISTRIBUTED_B
   ? await start(

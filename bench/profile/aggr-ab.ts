@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { median } from '../ladder.js';
-import { cpuMs, load, MCP_HEADERS, ROOT, start, toolsCallBody } from '../lib.js';
+import { cpuMs, LADDER_ENV, load, MCP_HEADERS, ROOT, start, toolsCallBody } from '../lib.js';
 import { registerAgent } from '../suites/protocol.js';
 
 const [entryA, entryB] = [process.argv[2]!, process.argv[3]!];
@@ -23,12 +23,7 @@ const seconds = Number(process.argv[5] ?? 5);
 const connections = Number(process.argv[6] ?? 50);
 const only = process.env.AGGR_AB_ONLY;
 const dir = mkdtempSync(join(tmpdir(), 'lore-aggr-ab-'));
-const env = {
-  LORE_RATE_LIMITS: 'false',
-  LORE_LOG_LEVEL: 'info',
-  NATS_URL: '',
-  LORE_INGEST_OWN_DOCS: 'false',
-};
+const env = LADDER_ENV;
 const SERVICE = /"url":"(http[^"]+)"/;
 const AGG = /Lore is running at (\S+)/;
 const users = await start(

@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { load, MCP_HEADERS, ROOT, start, toolsCallBody } from '../lib.js';
+import { LADDER_ENV, load, MCP_HEADERS, ROOT, start, toolsCallBody } from '../lib.js';
 import { registerAgent } from '../suites/protocol.js';
 
 const outDir = process.argv[2]!;
@@ -16,12 +16,7 @@ const seconds = Number(process.argv[3] ?? 8);
 const entry = process.argv[4] ?? 'apps/aggregator/dist/bundle/main.js';
 const aio = entry.includes('aggregator');
 const dir = mkdtempSync(join(tmpdir(), 'lore-prof-'));
-const env = {
-  LORE_RATE_LIMITS: 'false',
-  LORE_LOG_LEVEL: 'info',
-  NATS_URL: '',
-  LORE_INGEST_OWN_DOCS: 'false',
-};
+const env = LADDER_ENV;
 // PROF_DISTRIBUTED=1: the aggregator in distributed mode in front of a users service of its own.
 const upstream = process.env.PROF_DISTRIBUTED
   ? await start(

@@ -8,21 +8,22 @@
  *
  *   npx tsx --conditions=development bench/profile/relay-floor.ts [rounds=3] [seconds=8]
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cpuMs, load, MCP_HEADERS, type Proc, ROOT, start, toolsCallBody } from '../lib.js';
+import { cpuMs, LADDER_ENV, load, MCP_HEADERS, type Proc, ROOT, start, toolsCallBody } from '../lib.js';
 import { registerAgent } from '../suites/protocol.js';
 
 const rounds = Number(process.argv[2] ?? 3);
 const seconds = Number(process.argv[3] ?? 8);
+// The bundled bins, built first when stale (as the ladder does).
+if (
+  spawnSync(process.execPath, [join(ROOT, 'scripts/built.mjs')], { cwd: ROOT, stdio: 'inherit' }).status !== 0
+)
+  throw new Error('the compiled JavaScript could not be built');
 const dir = mkdtempSync(join(tmpdir(), 'lore-relay-floor-'));
-const env = {
-  LORE_RATE_LIMITS: 'false',
-  LORE_LOG_LEVEL: 'info',
-  NATS_URL: '',
-  LORE_INGEST_OWN_DOCS: 'false',
-};
+const env = LADDER_ENV;
 const procs: Proc[] = [];
 try {
   const users = await start(

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { connectClient } from '@lore/kit/testing';
 import { median, perRound, type Rung, type RungResult, runLadder, TARGETS } from '../ladder.js';
 import {
+  LADDER_ENV,
   load,
   MCP_HEADERS,
   type Proc,
@@ -135,12 +136,7 @@ async function breakdown(proc: Proc, rung: Rung, out: string, seconds: number): 
 export async function protocolSuite(opts: { seconds: number; dataDir: string }): Promise<Row[]> {
   const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
   const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
-  const env = {
-    LORE_RATE_LIMITS: 'false',
-    LORE_LOG_LEVEL: 'info',
-    NATS_URL: '',
-    LORE_INGEST_OWN_DOCS: 'false',
-  };
+  const env = LADDER_ENV;
   const procs: Proc[] = [];
   const rows: Row[] = [];
   const profDir = join(opts.dataDir, 'profiles');
