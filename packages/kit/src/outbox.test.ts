@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { MemoryBus } from './bus/memory.js';
 import { NatsBus } from './bus/nats.js';
 import type { EventBus } from './bus/types.js';
-import { openDatabase } from './db/index.js';
+import { openDatabase, outbox as outboxTable } from './db/index.js';
 import { createLogger } from './logger.js';
 import { handleOnce, Outbox } from './outbox.js';
 import { freePort, NatsServerProcess, tempDir } from './testing/index.js';
@@ -141,6 +141,52 @@ describe('outbox', () => {
     expect(applied).toBe(1);
     // A different consumer applies it for itself.
     expect(await handleOnce(db, 'consumer-b', event, async () => {})).toBe(true);
+  });
+
+  it('keeps the table bounded under a stream of events: sent rows are pruned', async () => {
+    const dir = tempDir();
+    dirs.push(dir.cleanup);
+    const db = await open(dir.path);
+    const bus = new MemoryBus();
+    let got = 0;
+    await bus.subscribe({ consumer: 'c', subjects: [Pinged.subject] }, async () => {
+      got++;
+    });
+    const outbox = new Outbox(db, bus, { node: 'n1', service: 'test' }, log, undefined, 20, {
+      keepSentMs: 0,
+      pruneEveryMs: 0,
+    });
+    outbox.start();
+    // Rounds of events: after each, the relay has sent and cleared them all, so the table is back
+    // to empty instead of holding every event ever sent.
+    for (let round = 1; round <= 4; round++) {
+      for (let batch = 0; batch < 10; batch++)
+        await outbox.transaction(async (_tx, emit) => {
+          for (let i = 0; i < 25; i++) emit(Pinged, { n: i });
+        });
+      await expect.poll(() => got, { timeout: 10_000 }).toBe(round * 250);
+      await expect.poll(() => db.$count(outboxTable), { timeout: 10_000 }).toBe(0);
+    }
+    await outbox.stop();
+  });
+
+  it('prune leaves unsent events and recent sent ones alone', async () => {
+    const dir = tempDir();
+    dirs.push(dir.cleanup);
+    const db = await open(dir.path);
+    const bus = new SwitchableBus();
+    const outbox = new Outbox(db, bus, { node: 'n1', service: 'test' }, log);
+    await outbox.transaction(async (_tx, emit) => {
+      emit(Pinged, { n: 1 });
+    });
+    await outbox.flush();
+    bus.down = true;
+    await outbox.transaction(async (_tx, emit) => {
+      emit(Pinged, { n: 2 });
+    });
+    expect(await outbox.prune(60_000)).toBe(0);
+    expect(await outbox.prune(-1)).toBe(1);
+    expect(await db.$count(outboxTable)).toBe(1);
   });
 
   it('with a real NATS server: an event written while NATS is down arrives after NATS restarts', async () => {

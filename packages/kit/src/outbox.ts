@@ -18,12 +18,24 @@ export type Emit = <E extends EventDefinition>(def: E, payload: z.input<E['paylo
 /** Events the relay reads and publishes at a time. */
 const RELAY_PAGE = 200;
 
+/**
+ * How long a sent event stays in the table, and how often the relay clears older ones. A sent row
+ * is never read again (the relay reads unsent rows only; the bus has the event), so without
+ * pruning a service's database grows with every event it ever sent.
+ */
+export interface OutboxRetention {
+  keepSentMs: number;
+  pruneEveryMs: number;
+}
+const DEFAULT_RETENTION: OutboxRetention = { keepSentMs: 3_600_000, pruneEveryMs: 600_000 };
+
 export class Outbox {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private again = false;
   private stopped = true;
   private failures = 0;
+  private lastPrune = 0;
 
   constructor(
     private readonly db: Database,
@@ -32,6 +44,7 @@ export class Outbox {
     private readonly log: Logger,
     private readonly signer?: EnvelopeSigner,
     private readonly pollMs = 1000,
+    private readonly retention: OutboxRetention = DEFAULT_RETENTION,
   ) {}
 
   /** Build a validated envelope. */
@@ -125,13 +138,13 @@ export class Outbox {
     }
   }
 
-  /** Drop sent events older than a day; the bus has them. */
-  async prune(olderThanMs = 86_400_000): Promise<void> {
-    await this.db.transaction(async (tx) => {
-      await tx
-        .delete(outbox)
-        .where(and(sql`${outbox.sentAt} is not null`, lt(outbox.sentAt, Date.now() - olderThanMs)));
-    });
+  /** Drop events sent more than `olderThanMs` ago; the bus has them. Returns how many went. */
+  async prune(olderThanMs = this.retention.keepSentMs): Promise<number> {
+    const gone = await this.db
+      .delete(outbox)
+      .where(and(sql`${outbox.sentAt} is not null`, lt(outbox.sentAt, Date.now() - olderThanMs)))
+      .returning({ seq: outbox.seq });
+    return gone.length;
   }
 
   private schedule(ms: number) {
@@ -154,6 +167,11 @@ export class Outbox {
       await this.flush();
       if (this.failures) this.log.info('outbox relay recovered');
       this.failures = 0;
+      const now = Date.now();
+      if (now - this.lastPrune >= this.retention.pruneEveryMs) {
+        this.lastPrune = now;
+        await this.prune();
+      }
     } catch (err) {
       this.failures = Math.min(this.failures + 1, 7);
       if (this.failures <= 2 || this.failures === 7)
