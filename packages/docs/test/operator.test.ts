@@ -137,6 +137,18 @@ describe('an operator crawling an address on this machine or its network', () =>
     }
   });
 
+  it('answers a sitemap on a private address with a 400 naming the input and the setting', async () => {
+    const docs = await startDocs({ LORE_DOCS_OPERATORS: 'opal' });
+    try {
+      const r = await call(await docs.client('opal'), 'docs_ingest', { inputs: [`${site.url}/sitemap.xml`] });
+      expect(r.error).toMatchObject({ code: 400, data: { field: 'inputs' } });
+      expect(r.error?.message).toMatch(/private or loopback address \(127\.0\.0\.1\)/);
+      expect(r.error?.message).toContain('LORE_CRAWL_ALLOW_PRIVATE=true');
+    } finally {
+      await docs.close();
+    }
+  });
+
   it('is crawled when the service is started with LORE_CRAWL_ALLOW_PRIVATE=true', async () => {
     const docs = await startDocs({ LORE_DOCS_OPERATORS: 'opal', LORE_CRAWL_ALLOW_PRIVATE: 'true' });
     try {

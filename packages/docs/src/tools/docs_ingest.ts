@@ -39,6 +39,9 @@ export const docsIngest = tool({
           'paths that exist or http(s) URLs',
           `Nothing could be read from the inputs: ${message}`,
         );
+      // The crawl guard's refusal is about the input the operator gave, not a fault of the server.
+      if (/private or loopback address/.test(message))
+        throw invalid('inputs', 'public http(s) URLs', `Not crawled: ${message}`);
       throw err;
     }
     const { source, added, updated, removed, unchanged, chunks, failed, skipped, seconds } = summary;
