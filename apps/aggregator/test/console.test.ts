@@ -136,3 +136,47 @@ describe('the console session cookie', () => {
     expect(r.setCookie).toEqual([]);
   });
 });
+
+describe('the console sign-in under a flood of wrong keys', () => {
+  const dir = tempDir();
+  let lore: AllInOne;
+  let http: HttpServerHandle;
+
+  beforeAll(async () => {
+    const config = testConfig(dir.path, { LORE_RATE_LIMITS: 'false', LORE_PORT: '0' });
+    lore = await startAllInOne(config, { services: [{ name: 'users', create: createUsersService }] });
+    http = await serveHttp(lore.app, config, 0);
+  }, 60_000);
+
+  afterAll(async () => {
+    await http?.close();
+    await lore?.close();
+    dir.cleanup();
+  });
+
+  it('answers 429 with a retry time once an address has failed ten times, and checks no further key', async () => {
+    const host = `127.0.0.1:${http.port}`;
+    const form = await send(http.port, '/console/sign-in', { host });
+    const pre = cookieLine(form, 'lore_console_pre')!.split(';')[0]!;
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(form.body)![1]!;
+    const attempt = (key: string) =>
+      send(http.port, '/console/sign-in', {
+        host,
+        method: 'POST',
+        headers: {
+          origin: `http://${host}`,
+          cookie: pre,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        body: new URLSearchParams({ _csrf: csrf, key }).toString(),
+      });
+    const statuses: number[] = [];
+    for (let i = 0; i < 300; i++) statuses.push((await attempt(`lore_sk_wrong${i}`)).status);
+    expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
+    // Of 300 wrong keys in a row, 10 were checked; every other attempt was refused unchecked.
+    expect(statuses.filter((s) => s === 429)).toHaveLength(290);
+    const last = await attempt('lore_sk_wrong_again');
+    expect(last.status).toBe(429);
+    expect(last.body).toMatch(/Too many failed sign-ins from here\. Try again in \d+ seconds?\./);
+  });
+});

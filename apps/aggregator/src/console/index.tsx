@@ -21,6 +21,7 @@ import {
   sessionId,
   setSessionCookie,
 } from './session.js';
+import { SignInThrottle } from './throttle.js';
 
 export type { ConsoleDeps } from './context.js';
 
@@ -73,6 +74,7 @@ function signInPage(token: string, error?: string) {
 /** The owner's console at `/console`: sign-in, then the pages, every action through the catalog's tools. */
 export function mountConsole(app: Hono, deps: ConsoleDeps): void {
   const con = new HonoApp<ConsoleEnv>();
+  const throttle = new SignInThrottle();
   con.use('*', headers);
 
   con.get('/assets/:name', (c) => {
@@ -93,9 +95,25 @@ export function mountConsole(app: Hono, deps: ConsoleDeps): void {
     if (!sameToken(form._csrf, preSessionCookie(c)))
       return c.text('Forbidden: missing or invalid CSRF token', 403);
     const key = (form.key ?? '').trim();
+    const address =
+      (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket
+        ?.remoteAddress ?? 'unknown';
+    const wait = throttle.retryAfter(address, key);
+    if (wait > 0) {
+      deps.log.warn({ ip: address }, 'console sign-in throttled');
+      c.header('Retry-After', String(wait));
+      return c.html(
+        signInPage(
+          preSessionToken(c),
+          `Too many failed sign-ins from here. Try again in ${wait} second${wait === 1 ? '' : 's'}.`,
+        ),
+        429,
+      );
+    }
     const agent = key ? await deps.verify(key).catch(() => null) : null;
     if (!agent) {
-      deps.log.info({ ip: c.req.header('x-forwarded-for') ?? null }, 'console sign-in refused');
+      throttle.fail(address, key);
+      deps.log.info({ ip: address }, 'console sign-in refused');
       return c.html(signInPage(preSessionToken(c), 'That key does not belong to any agent here.'), 401);
     }
     const s = await deps.sessions.create(key, agent);
