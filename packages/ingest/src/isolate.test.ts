@@ -60,7 +60,7 @@ describe('parsing hostile documents in parser threads', () => {
   });
 
   // The full measurement (two 64 MB bombs, other agents' latency) is packages/knowledge/test/ingest-bomb.test.ts.
-  it('refuses a compression bomb by time or memory while the event loop stays responsive', async () => {
+  it('refuses a compression bomb by time, memory or its text while the event loop stays responsive', async () => {
     const bomb = compressionBombPdf({ inflatedMb: 16, pages: 20 });
     expect(bomb.byteLength).toBeLessThan(400_000);
     // What the machine itself does to this event loop (other suites share the cores): a window
@@ -77,7 +77,8 @@ describe('parsing hostile documents in parser threads', () => {
       expect(r.status).toBe('rejected');
       const err = (r as PromiseRejectedResult).reason;
       expect(err).toBeInstanceOf(ParseLimitError);
-      expect(['time', 'memory']).toContain((err as ParseLimitError).limit);
+      // Each page shows the whole 16 MB stream: 5.6 million characters, over the page's text limit.
+      expect(['time', 'memory', 'size']).toContain((err as ParseLimitError).limit);
     }
     // Milliseconds of event-loop delay at the 99th percentile while two bombs were parsed: under
     // 100 ms more than the same loop shows with nothing parsing (on a quiet machine, a few ms).
@@ -134,25 +135,32 @@ describe('task modules that send parts', () => {
   });
 });
 
-describe('idle parser threads', () => {
+describe('idle parsers', () => {
   const osThreads = () => readdirSync('/proc/self/task').length;
 
-  it('end after the idle time, and the next document starts one again', async () => {
-    const idle = new ParserPool(DEFAULT_PARSE_LIMITS, 1, 300);
-    try {
-      expect(idle.threads).toBe(0);
-      expect((await convertHtml('<p>one</p>', idle)).markdown).toBe('one');
-      expect(idle.threads).toBe(1);
-      const withThread = osThreads();
-      await vi.waitFor(() => expect(idle.threads).toBe(0), { timeout: 10_000, interval: 50 });
-      // The isolate's OS thread is gone, not only the pool's record of it.
-      await vi.waitFor(() => expect(osThreads()).toBeLessThan(withThread), { timeout: 10_000, interval: 50 });
-      expect((await convertHtml('<p>two</p>', idle)).markdown).toBe('two');
-      expect(idle.threads).toBe(1);
-    } finally {
-      await idle.close();
-    }
-  });
+  it.each(['thread', 'process'] as const)(
+    'end after the idle time, and the next document starts one again (%s)',
+    async (isolation) => {
+      const idle = new ParserPool(DEFAULT_PARSE_LIMITS, 1, 300, isolation);
+      try {
+        expect(idle.threads).toBe(0);
+        expect((await convertHtml('<p>one</p>', idle)).markdown).toBe('one');
+        expect(idle.threads).toBe(1);
+        const withParser = isolation === 'thread' ? osThreads() : childProcesses().length;
+        await vi.waitFor(() => expect(idle.threads).toBe(0), { timeout: 10_000, interval: 50 });
+        // The isolate's OS thread, or the parser process, is gone, not only the pool's record of it.
+        await vi.waitFor(
+          () =>
+            expect(isolation === 'thread' ? osThreads() : childProcesses().length).toBeLessThan(withParser),
+          { timeout: 10_000, interval: 50 },
+        );
+        expect((await convertHtml('<p>two</p>', idle)).markdown).toBe('two');
+        expect(idle.threads).toBe(1);
+      } finally {
+        await idle.close();
+      }
+    },
+  );
 
   it('stay while documents keep coming within the idle time', async () => {
     const idle = new ParserPool(DEFAULT_PARSE_LIMITS, 1, 1_000);
@@ -197,6 +205,41 @@ describe('the time limit', () => {
     30_000,
   );
 });
+
+describe('the memory limit', () => {
+  const busy = new URL('../test/fixtures/busy.ts', import.meta.url).href;
+
+  it('ends only the parser process whose heap runs out, and the next document gets a new one', async () => {
+    const small = new ParserPool(
+      { ...DEFAULT_PARSE_LIMITS, memoryMb: 64, timeMs: 20_000 },
+      1,
+      30_000,
+      'process',
+    );
+    try {
+      const others = childProcesses();
+      expect(await runIsolated(busy, 'hoard', [1_000], small)).toBe(1_000);
+      const before = childProcesses().filter((pid) => !others.includes(pid));
+      expect(before).toHaveLength(1);
+      // 100 million elements: 800 MB of array for a 64 MB heap (a thread's resourceLimits
+      // would let V8 abort this whole process instead).
+      const err = await runIsolated(busy, 'hoard', [100_000_000], small).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ParseLimitError);
+      expect((err as ParseLimitError).limit).toBe('memory');
+      expect(await runIsolated(busy, 'hoard', [10], small)).toBe(10);
+      expect(childProcesses()).not.toContain(before[0]);
+    } finally {
+      await small.close();
+    }
+  }, 60_000);
+});
+
+/** This process's child processes (Linux): the parser processes among them. */
+function childProcesses(): number[] {
+  return readdirSync('/proc/self/task').flatMap((tid) =>
+    readFileSync(`/proc/self/task/${tid}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+  );
+}
 
 function nestedList(depth: number): string {
   return Array.from({ length: depth }, (_, i) => `${'  '.repeat(i)}- level ${i}`).join('\n');

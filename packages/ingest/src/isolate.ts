@@ -30,7 +30,7 @@ export async function pdfToText(
 ): Promise<{ text: string; pages: number }> {
   const copy = new Uint8Array(bytes);
   try {
-    return (await pool.run({ kind: 'pdf', bytes: copy, maxPages: pool.limits.maxPages }, [
+    return (await pool.run({ kind: 'pdf', bytes: copy, limits: pool.limits }, [
       copy.buffer as ArrayBuffer,
     ])) as { text: string; pages: number };
   } catch (err) {

@@ -1,5 +1,9 @@
 /** Which bound a hostile document ran into. */
-export type ParseLimit = 'time' | 'memory' | 'pages' | 'nesting' | 'size';
+/**
+ * `inflated`: decompressed bytes (one stream, or a whole file); `size`: text (one string, one
+ * page, one document) or a count of objects.
+ */
+export type ParseLimit = 'time' | 'memory' | 'pages' | 'nesting' | 'size' | 'inflated';
 
 /** A document refused because parsing it would cost more than the limits allow. */
 export class ParseLimitError extends Error {
@@ -26,18 +30,60 @@ export interface ParseLimits {
   maxPages: number;
   /** Deepest element nesting of an HTML page, and of lists and block quotes in Markdown. */
   maxNesting: number;
+  /**
+   * Most bytes one compressed stream of a PDF may decompress to (content, object, xref, image
+   * and font streams alike), counted while it inflates: the inflater stops at the first byte over.
+   */
+  maxStreamBytes: number;
+  /** Most bytes all the compressed streams of one file may decompress to, counted the same way. */
+  maxInflatedBytes: number;
+  /**
+   * Most characters of text in one string of a PDF (counted in its content streams while they
+   * inflate) and on one page of it (counted as pdf.js hands over the page's text).
+   */
+  maxTextChars: number;
+  /**
+   * Most characters of text one document may yield: a PDF's pages together, an HTML page or a
+   * Markdown file (before and after conversion).
+   */
+  maxDocumentChars: number;
+  /** Most objects in a PDF, those packed in object streams included. */
+  maxObjects: number;
 }
 
 /**
- * Generous for real documents (a 1,000-page manual, a page nested 40 deep), small enough
- * that a compression bomb or 40,000 nested `<div>`s is refused quickly.
+ * Generous for real documents (a 1,000-page manual, a page nested 40 deep, a scanned page of
+ * 4,000 × 5,000 pixels), small enough that a compression bomb or 40,000 nested `<div>`s is
+ * refused quickly: a PDF stream that would inflate to 700 MiB is refused after the first
+ * 64 MiB it produces, or the first million characters of one string in it.
  */
 export const DEFAULT_PARSE_LIMITS: ParseLimits = {
   timeMs: 10_000,
   memoryMb: 256,
   maxPages: 2_000,
   maxNesting: 256,
+  maxStreamBytes: 64 * 1024 * 1024,
+  maxInflatedBytes: 512 * 1024 * 1024,
+  maxTextChars: 1_000_000,
+  maxDocumentChars: 20_000_000,
+  maxObjects: 500_000,
 };
+
+/** A byte count as people read it: 64 MiB, 1.5 MiB, 900 KiB, 12 bytes. */
+export function formatBytes(n: number): string {
+  if (n >= 1024 * 1024) return `${+(n / (1024 * 1024)).toFixed(1)} MiB`;
+  if (n >= 1024) return `${+(n / 1024).toFixed(1)} KiB`;
+  return `${n} bytes`;
+}
+
+/** Throws a `size` ParseLimitError when a text (what `what` names) is longer than `max` characters. */
+export function checkTextLength(text: string, max: number, what: string): void {
+  if (text.length > max)
+    throw new ParseLimitError(
+      'size',
+      `${what} holds ${text.length.toLocaleString('en-US')} characters of text (at most ${max.toLocaleString('en-US')})`,
+    );
+}
 
 /**
  * The deepest element nesting of an HTML string, by a linear scan of its tags (void

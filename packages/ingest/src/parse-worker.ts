@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
-import { parentPort } from 'node:worker_threads';
+import { parentPort as threadPort } from 'node:worker_threads';
 import { htmlToMarkdown } from './html.js';
 import { ParseLimitError } from './limits.js';
-import { extractPdfText, loadUnpdf } from './pdf.js';
+import { extractPdfText, loadUnpdf, type PdfTextLimits } from './pdf.js';
 import { threadCpuMs } from './thread-cpu.js';
 
 /** One document to parse, as the pool sends it. */
 export type ParseTask =
-  | { id: number; kind: 'pdf'; bytes: Uint8Array; maxPages: number }
+  | { id: number; kind: 'pdf'; bytes: Uint8Array; limits: PdfTextLimits }
   | { id: number; kind: 'html'; html: string; maxNesting: number }
   /**
    * A named export of a module (a file URL) called with `args`: a package's own parsing step.
@@ -28,8 +28,27 @@ export type ParseReply =
   | { id: number; ok: true; value: unknown }
   | { id: number; ok: false; limit?: string; message: string };
 
-// On Linux this lowers the priority of this thread only (setpriority acts per thread there): when
-// the cores are busy, the process's main thread — every other call — wins over a long parse.
+/**
+ * The pool, whether this runs as a worker thread (its parent port) or as a parser process (its
+ * IPC channel, structured clone on both ends).
+ */
+const parentPort:
+  | { postMessage(value: unknown): void; on(event: 'message', fn: (task: ParseTask) => void): void }
+  | undefined =
+  threadPort ??
+  (process.send
+    ? {
+        postMessage: (value) => process.send?.(value),
+        on: (event, fn) => process.on(event, fn as (task: unknown) => void),
+      }
+    : undefined);
+
+// A parser process ends with its pool's process: it has no other reason to live.
+if (!threadPort && process.send) process.on('disconnect', () => process.exit(0));
+
+// On Linux this lowers the priority of this thread only (setpriority acts per thread there; in a
+// parser process, of its main thread): when the cores are busy, the pool's process — every other
+// call — wins over a long parse.
 try {
   setPriority(19);
 } catch {
@@ -41,7 +60,7 @@ async function run(task: ParseTask): Promise<unknown> {
     // pdf.js loads on a thread's first PDF (seconds on a busy machine): the clock starts after.
     await loadUnpdf();
     parentPort?.postMessage({ started: task.id, cpuMs: ownCpuMs() });
-    return extractPdfText(task.bytes, task.maxPages);
+    return extractPdfText(task.bytes, task.limits);
   }
   if (task.kind === 'html') return htmlToMarkdown(task.html, task.maxNesting);
   const mod = (await import(task.module)) as Record<string, unknown>;

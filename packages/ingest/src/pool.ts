@@ -1,8 +1,10 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { DEFAULT_PARSE_LIMITS, type ParseLimit, ParseLimitError, type ParseLimits } from './limits.js';
 import type { ParseReply, ParseTask, WorkerNotice } from './parse-worker.js';
@@ -66,8 +68,27 @@ interface Job {
   reject(err: Error): void;
 }
 
+/** What the pool needs of a parser, a worker thread or a child process alike. */
+interface Parser extends EventEmitter {
+  postMessage(value: unknown, transfer?: ArrayBuffer[]): void;
+  ref(): void;
+  unref(): void;
+  terminate(): Promise<unknown>;
+  /** CPU milliseconds of the parser's thread `tid` (for a process, its main thread). */
+  cpuMs(tid: number): number | undefined;
+}
+
+/**
+ * Where documents are parsed. `process` (the default): a child process of Node with its own
+ * heap limit (`--max-old-space-size`), so a document that exhausts it ends that process and
+ * nothing else. `thread`: a worker thread with `resourceLimits`, cheaper to start, but V8 can
+ * end the whole process when a worker's heap runs out during one large allocation (a 700 MiB
+ * string does it: BENCHMARKS.md, "parser containment").
+ */
+export type ParserIsolation = 'process' | 'thread';
+
 interface Slot {
-  worker: Worker;
+  worker: Parser;
   /** The thread has loaded its modules (startup does not count against a document's time). */
   ready: boolean;
   /** The thread's Linux thread id, for reading its own CPU time (undefined elsewhere). */
@@ -106,6 +127,7 @@ export class ParserPool {
     private readonly size = Math.max(1, Math.min(2, availableParallelism() - 1)),
     /** Milliseconds a thread with no document stays alive (`PARSER_IDLE_MS`). */
     private readonly idleMs = PARSER_IDLE_MS,
+    readonly isolation: ParserIsolation = 'process',
   ) {
     if (!(idleMs > 0))
       throw new RangeError(`ParserPool: idleMs must be a positive number of milliseconds (got ${idleMs})`);
@@ -194,13 +216,13 @@ export class ParserPool {
    */
   private clock(
     slot: Slot,
-    cpuStart = slot.tid === undefined ? undefined : threadCpuMs(slot.tid),
+    cpuStart = slot.tid === undefined ? undefined : slot.worker.cpuMs(slot.tid),
   ): NodeJS.Timeout {
     if (cpuStart === undefined) return this.wallClock(slot, this.limits.timeMs);
     const started = performance.now();
     const every = Math.min(250, Math.max(20, this.limits.timeMs / 10));
     const timer = setInterval(() => {
-      const cpu = threadCpuMs(slot.tid!);
+      const cpu = slot.worker.cpuMs(slot.tid!);
       const over =
         performance.now() - started > this.wallMs ||
         (cpu !== undefined && cpu - cpuStart > this.limits.timeMs);
@@ -211,25 +233,15 @@ export class ParserPool {
   }
 
   private spawn(): Slot {
-    const spec = workerSpec();
-    const worker = new Worker(spec.entry, {
-      eval: spec.eval,
-      ...(spec.execArgv ? { execArgv: spec.execArgv } : {}),
-      resourceLimits: {
-        maxOldGenerationSizeMb: this.limits.memoryMb,
-        maxYoungGenerationSizeMb: Math.min(64, Math.max(8, Math.round(this.limits.memoryMb / 8))),
-        stackSizeMb: 4,
-      },
-      stdout: false,
-      stderr: false,
-    });
-    worker.unref();
+    // Started for a queued document: held (the event loop waits for it) until it has none.
+    const worker = this.isolation === 'process' ? parserProcess(this.limits) : parserThread(this.limits);
     const slot: Slot = { worker, ready: false };
     worker.on('message', (reply: ParseReply | WorkerNotice) => {
       if ('ready' in reply) {
         slot.ready = true;
         slot.tid = reply.tid;
         this.pump();
+        if (!slot.job) worker.unref();
         return;
       }
       if ('started' in reply) {
@@ -259,7 +271,7 @@ export class ParserPool {
     });
     worker.on('error', (err: Error & { code?: string }) => {
       const limit =
-        err.code === 'ERR_WORKER_OUT_OF_MEMORY'
+        err.code === 'ERR_WORKER_OUT_OF_MEMORY' || err.code === 'ERR_PARSER_OUT_OF_MEMORY'
           ? new ParseLimitError('memory', `parsing needed more than ${this.limits.memoryMb} MB of memory`)
           : err;
       void this.fail(slot, limit);
@@ -289,5 +301,104 @@ export class ParserPool {
     }
     slot.worker.removeAllListeners('exit');
     await slot.worker.terminate().catch(() => {});
+  }
+}
+
+/** A worker thread under `resourceLimits`. */
+function parserThread(limits: ParseLimits): Parser {
+  const spec = workerSpec();
+  const worker = new Worker(spec.entry, {
+    eval: spec.eval,
+    ...(spec.execArgv ? { execArgv: spec.execArgv } : {}),
+    resourceLimits: {
+      maxOldGenerationSizeMb: limits.memoryMb,
+      maxYoungGenerationSizeMb: youngGenerationMb(limits),
+      stackSizeMb: 4,
+    },
+    stdout: false,
+    stderr: false,
+  });
+  return Object.assign(worker, { cpuMs: (tid: number) => threadCpuMs(tid) });
+}
+
+const youngGenerationMb = (limits: ParseLimits) => Math.min(64, Math.max(8, Math.round(limits.memoryMb / 8)));
+
+/**
+ * A child process of Node with the same entry, heap limits as V8 flags and the IPC channel as
+ * its port (structured clone). When its heap runs out, V8 aborts that process alone: the pool
+ * reads the reason off its last words on stderr.
+ */
+function parserProcess(limits: ParseLimits): Parser {
+  const spec = workerSpec();
+  const heap = [
+    `--max-old-space-size=${limits.memoryMb}`,
+    `--max-semi-space-size=${Math.max(1, Math.round(youngGenerationMb(limits) / 3))}`,
+    '--stack-size=3900',
+  ];
+  const args = spec.eval
+    ? [...heap, ...(spec.execArgv ?? []), '--input-type=module', '--eval', spec.entry as string]
+    : [...heap, fileURLToPath(spec.entry)];
+  const child = spawn(process.execPath, args, {
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    serialization: 'advanced',
+  });
+  return new ParserProcess(child);
+}
+
+class ParserProcess extends EventEmitter implements Parser {
+  /** The end of what the process wrote to stderr: V8 says there why it aborted. */
+  private lastWords = '';
+
+  constructor(private readonly child: ChildProcess) {
+    super();
+    child.stderr?.setEncoding('utf8');
+    child.stderr?.on('data', (text: string) => {
+      this.lastWords = (this.lastWords + text).slice(-4096);
+    });
+    // A pipe keeps the event loop alive: this one must not keep the pool's process running.
+    (child.stderr as unknown as { unref?: () => void } | null)?.unref?.();
+    child.on('message', (value) => this.emit('message', value));
+    child.on('error', (err) => this.emit('error', err));
+    // 'close' comes after the process's stderr has been read to its end.
+    child.on('close', (code, signal) => {
+      if (
+        signal === 'SIGABRT' ||
+        /heap out of memory|Reached heap limit|Allocation failed/i.test(this.lastWords)
+      ) {
+        const err = Object.assign(new Error('the parser process ran out of memory'), {
+          code: 'ERR_PARSER_OUT_OF_MEMORY',
+        });
+        this.emit('error', err);
+      }
+      this.emit('exit', code ?? signal);
+    });
+  }
+
+  postMessage(value: unknown) {
+    if (this.child.connected) this.child.send(value as object);
+  }
+
+  ref() {
+    this.child.ref();
+    this.child.channel?.ref();
+  }
+
+  unref() {
+    this.child.unref();
+    this.child.channel?.unref();
+  }
+
+  cpuMs(tid: number) {
+    return this.child.pid === undefined ? undefined : threadCpuMs(tid, this.child.pid);
+  }
+
+  terminate(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return Promise.resolve();
+    return new Promise((resolve) => {
+      // Held until it is gone, so a caller awaiting this keeps the event loop.
+      this.ref();
+      this.child.once('exit', () => resolve());
+      this.child.kill('SIGKILL');
+    });
   }
 }

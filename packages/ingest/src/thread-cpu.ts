@@ -4,12 +4,13 @@ import { readFileSync } from 'node:fs';
 const TICKS_PER_SECOND = 100;
 
 /**
- * Milliseconds of CPU a thread of this process has used, from `/proc/self/task/<tid>/stat`
- * (utime + stime, fields 14 and 15); undefined where that cannot be read.
+ * Milliseconds of CPU a thread has used, from `/proc/<pid>/task/<tid>/stat` (utime + stime,
+ * fields 14 and 15): a thread of this process by default, or of process `pid` (a parser
+ * process's main thread is its pid); undefined where that cannot be read.
  */
-export function threadCpuMs(tid: number): number | undefined {
+export function threadCpuMs(tid: number, pid: number | 'self' = 'self'): number | undefined {
   try {
-    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
     // The command name (field 2) may hold spaces and parentheses: count fields after the last ')'.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const ticks = Number(fields[11]) + Number(fields[12]);

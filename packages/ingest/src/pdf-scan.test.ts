@@ -1,0 +1,214 @@
+import { randomBytes } from 'node:crypto';
+import { deflateSync } from 'node:zlib';
+import { inflatedStringPdf } from '@lore/kit/testing';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_PARSE_LIMITS, ParseLimitError } from './limits.js';
+import { extractPdfText } from './pdf.js';
+import { type PdfScanLimits, scanPdfStreams } from './pdf-scan.js';
+
+const MiB = 1024 * 1024;
+const limits: PdfScanLimits = {
+  maxStreamBytes: MiB,
+  maxInflatedBytes: 3 * MiB,
+  maxTextChars: 10_000,
+  maxObjects: 1_000,
+};
+
+/** A PDF whose first stream is its one page's content, the others only objects beside it. */
+function pdfWith(streams: Array<{ dict: string; data: Uint8Array }>, extra = ''): Uint8Array {
+  const parts: Buffer[] = [
+    Buffer.from('%PDF-1.7\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n'),
+    Buffer.from('2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj\n'),
+    Buffer.from(
+      '3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 10 0 R ' +
+        '/Resources << /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> >> >> >> endobj\n',
+    ),
+    Buffer.from(extra),
+  ];
+  streams.forEach((s, i) => {
+    parts.push(Buffer.from(`${10 + i} 0 obj << /Length ${s.data.length} ${s.dict} >> stream\n`));
+    parts.push(Buffer.from(s.data));
+    parts.push(Buffer.from('\nendstream endobj\n'));
+  });
+  parts.push(Buffer.from('trailer << /Root 1 0 R >>\n%%EOF\n'));
+  return new Uint8Array(Buffer.concat(parts));
+}
+
+/** Content that inflates to exactly `bytes` bytes: operators and short strings. */
+function content(bytes: number): Buffer {
+  const unit = Buffer.from('BT /F1 12 Tf 72 700 Td (lore) Tj ET\n');
+  const out = Buffer.alloc(bytes, 0x20);
+  for (let i = 0; i + unit.length <= bytes; i += unit.length) unit.copy(out, i);
+  return out;
+}
+
+const flate = (data: Uint8Array) => ({ dict: '/Filter /FlateDecode', data: deflateSync(data, { level: 9 }) });
+
+async function refusal(p: Promise<unknown>): Promise<ParseLimitError> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(ParseLimitError);
+  return err as ParseLimitError;
+}
+
+describe('scanPdfStreams', () => {
+  it('passes a stream that inflates to its cap and refuses one byte more, naming the limit', async () => {
+    const at = await scanPdfStreams(pdfWith([flate(content(MiB))]), limits);
+    expect(at.inflatedBytes).toBe(MiB);
+    expect(at.decoded).toBe(1);
+    const over = await refusal(scanPdfStreams(pdfWith([flate(content(MiB + 1))]), limits));
+    expect(over.limit).toBe('inflated');
+    expect(over.message).toMatch(/inflates to more than 1 MiB/);
+  });
+
+  it('refuses streams that are each under the cap but together over the file cap', async () => {
+    const three = pdfWith([flate(content(MiB)), flate(content(MiB)), flate(content(MiB))]);
+    expect((await scanPdfStreams(three, limits)).inflatedBytes).toBe(3 * MiB);
+    const four = pdfWith([flate(content(MiB)), flate(content(MiB)), flate(content(MiB)), flate(content(10))]);
+    const err = await refusal(scanPdfStreams(four, limits));
+    expect(err.limit).toBe('inflated');
+    expect(err.message).toMatch(/more than 3 MiB together/);
+  });
+
+  it('stops inflating a 700 MiB stream at the cap: memory stays far below what it would inflate to', async () => {
+    const bomb = await inflatedStringPdf({ inflatedMib: 700 });
+    expect(bomb.length).toBeLessThan(MiB);
+    let peak = 0;
+    const before = process.memoryUsage();
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage().rss - before.rss);
+    }, 2);
+    const started = performance.now();
+    // No string limit here: the per-stream cap (64 MiB, the default) is what stops it.
+    const err = await refusal(
+      scanPdfStreams(bomb, { ...DEFAULT_PARSE_LIMITS, maxTextChars: Number.POSITIVE_INFINITY }),
+    );
+    const ms = performance.now() - started;
+    clearInterval(sampler);
+    peak = Math.max(peak, process.memoryUsage().rss - before.rss);
+    expect(err.limit).toBe('inflated');
+    expect(err.message).toMatch(/more than 64 MiB/);
+    process.stderr.write(
+      `700 MiB stream refused at the 64 MiB cap in ${ms.toFixed(0)} ms; RSS grew at most ${(peak / MiB).toFixed(1)} MiB\n`,
+    );
+    // Inflating it all would take 700 MiB (and ~10× the time); the scan holds a few chunks.
+    expect(peak).toBeLessThan(64 * MiB);
+  }, 60_000);
+
+  it('refuses a string longer than the text limit while it inflates, and passes one at the limit', async () => {
+    const string = (n: number) => Buffer.from(`BT /F1 12 Tf 72 700 Td (${'A'.repeat(n)}) Tj ET\n`);
+    expect((await scanPdfStreams(pdfWith([flate(string(10_000))]), limits)).decoded).toBe(1);
+    const err = await refusal(scanPdfStreams(pdfWith([flate(string(10_001))]), limits));
+    expect(err.limit).toBe('size');
+    expect(err.message).toMatch(/a string in a stream of the PDF holds more than 10,000 characters/);
+    // Hex strings count two digits a character; nested and escaped parentheses stay in the string.
+    const hex = Buffer.from(`[<${'41'.repeat(10_001)}>] TJ`);
+    expect((await refusal(scanPdfStreams(pdfWith([flate(hex)]), limits))).limit).toBe('size');
+    const nested = Buffer.from(`(a (b) \\) ${'A'.repeat(10_000)}) Tj`);
+    expect((await refusal(scanPdfStreams(pdfWith([flate(nested)]), limits))).limit).toBe('size');
+    // Many short strings and a dictionary are not one long string.
+    const many = Buffer.from(`<< /A 1 >> ${'(lore) Tj '.repeat(5_000)}% (comment\n`);
+    expect((await scanPdfStreams(pdfWith([flate(many)]), limits)).decoded).toBe(1);
+  });
+
+  it('the 700 MiB string is refused within the first million characters', async () => {
+    const bomb = await inflatedStringPdf({ inflatedMib: 700 });
+    const started = performance.now();
+    const err = await refusal(scanPdfStreams(bomb, DEFAULT_PARSE_LIMITS));
+    expect(err.limit).toBe('size');
+    expect(err.message).toMatch(/more than 1,000,000 characters/);
+    expect(performance.now() - started).toBeLessThan(5_000);
+  }, 60_000);
+
+  it('decodes filter chains and streams whose dictionary hides the filter', async () => {
+    for (const filters of ['hex', 'a85'] as const) {
+      const err = await refusal(scanPdfStreams(await inflatedStringPdf({ inflatedMib: 3, filters }), limits));
+      expect(err.limit).toBe('size');
+    }
+    const hidden = await refusal(
+      scanPdfStreams(await inflatedStringPdf({ inflatedMib: 3, hideFilter: true }), limits),
+    );
+    expect(hidden.limit).toBe('size');
+    // A wrong /Length does not shorten what is counted: zlib's own end of stream does.
+    const data = deflateSync(content(MiB + 100));
+    const lying = pdfWith([{ dict: '/Filter /FlateDecode', data }]).slice();
+    const text = Buffer.from(lying).toString('latin1').replace(`/Length ${data.length}`, '/Length 10');
+    expect((await refusal(scanPdfStreams(Buffer.from(text, 'latin1'), limits))).limit).toBe('inflated');
+    // RunLength: two bytes that say "this byte 128 times", repeated.
+    const runs = Buffer.alloc(2 * 9_000);
+    for (let i = 0; i < runs.length; i += 2) runs[i] = 129;
+    expect(
+      (await refusal(scanPdfStreams(pdfWith([{ dict: '/Filter /RunLengthDecode', data: runs }]), limits)))
+        .limit,
+    ).toBe('inflated');
+  });
+
+  it('does not read binary streams (pictures, fonts) for strings', async () => {
+    const picture = Buffer.concat([Buffer.from('('), randomBytes(200_000)]);
+    const scan = await scanPdfStreams(
+      pdfWith([flate(content(100)), { ...flate(picture), dict: '/Subtype /Image /Filter /FlateDecode' }]),
+      limits,
+    );
+    expect(scan.decoded).toBe(2);
+    const font = Buffer.concat([Buffer.from([0, 1, 0, 0]), Buffer.from('('), Buffer.alloc(20_000, 0x41)]);
+    expect((await scanPdfStreams(pdfWith([flate(font)]), limits)).decoded).toBe(1);
+  });
+
+  it('counts objects, those declared in object streams included', async () => {
+    const objects = Array.from({ length: 1_000 }, (_, i) => `${100 + i} 0 obj null endobj\n`).join('');
+    const err = await refusal(scanPdfStreams(pdfWith([flate(content(10))], objects), limits));
+    expect(err.limit).toBe('size');
+    expect(err.message).toMatch(/more than 1,000 objects/);
+    const packed = {
+      dict: '/Type /ObjStm /N 5000 /First 10 /Filter /FlateDecode',
+      data: deflateSync(content(100)),
+    };
+    expect((await refusal(scanPdfStreams(pdfWith([flate(content(10)), packed]), limits))).message).toMatch(
+      /objects/,
+    );
+  });
+
+  it('passes a 1,000-page document under the default limits, and reads it', async () => {
+    const doc = await PDFDocument.create();
+    const font = await doc.embedFont(StandardFonts.Helvetica);
+    for (let p = 0; p < 1_000; p++) {
+      const page = doc.addPage([612, 792]);
+      for (let l = 0; l < 40; l++)
+        page.drawText(`Page ${p + 1}, line ${l + 1}: the manual explains the machine in plain words.`, {
+          x: 50,
+          y: 750 - l * 17,
+          size: 11,
+          font,
+        });
+    }
+    const bytes = await doc.save();
+    const started = performance.now();
+    const scan = await scanPdfStreams(bytes, DEFAULT_PARSE_LIMITS);
+    const ms = performance.now() - started;
+    process.stderr.write(
+      `1,000-page PDF (${(bytes.length / MiB).toFixed(1)} MiB): ${scan.streams} streams, ${(scan.inflatedBytes / MiB).toFixed(1)} MiB inflated, ${scan.objects} objects, scanned in ${ms.toFixed(0)} ms\n`,
+    );
+    expect(scan.streams).toBeGreaterThanOrEqual(1_000);
+    const { pages, text } = await extractPdfText(bytes);
+    expect(pages).toBe(1_000);
+    expect(text).toContain('Page 1000, line 40');
+  }, 120_000);
+});
+
+describe('extractPdfText', () => {
+  it('refuses a page whose text runs over the page limit as pdf.js hands it over', async () => {
+    const page = Buffer.from(`BT /F1 2 Tf 72 700 Td ${'(0123456789) Tj 0 -3 Td '.repeat(200)} ET`);
+    const pdf = pdfWith([{ dict: '', data: page }]);
+    // 200 lines of ten digits and the line breaks between them.
+    const { text } = await extractPdfText(pdf, { maxTextChars: 2_199 });
+    expect(text).toBe(Array(200).fill('0123456789').join('\n'));
+    const err = await refusal(extractPdfText(pdf, { maxTextChars: 2_198 }));
+    expect(err.limit).toBe('size');
+    expect(err.message).toMatch(/page 1 of the PDF holds more than 2,198 characters/);
+    const doc = await refusal(extractPdfText(pdf, { maxDocumentChars: 1_000 }));
+    expect(doc.message).toMatch(/more than 1,000 characters of text/);
+  });
+});
