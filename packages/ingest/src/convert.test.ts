@@ -2,7 +2,8 @@ import { splitDocument } from '@lore/search';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
 import { htmlToMarkdown } from './html.js';
-import { pdfToText } from './isolate.js';
+import { convertHtml, ParserPool, pdfToText } from './isolate.js';
+import { DEFAULT_PARSE_LIMITS, ParseLimitError } from './limits.js';
 
 describe('htmlToMarkdown', () => {
   it('converts a page to Markdown with ATX headings and fenced code, dropping chrome', () => {
@@ -44,6 +45,44 @@ pnpm dev
     const { markdown } = htmlToMarkdown('<h1>A</h1><p>one</p><h2>B</h2><p>two</p>');
     const chunks = await splitDocument(markdown, { format: 'markdown' });
     expect(chunks.map((c) => c.headingPath)).toEqual([['A'], ['A', 'B']]);
+  });
+});
+
+describe('htmlToMarkdown bounds', () => {
+  it('expands nothing: entities, a huge attribute and escapes stay within the size of the page', () => {
+    const entities = `<p>${'&amp;&lt;&#x1F600;&NotEqualTilde;'.repeat(20_000)}</p>`;
+    const attribute = `<p><a href="https://example.com/${'a'.repeat(500_000)}" title="${'t'.repeat(300_000)}">x</a></p>`;
+    const escapes = `<p>${'*_`[]#+-!'.repeat(50_000)}</p>`;
+    for (const html of [entities, attribute, escapes]) {
+      const { markdown } = htmlToMarkdown(html);
+      expect(markdown.length).toBeLessThanOrEqual(html.length * 2);
+    }
+  });
+
+  it('refuses a page, or its Markdown, over the document limit, naming the figure', async () => {
+    const page = `<p>${'word '.repeat(2_000)}</p>`;
+    expect(() => htmlToMarkdown(page, 256, 5_000)).toThrow(
+      /the HTML page holds 10,007 characters of text \(at most 5,000\)/,
+    );
+    // Escapes double it: the page is within the limit, its Markdown is not.
+    const stars = `<p>${'*'.repeat(6_000)}</p>`;
+    const err = (() => {
+      try {
+        htmlToMarkdown(stars, 256, 10_000);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(ParseLimitError);
+    expect((err as ParseLimitError).limit).toBe('size');
+    expect((err as Error).message).toMatch(/the Markdown of the HTML page holds 12,000 characters/);
+    const small = new ParserPool({ ...DEFAULT_PARSE_LIMITS, maxDocumentChars: 5_000 }, 1);
+    try {
+      const refused = await convertHtml(page, small).catch((e: unknown) => e);
+      expect((refused as ParseLimitError).limit).toBe('size');
+    } finally {
+      await small.close();
+    }
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { frontMatter } from './front-matter.js';
+import { frontMatter, MAX_FRONT_MATTER_CHARS } from './front-matter.js';
 
 const BODY = '# Using Lore\n\nBody text.\n';
 
@@ -34,5 +34,24 @@ describe('front matter', () => {
     });
     expect(frontMatter(BODY)).toEqual({ data: {}, body: BODY });
     expect(frontMatter('---\nnot closed\n# Title')).toEqual({ data: {}, body: '---\nnot closed\n# Title' });
+  });
+
+  it('does not expand aliases past a hundred (a billion laughs), nor read a block past its size', () => {
+    const laughs = [
+      'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]',
+      ...Array.from({ length: 8 }, (_, i) => {
+        const prev = String.fromCharCode(97 + i);
+        const name = String.fromCharCode(98 + i);
+        return `${name}: &${name} [${Array(9).fill(`*${prev}`).join(',')}]`;
+      }),
+    ].join('\n');
+    const bomb = frontMatter(`---\n${laughs}\n---\n${BODY}`);
+    expect(bomb.data).toEqual({});
+    expect(bomb.error).toMatch(/front matter is not valid YAML: .*alias/i);
+    expect(bomb.body).toBe(BODY);
+    const long = frontMatter(`---\ntitle: ${'x'.repeat(MAX_FRONT_MATTER_CHARS)}\n---\n${BODY}`);
+    expect(long.data).toEqual({});
+    expect(long.error).toBe('front matter is longer than 65,536 characters');
+    expect(long.body).toBe(BODY);
   });
 });

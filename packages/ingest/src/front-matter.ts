@@ -7,8 +7,14 @@ import { createRequire } from 'node:module';
 let yaml: typeof import('yaml') | undefined;
 const parseYaml = (text: string): unknown => {
   yaml ??= createRequire(import.meta.url)('yaml') as typeof import('yaml');
-  return yaml.parse(text);
+  // Aliases are YAML's one way to expand (a billion laughs): a hundred of them at most.
+  return yaml.parse(text, { maxAliasCount: MAX_ALIASES });
 };
+
+const MAX_ALIASES = 100;
+
+/** Most characters of a front matter block: metadata, not a document (larger ones are not read). */
+export const MAX_FRONT_MATTER_CHARS = 64 * 1024;
 
 export type FrontMatter = Record<string, string | string[]>;
 
@@ -22,13 +28,20 @@ const scalar = (v: unknown): string | undefined =>
  * top-level scalars as strings, lists of scalars as string lists, keys in lower case. Anything
  * else (nested maps, empty values) is left out, and a block that is not valid YAML gives no
  * data and an `error` saying why, rather than failing the document. Without front matter, `data` is empty and the body is
- * the whole text.
+ * the whole text. A block longer than `MAX_FRONT_MATTER_CHARS`, or one whose aliases expand
+ * past a hundred, is not read either (an `error` again).
  */
 export function frontMatter(text: string): { data: FrontMatter; body: string; error?: string } {
   const src = text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
   const m = BLOCK.exec(src);
   if (!m) return { data: {}, body: src };
   const body = src.slice(m[0].length);
+  if (m[1]!.length > MAX_FRONT_MATTER_CHARS)
+    return {
+      data: {},
+      body,
+      error: `front matter is longer than ${MAX_FRONT_MATTER_CHARS.toLocaleString('en-US')} characters`,
+    };
   let parsed: unknown;
   try {
     parsed = parseYaml(m[1]!);

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type TurndownServiceType from 'turndown';
-import { DEFAULT_PARSE_LIMITS, htmlNestingDepth, ParseLimitError } from './limits.js';
+import { checkTextLength, DEFAULT_PARSE_LIMITS, htmlNestingDepth, ParseLimitError } from './limits.js';
 
 const require = createRequire(import.meta.url);
 
@@ -59,11 +59,18 @@ function takeTitle(): string | null {
  * Converts an HTML page to Markdown (ATX headings, fenced code) with turndown, dropping
  * scripts, styles, navigation and footers. The title is the `<title>`, else the first `# `
  * heading, else `null`. Runs in the calling thread: hostile pages go through `convertHtml`.
+ *
+ * HTML holds nothing that expands: an entity is longer than what it stands for, and turndown
+ * writes at most a few characters of Markdown for each of the page's (escapes, list markers,
+ * link brackets). So the page is bounded before it is parsed (`maxDocumentChars`, with its
+ * nesting) and the Markdown after, both with a `size` ParseLimitError.
  */
 export function htmlToMarkdown(
   html: string,
   maxNesting = DEFAULT_PARSE_LIMITS.maxNesting,
+  maxDocumentChars = DEFAULT_PARSE_LIMITS.maxDocumentChars,
 ): { title: string | null; markdown: string } {
+  checkTextLength(html, maxDocumentChars, 'the HTML page');
   // turndown walks the tree recursively: a page nested deeper than this would overflow the stack.
   const depth = htmlNestingDepth(html, maxNesting);
   if (depth > maxNesting)
@@ -72,6 +79,7 @@ export function htmlToMarkdown(
   capturedTitle = null;
   let markdown = getService().turndown(html);
   let title = takeTitle();
+  checkTextLength(markdown, maxDocumentChars, 'the Markdown of the HTML page');
   markdown = markdown
     .replace(/[ \t]+$/gm, '')
     .replace(/\n{3,}/g, '\n\n')

@@ -21,8 +21,8 @@ export function parserPool(): ParserPool {
 }
 
 /**
- * `extractPdfText` in a parser thread, under the pool's limits (time, memory, pages). The
- * input is copied first, so the caller's buffer stays usable.
+ * `extractPdfText` in a parser, under the pool's limits (time, memory, pages, inflated bytes,
+ * text, objects). The input is copied first, so the caller's buffer stays usable.
  */
 export async function pdfToText(
   bytes: Uint8Array,
@@ -39,12 +39,17 @@ export async function pdfToText(
   }
 }
 
-/** `htmlToMarkdown` in a parser thread, under the pool's limits (time, memory, nesting). */
+/** `htmlToMarkdown` in a parser, under the pool's limits (time, memory, nesting, size). */
 export async function convertHtml(
   html: string,
   pool: ParserPool = parserPool(),
 ): Promise<{ title: string | null; markdown: string }> {
-  return (await pool.run({ kind: 'html', html, maxNesting: pool.limits.maxNesting })) as {
+  return (await pool.run({
+    kind: 'html',
+    html,
+    maxNesting: pool.limits.maxNesting,
+    maxDocumentChars: pool.limits.maxDocumentChars,
+  })) as {
     title: string | null;
     markdown: string;
   };

@@ -9,7 +9,7 @@ import { threadCpuMs } from './thread-cpu.js';
 /** One document to parse, as the pool sends it. */
 export type ParseTask =
   | { id: number; kind: 'pdf'; bytes: Uint8Array; limits: PdfTextLimits }
-  | { id: number; kind: 'html'; html: string; maxNesting: number }
+  | { id: number; kind: 'html'; html: string; maxNesting: number; maxDocumentChars: number }
   /**
    * A named export of a module (a file URL) called with `args`: a package's own parsing step.
    * With `parts`, the export gets one more argument, a function that sends a part of its result
@@ -62,7 +62,7 @@ async function run(task: ParseTask): Promise<unknown> {
     parentPort?.postMessage({ started: task.id, cpuMs: ownCpuMs() });
     return extractPdfText(task.bytes, task.limits);
   }
-  if (task.kind === 'html') return htmlToMarkdown(task.html, task.maxNesting);
+  if (task.kind === 'html') return htmlToMarkdown(task.html, task.maxNesting, task.maxDocumentChars);
   const mod = (await import(task.module)) as Record<string, unknown>;
   // Loaded (the first time, from sources, that can take seconds): the document's clock starts
   // now, from this thread's CPU time read here rather than by the pool on the event loop.
