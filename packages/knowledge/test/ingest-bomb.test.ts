@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { deflateSync } from 'node:zlib';
 import { parserPool } from '@lore/ingest';
-import { call, compressionBombPdf, deeplyNestedHtml, ok } from '@lore/kit/testing';
+import { call, compressionBombPdf, deeplyNestedHtml, inflatedStringPdf, ok } from '@lore/kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Env, startEnv } from './helpers.js';
 
@@ -74,7 +75,7 @@ describe('ingest bombs', () => {
     for (const r of results) {
       expect(r.error?.code).toBe(400);
       expect(r.error?.data?.field).toBe('file_content');
-      expect(r.text).toMatch(/\((?:time|memory|nesting|pages) limit\)/);
+      expect(r.text).toMatch(/\((?:time|memory|nesting|pages|size|inflated) limit\)/);
     }
     expect(results[2]!.text).toMatch(/nesting limit/);
     expect(results[3]!.text).toMatch(/nests lists or block quotes more than 256 deep \(nesting limit\)/);
@@ -126,7 +127,7 @@ describe('ingest bombs', () => {
       );
       for (const r of results) {
         expect(r.error?.code).toBe(400);
-        const limit = /\((time|memory|nesting|pages) limit\)/.exec(r.text)?.[1];
+        const limit = /\((time|memory|nesting|pages|size|inflated) limit\)/.exec(r.text)?.[1];
         expect(limit).toBeDefined();
         refusals.set(limit!, (refusals.get(limit!) ?? 0) + 1);
       }
@@ -146,6 +147,138 @@ describe('ingest bombs', () => {
     // Threads ended by a limit are gone: the process holds no more OS threads than when warm.
     await expect.poll(osThreads, { timeout: 10_000 }).toBeLessThanOrEqual(warm);
   });
+
+  /**
+   * The reproduced attack: a 0.7 MB PDF whose one Flate content stream inflates to a single
+   * 700 MiB string. Before its stream was decoded with counting, it ended the whole process
+   * ("Reached heap limit") on a warm parser thread. Now, warm or cold, the sender gets a 400
+   * naming the limit within seconds, `/healthz` answers all along, and another agent's calls
+   * keep a p99 under a second.
+   */
+  it.each(['warm', 'cold'] as const)(
+    'refuses a PDF whose stream inflates to a 700 MiB string, on a %s parser, with a 400 naming the limit',
+    async (state) => {
+      const mallory = await t.register(`mallory${state}`);
+      const bob = await t.register(`bob${state}`);
+      const bomb = await inflatedStringPdf({ inflatedMib: 700 });
+      expect(bomb.byteLength).toBeLessThan(800_000);
+      if (state === 'warm') {
+        await ok(mallory.client, 'updateKnowledgeSources', {
+          file_name: 'note.md',
+          file_content: '# Note\n\nA small note first, so the parser is running.\n',
+        });
+        expect(parserPool().threads).toBeGreaterThan(0);
+      } else {
+        await parserPool().close();
+        expect(parserPool().threads).toBe(0);
+      }
+      const rssBefore = process.memoryUsage().rss;
+      const started = performance.now();
+      let settled = false;
+      const upload = call(mallory.client, 'updateKnowledgeSources', {
+        file_name: 'bomb700.pdf',
+        file_content: Buffer.from(bomb).toString('base64'),
+      }).finally(() => {
+        settled = true;
+      });
+      const { health, calls } = await pollWhile(() => !settled, bob);
+      const r = await upload;
+      const ms = performance.now() - started;
+      expect(r.error?.code).toBe(400);
+      expect(r.error?.data?.field).toBe('file_content');
+      expect(r.text).toMatch(
+        /'bomb700\.pdf' was refused: a string in a stream of the PDF holds more than 1,000,000 characters \(size limit\)/,
+      );
+      const callP99 = percentile(calls, 99);
+      process.stderr.write(
+        `700 MiB string PDF (${(bomb.byteLength / 1e6).toFixed(2)} MB), ${state} parser: 400 in ${ms.toFixed(0)} ms; ` +
+          `/healthz answered ${health.length} times (p99 ${percentile(health, 99).toFixed(1)} ms); another agent's calls p99 ` +
+          `${callP99.toFixed(1)} ms (${calls.length} calls); RSS ${(rssBefore / 1e6).toFixed(0)} -> ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB\n`,
+      );
+      expect(health.length).toBeGreaterThan(3);
+      expect(calls.length).toBeGreaterThan(3);
+      expect(callP99).toBeLessThan(1_000);
+      expect(percentile(health, 99)).toBeLessThan(1_000);
+      // The node parses the next document.
+      const after = await ok<{ chunks: number }>(bob.client, 'updateKnowledgeSources', {
+        file_name: `after-${state}.md`,
+        file_content: '# After\n\nStill parsing.\n',
+      });
+      expect(after.data.chunks).toBe(1);
+    },
+  );
+
+  it('refuses the inflated stream in each encoding a PDF may give it, and bounds the text formats', async () => {
+    const mallory = await t.register('malloryencodings');
+    const bob = await t.register('bobencodings');
+    const variants: Array<[string, Promise<Uint8Array>]> = [
+      ['flate.pdf', inflatedStringPdf({ inflatedMib: 200 })],
+      ['hex.pdf', inflatedStringPdf({ inflatedMib: 64, filters: 'hex' })],
+      ['a85.pdf', inflatedStringPdf({ inflatedMib: 100, filters: 'a85' })],
+      ['hidden.pdf', inflatedStringPdf({ inflatedMib: 200, hideFilter: true })],
+    ];
+    let settled = false;
+    const uploads = Promise.all(
+      variants.map(async ([name, pdf]) =>
+        call(mallory.client, 'updateKnowledgeSources', {
+          file_name: name,
+          file_content: Buffer.from(await pdf).toString('base64'),
+        }),
+      ),
+    ).finally(() => {
+      settled = true;
+    });
+    const { health, calls } = await pollWhile(() => !settled, bob);
+    const results = await uploads;
+    for (const [i, r] of results.entries()) {
+      expect(r.error?.code, variants[i]![0]).toBe(400);
+      expect(r.text).toMatch(/holds more than 1,000,000 characters \(size limit\)/);
+    }
+    // Many streams, each under the stream cap, that together would pass the file's cap.
+    const manyStreams = manyStreamsPdf(9, 64);
+    const many = await call(mallory.client, 'updateKnowledgeSources', {
+      file_name: 'many.pdf',
+      file_content: Buffer.from(manyStreams).toString('base64'),
+    });
+    expect(many.error?.code).toBe(400);
+    expect(many.text).toMatch(/inflate to more than 512 MiB together \(inflated limit\)/);
+    // HTML has nothing that inflates: a page of entities converts to less than it was.
+    const entities = await ok<{ characters: number }>(mallory.client, 'updateKnowledgeSources', {
+      file_name: 'entities.html',
+      file_content: `<p>${'&amp;&lt;&#x1F600;'.repeat(40_000)}</p>`,
+    });
+    expect(entities.data.characters).toBeLessThan(40_000 * 16);
+    // Front matter that would expand (a billion laughs) is stored as the text it is.
+    const laughs = await ok<{ characters: number }>(mallory.client, 'updateKnowledgeSources', {
+      file_name: 'laughs.md',
+      file_content: `---\na: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n---\n# Laughs\n\nbody\n`,
+    });
+    expect(laughs.data.characters).toBeLessThan(1_000);
+    process.stderr.write(
+      `PDF bomb encodings (flate, hex, a85, hidden filter) and 9 × 64 MiB streams refused; /healthz p99 ${percentile(health, 99).toFixed(1)} ms, another agent's calls p99 ${percentile(calls, 99).toFixed(1)} ms (${calls.length} calls)\n`,
+    );
+    expect(percentile(calls, 99)).toBeLessThan(1_000);
+  });
+
+  /** `/healthz` and another agent's call, one after the other, every 20 ms while `going()`. */
+  async function pollWhile(
+    going: () => boolean,
+    agent: { client: Env['anon'] },
+  ): Promise<{ health: number[]; calls: number[] }> {
+    const health: number[] = [];
+    const calls: number[] = [];
+    while (going()) {
+      let t0 = performance.now();
+      const res = await t.knowledge.fetch(new Request('http://127.0.0.1/healthz'));
+      expect(res.status).toBe(200);
+      health.push(performance.now() - t0);
+      t0 = performance.now();
+      await ok(agent.client, 'listKnowledgeSources', {});
+      calls.push(performance.now() - t0);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return { health, calls };
+  }
 
   async function sampleLatencies(agent: { client: Env['anon'] }, n: number): Promise<number[]> {
     const out: number[] = [];
@@ -178,6 +311,24 @@ function nestedQuotes(): string {
 /** A three-column Markdown table of 70,000 rows (0.98 MB). */
 function hugeTable(): string {
   return `| a | b | c |\n|---|---|---|\n${'| x | y | z |\n'.repeat(70_000)}`;
+}
+
+/**
+ * A PDF of `streams` Flate streams of `mib` MiB of spaces each: every one is under the stream
+ * cap; together they would inflate past the file's.
+ */
+function manyStreamsPdf(streams: number, mib: number): Uint8Array {
+  const data = deflateSync(Buffer.alloc(mib * 1024 * 1024, 0x20), { level: 9 });
+  const parts = [Buffer.from('%PDF-1.7\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n')];
+  parts.push(Buffer.from('2 0 obj << /Type /Pages /Kids [] /Count 0 >> endobj\n'));
+  for (let i = 0; i < streams; i++)
+    parts.push(
+      Buffer.from(`${3 + i} 0 obj << /Length ${data.length} /Filter /FlateDecode >> stream\n`),
+      data,
+      Buffer.from('\nendstream endobj\n'),
+    );
+  parts.push(Buffer.from('trailer << /Root 1 0 R >>\n%%EOF\n'));
+  return new Uint8Array(Buffer.concat(parts));
 }
 
 /** The process's OS threads (Linux), parser threads included. */
