@@ -84,7 +84,7 @@ export async function scanPdfStreams(bytes: Uint8Array, limits: PdfScanLimits): 
       checkObjects(scan.objects, limits.maxObjects);
     }
     const chains = filterChains(dict, text);
-    const data = buf.subarray(dataStart);
+    const data = buf.subarray(dataStart, rawEnd(text, dict, dataStart, chains));
     if (isZlibHeader(data) && !chains.some((c) => c[0] === 'flate')) chains.push(['flate']);
     const decodable = chains.filter((c) => c.length > 0 && isDecodable(c[0]!));
     if (decodable.length === 0) continue;
@@ -115,6 +115,21 @@ export async function scanPdfStreams(bytes: Uint8Array, limits: PdfScanLimits): 
     scan.largestStreamBytes = Math.max(scan.largestStreamBytes, most);
   }
   return scan;
+}
+
+/**
+ * Where the stream's data can end for pdf.js. Flate needs no end (zlib stops at its own end of
+ * stream, so it gets the rest of the file); the other filters end at their end-of-data marks,
+ * but a stream that lacks one would run them to the end of the file once per stream: their data
+ * ends at the first `endstream`, or further when a direct `/Length` says so (pdf.js reads
+ * `/Length` bytes when `endstream` follows them). An indirect `/Length` gives the rest of the file.
+ */
+function rawEnd(text: string, dict: string, dataStart: number, chains: Filter[][]): number {
+  if (chains.every((c) => c[0] === 'flate' || c[0] === undefined)) return text.length;
+  if (/\/Length[ \t\r\n\f\0]+[0-9]+[ \t\r\n\f\0]+[0-9]+[ \t\r\n\f\0]+R/.test(dict)) return text.length;
+  const end = text.indexOf('endstream', dataStart);
+  const length = Number(/\/Length[ \t\r\n\f\0]+([0-9]+)/.exec(dict)?.[1] ?? 0);
+  return Math.min(text.length, Math.max(end === -1 ? text.length : end, dataStart + length));
 }
 
 function checkObjects(objects: number, max: number) {
