@@ -147,6 +147,23 @@ describe('scanPdfStreams', () => {
     ).toBe('inflated');
   });
 
+  it('counts LZW as it decodes, code widths and table resets included', async () => {
+    const text = content(300_000);
+    const lzw = { dict: '/Filter /LZWDecode', data: lzwEncode(text) };
+    const scan = await scanPdfStreams(pdfWith([lzw]), limits);
+    expect(scan.inflatedBytes).toBe(text.length);
+    // pdf.js reads the same stream to the same text: the encoder above is the one pdf.js decodes.
+    const lines = Array.from({ length: 300 }, (_, i) => `(line ${i} of the LZW page) Tj 0 -2 Td`).join(' ');
+    const page = lzwEncode(Buffer.from(`BT /F1 2 Tf 72 700 Td ${lines} ET`));
+    const read = await extractPdfText(pdfWith([{ dict: '/Filter /LZWDecode', data: page }]));
+    expect(read.text.split('\n')).toHaveLength(300);
+    expect(read.text).toContain('line 299 of the LZW page');
+    const over = lzwEncode(Buffer.alloc(MiB + 1, 0x20));
+    expect(
+      (await refusal(scanPdfStreams(pdfWith([{ dict: '/Filter /LZWDecode', data: over }]), limits))).limit,
+    ).toBe('inflated');
+  });
+
   it('does not read binary streams (pictures, fonts) for strings', async () => {
     const picture = Buffer.concat([Buffer.from('('), randomBytes(200_000)]);
     const scan = await scanPdfStreams(
@@ -213,3 +230,46 @@ describe('extractPdfText', () => {
     expect(doc.message).toMatch(/more than 1,000 characters of text/);
   });
 });
+
+/** PDF's LZW (early change, as pdf.js decodes it), written plainly: a table reset when it is nearly full. */
+function lzwEncode(input: Uint8Array): Uint8Array {
+  const out: number[] = [];
+  let acc = 0;
+  let bits = 0;
+  let width = 9;
+  const put = (code: number) => {
+    acc = (acc << width) | code;
+    bits += width;
+    while (bits >= 8) {
+      out.push((acc >>> (bits - 8)) & 0xff);
+      bits -= 8;
+    }
+    acc &= (1 << bits) - 1;
+  };
+  let table = new Map<string, number>();
+  let next = 258;
+  put(256);
+  let w = '';
+  for (const byte of input) {
+    const wc = w + String.fromCharCode(byte);
+    if (wc.length === 1 || table.has(wc)) {
+      w = wc;
+      continue;
+    }
+    put(w.length === 1 ? w.charCodeAt(0) : table.get(w)!);
+    table.set(wc, next++);
+    // The decoder adds each entry one code later than here: it widens when `next` here is a power of two.
+    if (next >= 1 << width && width < 12) width++;
+    if (next >= 4094) {
+      put(256);
+      table = new Map();
+      next = 258;
+      width = 9;
+    }
+    w = String.fromCharCode(byte);
+  }
+  if (w) put(w.length === 1 ? w.charCodeAt(0) : table.get(w)!);
+  put(257);
+  if (bits > 0) out.push((acc << (8 - bits)) & 0xff);
+  return Uint8Array.from(out);
+}
