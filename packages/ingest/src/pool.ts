@@ -53,7 +53,7 @@ function tsxEsmApi(): string {
   return pathToFileURL(join(dirname(pkgPath), pkg.exports['./esm/api']!.import.default)).href;
 }
 
-/** Time a parser thread may take to load a task module (tsx compiles it from sources) or pdf.js the first time. */
+/** Time a parser may take to load a task module (tsx compiles it from sources) or pdf.js the first time. */
 const MODULE_LOAD_MS = 60_000;
 
 /** A task before the pool numbers it (Omit distributed over the union). */
@@ -89,33 +89,35 @@ export type ParserIsolation = 'process' | 'thread';
 
 interface Slot {
   worker: Parser;
-  /** The thread has loaded its modules (startup does not count against a document's time). */
+  /** The parser has loaded its modules (startup does not count against a document's time). */
   ready: boolean;
-  /** The thread's Linux thread id, for reading its own CPU time (undefined elsewhere). */
+  /** The parser's Linux thread id (a process's: its pid), for reading its CPU time (undefined elsewhere). */
   tid?: number;
   job?: Job & { id: number; timer: NodeJS.Timeout };
-  /** Ends the thread once it has had no document for the pool's idle time. */
+  /** Ends the parser once it has had no document for the pool's idle time. */
   idle?: NodeJS.Timeout;
 }
 
 /**
- * How long a parser thread with nothing to parse stays alive. A thread is a whole V8 isolate
- * (about 10 MiB resident once it has parsed a few documents); most services parse in bursts
- * (an ingest) and then not at all, so an idle process keeps none and the next document starts
- * one again (tens of milliseconds).
+ * How long a parser with nothing to parse stays alive. A parser is a whole V8 isolate (a
+ * process: about 110 MiB resident once it has parsed a PDF); most services parse in bursts
+ * (an ingest) and then not at all, so an idle service keeps none and the next document starts
+ * one again (a few hundred milliseconds).
  */
 export const PARSER_IDLE_MS = 30_000;
 
 /**
- * A few long-lived parser threads. Each document runs in one of them with a time limit (the
- * thread is terminated and replaced when it runs over) and a heap limit (V8 ends the thread
- * when it is exceeded), so a compression bomb or a pathologically nested page costs its own
- * caller a 400 and every other call — and `/healthz` — nothing.
+ * A few long-lived parsers, child processes by default (`isolation`). Each document runs in
+ * one of them with a time limit (the parser is ended and replaced when it runs over) and a
+ * heap limit (V8 ends the parser when it is exceeded), so a compression bomb or a
+ * pathologically nested page costs its own caller a 400 and every other call — and
+ * `/healthz` — nothing. What a PDF may inflate to is bounded before pdf.js reads it
+ * (`scanPdfStreams`); the heap limit is what holds where that cannot see.
  *
- * The time limit counts the parser thread's own CPU time where Linux reports it: the thread
- * runs at the lowest priority, so on a busy machine a document that needs 200 ms of CPU may
- * take seconds of wall-clock time without being hostile. A wall-clock bound (`wallMs`) ends
- * a thread that makes no progress at all.
+ * The time limit counts the parser's own CPU time where Linux reports it: the parser runs at
+ * the lowest priority, so on a busy machine a document that needs 200 ms of CPU may take
+ * seconds of wall-clock time without being hostile. A wall-clock bound (`wallMs`) ends a
+ * parser that makes no progress at all.
  */
 export class ParserPool {
   private readonly slots: Slot[] = [];
@@ -125,7 +127,7 @@ export class ParserPool {
   constructor(
     readonly limits: ParseLimits = DEFAULT_PARSE_LIMITS,
     private readonly size = Math.max(1, Math.min(2, availableParallelism() - 1)),
-    /** Milliseconds a thread with no document stays alive (`PARSER_IDLE_MS`). */
+    /** Milliseconds a parser with no document stays alive (`PARSER_IDLE_MS`). */
     private readonly idleMs = PARSER_IDLE_MS,
     readonly isolation: ParserIsolation = 'process',
   ) {
@@ -134,7 +136,7 @@ export class ParserPool {
   }
 
   /**
-   * Runs a document in a thread. `onPart` receives, in order, the parts a module task with
+   * Runs a document in a parser. `onPart` receives, in order, the parts a module task with
    * `parts` sends ahead of its result; none arrive after the result or the error.
    */
   run(task: TaskInput, transfer: ArrayBuffer[] = [], onPart?: (value: unknown) => void): Promise<unknown> {
@@ -145,14 +147,14 @@ export class ParserPool {
   }
 
   /**
-   * Live parser threads: at most the pool's size; a thread ended by a limit is replaced on
-   * demand, and a thread idle for the pool's idle time ends (0 in an idle process).
+   * Live parsers (processes or threads): at most the pool's size; a parser ended by a limit is
+   * replaced on demand, and one idle for the pool's idle time ends (0 in an idle service).
    */
   get threads(): number {
     return this.slots.length;
   }
 
-  /** Ends every thread; queued and running documents are refused. */
+  /** Ends every parser; queued and running documents are refused. */
   async close(): Promise<void> {
     for (const job of this.queue.splice(0)) job.reject(new Error('the parser pool was closed'));
     await Promise.all(
@@ -165,7 +167,7 @@ export class ParserPool {
     for (const slot of this.slots) if (slot.ready && !slot.job && !slot.idle) this.idleTimer(slot);
   }
 
-  /** A free thread ends after `idleMs` without a document; the next document starts one. */
+  /** A free parser ends after `idleMs` without a document; the next document starts one. */
   private idleTimer(slot: Slot) {
     slot.idle = setTimeout(() => {
       slot.idle = undefined;
@@ -173,7 +175,7 @@ export class ParserPool {
       const i = this.slots.indexOf(slot);
       if (i === -1) return;
       this.slots.splice(i, 1);
-      void this.retire(slot, new Error('the parser thread was idle'));
+      void this.retire(slot, new Error('the parser was idle'));
     }, this.idleMs);
     slot.idle.unref();
   }
@@ -209,10 +211,10 @@ export class ParserPool {
   }
 
   /**
-   * The document's clock: its thread's CPU time checked a few times a second against
+   * The document's clock: its parser's CPU time checked a few times a second against
    * `timeMs`, and wall-clock time against `wallMs`. Without a readable CPU time, wall-clock
-   * time against `timeMs`. `cpuStart` is the thread's CPU time when the document started, as
-   * the thread itself reported it (read here when it did not).
+   * time against `timeMs`. `cpuStart` is the parser's CPU time when the document started, as
+   * the parser itself reported it (read here when it did not).
    */
   private clock(
     slot: Slot,
@@ -276,12 +278,12 @@ export class ParserPool {
           : err;
       void this.fail(slot, limit);
     });
-    worker.on('exit', () => void this.fail(slot, new Error('the parser thread exited')));
+    worker.on('exit', () => void this.fail(slot, new Error('the parser exited')));
     this.slots.push(slot);
     return slot;
   }
 
-  /** The running document failed or the thread died: refuse the document, replace the thread. */
+  /** The running document failed or the parser died: refuse the document, replace the parser. */
   private async fail(slot: Slot, err: Error) {
     const i = this.slots.indexOf(slot);
     if (i === -1) return;
