@@ -138,6 +138,10 @@ describe('scanPdfStreams', () => {
     const lying = pdfWith([{ dict: '/Filter /FlateDecode', data }]).slice();
     const text = Buffer.from(lying).toString('latin1').replace(`/Length ${data.length}`, '/Length 10');
     expect((await refusal(scanPdfStreams(Buffer.from(text, 'latin1'), limits))).limit).toBe('inflated');
+    // A filter pdf.js does not know is skipped, by pdf.js and by the scan: the Flate after it counts.
+    const hexed = Buffer.from(`${deflateSync(content(MiB + 1)).toString('hex')}>`);
+    const skipped = pdfWith([{ dict: '/Filter [/AHx /Crypt /NoSuchFilter /Fl]', data: hexed }]);
+    expect((await refusal(scanPdfStreams(skipped, limits))).limit).toBe('inflated');
     // RunLength: two bytes that say "this byte 128 times", repeated.
     const runs = Buffer.alloc(2 * 9_000);
     for (let i = 0; i < runs.length; i += 2) runs[i] = 129;
@@ -148,7 +152,9 @@ describe('scanPdfStreams', () => {
   });
 
   it('counts LZW as it decodes, code widths and table resets included', async () => {
-    const text = content(300_000);
+    // Letters in a long-period pattern: thousands of codes, every width, tables reset often.
+    const text = Buffer.alloc(300_000);
+    for (let i = 0; i < text.length; i++) text[i] = 97 + ((i * 7 + (i >> 3) + (i >> 11)) % 26);
     const lzw = { dict: '/Filter /LZWDecode', data: lzwEncode(text) };
     const scan = await scanPdfStreams(pdfWith([lzw]), limits);
     expect(scan.inflatedBytes).toBe(text.length);
@@ -158,6 +164,12 @@ describe('scanPdfStreams', () => {
     const read = await extractPdfText(pdfWith([{ dict: '/Filter /LZWDecode', data: page }]));
     expect(read.text.split('\n')).toHaveLength(300);
     expect(read.text).toContain('line 299 of the LZW page');
+    // /EarlyChange 0 widens codes one entry later, as pdf.js does when /DecodeParms says so.
+    const late = lzwEncode(text, 0);
+    const lateDict = '/Filter /LZWDecode /DecodeParms << /EarlyChange 0 >>';
+    expect((await scanPdfStreams(pdfWith([{ dict: lateDict, data: late }]), limits)).inflatedBytes).toBe(
+      text.length,
+    );
     const over = lzwEncode(Buffer.alloc(MiB + 1, 0x20));
     expect(
       (await refusal(scanPdfStreams(pdfWith([{ dict: '/Filter /LZWDecode', data: over }]), limits))).limit,
@@ -232,7 +244,7 @@ describe('extractPdfText', () => {
 });
 
 /** PDF's LZW (early change, as pdf.js decodes it), written plainly: a table reset when it is nearly full. */
-function lzwEncode(input: Uint8Array): Uint8Array {
+function lzwEncode(input: Uint8Array, earlyChange = 1): Uint8Array {
   const out: number[] = [];
   let acc = 0;
   let bits = 0;
@@ -259,7 +271,7 @@ function lzwEncode(input: Uint8Array): Uint8Array {
     put(w.length === 1 ? w.charCodeAt(0) : table.get(w)!);
     table.set(wc, next++);
     // The decoder adds each entry one code later than here: it widens when `next` here is a power of two.
-    if (next >= 1 << width && width < 12) width++;
+    if (next + earlyChange - 1 >= 1 << width && width < 12) width++;
     if (next >= 4094) {
       put(256);
       table = new Map();

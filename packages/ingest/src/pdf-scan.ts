@@ -29,14 +29,16 @@ const FILTERS: Record<string, Filter> = {
   A85: 'a85',
   RunLengthDecode: 'rl',
   RL: 'rl',
-  // Image codecs: pdf.js decodes none of them to read text, so a chain ends there.
+  // Image codecs: their output is pixels, bounded by the picture's size, and nothing decodes
+  // it further, so a chain ends there. Any other name (Crypt among them) pdf.js skips, going on
+  // with the next filter on the same bytes, and so does the scan.
   DCTDecode: 'opaque',
   DCT: 'opaque',
   JPXDecode: 'opaque',
+  JPX: 'opaque',
   JBIG2Decode: 'opaque',
   CCITTFaxDecode: 'opaque',
   CCF: 'opaque',
-  Crypt: 'opaque',
 };
 
 /** Decoding a stream produced more than its budget (the stream's cap, or what is left of the file's). */
@@ -88,6 +90,7 @@ export async function scanPdfStreams(bytes: Uint8Array, limits: PdfScanLimits): 
     if (isZlibHeader(data) && !chains.some((c) => c[0] === 'flate')) chains.push(['flate']);
     const decodable = chains.filter((c) => c.length > 0 && isDecodable(c[0]!));
     if (decodable.length === 0) continue;
+    const early = /\/EarlyChange[ \t\r\n\f\0]+0(?![0-9])/.test(dict) ? 0 : 1;
     const textLike = !/\/(?:Image|Metadata|EmbeddedFile|XML)(?![A-Za-z0-9])/.test(dict);
     let most = 0;
     for (const chain of decodable) {
@@ -95,7 +98,7 @@ export async function scanPdfStreams(bytes: Uint8Array, limits: PdfScanLimits): 
       const strings = textLike ? new StringScan(limits.maxTextChars) : undefined;
       let produced: number;
       try {
-        produced = await decodeChain(data, chain, budget, strings);
+        produced = await decodeChain(data, chain, budget, strings, early);
       } catch (err) {
         if (!(err instanceof OverBudget)) throw err;
         throw budget < limits.maxStreamBytes
@@ -177,9 +180,11 @@ function filterChains(dict: string, text: string): Filter[][] {
     }
     if (seen.has(value)) continue;
     seen.add(value);
-    const names = [...value.matchAll(/\/([^\s/[\]<>()%]+)/g)].map((n) => FILTERS[n[1]!] ?? 'unknown');
-    const usable = names.findIndex((f) => !isDecodable(f));
-    chains.push(usable === -1 ? names : names.slice(0, usable));
+    const names = [...value.matchAll(/\/([^\s/[\]<>()%]+)/g)]
+      .map((n) => FILTERS[n[1]!] ?? 'unknown')
+      .filter((f) => f !== 'unknown');
+    const opaque = names.indexOf('opaque');
+    chains.push(opaque === -1 ? names : names.slice(0, opaque));
   }
   return chains;
 }
@@ -194,6 +199,7 @@ async function decodeChain(
   chain: Filter[],
   budget: number,
   strings?: StringScan,
+  earlyChange = 1,
 ): Promise<number> {
   let input = data;
   for (let i = 0; i < chain.length; i++) {
@@ -204,7 +210,7 @@ async function decodeChain(
       const small = inflateSmall(input, Math.min(budget, SMALL_STREAM_BYTES));
       if (small) sink.write(small);
       else await inflateInto(input, sink);
-    } else if (filter === 'lzw') lzwDecode(input, sink);
+    } else if (filter === 'lzw') lzwDecode(input, sink, earlyChange);
     else if (filter === 'hex') hexDecode(input, sink);
     else if (filter === 'a85') a85Decode(input, sink);
     else rlDecode(input, sink);
@@ -383,8 +389,11 @@ function rlDecode(data: Uint8Array, sink: Sink) {
   }
 }
 
-/** PDF's LZW (early change, as pdf.js assumes without /DecodeParms), counted byte by byte. */
-function lzwDecode(data: Uint8Array, sink: Sink) {
+/**
+ * PDF's LZW as pdf.js decodes it (early change 1 unless /DecodeParms says 0: the code width
+ * grows when the next code plus that reaches a power of two), counted byte by byte.
+ */
+function lzwDecode(data: Uint8Array, sink: Sink, earlyChange: number) {
   const prefix = new Int32Array(4096);
   const suffix = new Uint8Array(4096);
   const length = new Uint16Array(4096);
@@ -441,7 +450,7 @@ function lzwDecode(data: Uint8Array, sink: Sink) {
       length[next] = Math.min(4095, length[previous]! + 1);
       next++;
     }
-    if (next + 1 >= 1 << width && width < 12) width++;
+    if (next + earlyChange >= 1 << width && width < 12) width++;
     previous = code;
   }
 }
