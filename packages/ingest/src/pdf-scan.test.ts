@@ -142,6 +142,24 @@ describe('scanPdfStreams', () => {
     const hexed = Buffer.from(`${deflateSync(content(MiB + 1)).toString('hex')}>`);
     const skipped = pdfWith([{ dict: '/Filter [/AHx /Crypt /NoSuchFilter /Fl]', data: hexed }]);
     expect((await refusal(scanPdfStreams(skipped, limits))).limit).toBe('inflated');
+    // `endstream` inside a stream's data, its real /Length given by reference (as pdf.js reads it):
+    // a RunLength stream whose literal run spells `endstream` halfway, then as many runs again.
+    const half = Buffer.alloc(2 * 4_500);
+    for (let i = 0; i < half.length; i += 2) half[i] = 129;
+    const literal = Buffer.concat([Buffer.from([8]), Buffer.from('endstream')]);
+    const hiding = Buffer.concat([half, literal, half, Buffer.from([128])]);
+    const referenced = pdfWith(
+      [{ dict: '/Filter /RunLengthDecode /Length 99 0 R', data: hiding }],
+      `99 0 obj ${hiding.length} endobj\n`,
+    );
+    const shown = Buffer.from(referenced).toString('latin1').replace(`/Length ${hiding.length} `, '');
+    expect((await refusal(scanPdfStreams(Buffer.from(shown, 'latin1'), limits))).limit).toBe('inflated');
+    // A /Filter given by reference is looked up.
+    const byRef = pdfWith(
+      [{ dict: '/Filter 98 0 R', data: deflateSync(content(MiB + 1)) }],
+      '98 0 obj [/FlateDecode] endobj\n',
+    );
+    expect((await refusal(scanPdfStreams(byRef, limits))).limit).toBe('inflated');
     // RunLength: two bytes that say "this byte 128 times", repeated.
     const runs = Buffer.alloc(2 * 9_000);
     for (let i = 0; i < runs.length; i += 2) runs[i] = 129;
@@ -174,6 +192,20 @@ describe('scanPdfStreams', () => {
     expect(
       (await refusal(scanPdfStreams(pdfWith([{ dict: '/Filter /LZWDecode', data: over }]), limits))).limit,
     ).toBe('inflated');
+  });
+
+  it('reads each byte of a file of 50,000 streams a bounded number of times', async () => {
+    // Streams with no `endstream` anywhere after them, whose filter has no end mark either.
+    const many = Buffer.from(
+      `%PDF-1.7\n${'<< /Filter /AHx /Length 10 >> stream\n4142434445\n'.repeat(50_000)}`,
+    );
+    const started = performance.now();
+    const scan = await scanPdfStreams(many, { ...limits, maxObjects: 100_000 });
+    expect(scan.streams).toBe(50_000);
+    expect(scan.inflatedBytes).toBe(50_000 * 5);
+    // Under a second on a quiet machine; a pass that went back to the start for each stream
+    // would take minutes.
+    expect(performance.now() - started).toBeLessThan(5_000);
   });
 
   it('does not read binary streams (pictures, fonts) for strings', async () => {

@@ -73,20 +73,22 @@ export async function scanPdfStreams(bytes: Uint8Array, limits: PdfScanLimits): 
 
   // pdf.js skips the rest of the `stream` line and reads the data from the next one.
   const keyword = /(?<![A-Za-z0-9#])stream[^\r\n]*(?:\r\n|\r|\n)/g;
+  const file: PdfText = { text, objects: objectIndex(text), ends: endMarks(text) };
   let regionStart = 0;
   for (let m = keyword.exec(text); m; m = keyword.exec(text)) {
     const at = m.index;
     const dataStart = at + m[0].length;
-    const lastEnd = text.lastIndexOf('endstream', at);
-    const dict = text.slice(Math.max(regionStart, lastEnd === -1 ? 0 : lastEnd), at);
+    // The text since the previous stream's data, from its `endstream` on: each byte is read once.
+    const region = text.slice(regionStart, at);
+    const dict = region.slice(Math.max(0, region.lastIndexOf('endstream')));
     regionStart = dataStart;
     scan.streams++;
     if (/\/ObjStm(?![A-Za-z0-9])/.test(dict)) {
       for (const n of dict.matchAll(/\/N[ \t\r\n\f\0]+([0-9]+)/g)) scan.objects += Number(n[1]);
       checkObjects(scan.objects, limits.maxObjects);
     }
-    const chains = filterChains(dict, text);
-    const data = buf.subarray(dataStart, rawEnd(text, dict, dataStart, chains));
+    const chains = filterChains(dict, file);
+    const data = buf.subarray(dataStart, rawEnd(file, dict, dataStart, chains));
     if (isZlibHeader(data) && !chains.some((c) => c[0] === 'flate')) chains.push(['flate']);
     const decodable = chains.filter((c) => c.length > 0 && isDecodable(c[0]!));
     if (decodable.length === 0) continue;
@@ -120,19 +122,66 @@ export async function scanPdfStreams(bytes: Uint8Array, limits: PdfScanLimits): 
   return scan;
 }
 
+/** The file as text, with what the scan looks up in it more than once. */
+interface PdfText {
+  text: string;
+  /** `n g` → the text that follows `n g obj` (a short prefix of the object's body). */
+  objects: () => Map<string, string>;
+  /** The first `endstream` at or after a position, or -1. */
+  ends: (from: number) => number;
+}
+
+const WS = '[ \\t\\r\\n\\f\\0]';
+
+/** The objects of the file by number, indexed on first use in one pass. */
+function objectIndex(text: string): () => Map<string, string> {
+  let index: Map<string, string> | undefined;
+  return () => {
+    if (index) return index;
+    index = new Map();
+    const header = new RegExp(`(?<![0-9])([0-9]+)${WS}+([0-9]+)${WS}+obj(?![A-Za-z0-9])`, 'g');
+    for (let m = header.exec(text); m; m = header.exec(text)) {
+      const body = m.index + m[0].length;
+      index.set(`${Number(m[1])} ${Number(m[2])}`, text.slice(body, body + 512));
+    }
+    return index;
+  };
+}
+
+/** `endstream` positions for positions that only grow: one pass over the file in all. */
+function endMarks(text: string): (from: number) => number {
+  let found = -1;
+  let none = false;
+  return (from) => {
+    if (found >= from) return found;
+    if (none) return -1;
+    found = text.indexOf('endstream', from);
+    if (found === -1) none = true;
+    return found;
+  };
+}
+
+/** What an indirect reference `n g R` in `value` points to, or undefined. */
+function resolve(file: PdfText, value: string): string | undefined {
+  const [num, gen] = value.split(new RegExp(`${WS}+`));
+  return file.objects().get(`${Number(num)} ${Number(gen)}`);
+}
+
 /**
  * Where the stream's data can end for pdf.js. Flate needs no end (zlib stops at its own end of
  * stream, so it gets the rest of the file); the other filters end at their end-of-data marks,
  * but a stream that lacks one would run them to the end of the file once per stream: their data
- * ends at the first `endstream`, or further when a direct `/Length` says so (pdf.js reads
- * `/Length` bytes when `endstream` follows them). An indirect `/Length` gives the rest of the file.
+ * ends at the first `endstream`, or further when `/Length` (direct or looked up) says so
+ * (pdf.js reads `/Length` bytes when `endstream` follows them).
  */
-function rawEnd(text: string, dict: string, dataStart: number, chains: Filter[][]): number {
+function rawEnd(file: PdfText, dict: string, dataStart: number, chains: Filter[][]): number {
+  const { text } = file;
   if (chains.every((c) => c[0] === 'flate' || c[0] === undefined)) return text.length;
-  if (/\/Length[ \t\r\n\f\0]+[0-9]+[ \t\r\n\f\0]+[0-9]+[ \t\r\n\f\0]+R/.test(dict)) return text.length;
-  const end = text.indexOf('endstream', dataStart);
-  const length = Number(/\/Length[ \t\r\n\f\0]+([0-9]+)/.exec(dict)?.[1] ?? 0);
-  return Math.min(text.length, Math.max(end === -1 ? text.length : end, dataStart + length));
+  const ref = new RegExp(`/Length${WS}+([0-9]+${WS}+[0-9]+${WS}+R)`).exec(dict)?.[1];
+  const lengthText = ref ? resolve(file, ref) : /\/Length[ \t\r\n\f\0]+([0-9]+)/.exec(dict)?.[1];
+  const length = Number(/^[ \t\r\n\f\0]*([0-9]+)/.exec(lengthText ?? '')?.[1] ?? 0);
+  const end = file.ends(dataStart);
+  return Math.min(text.length, Math.max(end === -1 ? dataStart + length : end, dataStart + length));
 }
 
 function checkObjects(objects: number, max: number) {
@@ -163,7 +212,7 @@ function isZlibHeader(data: Uint8Array): boolean {
  * it and the previous stream): one is what pdf.js will use, and decoding each that differs
  * costs little. An indirect `/Filter n 0 R` is looked up.
  */
-function filterChains(dict: string, text: string): Filter[][] {
+function filterChains(dict: string, file: PdfText): Filter[][] {
   const chains: Filter[][] = [];
   const seen = new Set<string>();
   const filter =
@@ -171,10 +220,7 @@ function filterChains(dict: string, text: string): Filter[][] {
   for (const m of dict.matchAll(filter)) {
     let value = m[1]!;
     if (value.endsWith('R')) {
-      const [num, gen] = value.split(/[ \t\r\n\f\0]+/);
-      const target = new RegExp(
-        `(?<![0-9])${num}[ \\t\\r\\n\\f\\0]+${gen}[ \\t\\r\\n\\f\\0]+obj[ \\t\\r\\n\\f\\0]*(\\/[^\\s/[\\]<>()%]+|\\[[^\\]]*\\])`,
-      ).exec(text);
+      const target = /^[ \t\r\n\f\0]*(\/[^\s/[\]<>()%]+|\[[^\]]*\])/.exec(resolve(file, value) ?? '');
       if (!target) continue;
       value = target[1]!;
     }
@@ -221,11 +267,15 @@ async function decodeChain(
   return 0;
 }
 
+const SCRATCH = new Uint8Array(65_536);
+
 /** Where a stage's output goes: counted against the budget, kept for the next stage or read for strings. */
 class Sink {
   bytes = 0;
   private readonly parts: Uint8Array[] = [];
-  private pending = new Uint8Array(65_536);
+  // The filters written in JavaScript fill it synchronously and the stage flushes it before
+  // anything else runs, so one buffer serves every sink.
+  private readonly pending = SCRATCH;
   private used = 0;
 
   constructor(
