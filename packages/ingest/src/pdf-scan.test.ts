@@ -109,6 +109,13 @@ describe('scanPdfStreams', () => {
     expect((await refusal(scanPdfStreams(pdfWith([flate(hex)]), limits))).limit).toBe('size');
     const nested = Buffer.from(`(a (b) \\) ${'A'.repeat(10_000)}) Tj`);
     expect((await refusal(scanPdfStreams(pdfWith([flate(nested)]), limits))).limit).toBe('size');
+    // An inline image's data is passed over, binary or not, and strings after it are read.
+    const image = (data: Buffer) =>
+      Buffer.concat([Buffer.from('q BI /W 4 /H 4 /BPC 8 /CS /G ID '), data, Buffer.from(' EI Q ')]);
+    const pixels = Buffer.concat([Buffer.from([0xff, 0x00, 0x28, 0x80]), Buffer.alloc(20_000, 0x41)]);
+    expect((await scanPdfStreams(pdfWith([flate(image(pixels))]), limits)).decoded).toBe(1);
+    const after = Buffer.concat([image(pixels), Buffer.from(`BT (${'A'.repeat(10_001)}) Tj ET`)]);
+    expect((await refusal(scanPdfStreams(pdfWith([flate(after)]), limits))).limit).toBe('size');
     // Many short strings and a dictionary are not one long string.
     const many = Buffer.from(`<< /A 1 >> ${'(lore) Tj '.repeat(5_000)}% (comment\n`);
     expect((await scanPdfStreams(pdfWith([flate(many)]), limits)).decoded).toBe(1);
