@@ -266,6 +266,45 @@ describe('ingest bombs', () => {
   });
 
   /**
+   * What the scan cannot read for strings (a byte only binary data has, then a 60 MiB string:
+   * under the 64 MiB stream cap) pdf.js builds, past the parser's heap. The parser is a
+   * process: running out of memory ends it alone, the sender gets a 400 naming the limit, and
+   * the node answers throughout. (In a worker thread the same file ended the whole process.)
+   */
+  it('contains a parse that would exhaust its parser'"'"'s memory to that parser process', async () => {
+    const mallory = await t.register('mallorymemory');
+    const bob = await t.register('bobmemory');
+    const pdf = await inflatedStringPdf({ inflatedMib: 60, binaryFirst: true });
+    const rssBefore = process.memoryUsage().rss;
+    const started = performance.now();
+    let settled = false;
+    const upload = call(mallory.client, 'updateKnowledgeSources', {
+      file_name: 'opaque.pdf',
+      file_content: Buffer.from(pdf).toString('base64'),
+    }).finally(() => {
+      settled = true;
+    });
+    const { health, calls } = await pollWhile(() => !settled, bob);
+    const r = await upload;
+    expect(r.error?.code).toBe(400);
+    expect(r.text).toMatch(/'opaque\.pdf' was refused: .* \((?:memory|time) limit\)/);
+    process.stderr.write(
+      `60 MiB string behind a binary byte (${(pdf.byteLength / 1e3).toFixed(0)} KB): ${/\((\w+) limit\)/.exec(r.text)?.[1]} limit after ${(performance.now() - started).toFixed(0)} ms; ` +
+        `/healthz p99 ${percentile(health, 99).toFixed(1)} ms (${health.length}), another agent's calls p99 ${percentile(calls, 99).toFixed(1)} ms; ` +
+        `node RSS ${(rssBefore / 1e6).toFixed(0)} -> ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB\n`,
+    );
+    expect(percentile(calls, 99)).toBeLessThan(1_000);
+    expect(percentile(health, 99)).toBeLessThan(1_000);
+    // The node's own memory did not take the parse's: it stayed far below the parser's heap.
+    expect(process.memoryUsage().rss - rssBefore).toBeLessThan(128 * 1024 * 1024);
+    const after = await ok<{ chunks: number }>(bob.client, 'updateKnowledgeSources', {
+      file_name: 'after-memory.md',
+      file_content: '# After\n\nStill parsing.\n',
+    });
+    expect(after.data.chunks).toBe(1);
+  });
+
+  /**
    * `/healthz` and another agent's call, one after the other, every 20 ms while `going()`, and
    * at least `min` times (a refusal can come before ten of them).
    */

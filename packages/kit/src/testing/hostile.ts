@@ -54,6 +54,7 @@ export async function inflatedStringPdf(
   const write = async (chunk: Buffer) => {
     if (!deflate.write(chunk)) await new Promise((r) => deflate.once('drain', r));
   };
+  if (opts.binaryFirst) await write(Buffer.from([0x80, 0x0a]));
   await write(Buffer.from('BT /F1 12 Tf 72 700 Td ('));
   const mibOfA = Buffer.alloc(1024 * 1024, 0x41);
   for (let i = 0; i < mib; i++) await write(mibOfA);
