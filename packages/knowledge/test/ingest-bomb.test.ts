@@ -271,7 +271,7 @@ describe('ingest bombs', () => {
    * process: running out of memory ends it alone, the sender gets a 400 naming the limit, and
    * the node answers throughout. (In a worker thread the same file ended the whole process.)
    */
-  it('contains a parse that would exhaust its parser'"'"'s memory to that parser process', async () => {
+  it('contains a parse that would exhaust the memory of its parser process to that process', async () => {
     const mallory = await t.register('mallorymemory');
     const bob = await t.register('bobmemory');
     const pdf = await inflatedStringPdf({ inflatedMib: 60, binaryFirst: true });
