@@ -3,7 +3,7 @@ import { setPriority } from 'node:os';
 import { parentPort as threadPort } from 'node:worker_threads';
 import { htmlToMarkdown } from './html.js';
 import { ParseLimitError } from './limits.js';
-import { extractPdfText, loadUnpdf, type PdfTextLimits } from './pdf.js';
+import { extractPdfText, loadPdfjs, loadUnpdf, type PdfTextLimits } from './pdf.js';
 import { threadCpuMs } from './thread-cpu.js';
 
 /** One document to parse, as the pool sends it. */
@@ -58,7 +58,9 @@ try {
 async function run(task: ParseTask): Promise<unknown> {
   if (task.kind === 'pdf') {
     // pdf.js loads on a thread's first PDF (seconds on a busy machine): the clock starts after.
+    // unpdf's index is small; pdf.js itself (1.4 MB of module) is evaluated by `loadPdfjs`.
     await loadUnpdf();
+    await loadPdfjs();
     parentPort?.postMessage({ started: task.id, cpuMs: ownCpuMs() });
     return extractPdfText(task.bytes, task.limits);
   }

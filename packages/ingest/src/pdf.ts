@@ -13,7 +13,7 @@ let pdfjsLoaded: Promise<unknown> | undefined;
  * in Node.js environments." through console.log when the module is evaluated; text
  * extraction works on Node 20 regardless, so that one line is filtered while it loads.
  */
-function loadPdfjs(): Promise<unknown> {
+export function loadPdfjs(): Promise<unknown> {
   pdfjsLoaded ??= (async () => {
     const log = console.log;
     console.log = (...args: unknown[]) => {

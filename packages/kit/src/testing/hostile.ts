@@ -37,11 +37,17 @@ export function compressionBombPdf(opts: { inflatedMb?: number; pages?: number }
  * `inflatedMib` MiB of `A`s: `BT /F1 12 Tf 72 700 Td (AAAA…) Tj ET`. At 700 MiB it is about
  * 0.7 MB on the wire. The stream is deflated (level 9) one MiB at a time, so making it holds
  * no more than that. Other `filters` wrap the deflated bytes (ASCIIHex or ASCII85 outside the
- * Flate, as `/Filter [/AHx /Fl]` says), and `hideFilter` leaves `/Filter` out of the stream's
- * dictionary (a reader that trusts the dictionary would not inflate it).
+ * Flate, as `/Filter [/AHx /Fl]` says), `hideFilter` leaves `/Filter` out of the stream's
+ * dictionary (a reader that trusts the dictionary would not inflate it), and `binaryFirst` puts
+ * one byte that content never has (0x80) before the text, so the stream looks binary.
  */
 export async function inflatedStringPdf(
-  opts: { inflatedMib?: number; filters?: 'flate' | 'hex' | 'a85'; hideFilter?: boolean } = {},
+  opts: {
+    inflatedMib?: number;
+    filters?: 'flate' | 'hex' | 'a85';
+    hideFilter?: boolean;
+    binaryFirst?: boolean;
+  } = {},
 ): Promise<Uint8Array> {
   const mib = opts.inflatedMib ?? 700;
   const deflate = createDeflate({ level: 9 });
