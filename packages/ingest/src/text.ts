@@ -1,4 +1,4 @@
-export { type FrontMatter, frontMatter } from './front-matter.js';
+export { type FrontMatter, frontMatter, MAX_FRONT_MATTER_CHARS } from './front-matter.js';
 export { htmlToMarkdown } from './html.js';
 export {
   convertHtml,
@@ -11,6 +11,7 @@ export {
 } from './isolate.js';
 export {
   checkMarkdownNesting,
+  checkTextLength,
   DEFAULT_PARSE_LIMITS,
   htmlNestingDepth,
   markdownNestingDepth,
@@ -18,4 +19,6 @@ export {
   ParseLimitError,
   type ParseLimits,
 } from './limits.js';
-export { extractPdfText } from './pdf.js';
+export { extractPdfText, type PdfTextLimits } from './pdf.js';
+export { type PdfScan, type PdfScanLimits, scanPdfStreams } from './pdf-scan.js';
+export type { ParserIsolation } from './pool.js';
