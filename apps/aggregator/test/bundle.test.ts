@@ -1,7 +1,7 @@
 /**
  * The bundled bins (scripts/bundle.mjs: what `pnpm start`, `pnpm lore` and the image run),
  * started as processes on empty data directories and called with a real MCP client through the
- * paths that find a file beside their module: migrations, the knowledge ingest's parser thread
+ * paths that find a file beside their module: migrations, the knowledge ingest's parser
  * (Markdown, HTML, PDF), the crawler's lazy chunk, the background ingest of Lore's own docs. Then
  * the bundle's text itself: every external and every original-file URL it names exists, and no
  * dependency is left reading `import.meta.url` or `__dirname` of the bundle.
@@ -129,7 +129,7 @@ describe('the bundled all-in-one (apps/aggregator/dist/bundle/main.js start)', (
     }
   });
 
-  it("ingests Lore's own documentation in the background (parser thread, front matter)", async () => {
+  it("ingests Lore's own documentation in the background (parser, front matter)", async () => {
     type Corpora = { corpora: { source: string; documents: number }[] };
     await expect
       .poll(
@@ -149,7 +149,7 @@ describe('the bundled all-in-one (apps/aggregator/dist/bundle/main.js start)', (
     expect(r.data.results.length).toBeGreaterThan(0);
   }, 150_000);
 
-  it('converts HTML (turndown, loaded on first use) and PDF (the parser thread) into searchable knowledge', async () => {
+  it('converts HTML (turndown, loaded on first use) and PDF (the parser) into searchable knowledge', async () => {
     const html = await ok<{ format: string }>(owner, 'updateKnowledgeSources', {
       file_name: 'cells.html',
       file_content:

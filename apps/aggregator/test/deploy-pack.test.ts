@@ -3,7 +3,7 @@
  * it needs, install the tarballs with npm into an empty folder (third-party dependencies come
  * from the npm registry), then start the installed `lore-users` bin over HTTP (in-process bus)
  * and over stdio (on a private NATS server), and call it through real MCP clients. Then
- * @lore/ingest alone the same way: its parser threads start from the installed dist/.
+ * @lore/ingest alone the same way: its parsers start from the installed dist/.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
@@ -265,7 +265,7 @@ describe('a service packed, installed with npm into an empty folder, and started
   }, 120_000);
 });
 
-describe('@lore/ingest packed, installed with npm into an empty folder, parsing in its threads', () => {
+describe('@lore/ingest packed, installed with npm into an empty folder, parsing in its parser processes', () => {
   const packs = tempDir('lore-ingest-packs-');
   const install = tempDir('lore-ingest-install-');
   let packed: Packed;
@@ -285,7 +285,7 @@ describe('@lore/ingest packed, installed with npm into an empty folder, parsing 
     install.cleanup();
   });
 
-  it('packs dist with the parser thread entry beside the chunks, and no sources', () => {
+  it('packs dist with the parser entry beside the chunks, and no sources', () => {
     expect(packed.tarballs.map((t) => t.split('/').pop())).toEqual(['lore-ingest-0.1.0.tgz']);
     const files = tarList(packed.main);
     for (const f of ['index.js', 'index.d.ts', 'text.js', 'text.d.ts', 'parse-worker.js'])
@@ -293,8 +293,8 @@ describe('@lore/ingest packed, installed with npm into an empty folder, parsing 
     expect(files.filter((f) => f.startsWith('package/src/'))).toEqual([]);
   });
 
-  it('converts HTML and a PDF, refuses a nested page and runs a task module in parser threads', () => {
-    writeFileSync(join(install.path, 'doc.pdf'), makePdf([['Installed parser threads read this']]));
+  it('converts HTML and a PDF, refuses a nested page and runs a task module in parsers', () => {
+    writeFileSync(join(install.path, 'doc.pdf'), makePdf([['Installed parsers read this']]));
     writeFileSync(
       join(install.path, 'check.mjs'),
       `import { readFileSync } from 'node:fs';
@@ -320,7 +320,7 @@ console.log(JSON.stringify({ html, pdf, nested, depth, threads }));
     const result = JSON.parse(out.trim().split('\n').pop()!) as Record<string, unknown>;
     expect(result).toEqual({
       html: { title: 'Installed', markdown: '# Hello\n\nfrom dist' },
-      pdf: { text: 'Installed parser threads read this', pages: 1 },
+      pdf: { text: 'Installed parsers read this', pages: 1 },
       nested: 'nesting',
       depth: 2,
       threads: expect.any(Number),

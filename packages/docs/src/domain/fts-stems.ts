@@ -1,6 +1,6 @@
 import { pathWords, stemmedText, withIdentifierParts } from '@lore/search';
 
-// What a chunk's FTS row holds, apart from its id: imported by the parser threads' task module
+// What a chunk's FTS row holds, apart from its id: imported by the parsers' task module
 // (`prepare.ts`), so it takes nothing but @lore/search.
 
 /** The stems of a chunk's own fields (its text and heading path), as its FTS row holds them. */

@@ -211,7 +211,7 @@ async function prepare(
   now: () => number,
 ): Promise<Prepared | null> {
   const raw = await doc.read();
-  // Parsed and split in a parser thread, under @lore/ingest's limits (time, memory, nesting).
+  // Parsed and split in a parser, under @lore/ingest's limits (time, memory, nesting).
   const pool = parserPool();
   let prepared: PreparedDocument;
   try {

@@ -3,7 +3,7 @@ import { type DocumentChunk, splitDocument } from '@lore/search';
 import { chunkStems } from './fts-stems.js';
 import { type ParsedDocument, parseDocument, type SourceFormat } from './parse.js';
 
-/** A page or file parsed and split, as a parser thread hands it back. */
+/** A page or file parsed and split, as a parser hands it back. */
 export interface PreparedDocument {
   parsed: ParsedDocument;
   /** The chunks, with the stems their FTS row holds (`chunkStems`), computed here rather than in the write. */
@@ -12,7 +12,7 @@ export interface PreparedDocument {
 
 /**
  * Parses one source (front matter, MDX, HTML to Markdown) and splits it: the CPU-heavy part
- * of ingesting a page, run by `ingest` in one of @lore/ingest's parser threads (`runIsolated`), so
+ * of ingesting a page, run by `ingest` in one of @lore/ingest's parsers (`runIsolated`), so
  * a crawled page nested thousands deep or a table of a million cells costs that page a
  * refusal and the service's other calls nothing. HTML deeper than `maxNesting` elements, and
  * Markdown deeper than `maxNesting` lists or block quotes, is refused before it is walked.

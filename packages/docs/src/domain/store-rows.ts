@@ -22,7 +22,7 @@ export const FTS_VERSION = `3+stemmer${STEMMER_VERSION}`;
  * A chunk's FTS row, as Lore's stems (`stemmedText`; the table's tokenizer does not stem):
  * identifiers in the text and headings also indexed as their parts (`bodyLimit` → body limit),
  * and the document's URL path beside its title (a page at `/docs/middleware/builtin/body-limit`
- * is about a body limit whatever its title says). A chunk prepared in a parser thread carries its
+ * is about a body limit whatever its title says). A chunk prepared in a parser carries its
  * stems already (`chunkStems`); `title` is the document's `titleStems`, computed once for it.
  */
 export function ftsRow(

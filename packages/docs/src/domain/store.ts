@@ -35,7 +35,7 @@ export interface DocumentWrite {
     headingPath: string[];
     text: string;
     vector?: Float32Array | undefined;
-    /** The FTS row's stems, when a parser thread computed them (`chunkStems`). */
+    /** The FTS row's stems, when a parser computed them (`chunkStems`). */
     stems?: { text: string; heading: string } | undefined;
   }>;
 }

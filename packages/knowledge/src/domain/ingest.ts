@@ -23,7 +23,7 @@ export interface ExtractedDocument {
   /** Markdown for markdown/html, plain text otherwise. */
   text: string;
   pages: number | null;
-  /** The text being split, stemmed and keyworded in a parser thread (see `prepareDocument`). */
+  /** The text being split, stemmed and keyworded in a parser (see `prepareDocument`). */
   prepared?: PreparedStream;
 }
 
@@ -102,7 +102,7 @@ const PREPARE_MODULE = taskModule(import.meta.url, {
 });
 
 /**
- * Splits, stems and keywords a document in a parser thread (`streamSource`), under the parse
+ * Splits, stems and keywords a document in a parser (`streamSource`), under the parse
  * limits of @lore/ingest; the pieces come in parts as they are ready. A limit (time, memory,
  * nesting) rejects the stream with a 400 naming it.
  */

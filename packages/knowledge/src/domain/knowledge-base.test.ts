@@ -191,7 +191,7 @@ describe('KnowledgeBase ingest', () => {
     });
     const before = await chunkRows();
     const text = markdown('omega', 40);
-    // The parser thread's parts as `streamSource` sends them, then a limit: the writes have begun.
+    // The parser's parts as `streamSource` sends them, then a limit: the writes have begun.
     const failing: ExtractedDocument = {
       ...doc('a.md', text),
       prepared: new PreparedStream(async (onPart) => {
@@ -207,7 +207,7 @@ describe('KnowledgeBase ingest', () => {
     expect(await ftsIds('alpha')).toEqual(before.map((r) => r.id));
   });
 
-  it('gives the write turn back while its parser thread is late, and writes the whole source once it is done', async () => {
+  it('gives the write turn back while its parser is late, and writes the whole source once it is done', async () => {
     const outbox = new Outbox(db, bus, { node: 'n1', service: 'knowledge' }, log);
     const kb = new KnowledgeBase(db, outbox, null, log);
     await bus.listen(KnowledgeSourceAdded.subject, (e) => {
@@ -220,7 +220,7 @@ describe('KnowledgeBase ingest', () => {
     const stalled = new Promise<void>((resolve) => {
       resume = resolve;
     });
-    // The first two parts, then nothing until the test says so (a starved parser thread).
+    // The first two parts, then nothing until the test says so (a starved parser).
     const slow: ExtractedDocument = {
       ...doc('slow.md', text),
       prepared: new PreparedStream(async (onPart) => {

@@ -29,7 +29,7 @@ export const MAX_PART = 400;
 
 /**
  * Splits a source, stems its passages and picks its keywords: the CPU-heavy part of adding a
- * source, run by `SourceIngestor` in one of @lore/ingest's parser threads (`streamIsolated`)
+ * source, run by `SourceIngestor` in one of @lore/ingest's parsers (`streamIsolated`)
  * so that a hostile upload — Markdown nested thousands deep, a table of a million cells —
  * costs its sender a 400 and other calls nothing. Markdown nested deeper than `maxNesting` is
  * refused before it is split. The pieces go out in parts (`send`) as their terms are ready, so

@@ -1,7 +1,7 @@
 import type { PreparedEnd, PreparedPart } from './prepare-source.js';
 
 /**
- * A source's prepared pieces as they arrive from its parser thread (`streamSource`): `next`
+ * A source's prepared pieces as they arrive from its parser (`streamSource`): `next`
  * hands over what has come since the last call, `end` the keywords once the thread is done.
  * A failure of the parse (a limit) rejects `next` and `end` alike.
  */

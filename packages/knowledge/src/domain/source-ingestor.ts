@@ -28,15 +28,15 @@ type Db = Database<typeof tables>;
 const INSERT_BATCH = MAX_PART;
 
 /**
- * Most milliseconds, in all, a source's transaction waits for its parser thread's parts and
+ * Most milliseconds, in all, a source's transaction waits for its parser's parts and
  * keywords while holding the service's write turn; past it the transaction rolls back and the
  * source is written once the thread is done. On an idle machine the thread keeps ahead of the
  * writes (a wait of well under a millisecond a source).
  */
 export const PARTS_WAIT_MS = 50;
 
-/** Thrown inside a source's transaction when its parser thread is late: see `PARTS_WAIT_MS`. */
-const PARSER_LATE = new Error('the parser thread is late');
+/** Thrown inside a source's transaction when its parser is late: see `PARTS_WAIT_MS`. */
+const PARSER_LATE = new Error('the parser is late');
 
 /** A `next` over parts already gathered. */
 const listed = (parts: PreparedPart[]) => {
@@ -60,14 +60,14 @@ export class SourceIngestor {
 
   /**
    * Adds a source, or replaces the caller's source of the same name; publishes
-   * KnowledgeSourceAdded. Without embeddings the writes start as soon as the parser thread has
+   * KnowledgeSourceAdded. Without embeddings the writes start as soon as the parser has
    * split the text and stemmed its first pieces, and go on while it stems the rest and picks
    * the keywords (the transaction takes whatever has arrived at each step): a lone uploader
    * waits for the parse and the writes together rather than one after the other. Nothing is
    * written before the split has succeeded, so a document refused by a parse limit there
    * never holds the write turn; one refused later rolls its transaction back. A transaction
-   * that has waited `PARTS_WAIT_MS` in all for the parser thread (a busy machine, where that
-   * thread runs last) gives the write turn back and writes the source again once it is whole.
+   * that has waited `PARTS_WAIT_MS` in all for the parser (a busy machine, where the
+   * parser runs last) gives the write turn back and writes the source again once it is whole.
    * While another source is being added, a source is gathered whole before its transaction
    * (as with embeddings): the two uploads' parses and writes overlap each other instead.
    */
@@ -77,7 +77,7 @@ export class SourceIngestor {
     signal?: AbortSignal,
     share: { sharing?: KnowledgeSharing; summary?: string } = {},
   ): Promise<AddedSource> {
-    // Split, stems and keywords come from a parser thread: none of it runs on the event loop.
+    // Split, stems and keywords come from a parser: none of it runs on the event loop.
     const stream = doc.prepared ?? prepareDocument(doc);
     this.adding++;
     try {
@@ -101,7 +101,7 @@ export class SourceIngestor {
         };
       };
       // Another source is on its way in: its writes overlap this one's parse already, and the
-      // write turn is not held while the parser thread works.
+      // write turn is not held while the parser works.
       if (this.adding > 1) return await whole();
       let given = 0;
       let waited = 0;
@@ -119,7 +119,7 @@ export class SourceIngestor {
         return { ...(await this.write(agent, doc, share, stream, streamed, null)), vectors: 0 };
       } catch (err) {
         if (err !== PARSER_LATE) throw err;
-        // Rolled back: the source is written once the parser thread is done with it.
+        // Rolled back: the source is written once the parser is done with it.
         return await whole();
       }
     } finally {
