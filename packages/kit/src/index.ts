@@ -22,6 +22,12 @@ export {
   natsCredentialsFrom,
   subjectMatches,
 } from './bus/index.js';
+export {
+  CONSOLE_SESSION_MAX_AGE_MS,
+  CONSOLE_SESSIONS_BUCKET,
+  DIRECTORY_BUCKETS,
+  EVENTS_STREAM,
+} from './bus/jetstream-names.js';
 export type { NodeLocalBus, NodeRequestOptions } from './bus/local.js';
 export { nodeLocalBus, nodeSubject } from './bus/local.js';
 export type { NatsCredentials } from './bus/nats-auth.js';
