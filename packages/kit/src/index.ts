@@ -18,6 +18,7 @@ export {
   MemoryBus,
   NatsCredentialsError,
   NatsInsecureError,
+  NatsInsecureRemoteError,
   natsAccess,
   natsCredentialsFrom,
   subjectMatches,

@@ -64,7 +64,7 @@ export async function createQueriesService(deps: ServiceDeps): Promise<LoreServi
     migrationsFolder(import.meta.url),
   );
   const now = Date.now;
-  const bus = nodeLocalBus(deps.bus, deps.nodeId);
+  const bus = nodeLocalBus(deps.bus, deps.nodeId, deps);
   const textgen =
     deps.textgen ??
     createTextGenerator({

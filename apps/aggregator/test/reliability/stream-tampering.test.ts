@@ -14,7 +14,7 @@ import {
   openBucket,
   StreamSetupError,
 } from '@lore/kit/nats';
-import { freePort, NatsAuthFixture, NatsServerProcess, tempDir } from '@lore/kit/testing';
+import { freePort, NatsAuthFixture, NatsServerProcess, provisionAsOps, tempDir } from '@lore/kit/testing';
 import { AckPolicy, type JetStreamManager, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -140,7 +140,7 @@ describe('the event stream against every login that is not the operator', () => 
       for (const bucket of ['KV_lore_nodes', 'KV_lore_handles', 'KV_lore-rate-limits']) {
         await refused(`${login}: seal ${bucket}`, async () => {
           const cfg = (await opsJsm.streams.info(bucket)).config;
-          await jsm.streams.update(bucket, { ...cfg, sealed: true });
+          await jsm.streams.update(bucket, { ...cfg, sealed: true } as typeof cfg);
         });
         await refused(`${login}: purge ${bucket}`, () => jsm.streams.purge(bucket));
         await refused(`${login}: delete ${bucket}`, () => jsm.streams.delete(bucket));
@@ -195,11 +195,14 @@ describe('the event stream against every login that is not the operator', () => 
   });
 
   it('a service refuses to start on a stream that is missing or not as Lore needs it', async () => {
-    const connectAs = (user: string) =>
+    const warnings: string[] = [];
+    const connectAs = (user: string, streamWaitMs = 1_500) =>
       NatsBus.connect({
         url: nats.url,
         credentials: { kind: 'user', ...pick(auth.env(user)) },
         inboxPrefix: `_INBOX.${user}`,
+        streamWaitMs,
+        warn: (m) => warnings.push(m),
       });
     // Not as expected: the operator (or an older Lore) left roll-ups on and purges allowed.
     await opsJsm.streams.delete(STREAM);
@@ -220,6 +223,14 @@ describe('the event stream against every login that is not the operator', () => 
     );
     expect(missing).toBeInstanceOf(StreamSetupError);
     expect(String(missing)).toMatch(/LORE_EVENTS does not exist and this NATS login may not create it/);
+    // A service started with the provisioning (as a deployment starts both) waits for it.
+    warnings.length = 0;
+    const waiting = connectAs('users', 30_000);
+    await expect
+      .poll(() => warnings)
+      .toEqual([expect.stringMatching(/waiting up to 30 s for the JetStream stream LORE_EVENTS/)]);
+    await provisionAsOps(nats.url, auth);
+    await (await waiting).close();
     // A bucket that is missing, the same.
     await opsJsm.streams.delete('KV_lore-rate-limits');
     const bucket = await openBucket(await as('dms'), 'lore-rate-limits').then(

@@ -73,6 +73,11 @@ export interface NatsBusOptions {
    * may not change them (the operator's provisioning does). Default: a process warning.
    */
   warn?: (message: string) => void;
+  /**
+   * How long to wait at start for the operator to provision a missing stream that this login may
+   * not create (a deployment starts the services and the provisioning Job together). Default 60 s.
+   */
+  streamWaitMs?: number;
 }
 
 type Reply =
@@ -151,6 +156,7 @@ export class NatsBus implements EventBus {
           duplicateWindowMs: options.duplicateWindowMs ?? DUPLICATE_WINDOW_MS,
         },
         options.warn ?? ((m) => process.emitWarning(m, 'LoreJetStream')),
+        options.streamWaitMs ?? 60_000,
       );
       return new NatsBus(
         nc,

@@ -114,7 +114,8 @@ describe('a service checking the event stream at start', () => {
     open.push(() => nc.close());
     const jsm = await jetstreamManager(nc);
     await jsm.streams.add({ name: 'SEALED_EVENTS', subjects: ['sealed.>'] });
-    await jsm.streams.update('SEALED_EVENTS', { sealed: true });
+    const { config } = await jsm.streams.info('SEALED_EVENTS');
+    await jsm.streams.update('SEALED_EVENTS', { ...config, sealed: true } as typeof config);
     const err = await checkEventStream(jsm, { stream: 'SEALED_EVENTS', subjectPrefix: 'sealed' }).catch(
       (e) => e,
     );

@@ -153,18 +153,30 @@ export async function checkEventStream(
   jsm: JetStreamManager,
   spec: EventStreamSpec,
   warn: (message: string) => void = () => {},
+  /** How long to wait for the operator to provision a missing stream this login may not create. */
+  waitMs = 0,
 ): Promise<void> {
   const want = eventStreamConfig(spec);
-  const info = await streamInfo(jsm, want.name);
-  if (!info) {
+  const deadline = Date.now() + waitMs;
+  let info = await streamInfo(jsm, want.name);
+  let warned = false;
+  while (!info) {
     try {
       await jsm.streams.add(want);
       return;
     } catch (err) {
       if (!isPermissionDenied(err)) throw err;
-      throw new StreamSetupError(
-        `the JetStream stream ${want.name} does not exist and this NATS login may not create it: ${PROVISION_HINT}`,
-      );
+      if (Date.now() >= deadline)
+        throw new StreamSetupError(
+          `the JetStream stream ${want.name} does not exist and this NATS login may not create it: ${PROVISION_HINT}`,
+        );
+      if (!warned)
+        warn(
+          `waiting up to ${Math.round(waitMs / 1000)} s for the JetStream stream ${want.name}: ${PROVISION_HINT}`,
+        );
+      warned = true;
+      await new Promise((r) => setTimeout(r, 1000));
+      info = await streamInfo(jsm, want.name);
     }
   }
   const { unsafe, tuning } = eventStreamDifferences(info.config, spec);
