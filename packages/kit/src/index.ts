@@ -136,6 +136,13 @@ export {
   signRotation,
   verifyEnvelope,
 } from './network/index.js';
+export {
+  REQUEST_SIGNATURE_HEADER,
+  RequestSigner,
+  RequestVerifier,
+  SIGNED_REQUESTS,
+  UnsignedRequestError,
+} from './network/request-signing.js';
 export type { NodeIdentity } from './node.js';
 export { loadNodeIdentity, rotateNodeIdentity } from './node.js';
 export type { Emit } from './outbox.js';
