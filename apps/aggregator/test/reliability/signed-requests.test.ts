@@ -60,7 +60,11 @@ describe('requests that act as the node, from an anonymous participant on an ope
       join(dir.path, 'node'),
     );
     spy = await connect({ servers: nats.url });
-    spy.subscribe('rpc.>', { callback: (_err, msg) => sniffed.push(msg) });
+    spy.subscribe('rpc.>', {
+      callback: (_err, msg) => {
+        sniffed.push(msg);
+      },
+    });
     alice = await l.register('alice');
     bob = await l.register('bob');
     // A source shared manual: every answer from it waits for alice.
