@@ -24,6 +24,26 @@ export interface BertConfig {
  */
 export type Precision = 'fp32' | 'int8';
 
+/** Which dense layers of each encoder layer the int8 model quantises (by name suffix). */
+export const QUANTIZED_LAYERS: readonly string[] = [
+  'attention.qkv',
+  'attention.output.dense',
+  'intermediate.dense',
+  'output.dense',
+];
+
+export interface GraphOptions {
+  /**
+   * false (default): plain ONNX operators (Reshape, Transpose, MatMul, Softmax, LayerNormalization;
+   * ONNX Runtime fuses the GELU itself). true: attention as ONNX Runtime's `MultiHeadAttention`
+   * and residual + LayerNorm as `SkipLayerNormalization` (com.microsoft operators of its CPU
+   * provider). Same vectors; the fused graph measured no faster here (README), so it is not used.
+   */
+  fused?: boolean;
+  /** For `int8`: which dense layers are quantised, by name suffix (default all four of a layer). */
+  quantized?: readonly string[];
+}
+
 type Attr = { name: string; i?: number; f?: number; ints?: number[] };
 
 class GraphBuilder {
@@ -121,7 +141,10 @@ export function buildBertGraph(
   weights: Map<string, Tensor>,
   config: BertConfig,
   precision: Precision,
+  options: GraphOptions = {},
 ): Uint8Array {
+  const quantized = options.quantized ?? QUANTIZED_LAYERS;
+  const fused = options.fused ?? false;
   const get = (name: string): Tensor => {
     const t = weights.get(name);
     if (!t) throw new Error(`the weights have no tensor ${name}`);
@@ -144,7 +167,7 @@ export function buildBertGraph(
     cols: number,
   ) => {
     const b = g.float(`${name}.bias`, [cols], bias);
-    if (precision === 'int8') {
+    if (precision === 'int8' && quantized.some((q) => name.endsWith(q))) {
       const { q, scale } = quantizeColumns(weight, rows, cols);
       const wq = g.int8(`${name}.weight_q`, [rows, cols], q);
       const ws = g.float(`${name}.weight_scale`, [cols], scale);
@@ -166,6 +189,22 @@ export function buildBertGraph(
         { name: 'epsilon', f: eps },
       ],
     );
+
+  // LayerNorm(x + residual), as one SkipLayerNormalization when fused.
+  const addNorm = (x: string, residual: string, prefix: string) =>
+    fused
+      ? g.op(
+          'SkipLayerNormalization',
+          [
+            x,
+            residual,
+            g.float(`${prefix}.weight`, [H], get(`${prefix}.weight`).data),
+            g.float(`${prefix}.bias`, [H], get(`${prefix}.bias`).data),
+          ],
+          [{ name: 'epsilon', f: eps }],
+          'com.microsoft',
+        )
+      : layerNorm(g.op('Add', [x, residual]), prefix);
 
   // Embeddings: word + (position + token type 0), LayerNorm.
   const word = g.op(
@@ -189,14 +228,18 @@ export function buildBertGraph(
   const positions = g.op('Slice', [posTable, g.int64('const_0', [0]), seqLen, g.int64('axis_0', [0])]);
   let hidden = layerNorm(g.op('Add', [word, positions]), 'embeddings.LayerNorm');
 
-  // The mask as float [B, S], and as an additive bias [B, 1, 1, S]: 0 where attended, -10000 where padded.
+  // The mask as float [B, S] (pooling); for attention, int32 [B, S] (fused) or an additive bias
+  // [B, 1, 1, S]: 0 where attended, -10000 where padded (plain).
   const maskF = g.op('Cast', ['attention_mask'], [{ name: 'to', i: DT.FLOAT }]);
-  const maskBias = g.op('Unsqueeze', [
-    g.op('Mul', [g.op('Sub', [g.scalar('one', 1), maskF]), g.scalar('mask_min', -10000)]),
-    g.int64('axes_1_2', [1, 2]),
-  ]);
-  const headsShape = g.int64('heads_shape', [0, 0, heads, headSize]);
-  const hiddenShape = g.int64('hidden_shape', [0, 0, H]);
+  const maskI32 = fused ? g.op('Cast', ['attention_mask'], [{ name: 'to', i: DT.INT32 }]) : '';
+  const maskBias = fused
+    ? ''
+    : g.op('Unsqueeze', [
+        g.op('Mul', [g.op('Sub', [g.scalar('one', 1), maskF]), g.scalar('mask_min', -10000)]),
+        g.int64('axes_1_2', [1, 2]),
+      ]);
+  const headsShape = fused ? '' : g.int64('heads_shape', [0, 0, heads, headSize]);
+  const hiddenShape = fused ? '' : g.int64('hidden_shape', [0, 0, H]);
   const qkScale = 1 / Math.sqrt(headSize);
 
   for (let l = 0; l < config.num_hidden_layers; l++) {
@@ -218,18 +261,33 @@ export function buildBertGraph(
       [{ name: 'axis', i: -1 }],
       3,
     ) as [string, string, string];
-    const toHeads = (x: string, perm: number[]) =>
-      g.op('Transpose', [g.op('Reshape', [x, headsShape])], [{ name: 'perm', ints: perm }]);
-    const scores = g.op('Add', [
-      g.op('MatMul', [toHeads(q, [0, 2, 1, 3]), toHeads(k, [0, 2, 3, 1])]),
-      maskBias,
-    ]);
-    const probs = g.op('Softmax', [scores], [{ name: 'axis', i: -1 }]);
-    const context = g.op('MatMul', [probs, toHeads(v, [0, 2, 1, 3])]);
-    const merged = g.op('Reshape', [
-      g.op('Transpose', [context], [{ name: 'perm', ints: [0, 2, 1, 3] }]),
-      hiddenShape,
-    ]);
+    let merged: string;
+    if (fused) {
+      // Q is already scaled by 1/sqrt(head size), hence scale 1.
+      merged = g.op(
+        'MultiHeadAttention',
+        [q, k, v, '', maskI32],
+        [
+          { name: 'num_heads', i: heads },
+          { name: 'scale', f: 1 },
+          { name: 'mask_filter_value', f: -10000 },
+        ],
+        'com.microsoft',
+      );
+    } else {
+      const toHeads = (x: string, perm: number[]) =>
+        g.op('Transpose', [g.op('Reshape', [x, headsShape])], [{ name: 'perm', ints: perm }]);
+      const scores = g.op('Add', [
+        g.op('MatMul', [toHeads(q, [0, 2, 1, 3]), toHeads(k, [0, 2, 3, 1])]),
+        maskBias,
+      ]);
+      const probs = g.op('Softmax', [scores], [{ name: 'axis', i: -1 }]);
+      const context = g.op('MatMul', [probs, toHeads(v, [0, 2, 1, 3])]);
+      merged = g.op('Reshape', [
+        g.op('Transpose', [context], [{ name: 'perm', ints: [0, 2, 1, 3] }]),
+        hiddenShape,
+      ]);
+    }
     const attnOut = dense(
       merged,
       `${p}.attention.output.dense`,
@@ -238,7 +296,7 @@ export function buildBertGraph(
       H,
       H,
     );
-    hidden = layerNorm(g.op('Add', [attnOut, hidden]), `${p}.attention.output.LayerNorm`);
+    hidden = addNorm(attnOut, hidden, `${p}.attention.output.LayerNorm`);
 
     const I = config.intermediate_size;
     const inter = dense(
@@ -263,7 +321,7 @@ export function buildBertGraph(
       I,
       H,
     );
-    hidden = layerNorm(g.op('Add', [out, hidden]), `${p}.output.LayerNorm`);
+    hidden = addNorm(out, hidden, `${p}.output.LayerNorm`);
   }
 
   // Mean pooling over the mask, then L2 normalisation (eps 1e-12 as torch's F.normalize).

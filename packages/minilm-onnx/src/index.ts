@@ -8,6 +8,7 @@ export {
   MODEL_FILES,
   type ModelFiles,
   onnxModelPath,
+  sha256File,
   WEIGHTS_SHA256,
 } from './model.js';
 export { fp16ToFp32, readSafetensors } from './safetensors.js';
