@@ -40,11 +40,12 @@ export async function inlineRunner(modelPath: string, opts: RunnerOptions): Prom
   };
 }
 
-// Plain CommonJS so that it runs the same from `src/` (TypeScript, in development and tests) and
-// from `dist/`: it only creates the session and runs it.
+// Plain JavaScript, so that it runs the same from `src/` (TypeScript, in development and tests)
+// and from `dist/`; no require or import, so that it runs whether the process evaluates code as
+// CommonJS or as a module (--input-type=module): it only creates the session and runs it.
 const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const ort = require(workerData.ortPath);
+const { parentPort, workerData } = process.getBuiltinModule('node:worker_threads');
+const ort = process.getBuiltinModule('node:module').createRequire(workerData.ortPath)(workerData.ortPath);
 const ready = ort.InferenceSession.create(workerData.modelPath, workerData.options);
 ready.then(() => parentPort.postMessage({ ready: true }), (e) => parentPort.postMessage({ error: String((e && e.stack) || e) }));
 parentPort.on('message', async (m) => {

@@ -114,6 +114,20 @@ describe('createOnnxEmbedder', () => {
     expect(cosine(alone!, batched[1]!)).toBeGreaterThan(0.99999);
   });
 
+  it('leaves the event loop free while a batch runs (ONNX Runtime in its worker thread)', async () => {
+    let ticks = 0;
+    let running = true;
+    const tick = () => {
+      ticks++;
+      if (running) setTimeout(tick, 1);
+    };
+    setTimeout(tick, 1);
+    await fp32.embed(Array.from({ length: 16 }, (_, i) => `${i} ${LONG_TEXT}`));
+    running = false;
+    // Inline, the 16 × 256-token pass (over half a second) would let through none or one.
+    expect(ticks).toBeGreaterThan(10);
+  });
+
   it('embeds nothing for no texts, and refuses after close', async () => {
     const embedder = await createOnnxEmbedder({ threads: 2, batchSize: 4 });
     expect(await embedder.embed([])).toEqual([]);
