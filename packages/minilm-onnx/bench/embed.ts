@@ -34,7 +34,7 @@ interface Result {
   loadMs: number;
   rssLoadedMb: number;
   query: { p50: number; p99: number; cpuMs: number; n: number };
-  passages: { batch: number; perSecond: number; cpuMsEach: number; n: number }[];
+  passages: { batch: number; perSecond: number; cpuMsEach: number; n: number; rssMb: number }[];
   rssAfterMb: number;
   meanTokens: number;
   load: [number, number];
@@ -172,7 +172,13 @@ async function runJob(job: Job): Promise<Result> {
     const t = performance.now();
     for (let i = 0; i < run.length; i += batch) await embed(run.slice(i, i + batch));
     const seconds = (performance.now() - t) / 1000;
-    results.push({ batch, perSecond: run.length / seconds, cpuMsEach: cpuMs(c) / run.length, n: run.length });
+    results.push({
+      batch,
+      perSecond: run.length / seconds,
+      cpuMsEach: cpuMs(c) / run.length,
+      n: run.length,
+      rssMb: rssMb(),
+    });
   }
   const rssAfterMb = rssMb();
   await close();
@@ -251,10 +257,14 @@ async function main() {
     ...results.map((r) => {
       const cells =
         r.runtime === 'wasm'
-          ? [`${f(wasmP(r))} (CPU ${f(r.passages[0]!.cpuMsEach, 0)} ms each)`, '', '']
+          ? [
+              `${f(wasmP(r))} (CPU ${f(r.passages[0]!.cpuMsEach, 0)} ms each; RSS ${r.passages[0]!.rssMb} MB)`,
+              '',
+              '',
+            ]
           : r.passages.map(
               (p) =>
-                `${f(p.perSecond)} (×${f(p.perSecond / wasmP(wasm1))}; CPU ${f(p.cpuMsEach, 0)} ms each)`,
+                `${f(p.perSecond)} (×${f(p.perSecond / wasmP(wasm1))}; CPU ${f(p.cpuMsEach, 0)} ms each; RSS ${p.rssMb} MB)`,
             );
       return `| ${name(r)} | ${f(r.loadMs, 0)} | ${r.rssLoadedMb} / ${r.rssAfterMb} | ${f(r.query.p50)} / ${f(r.query.p99)} (${f(r.query.cpuMs)}; p50 ×${f(wasm1.query.p50 / r.query.p50)} faster) | ${cells.join(' | ')} |`;
     }),
