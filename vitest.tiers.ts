@@ -49,6 +49,8 @@ export const FAULT_TESTS: readonly string[] = [
   'apps/aggregator/test/reliability/consumer-names.test.ts',
   'apps/aggregator/test/reliability/crash.test.ts',
   'apps/aggregator/test/reliability/hostile.test.ts',
+  'apps/aggregator/test/reliability/stream-tampering.test.ts',
+  'apps/aggregator/test/reliability/signed-requests.test.ts',
   'apps/aggregator/test/reliability/load.test.ts',
   'apps/aggregator/test/reliability/nats-cluster.test.ts',
   'apps/aggregator/test/reliability/outage.test.ts',

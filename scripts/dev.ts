@@ -15,7 +15,8 @@
  * base port + 9 with its store under ./data/dev/nats, and each process connects as its own NATS
  * user (passwords made once, in ./data/dev/nats-passwords.json); its auth.conf is rendered for
  * this node (`pnpm nats:config --nodes <id>`), so each service may touch only its own durable
- * consumers. With NATS_URL, that server is
+ * consumers; the `ops` user provisions JetStream (`lore jetstream provision`) before any service
+ * starts. With NATS_URL, that server is
  * used and the processes take their credentials (NATS_USER/NATS_PASSWORD, NATS_CREDS, …, or
  * LORE_NATS_INSECURE=true) from the environment.
  * LORE_NODE_ID (default `dev`), LORE_PORT (default 7400) and LORE_LOG_LEVEL are taken from the
@@ -27,8 +28,10 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from
 import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { runJetStreamCli } from '@lore/kit/nats';
 import { renderAuth, renderServer } from '../infra/nats/generate.js';
 import { NATS_USERS, passwordVariable } from '../infra/nats/permissions.js';
 import type { LoreConfig } from '../packages/kit/src/config.js';
@@ -224,6 +227,14 @@ async function main(argv: string[]) {
     const nats = await startNats(base + 9, dataRoot, passwords, nodeId);
     natsUrl = nats.url;
     natsChild = nats.child;
+    // The operator's step: the event stream and buckets, which no service login may create or change.
+    const provisioned = await runJetStreamCli(['provision'], {
+      natsUrl,
+      env: { NATS_USER: 'ops', NATS_PASSWORD: passwords.ops! },
+      stdout: new PassThrough(),
+      stderr: process.stderr,
+    });
+    if (provisioned !== 0) process.exit(1);
   }
   const natsCredentials = (name: Name): Record<string, string> =>
     passwords ? { NATS_USER: name, NATS_PASSWORD: passwords[name]! } : {};

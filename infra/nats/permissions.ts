@@ -3,6 +3,12 @@
  * service uses. The single source of truth for the server configuration of every topology
  * (`pnpm dev`, the test harness, Kubernetes); `generate.ts` renders it.
  */
+import {
+  CONSOLE_SESSIONS_BUCKET,
+  DIRECTORY_BUCKETS,
+  EVENTS_STREAM as EVENTS,
+  RATE_LIMIT_BUCKET,
+} from '../../packages/kit/src/bus/jetstream-names.js';
 import { durableName } from '../../packages/kit/src/bus/nats-setup.js';
 import { SERVICE_NAMES } from '../../packages/schema/src/services.js';
 
@@ -24,11 +30,7 @@ export const OPS_USER = 'ops';
 export const AGGREGATOR_USER = 'aggregator';
 export type NatsUser = NatsService | typeof NODE_USER | typeof OPS_USER | typeof AGGREGATOR_USER;
 
-const EVENTS_STREAM = 'LORE_EVENTS';
-const DIRECTORY_BUCKETS = ['lore_handles', 'lore_nodes', 'lore_agents'] as const;
-const RATE_LIMIT_BUCKET = 'lore-rate-limits';
-/** The console's sessions (apps/aggregator/src/console/session.ts). */
-const CONSOLE_SESSIONS_BUCKET = 'lore-console-sessions';
+const EVENTS_STREAM = EVENTS;
 /** What an open console inbox listens to, and the key rotations that end sessions. */
 const CONSOLE_LISTENS = ['lore.queries.>', 'lore.users.agent.key_rotated'];
 
@@ -97,29 +99,26 @@ function consumerApi(user: NatsService, nodes?: readonly string[]): string[] {
   return consumerSubjects(CONSUMERS[user].flatMap((c) => (nodes ?? []).map((n) => durableName(`${c}-${n}`))));
 }
 
-/** JetStream API calls every service makes: the event stream, its own consumers, shared limits, reading the directory. */
+/**
+ * JetStream API calls every service makes: reading the event stream's settings, its own
+ * consumers, shared limits, reading the directory. Creating, updating, sealing, purging or
+ * deleting a stream or its messages is the operator's (`ops`, `lore jetstream provision`).
+ */
 function jetstreamApi(user: NatsService, nodes?: readonly string[]): string[] {
   return [...streamApi(user, nodes), ...bucketApi([...DIRECTORY_BUCKETS, RATE_LIMIT_BUCKET])];
 }
 
 function streamApi(user: NatsService, nodes?: readonly string[]): string[] {
-  return [
-    '$JS.API.INFO',
-    `$JS.API.STREAM.INFO.${EVENTS_STREAM}`,
-    `$JS.API.STREAM.CREATE.${EVENTS_STREAM}`,
-    `$JS.API.STREAM.UPDATE.${EVENTS_STREAM}`,
-    ...consumerApi(user, nodes),
-  ];
+  return ['$JS.API.INFO', `$JS.API.STREAM.INFO.${EVENTS_STREAM}`, ...consumerApi(user, nodes)];
 }
 
 function bucketApi(buckets: string[]): string[] {
   const kvStreams = buckets.map((b) => `KV_${b}`);
   return [
-    // Buckets: created once with Lore's settings (an existing one is left as it is), read by
-    // direct get, listed and watched through ordered consumers that are deleted afterwards.
+    // Buckets (created by the operator's provisioning): read by direct get, listed and watched
+    // through ordered consumers that are deleted afterwards.
     ...kvStreams.flatMap((s) => [
       `$JS.API.STREAM.INFO.${s}`,
-      `$JS.API.STREAM.CREATE.${s}`,
       `$JS.API.STREAM.MSG.GET.${s}`,
       `$JS.API.DIRECT.GET.${s}`,
       `$JS.API.DIRECT.GET.${s}.>`,
@@ -161,8 +160,6 @@ export function permissionsFor(user: NatsUser, nodes?: readonly string[]): UserP
       publish: [
         '$JS.API.INFO',
         `$JS.API.STREAM.INFO.${EVENTS_STREAM}`,
-        `$JS.API.STREAM.CREATE.${EVENTS_STREAM}`,
-        `$JS.API.STREAM.UPDATE.${EVENTS_STREAM}`,
         ...bucketApi([CONSOLE_SESSIONS_BUCKET]),
         `$KV.${CONSOLE_SESSIONS_BUCKET}.>`,
       ],

@@ -12,6 +12,7 @@ import {
   loadNodeIdentity,
   type NetworkDirectory,
   natsAccess,
+  nodeLocalBus,
   registerNodeKey,
   stopWithin,
 } from '@lore/kit';
@@ -73,9 +74,12 @@ export async function startAllInOne(config: LoreConfig, opts: AllInOneOptions = 
   const metrics = new AggregatorMetrics();
   const aggregator = new Aggregator(upstreams, { log, metrics });
   await aggregator.start();
-  const consoleParts = await consoleOnBus({ bus, node, config, log });
+  const consoleParts = await consoleOnBus({ bus, node, directory, config, log });
   // Keys are checked on this process's bus, as every hosted service checks them.
-  const keys = new Authenticator(bus, config.LORE_AUTH_CACHE_SECONDS * 1000);
+  const keys = new Authenticator(
+    nodeLocalBus(bus, node.id, { node, directory }),
+    config.LORE_AUTH_CACHE_SECONDS * 1000,
+  );
   await keys.start();
   const app = createGateway({
     console: consoleParts.deps,

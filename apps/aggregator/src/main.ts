@@ -30,6 +30,7 @@ Commands:
   start --port N         listen on port N instead of LORE_PORT (default 7400)
   docs ingest <inputs>   ingest files, folders, URLs or sitemaps into the documentation corpus
   articles load <dir>    load a folder of Markdown files into the community articles
+  jetstream provision    create or update Lore's event stream and KV buckets (NATS_URL, as the ops user)
   jetstream backup <stream> <file>
                          back up a JetStream stream (events, KV buckets) to a file (NATS_URL)
   jetstream restore <file>
@@ -59,6 +60,7 @@ async function main(argv: string[]) {
     const { runJetStreamCli } = await import('@lore/kit/nats');
     process.exitCode = await runJetStreamCli(rest, {
       natsUrl: process.env.NATS_URL,
+      env: process.env,
       stdout: process.stdout,
       stderr: process.stderr,
     });

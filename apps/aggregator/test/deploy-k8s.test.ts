@@ -16,6 +16,7 @@ import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { StatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
 import { CronJob } from 'kubernetes-models/batch/v1/CronJob';
+import { Job } from 'kubernetes-models/batch/v1/Job';
 import { Ingress } from 'kubernetes-models/networking.k8s.io/v1/Ingress';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
@@ -47,6 +48,7 @@ const KINDS: Record<string, { model: new (o: Obj) => { validate(): void }; type:
     type: ['kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler', 'IHorizontalPodAutoscaler'],
   },
   'batch/v1/CronJob': { model: CronJob, type: ['kubernetes-models/batch/v1/CronJob', 'ICronJob'] },
+  'batch/v1/Job': { model: Job, type: ['kubernetes-models/batch/v1/Job', 'IJob'] },
   'networking.k8s.io/v1/Ingress': {
     model: Ingress,
     type: ['kubernetes-models/networking.k8s.io/v1/Ingress', 'IIngress'],
@@ -134,6 +136,7 @@ function podSpecs(objs: Obj[]): PodOwner[] {
   return objs.flatMap((o): PodOwner[] => {
     if (o.kind === 'Deployment' || o.kind === 'StatefulSet') return [{ owner: o, pod: o.spec.template.spec }];
     if (o.kind === 'CronJob') return [{ owner: o, pod: o.spec.jobTemplate.spec.template.spec }];
+    if (o.kind === 'Job') return [{ owner: o, pod: o.spec.template.spec }];
     return [];
   });
 }
@@ -399,7 +402,9 @@ describe.skipIf(!haveKubectl)('Kubernetes manifests', () => {
     }
     expect(find(objs, 'StatefulSet', 'nats')?.spec.replicas).toBe(1);
     expect(configMap(objs, 'nats-config')!.data['nats.conf']).not.toMatch(/routes/);
-    expect(find(objs, 'CronJob', 'jetstream-replicas')?.spec.suspend).toBe(true);
+    // One copy of each stream: the provisioning reads LORE_NATS_REPLICAS from lore-config.
+    expect(configMap(objs, 'lore-config')!.data.LORE_NATS_REPLICAS).toBe('1');
+    expect(find(objs, 'Job', 'jetstream-provision')).toBeDefined();
   });
 
   it('prod: at least two replicas of every server, three NATS servers routed together, streams replicated', () => {
@@ -414,13 +419,21 @@ describe.skipIf(!haveKubectl)('Kubernetes manifests', () => {
     const conf = configMap(objs, 'nats-config')!.data['nats.conf'] as string;
     for (let i = 0; i < 3; i++) expect(conf).toContain(`nats://nats-${i}.${nats.spec.serviceName}:6222`);
     expect(conf).toMatch(/jetstream\s*\{/);
-    const cron = find(objs, 'CronJob', 'jetstream-replicas')!;
+    expect(configMap(objs, 'lore-config')!.data.LORE_NATS_REPLICAS).toBe('3');
+    // The operator provisions the stream and buckets (as ops) at deploy and every five minutes.
+    const provision = ['node', '/app/dist/bundle/main.js', 'jetstream', 'provision'];
+    const job = find(objs, 'Job', 'jetstream-provision')!;
+    const cron = find(objs, 'CronJob', 'jetstream-provision')!;
     expect(cron.spec.suspend).toBeFalsy();
-    expect(cron.spec.jobTemplate.spec.template.spec.containers[0].command).toEqual([
-      'node',
-      '/app/ops/jetstream-replicas.mjs',
-      '3',
-    ]);
+    for (const pod of [job.spec.template.spec, cron.spec.jobTemplate.spec.template.spec]) {
+      expect(pod.containers[0].command).toEqual(provision);
+      expect(pod.containers[0].env).toEqual(
+        expect.arrayContaining([
+          { name: 'NATS_USER', value: 'ops' },
+          expect.objectContaining({ name: 'LORE_NATS_REPLICAS' }),
+        ]),
+      );
+    }
     for (const o of objs.filter((x) => x.kind === 'Deployment'))
       expect(o.spec.template.spec.containers[0].image).toMatch(/:\d+\.\d+\.\d+$/);
   });

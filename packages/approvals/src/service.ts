@@ -48,7 +48,7 @@ export async function createApprovalsService(deps: ServiceDeps): Promise<LoreSer
     migrationsFolder(import.meta.url),
   );
   const now = Date.now;
-  const bus = nodeLocalBus(deps.bus, deps.nodeId);
+  const bus = nodeLocalBus(deps.bus, deps.nodeId, deps);
   const textgen =
     deps.textgen ??
     createTextGenerator({

@@ -25,7 +25,11 @@ export async function createDmsService(deps: ServiceDeps): Promise<LoreService> 
   const { db, outbox } = await openServiceStore(deps, 'dms', tables, migrationsFolder(import.meta.url));
   const now = Date.now;
   const messages = new MessageRepository(db, outbox, now);
-  const ports: DmsPorts = { messages, agents: new AgentDirectory(nodeLocalBus(deps.bus, deps.nodeId)), now };
+  const ports: DmsPorts = {
+    messages,
+    agents: new AgentDirectory(nodeLocalBus(deps.bus, deps.nodeId, deps)),
+    now,
+  };
   const service: LoreService = createService({
     name: 'dms',
     version: DMS_VERSION,

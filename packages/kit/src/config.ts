@@ -38,8 +38,14 @@ export const BaseConfigSchema = z.object({
   NATS_CREDS: z.string().optional(),
   /** Reply subjects' prefix; default `_INBOX.<NATS_USER>`, the inbox the shipped permissions give each user. */
   NATS_INBOX_PREFIX: z.string().optional(),
-  /** Connect to NATS without credentials (a warning is logged). */
-  LORE_NATS_INSECURE: envBool.default(false),
+  /**
+   * Connect to NATS without credentials (a warning is logged): `true` for a NATS on loopback
+   * only, `i-understand` for one elsewhere.
+   */
+  LORE_NATS_INSECURE: z
+    .union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no', 'i-understand'])])
+    .transform((v) => (v === 'i-understand' ? v : v === true || v === 'true' || v === '1' || v === 'yes'))
+    .default(false),
   /** JetStream replicas of Lore's stream and KV buckets: 3 on a three-server cluster. */
   LORE_NATS_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
   /** The network key (public, PEM or base64 of the PEM): node keys in the directory must be endorsed by it. */

@@ -18,10 +18,17 @@ export {
   MemoryBus,
   NatsCredentialsError,
   NatsInsecureError,
+  NatsInsecureRemoteError,
   natsAccess,
   natsCredentialsFrom,
   subjectMatches,
 } from './bus/index.js';
+export {
+  CONSOLE_SESSION_MAX_AGE_MS,
+  CONSOLE_SESSIONS_BUCKET,
+  DIRECTORY_BUCKETS,
+  EVENTS_STREAM,
+} from './bus/jetstream-names.js';
 export type { NodeLocalBus, NodeRequestOptions } from './bus/local.js';
 export { nodeLocalBus, nodeSubject } from './bus/local.js';
 export type { NatsCredentials } from './bus/nats-auth.js';
@@ -129,6 +136,13 @@ export {
   signRotation,
   verifyEnvelope,
 } from './network/index.js';
+export {
+  REQUEST_SIGNATURE_HEADER,
+  RequestSigner,
+  RequestVerifier,
+  SIGNED_REQUESTS,
+  UnsignedRequestError,
+} from './network/request-signing.js';
 export type { NodeIdentity } from './node.js';
 export { loadNodeIdentity, rotateNodeIdentity } from './node.js';
 export type { Emit } from './outbox.js';

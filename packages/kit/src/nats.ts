@@ -7,3 +7,15 @@ export { backupStream, restoreStream } from './bus/backup.js';
 export { JETSTREAM_USAGE, runJetStreamCli } from './bus/backup-cli.js';
 export { type BusErrorHandler, NatsBus, type NatsBusOptions, natsServers } from './bus/nats.js';
 export { natsAuthenticator } from './bus/nats-authenticator.js';
+export {
+  checkEventStream,
+  eventStreamConfig,
+  eventStreamDifferences,
+  isPermissionDenied,
+  loreBuckets,
+  openBucket,
+  PROVISION_HINT,
+  type ProvisionOptions,
+  provisionJetStream,
+  StreamSetupError,
+} from './bus/provision.js';

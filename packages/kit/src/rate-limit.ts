@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
+import { RATE_LIMIT_BUCKET, RATE_LIMIT_TTL_MS } from './bus/jetstream-names.js';
 import type { RateClass } from './tool.js';
 
 /** The mission's per-agent limits, per minute. */
@@ -49,7 +50,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
   }
 }
 
-export const RATE_LIMIT_BUCKET = 'lore-rate-limits';
+export { RATE_LIMIT_BUCKET };
 
 /** Tokens of one id's current window that this process has counted in KV and not spent yet. */
 interface Lease {
@@ -87,7 +88,7 @@ export class KvRateLimitStore implements RateLimitStore {
   constructor(
     private readonly nc: NatsConnection,
     private readonly bucket = RATE_LIMIT_BUCKET,
-    private readonly ttlMs = 3 * 60_000,
+    private readonly ttlMs = RATE_LIMIT_TTL_MS,
     /** A lease is this fraction of the limit (at least one call). */
     private readonly leaseDivisor = 20,
     /** Copies of the bucket on a JetStream cluster: the bus's `replicas` (3 on three servers). */
@@ -96,9 +97,9 @@ export class KvRateLimitStore implements RateLimitStore {
 
   private open(): Promise<KV> {
     // The KV client is loaded with the first bucket: a process without NATS never loads it.
-    this.kv ??= import('@nats-io/kv')
-      .then(({ Kvm }) =>
-        new Kvm(this.nc).create(this.bucket, { history: 1, ttl: this.ttlMs, replicas: this.replicas }),
+    this.kv ??= import('./bus/provision.js')
+      .then(({ openBucket }) =>
+        openBucket(this.nc, this.bucket, { ttlMs: this.ttlMs, replicas: this.replicas }),
       )
       .catch((err) => {
         this.kv = undefined;

@@ -79,7 +79,7 @@ export function createService<P>(opts: ServiceOptions<P>): LoreService {
   // Events of this service's typed subscriptions that fail their schema: counted on its /metrics.
   const drops = new EventDrops(metrics.registry, (fields, message) => log.warn(fields, message));
   // Keys and most replies concern data of this node: ask this node's replicas first.
-  const bus = nodeLocalBus(deps.bus, deps.nodeId);
+  const bus = nodeLocalBus(deps.bus, deps.nodeId, deps);
   const auth = new Authenticator(bus, deps.config.LORE_AUTH_CACHE_SECONDS * 1000);
   const limiter = deps.config.LORE_RATE_LIMITS ? sharedLimiter(deps.bus) : undefined;
   const backend = toolBackend(opts, { auth, limiter, log, metrics });

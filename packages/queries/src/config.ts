@@ -6,6 +6,11 @@ export const QueriesSettings = z.object({
   ...databaseSettings('queries'),
   ...LlmSettings,
   LORE_QUERY_TTL_HOURS: envInt(72),
+  /**
+   * Questions one asker may have waiting for one peer (sent, not answered, declined or expired):
+   * past this, asking that peer again is refused with 429, so nobody can flood an owner's inbox.
+   */
+  LORE_WAITING_PER_ASKER: z.coerce.number().int().min(1).default(20),
   /** How long a received query's drafting or evaluation is retried before it is marked undeliverable. */
   LORE_DELIVERY_RETRY_MINUTES: z.coerce.number().positive().default(15),
   /** The longest wait between two retries (the wait doubles from one second up to this). */

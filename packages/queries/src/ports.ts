@@ -14,6 +14,8 @@ export interface QueriesPorts {
   askerProfile(agentId: string): Promise<AskerProfile | null>;
   /** How long an asker waits for a peer before the peer shows as expired. */
   ttlMs: number;
+  /** Questions one asker may have waiting for one peer (LORE_WAITING_PER_ASKER). */
+  waitingPerAsker: number;
   now: () => number;
 }
 

@@ -64,7 +64,7 @@ export async function createQueriesService(deps: ServiceDeps): Promise<LoreServi
     migrationsFolder(import.meta.url),
   );
   const now = Date.now;
-  const bus = nodeLocalBus(deps.bus, deps.nodeId);
+  const bus = nodeLocalBus(deps.bus, deps.nodeId, deps);
   const textgen =
     deps.textgen ??
     createTextGenerator({
@@ -102,6 +102,7 @@ export async function createQueriesService(deps: ServiceDeps): Promise<LoreServi
     network,
     textgen,
     ttlMs: settings.LORE_QUERY_TTL_HOURS * 3_600_000,
+    waitingPerAsker: settings.LORE_WAITING_PER_ASKER,
     now,
     async askerProfile(agentId) {
       try {

@@ -73,7 +73,7 @@ export async function createUsersService(
   const connections = new ConnectionRepository(db, outbox, now);
   const directory = new Directory(db, activity, () => agents.remoteCards());
   const stats = new StatsGatherer(
-    nodeLocalBus(deps.bus, deps.nodeId),
+    nodeLocalBus(deps.bus, deps.nodeId, deps),
     opts.statsServices ?? SERVICE_NAMES,
     opts.statsTimeoutMs ?? 1500,
     now,

@@ -6,6 +6,7 @@ import {
   type LoreConfig,
   type McpBackend,
   type NatsBus,
+  type NetworkDirectory,
   type NodeIdentity,
   nodeLocalBus,
 } from '@lore/kit';
@@ -56,11 +57,13 @@ export function sessionStore(
 export async function consoleOnBus(opts: {
   bus: EventBus;
   node: NodeIdentity;
+  /** The node's other processes' keys, which may sign its requests too. */
+  directory?: NetworkDirectory;
   config: LoreConfig;
   log: Logger;
 }): Promise<{ deps: Omit<ConsoleDeps, 'backend' | 'catalog'>; close(): Promise<void> }> {
   const auth = new Authenticator(
-    nodeLocalBus(opts.bus, opts.node.id),
+    nodeLocalBus(opts.bus, opts.node.id, { node: opts.node, directory: opts.directory }),
     opts.config.LORE_AUTH_CACHE_SECONDS * 1000,
   );
   await auth.start();

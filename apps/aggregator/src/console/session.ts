@@ -6,7 +6,7 @@ import {
   randomBytes,
   timingSafeEqual,
 } from 'node:crypto';
-import type { NatsBus } from '@lore/kit';
+import { CONSOLE_SESSION_MAX_AGE_MS, CONSOLE_SESSIONS_BUCKET, type NatsBus } from '@lore/kit';
 import type { KV } from '@nats-io/kv';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
@@ -40,7 +40,7 @@ export interface SessionBackend {
   close?(): Promise<void>;
 }
 
-export const MAX_AGE_MS = 12 * 60 * 60 * 1000;
+export const MAX_AGE_MS = CONSOLE_SESSION_MAX_AGE_MS;
 export const IDLE_MS = 30 * 60 * 1000;
 /** A session's last use is written back at most this often (a page load is many requests). */
 const TOUCH_MS = 60 * 1000;
@@ -72,7 +72,7 @@ export class MemorySessions implements SessionBackend {
   }
 }
 
-export const SESSIONS_BUCKET = 'lore-console-sessions';
+export const SESSIONS_BUCKET = CONSOLE_SESSIONS_BUCKET;
 
 /**
  * Sessions in a JetStream KV bucket (one entry per session, expiring 12 hours after its last
@@ -88,9 +88,9 @@ export class KvSessions implements SessionBackend {
   ) {}
   private open(): Promise<KV> {
     // The KV client is loaded with the first bucket: an aggregator without NATS never loads it.
-    this.kv ??= import('@nats-io/kv')
-      .then(({ Kvm }) =>
-        new Kvm(this.nc).create(this.bucket, { history: 1, ttl: MAX_AGE_MS, replicas: this.replicas }),
+    this.kv ??= import('@lore/kit/nats')
+      .then(({ openBucket }) =>
+        openBucket(this.nc, this.bucket, { ttlMs: MAX_AGE_MS, replicas: this.replicas }),
       )
       .catch((err) => {
         this.kv = undefined;

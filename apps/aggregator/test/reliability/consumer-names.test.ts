@@ -106,8 +106,8 @@ describe('JetStream durable consumer names under per-service NATS users', () => 
       const { as, nats } = await server(file);
       const victim = `users-activity-dms-${node}`;
       const users = await as('users');
+      // The stream was provisioned by the operator (the harness's start, as `lore jetstream provision`).
       const jsm = await jetstreamManager(users, { timeout: 2_000 });
-      await jsm.streams.add({ name: STREAM, subjects: ['lore.>'] });
       // The owner creates its own consumer of this node, and no other name.
       expect(await allowed(() => addDurable(users, victim))).toBe(true);
       expect(await allowed(() => addDurable(users, 'users-activity-dms-other-node'))).toBe(false);
@@ -213,10 +213,6 @@ describe('JetStream durable consumer names under per-service NATS users', () => 
   it('with consumer subjects narrowed to `<service>-*`: the owner itself is refused, the prefix is literal', async () => {
     const { as, nats } = await server(narrowed((user) => `${user}-*`));
     const users = await as('users');
-    await (await jetstreamManager(users, { timeout: 2_000 })).streams.add({
-      name: STREAM,
-      subjects: ['lore.>'],
-    });
     expect(await allowed(() => addDurable(users, 'users-activity-n1'))).toBe(false);
     await expect
       .poll(() => nats.output)

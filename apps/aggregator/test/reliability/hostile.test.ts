@@ -8,11 +8,17 @@
 import { randomUUID } from 'node:crypto';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { EnvelopeSigner, type LoreConfig, loadNodeIdentity } from '@lore/kit';
+import {
+  EnvelopeSigner,
+  type LoreConfig,
+  loadNodeIdentity,
+  REQUEST_SIGNATURE_HEADER,
+  RequestSigner,
+} from '@lore/kit';
 import { freePort, NatsAuthFixture, NatsServerProcess, tempDir } from '@lore/kit/testing';
 import { jetstream } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, type Spawned, spawnTs } from '../helpers.js';
 import { BASE_ENV } from './support.js';
@@ -157,28 +163,64 @@ describe('a hostile participant on the shipped NATS configuration', () => {
     expect(gotThrough).toEqual([]);
   });
 
-  it('serves each private request to its one caller', async () => {
-    // approvals may ask queries to decide (an unknown query is refused by queries, not by NATS).
+  it('serves each private request to its one caller, and only when the node signed it', async () => {
+    const node = loadNodeIdentity({ LORE_DATA_DIR: dir.path, LORE_NODE_ID: NODE } as LoreConfig);
+    const signer = new RequestSigner(node);
+    const ask = async (nc: NatsConnection, subject: string, payload: unknown, signature?: string) => {
+      const h = headers();
+      if (signature) h.set(REQUEST_SIGNATURE_HEADER, signature);
+      return (await nc.request(subject, JSON.stringify(payload), { timeout: 10_000, headers: h })).json<{
+        ok: boolean;
+        error?: { code: number; message: string };
+      }>();
+    };
+    /** A request from the one allowed caller's login that the node did not sign: must be refused (403). */
+    const unsigned = async (
+      what: string,
+      nc: NatsConnection,
+      subject: string,
+      payload: unknown,
+      sig?: string,
+    ) => {
+      attempts.push(what);
+      const r = await ask(nc, subject, payload, sig);
+      if (r.ok || r.error?.code !== 403) gotThrough.push(what);
+    };
     const approvals = await as('approvals');
-    const decided = await approvals.request('rpc.queries.decide', JSON.stringify({ queryId: 'nope' }), {
-      timeout: 10_000,
-    });
-    expect(decided.json<{ ok: boolean }>().ok).toBe(false);
+    const decide = { queryId: 'nope', recipientId: randomUUID(), outcome: 'accepted' };
+    await unsigned('approvals login: unsigned decide', approvals, 'rpc.queries.decide', decide);
+    const forger = loadNodeIdentity({
+      LORE_DATA_DIR: join(dir.path, 'forger-rpc'),
+      LORE_NODE_ID: NODE,
+    } as LoreConfig);
+    await unsigned(
+      'approvals login: decide signed by a made-up key',
+      approvals,
+      'rpc.queries.decide',
+      decide,
+      new RequestSigner(forger).sign('rpc.queries.decide', decide),
+    );
+    // Signed by the node: it reaches queries, which refuses the unknown query itself.
+    const decided = await ask(
+      approvals,
+      'rpc.queries.decide',
+      decide,
+      signer.sign('rpc.queries.decide', decide),
+    );
+    expect(decided.ok).toBe(false);
+    expect(decided.error?.code).not.toBe(403);
     const queries = await as('queries');
-    const retrieved = await queries.request(
-      'rpc.knowledge.retrieve',
-      JSON.stringify({ agentId: randomUUID(), query: 'anything', limit: 3 }),
-      { timeout: 10_000 },
-    );
-    expect(retrieved.json<{ ok: boolean }>()).toHaveProperty('ok');
-    const verified = await queries.request(
-      'rpc.users.verify_key',
-      JSON.stringify({ keyHash: 'x'.repeat(64) }),
-      {
-        timeout: 10_000,
-      },
-    );
-    expect(verified.json<{ ok: boolean }>()).toHaveProperty('ok');
+    const retrieve = { agentId: randomUUID(), query: 'anything', limit: 3 };
+    await unsigned('queries login: unsigned retrieve', queries, 'rpc.knowledge.retrieve', retrieve);
+    expect(
+      await ask(queries, 'rpc.knowledge.retrieve', retrieve, signer.sign('rpc.knowledge.retrieve', retrieve)),
+    ).toHaveProperty('ok', true);
+    const verify = { keyHash: 'x'.repeat(64) };
+    await unsigned('queries login: unsigned verify_key', queries, 'rpc.users.verify_key', verify);
+    expect(
+      await ask(queries, 'rpc.users.verify_key', verify, signer.sign('rpc.users.verify_key', verify)),
+    ).toHaveProperty('ok');
+    expect(gotThrough).toEqual([]);
   });
 
   it('drops unsigned events and events signed by a replaced node key', async () => {

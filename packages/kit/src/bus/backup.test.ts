@@ -120,7 +120,21 @@ describe('JetStream backup and restore through the JetStream API', () => {
     });
     expect(await cli([], undefined)).toMatchObject({
       code: 2,
-      text: expect.stringContaining('jetstream needs a command: backup or restore'),
+      text: expect.stringContaining('jetstream needs a command: provision, backup or restore'),
+    });
+    expect(await cli(['provision', '--replicas', '7'], 'nats://127.0.0.1:1')).toMatchObject({
+      code: 2,
+      text: expect.stringContaining('--replicas must be 1 to 5, not 7'),
+    });
+    expect(await cli(['provision', 'LORE_EVENTS'], 'nats://127.0.0.1:1')).toMatchObject({
+      code: 2,
+      text: expect.stringContaining('jetstream provision takes no arguments'),
+    });
+    expect(
+      await cli(['backup', '--replicas', '3', 'LORE_EVENTS', '/tmp/x'], 'nats://127.0.0.1:1'),
+    ).toMatchObject({
+      code: 2,
+      text: expect.stringContaining('--replicas belongs to jetstream provision'),
     });
     expect(await cli(['--help'], undefined)).toMatchObject({
       code: 0,

@@ -64,10 +64,39 @@ export class NatsInsecureError extends Error {
     super(
       'NATS_URL is set but no NATS credentials are: set NATS_USER and NATS_PASSWORD, NATS_TOKEN, ' +
         'NATS_NKEY_SEED or NATS_CREDS (infra/nats/ has the server configuration), or ' +
-        'LORE_NATS_INSECURE=true to connect without authentication',
+        'LORE_NATS_INSECURE=true to connect without authentication to a NATS on loopback',
     );
     this.name = 'NatsInsecureError';
   }
+}
+
+/** `LORE_NATS_INSECURE=true` names a NATS that is not on this machine. */
+export class NatsInsecureRemoteError extends Error {
+  constructor(hosts: string[]) {
+    super(
+      `LORE_NATS_INSECURE=true connects without authentication only to a NATS on loopback, and NATS_URL names ${hosts.join(', ')}: ` +
+        'set NATS credentials (infra/nats/ has the server configuration), or LORE_NATS_INSECURE=i-understand to accept ' +
+        'that anyone who reaches that NATS can read every event and request, publish events and answer requests in ' +
+        "this node's place",
+    );
+    this.name = 'NatsInsecureRemoteError';
+  }
+}
+
+/** The hosts of a NATS URL list that are not loopback addresses or `localhost`. */
+function remoteHosts(url: string): string[] {
+  return url
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean)
+    .map((u) => {
+      try {
+        return new URL(u.includes('://') ? u : `nats://${u}`).hostname.replace(/^\[|\]$/g, '');
+      } catch {
+        return u;
+      }
+    })
+    .filter((h) => !(h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h)));
 }
 
 /**
@@ -83,7 +112,7 @@ export function natsAccess(
     NATS_NKEY_SEED?: string;
     NATS_CREDS?: string;
     NATS_INBOX_PREFIX?: string;
-    LORE_NATS_INSECURE?: boolean;
+    LORE_NATS_INSECURE?: boolean | 'i-understand';
   },
   warn: (message: string) => void,
 ): Pick<BusConfig, 'credentials' | 'inboxPrefix' | 'insecure'> {
@@ -91,8 +120,14 @@ export function natsAccess(
   const credentials = natsCredentialsFrom(config);
   if (!credentials) {
     if (!config.LORE_NATS_INSECURE) throw new NatsInsecureError();
+    const remote = remoteHosts(config.NATS_URL);
+    if (remote.length && config.LORE_NATS_INSECURE !== 'i-understand')
+      throw new NatsInsecureRemoteError(remote);
     warn(
-      'LORE_NATS_INSECURE=true: connecting to NATS without credentials; anyone who reaches NATS can impersonate this node',
+      `LORE_NATS_INSECURE=${config.LORE_NATS_INSECURE === 'i-understand' ? 'i-understand' : 'true'}: connecting to NATS without credentials. ` +
+        'Anyone who reaches this NATS can read every event and request of this node, publish events (dropped unless ' +
+        "this node's key signed them) and answer or block its requests; the requests that release or read what is " +
+        "private (deciding a query, retrieving passages, evaluating the gate, verifying a key) are still refused unless this node's key signed them",
     );
     return { insecure: true };
   }

@@ -1,3 +1,13 @@
+import type { NetworkDirectory } from '../network/directory.js';
+import {
+  REQUEST_SIGNATURE_HEADER,
+  RequestSigner,
+  RequestVerifier,
+  SIGNED_REQUESTS,
+  signedSubject,
+  UnsignedRequestError,
+} from '../network/request-signing.js';
+import type { NodeIdentity } from '../node.js';
 import { listenTyped, subscribeTyped } from './typed.js';
 import {
   BusNoResponderError,
@@ -28,9 +38,43 @@ export type NodeLocalBus = EventBus & {
  * also answers on `<subject>.node.<nodeId>`, and a request goes to this node's replicas first,
  * falling back to any replica when this node has none (services run apart with their own node
  * ids). `{ node }` aims a request at one node. Durable consumers are named per node.
+ *
+ * On NATS, the requests in `SIGNED_REQUESTS` (deciding a query, retrieving passages, evaluating
+ * the gate, verifying a key) go out signed with `node`'s key, and their handlers refuse any
+ * request that this node's key did not sign (network/request-signing.ts). Without `node` such a
+ * request goes unsigned and such a handler refuses everything. An in-process bus has nobody
+ * outside the process to fear: nothing is signed or checked there.
  */
-export function nodeLocalBus(bus: EventBus, nodeId: string): NodeLocalBus {
+export function nodeLocalBus(
+  bus: EventBus,
+  nodeId: string,
+  keys: { node?: NodeIdentity | undefined; directory?: NetworkDirectory | undefined } = {},
+): NodeLocalBus {
   if ((bus as Partial<NodeLocalBus>).nodeId === nodeId) return bus as NodeLocalBus;
+  const signing = bus.kind === 'nats';
+  const { node, directory } = keys;
+  const signer = signing && node ? new RequestSigner(node) : undefined;
+  const verifier =
+    signing && node
+      ? new RequestVerifier(node, directory && ((fresh) => directory.nodeKeys(node.id, { fresh })))
+      : undefined;
+  const checked = (subject: string, handler: RequestHandler): RequestHandler => {
+    if (!signing || !SIGNED_REQUESTS.has(subject)) return handler;
+    return async (payload, headers) => {
+      const check = verifier
+        ? await verifier.check(subject, payload, headers[REQUEST_SIGNATURE_HEADER])
+        : { ok: false as const, reason: 'this process has no node key to check it with' };
+      if (!check.ok) throw new UnsignedRequestError(subject, check.reason);
+      return handler(payload, headers);
+    };
+  };
+  const signed = (subject: string, payload: unknown, options: RequestOptions): RequestOptions =>
+    signer && SIGNED_REQUESTS.has(signedSubject(subject))
+      ? {
+          ...options,
+          headers: { ...options.headers, [REQUEST_SIGNATURE_HEADER]: signer.sign(subject, payload) },
+        }
+      : options;
   const local: NodeLocalBus = {
     kind: bus.kind,
     nodeId,
@@ -51,20 +95,22 @@ export function nodeLocalBus(bus: EventBus, nodeId: string): NodeLocalBus {
     ping: () => bus.ping(),
     close: () => bus.close(),
     async reply(subject: string, handler: RequestHandler): Promise<Subscription> {
+      const guarded = checked(subject, handler);
       const subs = [
-        await bus.reply(subject, handler),
-        await bus.reply(nodeSubject(subject, nodeId), handler),
+        await bus.reply(subject, guarded),
+        await bus.reply(nodeSubject(subject, nodeId), guarded),
       ];
       return { close: async () => void (await Promise.all(subs.map((s) => s.close()))) };
     },
     async request(subject: string, payload: unknown, options: NodeRequestOptions = {}): Promise<unknown> {
-      const { node, ...rest } = options;
-      if (node) return bus.request(nodeSubject(subject, node), payload, rest);
+      const { node: target, ...rest } = options;
+      const withSignature = signed(subject, payload, rest);
+      if (target) return bus.request(nodeSubject(subject, target), payload, withSignature);
       try {
-        return await bus.request(nodeSubject(subject, nodeId), payload, rest);
+        return await bus.request(nodeSubject(subject, nodeId), payload, withSignature);
       } catch (err) {
         if (!(err instanceof BusNoResponderError)) throw err;
-        return bus.request(subject, payload, rest);
+        return bus.request(subject, payload, withSignature);
       }
     },
   };

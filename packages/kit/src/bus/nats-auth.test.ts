@@ -35,7 +35,23 @@ describe('NATS credentials from the environment', () => {
     expect(
       natsAccess({ NATS_URL: 'nats://127.0.0.1:4222', LORE_NATS_INSECURE: true }, (m) => warnings.push(m)),
     ).toEqual({ insecure: true });
-    expect(warnings[0]).toMatch(/LORE_NATS_INSECURE/);
+    expect(warnings[0]).toMatch(
+      /LORE_NATS_INSECURE=true: .*still refused unless this node's key signed them/,
+    );
+    // Only on loopback: anywhere else the flag must say it understands what it gives away.
+    for (const url of [
+      'nats://10.0.0.5:4222',
+      'nats://127.0.0.1:4222,nats://nats-1.lore:4222',
+      'nats.example.org',
+    ])
+      expect(() => natsAccess({ NATS_URL: url, LORE_NATS_INSECURE: true }, () => {})).toThrow(
+        /only to a NATS on loopback.*LORE_NATS_INSECURE=i-understand/,
+      );
+    for (const url of ['nats://localhost:4222', 'nats://[::1]:4222', 'nats://127.0.0.2:4222'])
+      expect(natsAccess({ NATS_URL: url, LORE_NATS_INSECURE: true }, () => {})).toEqual({ insecure: true });
+    expect(
+      natsAccess({ NATS_URL: 'nats://10.0.0.5:4222', LORE_NATS_INSECURE: 'i-understand' }, () => {}),
+    ).toEqual({ insecure: true });
     // The all-in-one without NATS keeps its in-process bus and needs nothing.
     expect(natsAccess({}, () => {})).toEqual({});
   });

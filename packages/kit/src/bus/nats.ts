@@ -20,7 +20,8 @@ import {
 import { toRemote } from './memory.js';
 import type { NatsCredentials } from './nats-auth.js';
 import { natsConnectAuth } from './nats-authenticator.js';
-import { durableName, ensureConsumer, ensureStream, natsServers } from './nats-setup.js';
+import { durableName, ensureConsumer, natsServers } from './nats-setup.js';
+import { checkEventStream, DUPLICATE_WINDOW_MS, EVENTS_PREFIX, EVENTS_STREAM } from './provision.js';
 import {
   EventDrops,
   listenTyped,
@@ -67,6 +68,16 @@ export interface NatsBusOptions {
   /** How this process authenticates, and its reply prefix (`_INBOX.<user>`, as its permissions allow). */
   credentials?: NatsCredentials;
   inboxPrefix?: string;
+  /**
+   * Told when the stream's replicas or duplicate window differ from these options and this login
+   * may not change them (the operator's provisioning does). Default: a process warning.
+   */
+  warn?: (message: string) => void;
+  /**
+   * How long to wait at start for the operator to provision a missing stream that this login may
+   * not create (a deployment starts the services and the provisioning Job together). Default 60 s.
+   */
+  streamWaitMs?: number;
 }
 
 type Reply =
@@ -123,8 +134,8 @@ export class NatsBus implements EventBus {
   }
 
   static async connect(options: NatsBusOptions): Promise<NatsBus> {
-    const stream = options.stream ?? 'LORE_EVENTS';
-    const subjectPrefix = options.subjectPrefix ?? 'lore';
+    const stream = options.stream ?? EVENTS_STREAM;
+    const subjectPrefix = options.subjectPrefix ?? EVENTS_PREFIX;
     const replicas = options.replicas ?? 1;
     const nc = await connect({
       servers: natsServers(options.url),
@@ -135,7 +146,18 @@ export class NatsBus implements EventBus {
     });
     try {
       const jsm = await jetstreamManager(nc);
-      await ensureStream(jsm, stream, [`${subjectPrefix}.>`], options.duplicateWindowMs ?? 120_000, replicas);
+      // The stream belongs to the operator: created here only where this login may (an open NATS).
+      await checkEventStream(
+        jsm,
+        {
+          stream,
+          subjectPrefix,
+          replicas,
+          duplicateWindowMs: options.duplicateWindowMs ?? DUPLICATE_WINDOW_MS,
+        },
+        options.warn ?? ((m) => process.emitWarning(m, 'LoreJetStream')),
+        options.streamWaitMs ?? 60_000,
+      );
       return new NatsBus(
         nc,
         jetstream(nc),

@@ -3,6 +3,9 @@
  * provider-specific detectors (see secrets.ts). Each rule names what it found in words the owner
  * reads in a decision reason ("a password", "an IBAN"); none returns the matched text.
  */
+import { credentialInForm, emailAddress, postalAddress, sensitiveTableColumn } from './credential-forms.js';
+import { phoneNumber } from './phone.js';
+
 export type SensitiveKind = 'secret' | 'personal';
 
 export interface SensitiveRule {
@@ -61,11 +64,9 @@ const PROVIDER_KEYS: RegExp[] = [
 
 const PRIVATE_KEY = /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\bPuTTY-User-Key-File-\d/;
 
-// postgres://user:secret@host, mongodb+srv://u:p@…, Server=…;Password=…;
+// postgres://user:secret@host, mongodb+srv://u:p@…, Server=…;Password=…; (URLs of any scheme: credential-forms.ts)
 const CONNECTION_STRING =
   /\b(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|redis|rediss|amqps?|mssql|sqlserver|oracle|jdbc:[a-z]+|ftp|sftp|smtp|ldap)s?:\/\/[^\s:@/]+:[^\s@/]+@[^\s]+|\b(?:password|pwd)\s*=\s*[^;\s]{3,}\s*;/i;
-
-const EMAIL = /[\p{L}\p{N}._%+-]+@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)*\.\p{L}{2,}/u;
 
 const PHONE_PATTERNS: RegExp[] = [
   // +44 20 7946 0958, +1-555-010-0199
@@ -82,7 +83,7 @@ const NATIONAL_ID_PATTERNS: RegExp[] = [
   // UK national insurance number
   /\b(?!BG|GB|NK|KN|TN|NT|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]\s?\d{2}\s?\d{2}\s?\d{2}\s?[A-D]\b/,
   // an id introduced by its name: "passport no. X1234567", "BSN 123456782", "Steuer-ID: 12 345 678 901"
-  /\b(?:ssn|social\s+security(?:\s+number)?|national\s+(?:id|identity|insurance)(?:\s+number)?|passport(?:\s+(?:no|number))?|tax\s+(?:id|number)|steuer-?id|personalausweis|bsn|nir|dni|nie|codice\s+fiscale|personnummer|pesel|aadhaar)\b\.?[^\n\w]{0,10}(?:is\s+|:\s*|#\s*)?(?=[A-Z0-9 -]*\d)[A-Z0-9][A-Z0-9 -]{4,18}[A-Z0-9]\b/i,
+  /\b(?:ssn|ni\s+(?:no|number)|social\s+security(?:\s+number)?|national\s+(?:id|identity|insurance)(?:\s+number)?|passport(?:\s+(?:no|number))?|tax\s+(?:id|number)|steuer-?id|personalausweis|bsn|nir|dni|nie|codice\s+fiscale|personnummer|pesel|aadhaar)\b\.?[^\n\w]{0,10}(?:is\s+|:\s*|#\s*)?(?=[A-Z0-9 -]*\d)[A-Z0-9][A-Z0-9 -]{4,18}[A-Z0-9]\b/i,
 ];
 
 /** ISO 13616: two letters, two check digits, then the account; valid when mod 97 is 1. */
@@ -137,8 +138,16 @@ export function entropy(s: string): number {
  * runs (hashes, commit ids) are judged at their own lower ceiling.
  */
 function hasHighEntropyString(text: string): boolean {
+  // A standalone hex token of 16 to 31 characters (a key or a session id; commit ids are cited
+  // shorter or whole) with letters and digits mixed.
+  for (const m of text.matchAll(/(?<![A-Za-z0-9_-])[0-9a-f]{16,31}(?![A-Za-z0-9_-])/gi)) {
+    const s = m[0];
+    if (/[a-f]/i.test(s) && (s.match(/\d/g)?.length ?? 0) >= 3 && entropy(s) >= 3.0) return true;
+  }
   for (const m of text.matchAll(/[A-Za-z0-9+/_=-]{20,}/g)) {
     const s = m[0];
+    // A UUID is an identifier, not a secret.
+    if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s)) continue;
     // Two digits at least: a long word with one digit ("word2") is still a word.
     if (!/[a-zA-Z]/.test(s) || (s.match(/\d/g)?.length ?? 0) < 2) continue;
     if (/^[0-9a-f]+$/i.test(s)) {
@@ -182,6 +191,12 @@ export const SENSITIVE_RULES: SensitiveRule[] = [
     label: 'an API key or token',
     find: (t) => anyValue(KEYED_TOKEN, t, (v) => /\d/.test(v) && /[A-Za-z]/.test(v)),
   },
+  {
+    id: 'credential-form',
+    kind: 'secret',
+    label: 'a password',
+    find: credentialInForm,
+  },
   { id: 'access-code', kind: 'secret', label: 'an access code or PIN', find: (t) => ACCESS_CODE.test(t) },
   {
     id: 'high-entropy',
@@ -189,7 +204,7 @@ export const SENSITIVE_RULES: SensitiveRule[] = [
     label: 'a secret key (a long random string)',
     find: hasHighEntropyString,
   },
-  { id: 'email', kind: 'personal', label: 'an e-mail address', find: (t) => EMAIL.test(t) },
+  { id: 'email', kind: 'personal', label: 'an e-mail address', find: emailAddress },
   {
     id: 'phone',
     kind: 'personal',
@@ -200,7 +215,14 @@ export const SENSITIVE_RULES: SensitiveRule[] = [
         [...t.matchAll(new RegExp(re.source, `${re.flags}g`))].some(
           (m) => m[0].replace(/\D/g, '').length >= 8,
         ),
-      ),
+      ) || phoneNumber(t),
+  },
+  { id: 'address', kind: 'personal', label: 'a postal address', find: postalAddress },
+  {
+    id: 'personal-column',
+    kind: 'personal',
+    label: 'personal data in a table',
+    find: (t) => sensitiveTableColumn(t) === 'personal',
   },
   { id: 'iban', kind: 'personal', label: 'a bank account number (IBAN)', find: hasIban },
   { id: 'card', kind: 'personal', label: 'a payment card number', find: hasCardNumber },

@@ -1,5 +1,6 @@
 import type { KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
+import { DIRECTORY_BUCKETS } from '../bus/jetstream-names.js';
 import { judgeNodeKey, type NodeKeyRecord, NodeKeyRefusedError, NodeKeyTrust } from './node-keys.js';
 
 export { MemoryDirectory } from './memory-directory.js';
@@ -72,9 +73,7 @@ export interface NetworkDirectory {
   close(): Promise<void>;
 }
 
-const HANDLES_BUCKET = 'lore_handles';
-const NODES_BUCKET = 'lore_nodes';
-const AGENTS_BUCKET = 'lore_agents';
+const [HANDLES_BUCKET, NODES_BUCKET, AGENTS_BUCKET] = DIRECTORY_BUCKETS;
 
 /** A handle's last state seen on the bucket: its record, or null once released. */
 interface Replicated {
@@ -122,11 +121,10 @@ export class NatsDirectory implements NetworkDirectory {
     trust: DirectoryTrust = {},
   ): Promise<NatsDirectory> {
     // Loaded here, not at the top: a process without NATS never loads the KV client.
-    const { Kvm } = await import('@nats-io/kv');
-    const kvm = new Kvm(nc);
-    const handles = await kvm.create(`${prefix}${HANDLES_BUCKET}`, { history: 1, replicas });
-    const nodes = await kvm.create(`${prefix}${NODES_BUCKET}`, { history: 1, replicas });
-    const agents = await kvm.create(`${prefix}${AGENTS_BUCKET}`, { history: 1, replicas });
+    const { openBucket } = await import('../bus/provision.js');
+    const handles = await openBucket(nc, `${prefix}${HANDLES_BUCKET}`, { replicas });
+    const nodes = await openBucket(nc, `${prefix}${NODES_BUCKET}`, { replicas });
+    const agents = await openBucket(nc, `${prefix}${AGENTS_BUCKET}`, { replicas });
     const directory = new NatsDirectory(nc, handles, nodes, agents, trust);
     // Not awaited: until the replica has synced, look-ups read the bucket as before.
     void directory.follow();

@@ -6,7 +6,7 @@ import type { NetworkDirectory } from './directory.js';
 export type SignedEnvelope<P = unknown> = EventEnvelope<P>;
 
 /** Canonical bytes: keys sorted at every level, the signature itself left out. */
-function canonical(value: unknown): string {
+export function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>)

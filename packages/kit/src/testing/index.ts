@@ -184,7 +184,7 @@ export async function withUsers<S extends LoreService>(
 
 export { type ConformanceOptions, describeConformance } from './conformance.js';
 export { compressionBombPdf, deeplyNestedHtml, deeplyNestedJson, inflatedStringPdf } from './hostile.js';
-export { freePort, NATS_URL, NatsServerProcess, natsAvailable, reachable } from './nats.js';
+export { freePort, NATS_URL, NatsServerProcess, natsAvailable, provisionAsOps, reachable } from './nats.js';
 export { NatsAuthFixture, nodeIdentityFile, renderNatsAuth, shareNodeIdentity } from './nats-auth.js';
 export { NatsCluster, NatsClusterNode, type NatsClusterOptions } from './nats-cluster.js';
 export { makePdf } from './pdf.js';

@@ -3,7 +3,7 @@ import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { freePort, NatsServerProcess, reachable } from './nats.js';
+import { freePort, NatsServerProcess, provisionAsOps, reachable } from './nats.js';
 import type { NatsAuthFixture } from './nats-auth.js';
 
 export interface NatsClusterOptions {
@@ -139,6 +139,9 @@ export class NatsCluster {
     try {
       await Promise.all(nodes.map((n) => n.start()));
       await cluster.ready();
+      // With the shipped users, the operator sets JetStream up (replicated on every server)
+      // before any service starts, as the Kubernetes Job does.
+      if (options.auth) await provisionAsOps(cluster.url, options.auth, { replicas: size });
     } catch (err) {
       await cluster.stop();
       throw err;

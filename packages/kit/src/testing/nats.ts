@@ -82,7 +82,12 @@ export class NatsServerProcess {
     child.stderr?.on('data', keep);
     for (let i = 0; i < 100; i++) {
       if (child.exitCode !== null) throw new Error(`nats-server exited:\n${this.log}`);
-      if (await reachable(this.url, 200)) return;
+      if (await reachable(this.url, 200)) {
+        // With the shipped users, the operator sets JetStream up before any service starts, as a
+        // deployment does (services may not create or change the stream).
+        if (this.auth) await provisionAsOps(this.url, this.auth);
+        return;
+      }
       await new Promise((r) => setTimeout(r, 50));
     }
     throw new Error(`nats-server did not start on ${this.port}`);
@@ -96,6 +101,28 @@ export class NatsServerProcess {
     child.kill('SIGKILL');
     await exited;
     this.child = undefined;
+  }
+}
+
+/**
+ * `lore jetstream provision` as the `ops` user of `auth`: Lore's event stream and buckets with
+ * `replicas` copies. Returns what it did.
+ */
+export async function provisionAsOps(
+  url: string,
+  auth: NatsAuthFixture,
+  options: { replicas?: number; stream?: string; subjectPrefix?: string } = {},
+): Promise<string[]> {
+  const [{ connect }, { provisionJetStream }, { natsServers }] = await Promise.all([
+    import('@nats-io/transport-node'),
+    import('../bus/provision.js'),
+    import('../bus/nats-setup.js'),
+  ]);
+  const nc = await connect({ servers: natsServers(url), ...auth.client('ops'), maxReconnectAttempts: 5 });
+  try {
+    return await provisionJetStream(nc, options);
+  } finally {
+    await nc.close();
   }
 }
 

@@ -84,6 +84,38 @@ export class QuestionRepository {
     });
   }
 
+  /**
+   * For each of `peerIds`, how many of the asker's questions still wait for that peer (sent, not
+   * expired) and when the first of them expires.
+   */
+  async waitingFor(
+    askerId: string,
+    peerIds: readonly string[],
+    now: number,
+  ): Promise<Map<string, { waiting: number; nextExpiry: number }>> {
+    if (!peerIds.length) return new Map();
+    const rows = await this.db
+      .select({
+        peerId: questionPeers.peerId,
+        waiting: count(),
+        nextExpiry: sql<number>`min(${questions.expiresAt})`,
+      })
+      .from(questions)
+      .innerJoin(questionPeers, eq(questionPeers.questionId, questions.id))
+      .where(
+        and(
+          eq(questions.askerId, askerId),
+          sql`${questions.expiresAt} > ${now}`,
+          inArray(questionPeers.peerId, [...peerIds]),
+          eq(questionPeers.status, 'sent'),
+        ),
+      )
+      .groupBy(questionPeers.peerId);
+    return new Map(
+      rows.map((r) => [r.peerId, { waiting: Number(r.waiting), nextExpiry: Number(r.nextExpiry) }]),
+    );
+  }
+
   /** The caller's own question: by id, by exact text, or the best full-text match. */
   async find(
     askerId: string,

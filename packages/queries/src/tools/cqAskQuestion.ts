@@ -1,4 +1,4 @@
-import { invalid, notFound } from '@lore/kit';
+import { invalid, notFound, rateLimited } from '@lore/kit';
 import { AskQuestionInput, AskQuestionOutput } from '@lore/schema/queries';
 import { newQueryId } from '../domain/ids.js';
 import { tool } from '../ports.js';
@@ -39,6 +39,21 @@ export const cqAskQuestion = tool({
           },
         );
       targets = found;
+      // An owner's inbox is not a place to pile questions: past the limit of waiting ones, wait.
+      const waiting = await ports.questions.waitingFor(
+        agent.id,
+        targets.map((t) => t.agentId),
+        ports.now(),
+      );
+      const full = targets.filter((t) => (waiting.get(t.agentId)?.waiting ?? 0) >= ports.waitingPerAsker);
+      if (full.length) {
+        const nextExpiry = Math.min(...full.map((t) => waiting.get(t.agentId)!.nextExpiry));
+        const retryAfter = Math.max(1, Math.ceil((nextExpiry - ports.now()) / 1000));
+        throw rateLimited(
+          retryAfter,
+          `${full.map((t) => `@${t.handle}`).join(', ')} already ${full.length > 1 ? 'have' : 'has'} ${ports.waitingPerAsker} of your questions waiting for an answer: ask again once they answer or decline, or when the oldest expires (in ${formatWait(retryAfter)}).`,
+        );
+      }
     }
     const id = newQueryId();
     const askedAt = ports.now();
@@ -72,3 +87,10 @@ export const cqAskQuestion = tool({
     };
   },
 });
+
+const formatWait = (seconds: number) =>
+  seconds >= 3600
+    ? `${Math.round(seconds / 3600)} h`
+    : seconds >= 60
+      ? `${Math.round(seconds / 60)} min`
+      : `${seconds} s`;

@@ -1,0 +1,50 @@
+import { call, ok } from '@lore/kit/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BOB_DOC, startNode } from './support.js';
+
+describe('the waiting questions one asker may leave with one owner', () => {
+  let n: Awaited<ReturnType<typeof startNode>>;
+  let alice: Awaited<ReturnType<typeof n.join>>;
+  let bob: Awaited<ReturnType<typeof n.join>>;
+  let dave: Awaited<ReturnType<typeof n.join>>;
+
+  beforeAll(async () => {
+    n = await startNode({ LORE_WAITING_PER_ASKER: '2', LORE_QUERY_TTL_HOURS: '72' });
+    alice = await n.join('alice');
+    bob = await n.join('bob');
+    dave = await n.join('dave');
+    // Bob's drafts wait for him (no condition decides them): each question stays waiting.
+    n.docs.set(bob.id, [BOB_DOC]);
+  });
+  afterAll(() => n.stop());
+
+  const ask = (c: typeof alice.q, i: number, peers = ['bob']) =>
+    call(c, 'cqAskQuestion', {
+      question: `What are the latest developments in quantum computing (${i})?`,
+      peers,
+    });
+
+  it('refuses the next question to that owner with 429 and when to retry, and nobody else is held back', async () => {
+    for (const i of [1, 2]) expect((await ask(alice.q, i)).isError).toBeFalsy();
+    await expect
+      .poll(
+        async () => (await ok<Record<string, { status: string }>>(bob.q, 'cqListRequestedQueries', {})).data,
+      )
+      .toSatisfy(
+        (r: Record<string, { status: string }>) =>
+          Object.values(r).filter((q) => q.status === 'pending').length === 2,
+      );
+    const third = await ask(alice.q, 3);
+    expect(third.isError).toBe(true);
+    expect(third.error?.code).toBe(429);
+    expect(third.error?.message).toMatch(/@bob already has 2 of your questions waiting for an answer/);
+    // The oldest expires in 72 hours: that is when asking again is sure to work.
+    expect(Number(third.error?.data?.retryAfterSeconds)).toBeGreaterThan(71 * 3600);
+    // Another asker, and another owner, are not affected.
+    expect((await ask(dave.q, 4)).isError).toBeFalsy();
+    expect((await ask(alice.q, 5, ['dave'])).isError).toBeFalsy();
+    // The owner's inbox holds the two that were sent, not the refused one.
+    const inbox = (await ok<Record<string, { from: string }>>(bob.q, 'cqListRequestedQueries', {})).data;
+    expect(Object.values(inbox).filter((q) => q.from === 'alice')).toHaveLength(2);
+  });
+});
