@@ -184,12 +184,13 @@ describe('the knowledge flow through the aggregator (mission examples, in order)
     expect(q.decision?.reason).toMatch(/No auto-approval conditions/);
   });
 
-  it('4. carol, with no relevant knowledge, yields no answer: the asker sees no-knowledge', async () => {
+  it('4. carol, with no relevant knowledge, has it in her inbox as nothing matched; the asker sees it waiting', async () => {
     await sleepUntil(
-      () => asked(alice),
-      (a) => a.questions[0]?.peers.find((p) => p.peer === 'carol')?.status === 'no-knowledge',
+      () => requested(carol),
+      (m) => m[queryId]?.status === 'no-knowledge',
     );
     expect((await requested(carol))[queryId]).toMatchObject({ status: 'no-knowledge', draft: null });
+    expect((await asked(alice)).questions[0]?.peers.find((p) => p.peer === 'carol')?.status).toBe('sent');
     expect(Object.keys(await requested(carol, { status: 'pending' }))).toEqual([]);
   });
 
@@ -234,9 +235,9 @@ describe('the knowledge flow through the aggregator (mission examples, in order)
     expect(r.data.answers.map((a) => a.peer)).toEqual(['bob']);
     expect(r.data.peers).toEqual([
       expect.objectContaining({ peer: 'bob', status: 'answered' }),
-      expect.objectContaining({ peer: 'carol', status: 'no-knowledge' }),
+      expect.objectContaining({ peer: 'carol', status: 'sent' }),
     ]);
-    expect(r.data.pending).toBe(0);
+    expect(r.data.pending).toBe(1);
   });
 
   it('summarises with the client’s own model when it offers sampling, in both protocol eras', async () => {
@@ -435,14 +436,12 @@ describe('auto-approval through the aggregator (no language model)', () => {
     expect(q.decision?.reason).toMatch(/none of your conditions matches/);
   });
 
-  it('rejects on a deny rule even where an allow rule matches; the asker sees declined', async () => {
+  it('rejects on a deny rule even where an allow rule matches; the asker is not told why, nor that it was', async () => {
     await ok(dave.c, 'cqAddAutoApprovalCondition', { sentence: 'Block questions from mallory' });
     const { id, q } = await outcome(mallory, 'How do I reverse a list in Python?');
     expect(q).toMatchObject({ status: 'rejected', decision: { condition: 'Block questions from mallory' } });
-    await sleepUntil(
-      () => asked(mallory),
-      (a) => a.questions.find((x) => x.id === id)?.peers[0]?.status === 'declined',
-    );
+    // The owner's conditions refused it: mallory sees it waiting, as she would a held draft.
+    expect((await asked(mallory)).questions.find((x) => x.id === id)?.peers[0]?.status).toBe('sent');
   });
 
   it('leaves a query pending when the no-model interpreter cannot decide a condition', async () => {

@@ -86,7 +86,7 @@ describe('received query lifecycle: decide', () => {
     ['rejected', () => decided('rejected'), accept, 'refused'],
     ['rejected', () => decided('rejected'), edit, 'refused'],
     ['no-knowledge', noKnowledge, accept, 'refused'],
-    ['no-knowledge', noKnowledge, reject, 'refused'],
+    ['no-knowledge', noKnowledge, reject, ['manually-decided']],
     ['no-knowledge', noKnowledge, edit, ['edited']],
     ['drafting', received, accept, 'refused'],
     ['drafting', received, edit, 'refused'],

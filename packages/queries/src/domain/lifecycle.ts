@@ -7,6 +7,7 @@ import type { AnswerCitation, ReceivedStatus } from '@lore/schema/queries';
  *
  *   drafting ─draft→ drafted ─evaluate→ pending | accepted | rejected | held
  *      │ nothing relevant → no-knowledge        pending | held ─owner→ accepted | rejected | edited
+ *                           no-knowledge ─owner→ rejected, or ─edit→ pending
  *      └─ a step that cannot run is retried with backoff, then → undeliverable
  */
 
@@ -119,6 +120,8 @@ const OWNER_DECIDES: ReadonlySet<QueryState['status']> = new Set([
   'held',
   'drafted',
   'undeliverable',
+  // Nothing matched: the owner may still decline it (or write an answer, then accept it).
+  'no-knowledge',
 ]);
 
 /** The wait before attempt n+1 after n failures: 1 s, 2 s, 4 s … up to the policy's ceiling. */
@@ -218,7 +221,8 @@ export function evolve(s: QueryState, e: Event): QueryState {
         ...settled,
         status: 'no-knowledge',
         decision: {
-          reason: 'No relevant knowledge: nothing was drafted and the asker was told.',
+          reason:
+            'Nothing in your knowledge matched, so nothing was drafted. The asker sees it as waiting for you: write an answer (cqUpdateEditAnswer) and accept it, or decline it (cqRejectQuery).',
           decidedBy: 'no-knowledge',
           condition: null,
           at: e.at,

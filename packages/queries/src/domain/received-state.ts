@@ -59,8 +59,12 @@ export function columnsOf(s: QueryState) {
 }
 
 /**
- * What the rest of the network hears when a copy changes: the asker's node gets the answer or
- * the reason there is none; this node's approvals service logs every decision.
+ * What the rest of the network hears when a copy changes: the asker's node gets the answer, or
+ * the owner's own refusal, or that the node could not handle it; this node's approvals service
+ * logs every decision. Nothing else reaches the asker: a question that found nothing, and one
+ * the owner's conditions held, kept pending or declined on their own, all stay "sent" (waiting
+ * for the owner) on the asker's side, so the asker cannot learn from the status or its timing
+ * whether a source mentions what it guessed.
  */
 export function announce(emit: Emit, row: ReceivedRow, e: Event): void {
   const at = new Date(e.at).toISOString();
@@ -106,7 +110,7 @@ export function announce(emit: Emit, row: ReceivedRow, e: Event): void {
   };
   switch (e.type) {
     case 'nothing-drafted':
-      emit(AnswerWithheld, { ...base, reason: 'no-knowledge', at });
+      // In the owner's inbox as "nothing matched"; the asker is not told.
       return;
     case 'given-up':
       emit(AnswerWithheld, { ...base, reason: 'undeliverable', detail: e.reason, at });
@@ -114,8 +118,9 @@ export function announce(emit: Emit, row: ReceivedRow, e: Event): void {
       return;
     case 'auto-decided':
       decided('auto', e.verdict.outcome, e.verdict);
+      // A condition's refusal is the owner's inbox's business: the asker would learn from it that
+      // the draft touched a denied topic.
       if (e.verdict.outcome === 'accepted') share();
-      if (e.verdict.outcome === 'rejected') emit(AnswerWithheld, { ...base, reason: 'declined', at });
       return;
     case 'manually-decided':
       decided('manual', e.outcome, { decidedBy: e.by, condition: null, reason: e.reason });
