@@ -1,9 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { threadEntry } from '@lore/embed/thread';
 import { DEFAULT_PARSE_LIMITS, type ParseLimit, ParseLimitError, type ParseLimits } from './limits.js';
 import type { ParseReply, ParseTask, WorkerNotice } from './parse-worker.js';
 import { threadCpuMs } from './thread-cpu.js';
@@ -11,45 +8,10 @@ import { threadCpuMs } from './thread-cpu.js';
 export { threadCpuMs };
 
 /**
- * The parser thread's entry. From TypeScript sources (tests, `tsx`) the worker loads the `.ts`
- * file through tsx's loader; from the built package it is `parse-worker.js` beside this chunk.
+ * The parser thread's entry: `parse-worker.ts` through tsx's loader from TypeScript sources
+ * (tests, `tsx`), `parse-worker.js` beside this chunk from the built package.
  */
-function workerSpec(): { entry: URL | string; eval: boolean; execArgv?: string[] } {
-  if (fromSources()) {
-    const api = tsxEsmApi();
-    const entry = new URL('./parse-worker.ts', import.meta.url).href;
-    return {
-      entry: `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`,
-      eval: true,
-      // Workspace packages a task module imports resolve to their sources, as in the caller.
-      execArgv: workerExecArgv(),
-    };
-  }
-  return { entry: new URL('./parse-worker.js', import.meta.url), eval: false };
-}
-
-const fromSources = () => import.meta.url.endsWith('.ts');
-
-/**
- * The process's Node options that a worker accepts (per-process V8 flags such as `--expose-gc`
- * make `new Worker` throw when passed explicitly), with the `development` condition added.
- */
-function workerExecArgv(): string[] {
-  const kept = process.execArgv.filter((a) => !PROCESS_ONLY_FLAG.test(a));
-  return kept.includes('--conditions=development') ? kept : [...kept, '--conditions=development'];
-}
-
-const PROCESS_ONLY_FLAG =
-  /^--(?:expose[-_]gc|max[-_]old[-_]space[-_]size|max[-_]semi[-_]space[-_]size|stack[-_]size|inspect|title)\b/;
-
-/** tsx's ESM register API as an `import()` target (require.resolve would name its CommonJS twin). */
-function tsxEsmApi(): string {
-  const pkgPath = createRequire(import.meta.url).resolve('tsx/package.json');
-  const pkg = JSON.parse(readFileSync(pkgPath, 'utf8')) as {
-    exports: Record<string, { import: { default: string } }>;
-  };
-  return pathToFileURL(join(dirname(pkgPath), pkg.exports['./esm/api']!.import.default)).href;
-}
+const workerSpec = () => threadEntry('parse-worker', import.meta.url);
 
 /** Time a parser thread may take to load a task module (tsx compiles it from sources) or pdf.js the first time. */
 const MODULE_LOAD_MS = 60_000;
