@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Embedder } from '@lore/ingest';
+import type { Embedder } from '@lore/embed';
 import { createLogger, type Database, MemoryBus, Outbox, openDatabase } from '@lore/kit';
 import type { EventEnvelope, VerifiedAgent } from '@lore/schema';
 import { KnowledgeSourceAdded } from '@lore/schema';
@@ -156,17 +156,21 @@ describe('KnowledgeBase ingest', () => {
     expect(await ftsIds('delta')).toEqual(delta.map((r) => r.id));
   });
 
-  it('stores one vector per chunk when embeddings are configured', async () => {
+  it('stores one vector per chunk, with its model, in the background after the upload', async () => {
     const embedded: string[] = [];
     const embedder: Embedder = {
+      model: 'toy@1',
       embed: async (texts) => {
         embedded.push(...texts);
         return texts.map((_, i) => new Float32Array([i, 0.5, -1]));
       },
     } as Embedder;
     const text = markdown('vector', 3);
-    const added = await open(embedder).add(ada, doc('v.md', text));
-    expect(added.vectors).toBe(3);
+    const kb = open(embedder);
+    const added = await kb.add(ada, doc('v.md', text));
+    // The upload returns with its words indexed; the vectors follow.
+    expect(added.vectors).toBe(0);
+    await kb.vectorizer!.settled();
     // What is embedded is each passage under its heading path, as it is indexed.
     expect(embedded).toEqual(
       (await splitDocument(text, { format: 'markdown' })).map(
@@ -179,6 +183,8 @@ describe('KnowledgeBase ingest', () => {
       [1, 0.5, -1],
       [2, 0.5, -1],
     ]);
+    const models = await db.all<{ m: string }>(sql`select distinct embedding_model as m from chunks`);
+    expect(models.map((r) => r.m)).toEqual(['toy@1']);
   });
 
   it('writes and publishes nothing, and keeps the source it would replace, when the parse fails after its first parts', async () => {

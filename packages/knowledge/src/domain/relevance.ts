@@ -1,3 +1,4 @@
+import { LOCAL_MODEL } from '@lore/embed';
 import type { AnalyzedQuery, StemCounts } from './search-terms.js';
 
 export const BM25_K1 = 1.2;
@@ -92,4 +93,45 @@ export function scoreStemCounts(q: AnalyzedQuery, counts: StemCounts, stats: Cor
     specificMatched >= need &&
     floorScore >= BM25_FLOOR_PER_TERM * need;
   return { score, matched, coverage, relevant };
+}
+
+/**
+ * How a model's similarities read as relevance: a passage is relevant when its cosine similarity
+ * to the question plus `lexicalWeight` times its lexical coverage (the weighted share of the
+ * question's terms it contains, 0..1) reaches `threshold`. Both judged on the question without
+ * its greetings and politeness (`withoutFiller`).
+ */
+export interface MeaningScale {
+  threshold: number;
+  lexicalWeight: number;
+}
+
+/**
+ * The models whose similarities are calibrated, on test/fixtures/relevance-eval.ts (30 notes,
+ * 90 questions, 28 off-topic ones; see the knowledge README). For all-MiniLM-L6-v2 the plateau
+ * of weights 0.15–0.25 and thresholds 0.36–0.39 drafted 96–98 % of the questions from the
+ * right note and matched one off-topic question in 28; the middle of it is kept. A model not
+ * listed here ranks by meaning, but relevance stays the lexical rule: its similarities are on
+ * another scale.
+ */
+export const MEANING_SCALES: Readonly<Record<string, MeaningScale>> = {
+  [LOCAL_MODEL]: { threshold: 0.37, lexicalWeight: 0.2 },
+};
+
+/** The evidence `MeaningScale` compares with its threshold. */
+export const meaningEvidence = (similarity: number, lexical: PassageScore, scale: MeaningScale) =>
+  similarity + scale.lexicalWeight * lexical.coverage;
+
+/**
+ * Whether a passage is relevant to the question: by meaning and words together when the passage
+ * has a vector of a calibrated model, by words alone (`scorePassage`) otherwise — a chunk whose
+ * vector is still being computed, an uncalibrated model, or no embedder.
+ */
+export function isRelevant(
+  lexical: PassageScore,
+  similarity: number | undefined,
+  scale: MeaningScale | undefined,
+): boolean {
+  if (similarity === undefined || !scale) return lexical.relevant;
+  return meaningEvidence(similarity, lexical, scale) >= scale.threshold;
 }

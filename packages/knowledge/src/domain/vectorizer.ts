@@ -1,0 +1,154 @@
+import { type Embedder, EmbedderUnavailableError } from '@lore/embed';
+import type { Database, Logger } from '@lore/kit';
+import { float32ToBuffer } from '@lore/search';
+import { sql } from 'drizzle-orm';
+import type * as tables from '../tables.js';
+import type { AgentCaches } from './agent-caches.js';
+import { passageText } from './knowledge-types.js';
+
+/**
+ * Chunks embedded per step. The local model takes some 50 ms a short passage and up to about
+ * 300 ms a 256-token one on a shared core, so a step is well under a few seconds and a query
+ * embedded meanwhile waits for one step at most.
+ */
+export const VECTOR_BATCH = 8;
+/** After a failed step (an endpoint down), the next try. */
+export const VECTOR_RETRY_MS = 60_000;
+
+/**
+ * What is embedded of a chunk: its heading path above its text, and, for a chunk under no
+ * heading, the source's name as its title ("espresso.md" says what a bare note is about).
+ */
+export function embeddedText(source: string, headingPath: string[], text: string): string {
+  if (headingPath.length) return passageText(headingPath, text);
+  const title = source
+    .replace(/\.[a-z0-9]{1,5}$/i, '')
+    .replace(/[-_.]+/g, ' ')
+    .trim();
+  return title ? `${title}\n${text}` : text;
+}
+
+/**
+ * Computes chunk vectors in the background, after their source's upload has returned (its words
+ * are searchable at once; a chunk without a vector of the current model is searched by words
+ * alone until it has one). Woken by each upload and at start; works through every chunk whose
+ * vector is missing or came from another model, a few at a time, oldest first.
+ */
+export class Vectorizer {
+  private running: Promise<void> | undefined;
+  private again = false;
+  private stopped = false;
+  private retry: NodeJS.Timeout | undefined;
+  /** Vectors written, for tests and the log. */
+  written = 0;
+
+  constructor(
+    private readonly db: Database<typeof tables>,
+    private readonly embedder: Embedder,
+    private readonly caches: AgentCaches,
+    private readonly log: Logger,
+    private readonly batch = VECTOR_BATCH,
+  ) {}
+
+  /** Chunks were written: their vectors follow. */
+  wake(): void {
+    if (this.stopped) return;
+    clearTimeout(this.retry);
+    this.retry = undefined;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.run().finally(() => {
+      this.running = undefined;
+    });
+  }
+
+  /** Resolves once no step is running (every chunk has its vector, or a step failed). */
+  async settled(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.retry);
+    await this.settled();
+  }
+
+  private async run(): Promise<void> {
+    do {
+      this.again = false;
+      for (;;) {
+        if (this.stopped) return;
+        const rows = await this.db.all<{
+          id: number;
+          agent: string;
+          source: string;
+          heading: string;
+          text: string;
+        }>(sql`
+          select c.id, c.agent_id as agent, s.name as source, c.heading_path as heading, c.text
+          from chunks c join sources s on s.id = c.source_id
+          where c.embedding_model is null or c.embedding_model <> ${this.embedder.model}
+          order by c.id limit ${this.batch}`);
+        if (!rows.length) break;
+        const texts = rows.map((r) => embeddedText(r.source, JSON.parse(r.heading) as string[], r.text));
+        let vectors: Array<Float32Array | null>;
+        try {
+          vectors = await this.embedOrIsolate(texts);
+        } catch (err) {
+          // The local model said why once already; an endpoint is tried again later.
+          if (err instanceof EmbedderUnavailableError) return;
+          this.log.warn(
+            { err: (err as Error).message, retryInMs: VECTOR_RETRY_MS },
+            'embedding chunks failed; they stay searchable by words',
+          );
+          this.retry = setTimeout(() => this.wake(), VECTOR_RETRY_MS);
+          this.retry.unref();
+          return;
+        }
+        const model = this.embedder.model;
+        // A chunk removed meanwhile updates nothing. One the model refused alone keeps no vector
+        // but is marked done for this model, so it does not hold the others back.
+        await this.db.transaction(async (tx) => {
+          for (const [i, r] of rows.entries()) {
+            const v = vectors[i];
+            await tx.run(
+              sql`update chunks set embedding = ${v ? float32ToBuffer(v) : null}, embedding_model = ${model} where id = ${r.id}`,
+            );
+          }
+        });
+        this.written += vectors.filter(Boolean).length;
+        for (const agent of new Set(rows.map((r) => String(r.agent)))) this.caches.vectorsChanged(agent);
+      }
+    } while (this.again);
+  }
+
+  /**
+   * The texts' vectors. When the batch fails, each text alone: one the embedder refuses while
+   * others pass gets null (logged); when all fail the embedder is down and the error is thrown.
+   */
+  private async embedOrIsolate(texts: string[]): Promise<Array<Float32Array | null>> {
+    try {
+      return await this.embedder.embed(texts);
+    } catch (err) {
+      if (texts.length === 1 || err instanceof EmbedderUnavailableError) throw err;
+      const alone = await Promise.all(
+        texts.map((t) =>
+          this.embedder.embed([t]).then(
+            ([v]) => v ?? null,
+            (e: Error) => e,
+          ),
+        ),
+      );
+      if (alone.every((v) => v instanceof Error)) throw err;
+      const refused = alone.filter((v) => v instanceof Error);
+      if (refused.length)
+        this.log.warn(
+          { err: (refused[0] as Error).message, chunks: refused.length },
+          'the embedder refused some chunks; they are searchable by words only',
+        );
+      return alone.map((v) => (v instanceof Error ? null : v));
+    }
+  }
+}
