@@ -135,6 +135,11 @@ export class KnowledgeSearcher {
         relevant: isRelevant(s, similarity, this.scale),
       });
     }
+    // Relevant by meaning means among the best: well below the best passage is not drafted from.
+    if (this.scale && evidence.size) {
+      const best = Math.max(...[...evidence].filter(([id]) => scored.get(id)!.relevant).map(([, e]) => e));
+      for (const [id, e] of evidence) if (e < best - this.scale.margin) scored.get(id)!.relevant = false;
+    }
     const lexicalRanked = this.rerank(
       asked,
       stats,

@@ -20,7 +20,19 @@ export const VECTOR_RETRY_MS = 60_000;
  * heading, the source's name as its title ("espresso.md" says what a bare note is about).
  */
 export function embeddedText(source: string, headingPath: string[], text: string): string {
-  if (headingPath.length) return passageText(headingPath, text);
+  if (headingPath.length) {
+    // The chunk's own heading line says again what the heading path says.
+    const headings = new Set(headingPath.map((h) => h.trim().toLowerCase()));
+    const body = text
+      .split('\n')
+      .filter((line) => {
+        const m = /^#{1,6}\s+(.*)$/.exec(line.trim());
+        return !(m && headings.has(m[1]!.trim().toLowerCase()));
+      })
+      .join('\n')
+      .trim();
+    return passageText(headingPath, body);
+  }
   const title = source
     .replace(/\.[a-z0-9]{1,5}$/i, '')
     .replace(/[-_.]+/g, ' ')
