@@ -118,8 +118,9 @@ export interface MeaningScale {
  * right note and matched one off-topic question in 28 (a red-wine stain, against a note on
  * storing wine); below 0.31 a risotto question found the sourdough note. The middle of that
  * plateau is kept. Passages more than `margin` below the best one were relevant for 21 % of the
- * questions beside the right note; with a margin of 0.1, for 3 % (no right note lost). A model not listed here ranks by meaning, but relevance stays the lexical
- * rule: its similarities are on another scale.
+ * questions beside the right note; with a margin of 0.1, for 3 % (no right note lost). A model
+ * not listed here ranks by meaning, but relevance stays the lexical rule: its similarities are on
+ * another scale.
  */
 export const MEANING_SCALES: Readonly<Record<string, MeaningScale>> = {
   [LOCAL_MODEL]: { threshold: 0.33, lexicalWeight: 0.25, margin: 0.1 },
