@@ -15,6 +15,7 @@ import { agentToken, KnowledgeBase, SOURCE_KEYWORDS } from './knowledge-base.js'
 import { type PreparedPart, streamSource } from './prepare-source.js';
 import { PreparedStream } from './prepared-stream.js';
 import { indexTerms, stem } from './search-terms.js';
+import { embeddedText } from './vectorizer.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../../migrations', import.meta.url));
 const log = createLogger({ name: 'test', level: 'silent' });
@@ -171,11 +172,14 @@ describe('KnowledgeBase ingest', () => {
     // The upload returns with its words indexed; the vectors follow.
     expect(added.vectors).toBe(0);
     await kb.vectorizer!.settled();
-    // What is embedded is each passage under its heading path, as it is indexed.
+    // What is embedded is each passage under its heading path (its own heading line not repeated).
     expect(embedded).toEqual(
-      (await splitDocument(text, { format: 'markdown' })).map(
-        (p) => `${p.headingPath.join(' / ')}\n${p.text}`,
+      (await splitDocument(text, { format: 'markdown' })).map((p) =>
+        embeddedText('v.md', p.headingPath, p.text),
       ),
+    );
+    expect(embedded[0]).toBe(
+      'vector part 0\nThe vector service keeps its vector cache warm; section 0 explains vector retries, timeouts and the naïve café fallback.',
     );
     const rows = await chunkRows();
     expect(rows.map((r) => [...float32FromBuffer(Buffer.from(r.embedding!))])).toEqual([

@@ -44,7 +44,7 @@ export function embeddedText(source: string, headingPath: string[], text: string
  * Computes chunk vectors in the background, after their source's upload has returned (its words
  * are searchable at once; a chunk without a vector of the current model is searched by words
  * alone until it has one). Woken by each upload and at start; works through every chunk whose
- * vector is missing or came from another model, a few at a time, oldest first.
+ * vector is missing (oldest first) or came from another model, a few at a time.
  */
 export class Vectorizer {
   private running: Promise<void> | undefined;
@@ -92,6 +92,9 @@ export class Vectorizer {
       this.again = false;
       for (;;) {
         if (this.stopped) return;
+        // Three ranges of the embedding_model index (`<` and `>` rather than `<>`, and no ORDER BY,
+        // which made SQLite scan the table in id order): a table whose chunks all have their
+        // vector is not read on every upload. Chunks with no vector come first, in id order.
         const rows = await this.db.all<{
           id: number;
           agent: string;
@@ -101,8 +104,9 @@ export class Vectorizer {
         }>(sql`
           select c.id, c.agent_id as agent, s.name as source, c.heading_path as heading, c.text
           from chunks c join sources s on s.id = c.source_id
-          where c.embedding_model is null or c.embedding_model <> ${this.embedder.model}
-          order by c.id limit ${this.batch}`);
+          where c.embedding_model is null
+             or c.embedding_model < ${this.embedder.model} or c.embedding_model > ${this.embedder.model}
+          limit ${this.batch}`);
         if (!rows.length) break;
         const texts = rows.map((r) => embeddedText(r.source, JSON.parse(r.heading) as string[], r.text));
         let vectors: Array<Float32Array | null>;
