@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Embedder } from '@lore/embed';
+import { type Embedder, LocalEmbedder } from '@lore/embed';
 import { createLogger, type Database, MemoryBus, Outbox, openDatabase } from '@lore/kit';
 import type { EventEnvelope, VerifiedAgent } from '@lore/schema';
 import { KnowledgeSourceAdded } from '@lore/schema';
@@ -155,6 +155,52 @@ describe('KnowledgeBase ingest', () => {
     expect(await chunkRows(sql`text like '%alpha%'`)).toEqual([]);
     expect(await ftsIds('alpha')).toEqual([]);
     expect(await ftsIds('delta')).toEqual(delta.map((r) => r.id));
+  });
+
+  it('searches a chunk by its words until its vector arrives, then by meaning too', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const embedder: Embedder = {
+      model: 'toy@1',
+      embed: async (texts) => {
+        await gate;
+        return texts.map(() => new Float32Array([1, 0, 0]));
+      },
+    };
+    const kb = open(embedder);
+    await kb.add(ada, doc('tyres.md', '# Car care\n\nThe car needs new tyres and an oil change every year.'));
+    const before = await kb.search(ada.id, 'car tyres oil change', { limit: 5 });
+    expect(before.passages.map((p) => [p.source, p.relevant])).toEqual([['tyres.md', true]]);
+    // No vector yet: a question sharing no word finds nothing.
+    expect((await kb.search(ada.id, 'automobile maintenance', { limit: 5 })).passages).toEqual([]);
+    release();
+    await kb.vectorizer!.settled();
+    const after = await kb.search(ada.id, 'automobile maintenance', { limit: 5 });
+    expect(after.passages.map((p) => p.source)).toEqual(['tyres.md']);
+  });
+
+  it('stays on words, and up, when the local model cannot load', async () => {
+    const warnings: string[] = [];
+    const embedder = new LocalEmbedder({
+      sha256: '0'.repeat(64),
+      log: { info() {}, warn: (_o, msg) => warnings.push(msg) },
+    });
+    const kb = open(embedder);
+    try {
+      await kb.add(
+        ada,
+        doc('tyres.md', '# Car care\n\nThe car needs new tyres and an oil change every year.'),
+      );
+      await kb.vectorizer!.settled();
+      expect(embedder.state).toBe('unavailable');
+      expect(warnings).toEqual(['local embedding model unavailable; searching by words only']);
+      const r = await kb.search(ada.id, 'car tyres oil change', { limit: 5, relevantFirst: true });
+      expect(r.passages.map((p) => [p.source, p.relevant])).toEqual([['tyres.md', true]]);
+    } finally {
+      await kb.close();
+    }
   });
 
   it('stores one vector per chunk, with its model, in the background after the upload', async () => {

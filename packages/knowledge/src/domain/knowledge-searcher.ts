@@ -1,4 +1,4 @@
-import type { Embedder } from '@lore/embed';
+import { type Embedder, EmbedderUnavailableError } from '@lore/embed';
 import { type Database, type Logger, preparedReads } from '@lore/kit';
 import {
   bm25Idf,
@@ -274,7 +274,9 @@ export class KnowledgeSearcher {
       if (!vectors.items.length) return none;
       return { query: await this.queryVector(asked, signal), vectors };
     } catch (err) {
-      this.log.warn({ err: (err as Error).message }, 'query embedding failed; searching by keywords only');
+      // An unavailable local model said so once already; the search is by words.
+      if (!(err instanceof EmbedderUnavailableError))
+        this.log.warn({ err: (err as Error).message }, 'query embedding failed; searching by keywords only');
       return none;
     }
   }
