@@ -50,6 +50,8 @@ export class Vectorizer {
   private running: Promise<void> | undefined;
   private again = false;
   private stopped = false;
+  /** Aborts the step in flight when the service stops. */
+  private readonly halt = new AbortController();
   private retry: NodeJS.Timeout | undefined;
   /** Vectors written, for tests and the log. */
   written = 0;
@@ -81,9 +83,11 @@ export class Vectorizer {
     while (this.running) await this.running;
   }
 
+  /** Stops: the step in flight is abandoned (its chunks keep no vector and are taken up at the next start). */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.retry);
+    this.halt.abort(new Error('the knowledge service is stopping'));
     await this.settled();
   }
 
@@ -114,7 +118,7 @@ export class Vectorizer {
           vectors = await this.embedOrIsolate(texts);
         } catch (err) {
           // The local model said why once already; an endpoint is tried again later.
-          if (err instanceof EmbedderUnavailableError) return;
+          if (this.stopped || err instanceof EmbedderUnavailableError) return;
           this.log.warn(
             { err: (err as Error).message, retryInMs: VECTOR_RETRY_MS },
             'embedding chunks failed; they stay searchable by words',
@@ -146,12 +150,12 @@ export class Vectorizer {
    */
   private async embedOrIsolate(texts: string[]): Promise<Array<Float32Array | null>> {
     try {
-      return await this.embedder.embed(texts);
+      return await this.embedder.embed(texts, this.halt.signal);
     } catch (err) {
-      if (texts.length === 1 || err instanceof EmbedderUnavailableError) throw err;
+      if (texts.length === 1 || this.stopped || err instanceof EmbedderUnavailableError) throw err;
       const alone = await Promise.all(
         texts.map((t) =>
-          this.embedder.embed([t]).then(
+          this.embedder.embed([t], this.halt.signal).then(
             ([v]) => v ?? null,
             (e: Error) => e,
           ),
