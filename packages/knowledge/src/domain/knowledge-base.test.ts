@@ -10,12 +10,13 @@ import { float32FromBuffer, keywords, splitDocument } from '@lore/search';
 import { sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as tables from '../tables.js';
+import { AgentCaches } from './agent-caches.js';
 import type { ExtractedDocument } from './ingest.js';
 import { agentToken, KnowledgeBase, SOURCE_KEYWORDS } from './knowledge-base.js';
 import { type PreparedPart, streamSource } from './prepare-source.js';
 import { PreparedStream } from './prepared-stream.js';
 import { indexTerms, stem } from './search-terms.js';
-import { embeddedText } from './vectorizer.js';
+import { embeddedText, Vectorizer } from './vectorizer.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../../migrations', import.meta.url));
 const log = createLogger({ name: 'test', level: 'silent' });
@@ -179,6 +180,28 @@ describe('KnowledgeBase ingest', () => {
     await kb.vectorizer!.settled();
     const after = await kb.search(ada.id, 'automobile maintenance', { limit: 5 });
     expect(after.passages.map((p) => p.source)).toEqual(['tyres.md']);
+  });
+
+  it('computes no vectors while sources are being added, and catches up after', async () => {
+    await open(null).add(ada, doc('a.md', markdown('alpha', 3)));
+    let calls = 0;
+    const embedder: Embedder = {
+      model: 'toy@1',
+      embed: async (texts) => {
+        calls++;
+        return texts.map(() => new Float32Array([1, 0, 0]));
+      },
+    };
+    let busy = true;
+    const vectorizer = new Vectorizer(db, embedder, new AgentCaches(), log, () => busy);
+    vectorizer.wake();
+    await vectorizer.settled();
+    expect(calls).toBe(0);
+    busy = false;
+    vectorizer.wake();
+    await vectorizer.settled();
+    expect(calls).toBe(1);
+    expect((await chunkRows()).every((r) => r.embedding !== null)).toBe(true);
   });
 
   it('stays on words, and up, when the local model cannot load', async () => {

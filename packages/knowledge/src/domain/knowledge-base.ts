@@ -38,8 +38,10 @@ export class KnowledgeBase {
     log: Logger,
     now: () => number = Date.now,
   ) {
-    this.vectorizer = embedder ? new Vectorizer(db, embedder, this.caches, log) : undefined;
     this.ingestor = new SourceIngestor(db, outbox, () => this.vectorizer?.wake(), this.caches, now);
+    this.vectorizer = embedder
+      ? new Vectorizer(db, embedder, this.caches, log, () => this.ingestor.busy)
+      : undefined;
     this.searcher = new KnowledgeSearcher(db, embedder, this.caches, log);
   }
 

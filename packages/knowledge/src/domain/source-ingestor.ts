@@ -43,7 +43,7 @@ export class SourceIngestor {
   constructor(
     private readonly db: Db,
     private readonly outbox: Outbox,
-    /** Called once a source's chunks are written: their vectors follow in the background. */
+    /** Called after each upload: the chunks' vectors follow in the background. */
     private readonly written: () => void,
     private readonly caches: AgentCaches,
     private readonly now: () => number = Date.now,
@@ -108,7 +108,13 @@ export class SourceIngestor {
       }
     } finally {
       this.adding--;
+      this.written();
     }
+  }
+
+  /** Sources are being added now. */
+  get busy(): boolean {
+    return this.adding > 0;
   }
 
   /** One transaction writing a source from its parts (`next` until null), its row and its event. */
@@ -192,7 +198,6 @@ export class SourceIngestor {
       return { replaced: existing !== undefined, sharing, summary, keywords: kw, chunks: count };
     });
     this.caches.forget(agent.id);
-    this.written();
     return {
       source: doc.name,
       format: doc.format,

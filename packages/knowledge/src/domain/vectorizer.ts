@@ -61,6 +61,12 @@ export class Vectorizer {
     private readonly embedder: Embedder,
     private readonly caches: AgentCaches,
     private readonly log: Logger,
+    /**
+     * True while sources are being added: the vectorizer waits (the last upload wakes it), so
+     * that an ingest is as fast as without vectors — on two cores the model would otherwise
+     * take the core the parser threads use.
+     */
+    private readonly busy: () => boolean = () => false,
     private readonly batch = VECTOR_BATCH,
   ) {}
 
@@ -95,7 +101,7 @@ export class Vectorizer {
     do {
       this.again = false;
       for (;;) {
-        if (this.stopped) return;
+        if (this.stopped || this.busy()) return;
         // Three ranges of the embedding_model index (`<` and `>` rather than `<>`, and no ORDER BY,
         // which made SQLite scan the table in id order): a table whose chunks all have their
         // vector is not read on every upload. Chunks with no vector come first, in id order.
