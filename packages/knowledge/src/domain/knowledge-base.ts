@@ -88,7 +88,7 @@ export class KnowledgeBase {
 
   /** Starts computing the vectors chunks are missing (written before, or by another model). */
   startVectors(): void {
-    this.vectorizer?.wake();
+    this.vectorizer?.wake(0);
   }
 
   /** Stops computing vectors and ends the embedder's model thread. */

@@ -14,6 +14,11 @@ import { passageText } from './knowledge-types.js';
 export const VECTOR_BATCH = 8;
 /** After a failed step (an endpoint down), the next try. */
 export const VECTOR_RETRY_MS = 60_000;
+/**
+ * How long after an upload the vectors start: uploads in a row (a client adding a folder) are
+ * not slowed by the model working between them; it starts once they pause.
+ */
+export const VECTOR_QUIET_MS = 1_000;
 
 /**
  * What is embedded of a chunk: its heading path above its text, and, for a chunk under no
@@ -53,6 +58,7 @@ export class Vectorizer {
   /** Aborts the step in flight when the service stops. */
   private readonly halt = new AbortController();
   private retry: NodeJS.Timeout | undefined;
+  private quiet: NodeJS.Timeout | undefined;
   /** Vectors written, for tests and the log. */
   written = 0;
 
@@ -68,13 +74,24 @@ export class Vectorizer {
      */
     private readonly busy: () => boolean = () => false,
     private readonly batch = VECTOR_BATCH,
+    private readonly quietMs = VECTOR_QUIET_MS,
   ) {}
 
-  /** Chunks were written: their vectors follow. */
-  wake(): void {
+  /** Chunks were written: their vectors follow once uploads pause for `quietMs` (at once with 0). */
+  wake(quietMs = this.quietMs): void {
     if (this.stopped) return;
     clearTimeout(this.retry);
     this.retry = undefined;
+    clearTimeout(this.quiet);
+    this.quiet = undefined;
+    if (quietMs > 0) {
+      this.quiet = setTimeout(() => {
+        this.quiet = undefined;
+        this.wake(0);
+      }, quietMs);
+      this.quiet.unref();
+      return;
+    }
     if (this.running) {
       this.again = true;
       return;
@@ -84,15 +101,20 @@ export class Vectorizer {
     });
   }
 
-  /** Resolves once no step is running (every chunk has its vector, or a step failed). */
+  /** Resolves once no step is running or due (every chunk has its vector, or a step failed). */
   async settled(): Promise<void> {
-    while (this.running) await this.running;
+    while (this.running || this.quiet) {
+      if (this.running) await this.running;
+      else await new Promise((r) => setTimeout(r, 10));
+    }
   }
 
   /** Stops: the step in flight is abandoned (its chunks keep no vector and are taken up at the next start). */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.retry);
+    clearTimeout(this.quiet);
+    this.quiet = undefined;
     this.halt.abort(new Error('the knowledge service is stopping'));
     await this.settled();
   }
@@ -129,7 +151,7 @@ export class Vectorizer {
             { err: (err as Error).message, retryInMs: VECTOR_RETRY_MS },
             'embedding chunks failed; they stay searchable by words',
           );
-          this.retry = setTimeout(() => this.wake(), VECTOR_RETRY_MS);
+          this.retry = setTimeout(() => this.wake(0), VECTOR_RETRY_MS);
           this.retry.unref();
           return;
         }
