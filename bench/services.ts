@@ -16,6 +16,7 @@ export const BENCH_ENV: Record<string, string> = {
   LORE_LOG_LEVEL: 'silent',
   LORE_INGEST_OWN_DOCS: 'false',
   LORE_LLM_BASE_URL: '',
+  LORE_EMBEDDINGS: 'off',
   LORE_EMBEDDINGS_BASE_URL: '',
   LORE_MAX_BODY_BYTES: String(8 * 1024 * 1024),
 };

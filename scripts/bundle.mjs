@@ -47,6 +47,8 @@ export const EXTERNAL = [
   'fast-xml-parser',
   'openai',
   '@langchain/*',
+  // The embedding engine finds its .wasm and .cjs files from its own location.
+  '@lat.md/*',
   'compromise',
   '@secretlint/*',
   '@nats-io/*',

@@ -9,5 +9,7 @@ export default defineProject({
     exclude: [...configDefaults.exclude, ...otherTiers('apps/aggregator')],
     testTimeout: 60_000,
     hookTimeout: 30_000,
+    // Lore processes the tests start inherit it: no embedding model unless a test asks for one.
+    env: { LORE_EMBEDDINGS: 'off' },
   },
 });

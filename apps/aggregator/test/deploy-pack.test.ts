@@ -286,7 +286,12 @@ describe('@lore/ingest packed, installed with npm into an empty folder, parsing 
   });
 
   it('packs dist with the parser entry beside the chunks, and no sources', () => {
-    expect(packed.tarballs.map((t) => t.split('/').pop())).toEqual(['lore-ingest-0.1.0.tgz']);
+    // @lore/embed comes along (the endpoint client docs reaches through ingest);
+    // the local model does not: it is an optional peer of @lore/embed that only knowledge installs.
+    expect(packed.tarballs.map((t) => t.split('/').pop())).toEqual([
+      'lore-embed-0.1.0.tgz',
+      'lore-ingest-0.1.0.tgz',
+    ]);
     const files = tarList(packed.main);
     for (const f of ['index.js', 'index.d.ts', 'text.js', 'text.d.ts', 'parse-worker.js'])
       expect(files).toContain(`package/dist/${f}`);

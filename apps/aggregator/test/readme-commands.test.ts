@@ -132,6 +132,7 @@ const NOT_RUN = new Map<string, string>([
     'fetches a site on the internet, which tests do not reach: sitemap crawling runs against a local site in test/docs.test.ts',
   ],
   ['pnpm --filter @lore/docs bench', 'a benchmark (never part of the tests; pnpm bench)'],
+  ['pnpm --filter @lore/embed bench', 'a benchmark (never part of the tests; pnpm bench)'],
   [
     'npx tsx packages/knowledge/bench/ingest-search.ts [--chunks 10000] [--queries 500] [--embeddings]',
     'a benchmark (never part of the tests; pnpm bench)',

@@ -1,6 +1,10 @@
-export { EmbeddingsSettings } from './config.js';
-export type { Embedder, EmbedderOptions } from './embeddings.js';
-export { createEmbedder, embedderFromConfig } from './embeddings.js';
+// The embeddings client moved to @lore/embed; the docs service still reaches it from here.
+export type { Embedder, HttpEmbedderOptions as EmbedderOptions } from '@lore/embed';
+export {
+  createHttpEmbedder as createEmbedder,
+  httpEmbedderFromConfig as embedderFromConfig,
+  RemoteEmbeddingsSettings as EmbeddingsSettings,
+} from '@lore/embed';
 export type {
   FrontMatter,
   ParseLimit,

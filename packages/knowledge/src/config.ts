@@ -1,4 +1,4 @@
-import { EmbeddingsSettings } from '@lore/ingest';
+import { EmbeddingsSettings } from '@lore/embed';
 import { BaseConfigSchema, databaseSettings, settingsOf } from '@lore/kit';
 import { z } from 'zod';
 

@@ -1,4 +1,4 @@
-import { embedderFromConfig } from '@lore/ingest';
+import { embedderFromConfig } from '@lore/embed';
 import {
   appToolMeta,
   createService,
@@ -49,7 +49,7 @@ export const knowledgeTools = [
 export interface KnowledgeServiceOptions {
   /** Where Lore's own articles are read from (default: the package's articles/ folder). */
   articlesFolder?: string;
-  /** The embeddings client's fetch (tests). */
+  /** The embeddings endpoint client's fetch (tests). */
   fetch?: typeof fetch;
 }
 
@@ -65,7 +65,8 @@ export async function createKnowledgeService(
     tables,
     migrationsFolder(import.meta.url),
   );
-  const knowledge = new KnowledgeBase(db, outbox, embedderFromConfig(settings, opts.fetch), log);
+  const embedder = embedderFromConfig(settings, { log, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
+  const knowledge = new KnowledgeBase(db, outbox, embedder, log);
   const articles = new ArticleRepository(db, outbox);
   const sharing = new SourceSharing(db, outbox);
   const ports: KnowledgePorts = {
@@ -94,9 +95,17 @@ export async function createKnowledgeService(
     ],
     async onStart() {
       await seedArticles(articles, opts.articlesFolder ?? shippedArticlesFolder(import.meta.url), log);
+      // Chunks written without a vector (or with another model's) get one in the background.
+      knowledge.startVectors();
       // An index written with another stemmer is rewritten in the background: starting does not
       // wait, and searches find more as it goes (see reindexKnowledge).
-      return rebuildInBackground(log, 'knowledge search index', (signal) => knowledge.reindex({ signal }));
+      const rebuilt = rebuildInBackground(log, 'knowledge search index', (signal) =>
+        knowledge.reindex({ signal }),
+      );
+      return async () => {
+        await rebuilt();
+        await knowledge.close();
+      };
     },
   });
   return service;

@@ -41,10 +41,17 @@ export const chunks = sqliteTable(
     text: text('text').notNull(),
     /** Token count of heading path + text, for BM25 length normalisation. */
     length: integer('length').notNull(),
-    /** float32 little-endian, when an embeddings endpoint is configured. */
+    /** float32 little-endian, computed in the background after the chunk is written (see `Vectorizer`). */
     embedding: blob('embedding', { mode: 'buffer' }),
+    /** The model (and its version) `embedding` came from: vectors of another model are not compared. */
+    embeddingModel: text('embedding_model'),
   },
-  (t) => [index('chunks_source').on(t.sourceId), index('chunks_agent').on(t.agentId)],
+  (t) => [
+    index('chunks_source').on(t.sourceId),
+    index('chunks_agent').on(t.agentId),
+    // The chunks still waiting for a vector of the current model are found through it.
+    index('chunks_embedding_model').on(t.embeddingModel),
+  ],
 );
 
 /** Community articles. `seq` is the rowid of `articles_fts`. */

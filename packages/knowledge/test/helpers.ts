@@ -66,3 +66,12 @@ export async function startEnv(
     },
   };
 }
+
+/** Waits for `check` to hold (vectors arrive in the background after an upload). */
+export async function eventually(check: () => Promise<boolean> | boolean, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`not so within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

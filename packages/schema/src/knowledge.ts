@@ -86,7 +86,10 @@ export const UpdateKnowledgeSourcesOutput = z.object({
   vectors: z
     .number()
     .int()
-    .describe('Chunks embedded for semantic search (0 when no embeddings endpoint is configured).'),
+    .describe(
+      'Chunks already embedded for search by meaning when the upload returned: vectors are computed in the background ' +
+        'after it (0 until then, and with LORE_EMBEDDINGS=off); meanwhile every chunk is searchable by its words.',
+    ),
   sharing: KnowledgeSharing,
   summary: z.string(),
 });

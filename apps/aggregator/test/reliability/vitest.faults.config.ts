@@ -19,6 +19,8 @@ export default defineConfig({
     execArgv: ['--expose-gc'],
     testTimeout: 300_000,
     hookTimeout: 180_000,
+    // Lore processes the tests start inherit it: no embedding model unless a test asks for one.
+    env: { LORE_EMBEDDINGS: 'off' },
     reporters: ['default', './tools/vitest-summary-reporter.ts'],
   },
 });

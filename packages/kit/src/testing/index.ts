@@ -24,7 +24,13 @@ export function tempDir(prefix = 'lore-test-'): { path: string; cleanup: () => v
  * service parses its own settings out of them (`settingsOf`), as its entry point would.
  */
 export function testConfig(dataDir: string, env: Record<string, string> = {}): LoreConfig {
-  return loadConfig({ LORE_DATA_DIR: dataDir, LORE_LOG_LEVEL: 'silent', ...env }, BaseConfigSchema.loose());
+  // No embedding model in tests unless one asks for it (LORE_EMBEDDINGS=local, or an endpoint):
+  // loading it takes a second and some 200 MB per service, and most tests never search by meaning.
+  const embeddings = env.LORE_EMBEDDINGS_BASE_URL ? {} : { LORE_EMBEDDINGS: 'off' };
+  return loadConfig(
+    { LORE_DATA_DIR: dataDir, LORE_LOG_LEVEL: 'silent', ...embeddings, ...env },
+    BaseConfigSchema.loose(),
+  );
 }
 
 /** Dependencies for services under test: temp databases, an in-process bus, quiet logs. */

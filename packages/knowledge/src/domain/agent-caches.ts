@@ -18,8 +18,19 @@ export interface AgentStats extends CorpusStats {
 
 export interface AgentVectors {
   rev: string;
+  /** When they were read (`performance.now()`): see `VECTORS_FRESH_MS`. */
+  at: number;
   items: Array<{ id: string; vector: Float32Array }>;
+  /** The same vectors by chunk id. */
+  byId: Map<string, Float32Array>;
 }
+
+/**
+ * How long an agent's cached vectors are used without a look at the table. Vectors arrive in the
+ * background after an upload; this process's own arrivals refresh the cache at once
+ * (`vectorsChanged`), another replica's within this time.
+ */
+export const VECTORS_FRESH_MS = 30_000;
 
 /**
  * What search keeps per agent between calls, least recently used agents dropped first. Each
@@ -47,6 +58,17 @@ export class AgentCaches {
   forgetAll(): void {
     this.epoch++;
     this.stats.clear();
+  }
+
+  /** Vectors written per agent by this process since start: part of the vectors' revision. */
+  private readonly vectorWrites = new Map<string, number>();
+
+  vectorsChanged(agentId: string): void {
+    this.vectorWrites.set(agentId, (this.vectorWrites.get(agentId) ?? 0) + 1);
+  }
+
+  vectorRevision(agentId: string): number {
+    return this.vectorWrites.get(agentId) ?? 0;
   }
 
   /** The agent's sources changed: its vectors are stale (statistics check their revision). */

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Embedder } from '@lore/ingest';
+import { type Embedder, LocalEmbedder } from '@lore/embed';
 import { createLogger, type Database, MemoryBus, Outbox, openDatabase } from '@lore/kit';
 import type { EventEnvelope, VerifiedAgent } from '@lore/schema';
 import { KnowledgeSourceAdded } from '@lore/schema';
@@ -10,11 +10,13 @@ import { float32FromBuffer, keywords, splitDocument } from '@lore/search';
 import { sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as tables from '../tables.js';
+import { AgentCaches } from './agent-caches.js';
 import type { ExtractedDocument } from './ingest.js';
 import { agentToken, KnowledgeBase, SOURCE_KEYWORDS } from './knowledge-base.js';
 import { type PreparedPart, streamSource } from './prepare-source.js';
 import { PreparedStream } from './prepared-stream.js';
 import { indexTerms, stem } from './search-terms.js';
+import { embeddedText, Vectorizer } from './vectorizer.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../../migrations', import.meta.url));
 const log = createLogger({ name: 'test', level: 'silent' });
@@ -156,22 +158,97 @@ describe('KnowledgeBase ingest', () => {
     expect(await ftsIds('delta')).toEqual(delta.map((r) => r.id));
   });
 
-  it('stores one vector per chunk when embeddings are configured', async () => {
+  it('searches a chunk by its words until its vector arrives, then by meaning too', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const embedder: Embedder = {
+      model: 'toy@1',
+      embed: async (texts) => {
+        await gate;
+        return texts.map(() => new Float32Array([1, 0, 0]));
+      },
+    };
+    const kb = open(embedder);
+    await kb.add(ada, doc('tyres.md', '# Car care\n\nThe car needs new tyres and an oil change every year.'));
+    const before = await kb.search(ada.id, 'car tyres oil change', { limit: 5 });
+    expect(before.passages.map((p) => [p.source, p.relevant])).toEqual([['tyres.md', true]]);
+    // No vector yet: a question sharing no word finds nothing.
+    expect((await kb.search(ada.id, 'automobile maintenance', { limit: 5 })).passages).toEqual([]);
+    release();
+    await kb.vectorizer!.settled();
+    const after = await kb.search(ada.id, 'automobile maintenance', { limit: 5 });
+    expect(after.passages.map((p) => p.source)).toEqual(['tyres.md']);
+  });
+
+  it('computes no vectors while sources are being added, and catches up after', async () => {
+    await open(null).add(ada, doc('a.md', markdown('alpha', 3)));
+    let calls = 0;
+    const embedder: Embedder = {
+      model: 'toy@1',
+      embed: async (texts) => {
+        calls++;
+        return texts.map(() => new Float32Array([1, 0, 0]));
+      },
+    };
+    let busy = true;
+    const vectorizer = new Vectorizer(db, embedder, new AgentCaches(), log, () => busy);
+    vectorizer.wake();
+    await vectorizer.settled();
+    expect(calls).toBe(0);
+    busy = false;
+    vectorizer.wake();
+    await vectorizer.settled();
+    expect(calls).toBe(1);
+    expect((await chunkRows()).every((r) => r.embedding !== null)).toBe(true);
+  });
+
+  it('stays on words, and up, when the local model cannot load', async () => {
+    const warnings: string[] = [];
+    const embedder = new LocalEmbedder({
+      sha256: '0'.repeat(64),
+      log: { info() {}, warn: (_o, msg) => warnings.push(msg) },
+    });
+    const kb = open(embedder);
+    try {
+      await kb.add(
+        ada,
+        doc('tyres.md', '# Car care\n\nThe car needs new tyres and an oil change every year.'),
+      );
+      await kb.vectorizer!.settled();
+      expect(embedder.state).toBe('unavailable');
+      expect(warnings).toEqual(['local embedding model unavailable; searching by words only']);
+      const r = await kb.search(ada.id, 'car tyres oil change', { limit: 5, relevantFirst: true });
+      expect(r.passages.map((p) => [p.source, p.relevant])).toEqual([['tyres.md', true]]);
+    } finally {
+      await kb.close();
+    }
+  });
+
+  it('stores one vector per chunk, with its model, in the background after the upload', async () => {
     const embedded: string[] = [];
     const embedder: Embedder = {
+      model: 'toy@1',
       embed: async (texts) => {
         embedded.push(...texts);
         return texts.map((_, i) => new Float32Array([i, 0.5, -1]));
       },
     } as Embedder;
     const text = markdown('vector', 3);
-    const added = await open(embedder).add(ada, doc('v.md', text));
-    expect(added.vectors).toBe(3);
-    // What is embedded is each passage under its heading path, as it is indexed.
+    const kb = open(embedder);
+    const added = await kb.add(ada, doc('v.md', text));
+    // The upload returns with its words indexed; the vectors follow.
+    expect(added.vectors).toBe(0);
+    await kb.vectorizer!.settled();
+    // What is embedded is each passage under its heading path (its own heading line not repeated).
     expect(embedded).toEqual(
-      (await splitDocument(text, { format: 'markdown' })).map(
-        (p) => `${p.headingPath.join(' / ')}\n${p.text}`,
+      (await splitDocument(text, { format: 'markdown' })).map((p) =>
+        embeddedText('v.md', p.headingPath, p.text),
       ),
+    );
+    expect(embedded[0]).toBe(
+      'vector part 0\nThe vector service keeps its vector cache warm; section 0 explains vector retries, timeouts and the naïve café fallback.',
     );
     const rows = await chunkRows();
     expect(rows.map((r) => [...float32FromBuffer(Buffer.from(r.embedding!))])).toEqual([
@@ -179,6 +256,8 @@ describe('KnowledgeBase ingest', () => {
       [1, 0.5, -1],
       [2, 0.5, -1],
     ]);
+    const models = await db.all<{ m: string }>(sql`select distinct embedding_model as m from chunks`);
+    expect(models.map((r) => r.m)).toEqual(['toy@1']);
   });
 
   it('writes and publishes nothing, and keeps the source it would replace, when the parse fails after its first parts', async () => {

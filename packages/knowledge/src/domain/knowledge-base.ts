@@ -1,4 +1,4 @@
-import type { Embedder } from '@lore/ingest';
+import type { Embedder } from '@lore/embed';
 import type { Database, Logger, Outbox } from '@lore/kit';
 import type { KnowledgeSharing, KnowledgeSourceSummary } from '@lore/schema/knowledge';
 import type { VerifiedAgent } from '@lore/schema/users';
@@ -9,6 +9,7 @@ import { KnowledgeSearcher } from './knowledge-searcher.js';
 import type { AddedSource, SearchOutcome } from './knowledge-types.js';
 import { type ReindexOptions, reindexKnowledge } from './reindex.js';
 import { SourceIngestor } from './source-ingestor.js';
+import { Vectorizer } from './vectorizer.js';
 
 export {
   type AddedSource,
@@ -19,13 +20,16 @@ export {
 } from './knowledge-types.js';
 
 /**
- * Every agent's knowledge sources: chunks, a BM25 index, optional vectors. Writes go through the
- * ingestor, reads through the searcher; both share the per-agent caches.
+ * Every agent's knowledge sources: chunks, a BM25 index, vectors. Writes go through the
+ * ingestor, reads through the searcher; both share the per-agent caches. Vectors follow each
+ * write in the background (the vectorizer), when there is an embedder.
  */
 export class KnowledgeBase {
   private readonly ingestor: SourceIngestor;
   private readonly searcher: KnowledgeSearcher;
   private readonly caches = new AgentCaches();
+  /** Computes the vectors chunks are missing; none without an embedder. */
+  readonly vectorizer: Vectorizer | undefined;
 
   constructor(
     private readonly db: Database<typeof tables>,
@@ -34,7 +38,10 @@ export class KnowledgeBase {
     log: Logger,
     now: () => number = Date.now,
   ) {
-    this.ingestor = new SourceIngestor(db, outbox, embedder, this.caches, log, now);
+    this.ingestor = new SourceIngestor(db, outbox, () => this.vectorizer?.wake(), this.caches, now);
+    this.vectorizer = embedder
+      ? new Vectorizer(db, embedder, this.caches, log, () => this.ingestor.busy)
+      : undefined;
     this.searcher = new KnowledgeSearcher(db, embedder, this.caches, log);
   }
 
@@ -46,10 +53,11 @@ export class KnowledgeBase {
   add(
     agent: VerifiedAgent,
     doc: ExtractedDocument,
-    signal?: AbortSignal,
+    // Kept for callers: an upload no longer waits on anything it could cancel (vectors come later).
+    _signal?: AbortSignal,
     share: { sharing?: KnowledgeSharing; summary?: string } = {},
   ): Promise<AddedSource> {
-    return this.ingestor.add(agent, doc, signal, share);
+    return this.ingestor.add(agent, doc, share);
   }
 
   list(agentId: string): Promise<KnowledgeSourceSummary[]> {
@@ -76,6 +84,17 @@ export class KnowledgeBase {
    */
   reindex(opts?: ReindexOptions): Promise<{ chunks: number; articles: number }> {
     return reindexKnowledge(this.db, this.caches, opts);
+  }
+
+  /** Starts computing the vectors chunks are missing (written before, or by another model). */
+  startVectors(): void {
+    this.vectorizer?.wake(0);
+  }
+
+  /** Stops computing vectors and ends the embedder's model thread. */
+  async close(): Promise<void> {
+    await this.vectorizer?.stop();
+    await this.embedder?.close?.();
   }
 
   stats(): Promise<{ sources: number; chunks: number; agents: number }> {

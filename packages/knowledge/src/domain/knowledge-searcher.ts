@@ -1,4 +1,4 @@
-import type { Embedder } from '@lore/ingest';
+import { type Embedder, EmbedderUnavailableError } from '@lore/embed';
 import { type Database, type Logger, preparedReads } from '@lore/kit';
 import {
   bm25Idf,
@@ -12,12 +12,26 @@ import {
   rerankBlend,
 } from '@lore/search';
 import { and, eq, sql } from 'drizzle-orm';
+import { LRUCache } from 'lru-cache';
 import type * as tables from '../tables.js';
 import { chunks } from '../tables.js';
-import { type AgentCaches, type AgentStats, STATS_CACHE_STEMS } from './agent-caches.js';
+import {
+  type AgentCaches,
+  type AgentStats,
+  type AgentVectors,
+  STATS_CACHE_STEMS,
+  VECTORS_FRESH_MS,
+} from './agent-caches.js';
 import { AGENT_SUMMARY, type CandidateRow, revision, ScopeRanker, stemCounts } from './agent-scope.js';
+import { withoutFiller } from './filler.js';
 import { agentToken, type FoundPassage, passageText, type SearchOutcome } from './knowledge-types.js';
-import { scoreStemCounts } from './relevance.js';
+import {
+  isRelevant,
+  MEANING_SCALES,
+  type MeaningScale,
+  meaningEvidence,
+  scoreStemCounts,
+} from './relevance.js';
 import { analyzeQuery, MAX_QUERY_TERMS, stemCounter } from './search-terms.js';
 
 type Db = Database<typeof tables>;
@@ -32,9 +46,32 @@ type Db = Database<typeof tables>;
 const MIN_CANDIDATES = 30;
 const CANDIDATES_PER_RESULT = 3;
 
+/**
+ * Longest a search waits for its question's vector (the local model loading, or busy with a
+ * batch of passages): past it the search answers by words alone.
+ */
+export const QUERY_EMBED_MS = 10_000;
+/** Questions whose vectors are kept: a broadcast asks every recipient's knowledge the same one. */
+const QUERY_VECTORS = 256;
+
+const cosine = (a: Float32Array, b: Float32Array) => {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return na > 0 && nb > 0 ? dot / Math.sqrt(na * nb) : 0;
+};
+
 /** Searches an agent's knowledge: BM25 candidates rescored with its own statistics, fused with vectors. */
 export class KnowledgeSearcher {
   private readonly ranker: ScopeRanker;
+  private readonly queryVectors = new LRUCache<string, Float32Array>({ max: QUERY_VECTORS });
+  /** How the embedder's similarities read as relevance (none: relevance by words alone). */
+  private readonly scale: MeaningScale | undefined;
 
   constructor(
     private readonly db: Db,
@@ -43,6 +80,7 @@ export class KnowledgeSearcher {
     private readonly log: Logger,
   ) {
     this.ranker = new ScopeRanker(db);
+    this.scale = embedder ? MEANING_SCALES[embedder.model] : undefined;
   }
 
   /**
@@ -55,26 +93,37 @@ export class KnowledgeSearcher {
     text: string,
     opts: { limit: number; source?: string; signal?: AbortSignal; relevantFirst?: boolean },
   ): Promise<SearchOutcome> {
-    const q = analyzeQuery(text);
+    // Greetings, politeness and the asker's name decide nothing: neither words nor meaning see them.
+    const asked = withoutFiller(text);
+    const q = analyzeQuery(asked);
     const strategy = this.embedder ? 'hybrid' : 'bm25';
-    if (!q.match) return { query: q, strategy, passages: [] };
+    if (!q.match && !this.embedder) return { query: q, strategy, passages: [] };
     const k = Math.max(MIN_CANDIDATES, opts.limit * CANDIDATES_PER_RESULT);
     const token = agentToken(agentId);
-    const nearest = this.nearest(agentId, text, k, opts.signal);
+    const meaning = this.meaning(agentId, asked, opts.signal);
     const stats = await this.corpusStats(agentId, token, q.stems);
     // The page itself exactly FTS5's best; the candidates below it only feed the rescoring.
-    const lexical = await this.ranker.lexical(agentId, token, q, stats, k, opts.source, opts.limit);
-    const vectorHits = await nearest;
+    const lexical = q.match
+      ? await this.ranker.lexical(agentId, token, q, stats, k, opts.source, opts.limit)
+      : [];
+    const { query: queryVector, vectors } = await meaning;
+    const vectorHits = queryVector && vectors.items.length ? cosineTopK(queryVector, vectors.items, k) : [];
 
     const byId = new Map<number, CandidateRow>(lexical.map((r) => [r.id, r]));
     const missing = vectorHits.map((h) => Number(h.id)).filter((id) => !byId.has(id));
     for (const r of await this.ranker.candidates(agentId, missing, opts.source)) byId.set(r.id, r);
 
     const scored = new Map<number, FoundPassage>();
+    const evidence = new Map<number, number>();
     const count = stemCounter(q.stems);
     for (const r of byId.values()) {
       const headingPath = JSON.parse(r.heading_path) as string[];
       const s = scoreStemCounts(q, count(passageText(headingPath, r.text)), stats);
+      // A chunk whose vector is not computed yet is judged by its words alone.
+      const vector = queryVector ? vectors.byId.get(String(r.id)) : undefined;
+      const similarity = vector ? cosine(queryVector!, vector) : undefined;
+      if (similarity !== undefined && this.scale)
+        evidence.set(r.id, meaningEvidence(similarity, s, this.scale));
       scored.set(r.id, {
         id: String(r.id),
         source: r.source,
@@ -83,11 +132,16 @@ export class KnowledgeSearcher {
         text: r.text,
         excerpt: '',
         score: s.score,
-        relevant: s.relevant,
+        relevant: isRelevant(s, similarity, this.scale),
       });
     }
+    // Relevant by meaning means among the best: well below the best passage is not drafted from.
+    if (this.scale && evidence.size) {
+      const best = Math.max(...[...evidence].filter(([id]) => scored.get(id)!.relevant).map(([, e]) => e));
+      for (const [id, e] of evidence) if (e < best - this.scale.margin) scored.get(id)!.relevant = false;
+    }
     const lexicalRanked = this.rerank(
-      text,
+      asked,
       stats,
       [...lexical.map((r) => scored.get(r.id)!)].filter((p) => p.score > 0).sort((a, b) => b.score - a.score),
     );
@@ -101,9 +155,14 @@ export class KnowledgeSearcher {
         score,
       }));
     } else ranked = lexicalRanked;
-    // For drafting, a relevant passage must not be pushed out of the top by a vector-only hit.
-    if (opts.relevantFirst)
-      ranked = [...ranked.filter((p) => p.relevant), ...ranked.filter((p) => !p.relevant)];
+    // For drafting, a relevant passage must not be pushed out of the top by a vector-only hit;
+    // among relevant ones, the strongest evidence of meaning and words first.
+    if (opts.relevantFirst) {
+      const strength = (p: FoundPassage) => evidence.get(Number(p.id)) ?? Number.NEGATIVE_INFINITY;
+      const relevant = ranked.filter((p) => p.relevant);
+      if (evidence.size) relevant.sort((a, b) => strength(b) - strength(a));
+      ranked = [...relevant, ...ranked.filter((p) => !p.relevant)];
+    }
     const words = [...q.terms, ...q.stems];
     return {
       query: q,
@@ -197,37 +256,73 @@ export class KnowledgeSearcher {
     return row;
   }
 
-  /** The agent's chunks nearest to the query by cosine, when embeddings are configured. */
-  private async nearest(
+  /**
+   * The question's vector and the agent's vectors of the embedder's model, when there is an
+   * embedder; none when embedding the question fails or takes longer than `QUERY_EMBED_MS`
+   * (the search is then by words alone).
+   */
+  private async meaning(
     agentId: string,
-    text: string,
-    k: number,
+    asked: string,
     signal?: AbortSignal,
-  ): Promise<Array<{ id: string; score: number }>> {
-    if (!this.embedder) return [];
+  ): Promise<{ query: Float32Array | undefined; vectors: Pick<AgentVectors, 'items' | 'byId'> }> {
+    const none = { query: undefined, vectors: { items: [], byId: new Map<string, Float32Array>() } };
+    if (!this.embedder) return none;
     try {
-      const [[query], items] = await Promise.all([
-        this.embedder.embed([text], signal),
-        this.vectors(agentId),
-      ]);
-      return query && items.length ? cosineTopK(query, items, k) : [];
+      const vectors = await this.vectors(agentId);
+      // Without vectors of its own the agent's search needs no question vector either.
+      if (!vectors.items.length) return none;
+      return { query: await this.queryVector(asked, signal), vectors };
     } catch (err) {
-      this.log.warn({ err: (err as Error).message }, 'query embedding failed; searching by keywords only');
-      return [];
+      // An unavailable local model said so once already; the search is by words.
+      if (!(err instanceof EmbedderUnavailableError))
+        this.log.warn({ err: (err as Error).message }, 'query embedding failed; searching by keywords only');
+      return none;
     }
   }
 
-  /** The agent's vectors, cached until its chunks change (see `AGENT_SUMMARY`). */
-  private async vectors(agentId: string): Promise<Array<{ id: string; vector: Float32Array }>> {
-    const key = revision(await this.summary(agentId));
+  private async queryVector(asked: string, signal?: AbortSignal): Promise<Float32Array | undefined> {
+    const cached = this.queryVectors.get(asked);
+    if (cached) return cached;
+    const timeout = AbortSignal.timeout(QUERY_EMBED_MS);
+    const [vector] = await this.embedder!.embed(
+      [asked],
+      signal ? AbortSignal.any([signal, timeout]) : timeout,
+    );
+    if (vector) this.queryVectors.set(asked, vector);
+    return vector;
+  }
+
+  /**
+   * The agent's vectors of the embedder's model, cached until its chunks change (see
+   * `AGENT_SUMMARY`), this process writes vectors for it, or `VECTORS_FRESH_MS` pass (another
+   * replica's vectors).
+   */
+  private async vectors(agentId: string): Promise<AgentVectors> {
+    const summary = await this.summary(agentId);
+    const rev = `${revision(summary)}:${this.caches.vectorRevision(agentId)}`;
     const cached = this.caches.vectors.get(agentId);
-    if (cached?.rev === key) return cached.items;
+    // Once every chunk has its vector only a change of the chunks makes them stale.
+    const complete = cached !== undefined && cached.items.length >= Number(summary?.n ?? 0);
+    if (cached?.rev === rev && (complete || performance.now() - cached.at < VECTORS_FRESH_MS)) return cached;
     const rows = await this.db
       .select({ id: chunks.id, embedding: chunks.embedding })
       .from(chunks)
-      .where(and(eq(chunks.agentId, agentId), sql`${chunks.embedding} is not null`));
+      .where(
+        and(
+          eq(chunks.agentId, agentId),
+          eq(chunks.embeddingModel, this.embedder!.model),
+          sql`${chunks.embedding} is not null`,
+        ),
+      );
     const items = rows.map((r) => ({ id: String(r.id), vector: float32FromBuffer(r.embedding!) }));
-    this.caches.vectors.set(agentId, { rev: key, items });
-    return items;
+    const entry: AgentVectors = {
+      rev,
+      at: performance.now(),
+      items,
+      byId: new Map(items.map((i) => [i.id, i.vector])),
+    };
+    this.caches.vectors.set(agentId, entry);
+    return entry;
   }
 }

@@ -16,8 +16,6 @@ export interface AddedSource {
   vectors: number;
   sharing: KnowledgeSharing;
   summary: string;
-  /** Why the source has no vectors although an embeddings endpoint is configured. */
-  embeddingError?: string;
 }
 
 export interface FoundPassage {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BM25_FLOOR_PER_TERM, requiredTerms, scorePassage } from './relevance.js';
+import { BM25_FLOOR_PER_TERM, isRelevant, requiredTerms, scorePassage } from './relevance.js';
 import { analyzeQuery, stems } from './search-terms.js';
 
 const stats = (chunks: number, avgLength: number, df: Record<string, number> = {}) => ({
@@ -79,5 +79,25 @@ describe('scorePassage', () => {
     expect(scorePassage(q, stems('A qubit holds a superposition.'), stats(5, 6, { qubit: 1 })).relevant).toBe(
       true,
     );
+  });
+});
+
+describe('isRelevant', () => {
+  const scale = { threshold: 0.33, lexicalWeight: 0.25, margin: 0.1 };
+  const lexical = (relevant: boolean, coverage: number) => ({ score: 1, matched: [], coverage, relevant });
+
+  it('judges by meaning and words together when the passage has a vector of a calibrated model', () => {
+    expect(isRelevant(lexical(false, 0), 0.4, scale)).toBe(true);
+    expect(isRelevant(lexical(false, 0), 0.3, scale)).toBe(false);
+    // Words add evidence: a paraphrase a little under the threshold with half the question's terms.
+    expect(isRelevant(lexical(false, 0.5), 0.25, scale)).toBe(true);
+    // Words alone do not decide: all of them in a passage about something else.
+    expect(isRelevant(lexical(true, 1), 0.05, scale)).toBe(false);
+  });
+
+  it('falls back on the lexical rule without a vector or a calibrated model', () => {
+    expect(isRelevant(lexical(true, 1), undefined, scale)).toBe(true);
+    expect(isRelevant(lexical(false, 0.2), undefined, scale)).toBe(false);
+    expect(isRelevant(lexical(true, 1), 0.05, undefined)).toBe(true);
   });
 });

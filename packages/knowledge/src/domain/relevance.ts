@@ -1,3 +1,4 @@
+import { LOCAL_MODEL } from '@lore/embed';
 import type { AnalyzedQuery, StemCounts } from './search-terms.js';
 
 export const BM25_K1 = 1.2;
@@ -92,4 +93,53 @@ export function scoreStemCounts(q: AnalyzedQuery, counts: StemCounts, stats: Cor
     specificMatched >= need &&
     floorScore >= BM25_FLOOR_PER_TERM * need;
   return { score, matched, coverage, relevant };
+}
+
+/**
+ * How a model's similarities read as relevance: a passage is relevant when its cosine similarity
+ * to the question plus `lexicalWeight` times its lexical coverage (the weighted share of the
+ * question's terms it contains, 0..1) reaches `threshold`. Both judged on the question without
+ * its greetings and politeness (`withoutFiller`).
+ */
+export interface MeaningScale {
+  threshold: number;
+  lexicalWeight: number;
+  /**
+   * How far below the question's best passage a passage may fall and still be relevant: a draft
+   * draws on the passages that answer best, not on every one over the threshold.
+   */
+  margin: number;
+}
+
+/**
+ * The models whose similarities are calibrated, on test/fixtures/relevance-eval.ts (30 notes,
+ * 90 questions, 28 off-topic ones; see the knowledge README). For all-MiniLM-L6-v2 every weight
+ * from 0.2 to 0.3 with a threshold from 0.31 to 0.36 drafted 97.8 % of the questions from the
+ * right note and matched one off-topic question in 28 (a red-wine stain, against a note on
+ * storing wine); below 0.31 a risotto question found the sourdough note. The middle of that
+ * plateau is kept. Passages more than `margin` below the best one were relevant for 21 % of the
+ * questions beside the right note; with a margin of 0.1, for 3 % (no right note lost). A model
+ * not listed here ranks by meaning, but relevance stays the lexical rule: its similarities are on
+ * another scale.
+ */
+export const MEANING_SCALES: Readonly<Record<string, MeaningScale>> = {
+  [LOCAL_MODEL]: { threshold: 0.33, lexicalWeight: 0.25, margin: 0.1 },
+};
+
+/** The evidence `MeaningScale` compares with its threshold. */
+export const meaningEvidence = (similarity: number, lexical: PassageScore, scale: MeaningScale) =>
+  similarity + scale.lexicalWeight * lexical.coverage;
+
+/**
+ * Whether a passage is relevant to the question: by meaning and words together when the passage
+ * has a vector of a calibrated model, by words alone (`scorePassage`) otherwise — a chunk whose
+ * vector is still being computed, an uncalibrated model, or no embedder.
+ */
+export function isRelevant(
+  lexical: PassageScore,
+  similarity: number | undefined,
+  scale: MeaningScale | undefined,
+): boolean {
+  if (similarity === undefined || !scale) return lexical.relevant;
+  return meaningEvidence(similarity, lexical, scale) >= scale.threshold;
 }

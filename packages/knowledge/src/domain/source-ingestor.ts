@@ -1,24 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import type { Embedder } from '@lore/ingest';
 import type { Database } from '@lore/kit';
-import {
-  insertRows,
-  insertRowsReturning,
-  type Logger,
-  notFound,
-  type Outbox,
-  type Transaction,
-} from '@lore/kit';
+import { insertRows, insertRowsReturning, notFound, type Outbox, type Transaction } from '@lore/kit';
 import type { KnowledgeSharing, KnowledgeSourceSummary } from '@lore/schema/knowledge';
 import { KnowledgeSourceAdded, KnowledgeSourceRemoved } from '@lore/schema/knowledge-events';
 import type { VerifiedAgent } from '@lore/schema/users';
-import { float32ToBuffer } from '@lore/search';
 import { and, asc, eq, type SQL, sql } from 'drizzle-orm';
 import type * as tables from '../tables.js';
 import { chunks, sources } from '../tables.js';
 import type { AgentCaches } from './agent-caches.js';
 import { type ExtractedDocument, prepareDocument } from './ingest.js';
-import { type AddedSource, agentToken, passageText } from './knowledge-types.js';
+import { type AddedSource, agentToken } from './knowledge-types.js';
 import { MAX_PART, type PreparedPart } from './prepare-source.js';
 import type { PreparedStream } from './prepared-stream.js';
 
@@ -52,15 +43,15 @@ export class SourceIngestor {
   constructor(
     private readonly db: Db,
     private readonly outbox: Outbox,
-    private readonly embedder: Embedder | null,
+    /** Called after each upload: the chunks' vectors follow in the background. */
+    private readonly written: () => void,
     private readonly caches: AgentCaches,
-    private readonly log: Logger,
     private readonly now: () => number = Date.now,
   ) {}
 
   /**
    * Adds a source, or replaces the caller's source of the same name; publishes
-   * KnowledgeSourceAdded. Without embeddings the writes start as soon as the parser has
+   * KnowledgeSourceAdded. The writes start as soon as the parser has
    * split the text and stemmed its first pieces, and go on while it stems the rest and picks
    * the keywords (the transaction takes whatever has arrived at each step): a lone uploader
    * waits for the parse and the writes together rather than one after the other. Nothing is
@@ -68,26 +59,19 @@ export class SourceIngestor {
    * never holds the write turn; one refused later rolls its transaction back. A transaction
    * that has waited `PARTS_WAIT_MS` in all for the parser (a busy machine, where the
    * parser runs last) gives the write turn back and writes the source again once it is whole.
-   * While another source is being added, a source is gathered whole before its transaction
-   * (as with embeddings): the two uploads' parses and writes overlap each other instead.
+   * While another source is being added, a source is gathered whole before its transaction:
+   * the two uploads' parses and writes overlap each other instead. Vectors are not waited for:
+   * they are computed in the background once the source is written (see `Vectorizer`).
    */
   async add(
     agent: VerifiedAgent,
     doc: ExtractedDocument,
-    signal?: AbortSignal,
     share: { sharing?: KnowledgeSharing; summary?: string } = {},
   ): Promise<AddedSource> {
     // Split, stems and keywords come from a parser: none of it runs on the event loop.
     const stream = doc.prepared ?? prepareDocument(doc);
     this.adding++;
     try {
-      if (this.embedder) {
-        // Vectors are computed for the whole source before its transaction: no streaming.
-        const { parts } = await stream.all();
-        const { vectors, embeddingError } = await this.embed(doc.name, parts, signal);
-        const out = await this.write(agent, doc, share, stream, listed(parts), vectors);
-        return { ...out, vectors: vectors ? out.chunks : 0, ...(embeddingError ? { embeddingError } : {}) };
-      }
       // The first part, outside the transaction: the split is done and did not hit a limit.
       const taken: PreparedPart[] = [];
       const first = await stream.next(INSERT_BATCH);
@@ -96,7 +80,7 @@ export class SourceIngestor {
       const whole = async () => {
         const { parts } = await stream.all();
         return {
-          ...(await this.write(agent, doc, share, stream, listed([...taken, ...parts]), null)),
+          ...(await this.write(agent, doc, share, stream, listed([...taken, ...parts]))),
           vectors: 0,
         };
       };
@@ -116,7 +100,7 @@ export class SourceIngestor {
         return part;
       };
       try {
-        return { ...(await this.write(agent, doc, share, stream, streamed, null)), vectors: 0 };
+        return { ...(await this.write(agent, doc, share, stream, streamed)), vectors: 0 };
       } catch (err) {
         if (err !== PARSER_LATE) throw err;
         // Rolled back: the source is written once the parser is done with it.
@@ -124,7 +108,13 @@ export class SourceIngestor {
       }
     } finally {
       this.adding--;
+      this.written();
     }
+  }
+
+  /** Sources are being added now. */
+  get busy(): boolean {
+    return this.adding > 0;
   }
 
   /** One transaction writing a source from its parts (`next` until null), its row and its event. */
@@ -134,8 +124,7 @@ export class SourceIngestor {
     share: { sharing?: KnowledgeSharing; summary?: string },
     stream: PreparedStream,
     next: () => Promise<PreparedPart | null>,
-    vectors: Float32Array[] | null,
-  ): Promise<Omit<AddedSource, 'vectors' | 'embeddingError'>> {
+  ): Promise<Omit<AddedSource, 'vectors'>> {
     const token = agentToken(agent.id);
     const t = this.now();
     const out = await this.outbox.transaction(async (tx, emit) => {
@@ -156,19 +145,15 @@ export class SourceIngestor {
         const inserted = await insertRowsReturning<{ id: number; position: number }>(
           tx,
           'chunks',
-          ['source_id', 'agent_id', 'position', 'heading_path', 'text', 'length', 'embedding'],
-          part.texts.map((text, k) => {
-            const vector = vectors?.[start + k];
-            return [
-              sourceId,
-              agent.id,
-              start + k,
-              part.headings[k]!,
-              text,
-              part.lengths[k]!,
-              vector ? float32ToBuffer(vector) : null,
-            ];
-          }),
+          ['source_id', 'agent_id', 'position', 'heading_path', 'text', 'length'],
+          part.texts.map((text, k) => [
+            sourceId,
+            agent.id,
+            start + k,
+            part.headings[k]!,
+            text,
+            part.lengths[k]!,
+          ]),
           'id, position',
         );
         const idAt = new Map(inserted.map((r) => [Number(r.position), Number(r.id)]));
@@ -224,28 +209,6 @@ export class SourceIngestor {
       sharing: out.sharing,
       summary: out.summary,
     };
-  }
-
-  /** The chunks' vectors, or none (with why) when embedding fails: the source is still indexed for keywords. */
-  private async embed(
-    name: string,
-    parts: PreparedPart[],
-    signal?: AbortSignal,
-  ): Promise<{ vectors: Float32Array[] | null; embeddingError?: string }> {
-    const passages = parts.flatMap((p) =>
-      p.texts.map((text, k) => passageText(JSON.parse(p.headings[k]!) as string[], text)),
-    );
-    if (!this.embedder || !passages.length) return { vectors: null };
-    try {
-      return { vectors: await this.embedder.embed(passages, signal) };
-    } catch (err) {
-      const embeddingError = (err as Error).message;
-      this.log.warn(
-        { err: embeddingError, source: name },
-        'embedding failed; source indexed for keyword search only',
-      );
-      return { vectors: null, embeddingError };
-    }
   }
 
   async list(agentId: string): Promise<KnowledgeSourceSummary[]> {

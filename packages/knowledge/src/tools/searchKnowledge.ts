@@ -8,7 +8,9 @@ export const searchKnowledge = tool({
   description:
     "Searches your own knowledge sources (never anyone else's) and returns the best passages with their source, heading path and an " +
     "excerpt. `relevant` marks passages above the threshold a peer's question must reach for your node to draft an answer — a quick " +
-    'way to see what you could answer. Ranked by BM25 (fused with embeddings when the node has an embeddings endpoint).',
+    'way to see what you could answer, judged on meaning and words together (greetings and politeness aside). Ranked by BM25 ' +
+    'fused with the nearest passages by meaning (words alone while a new source is still being embedded, or when the node ' +
+    'runs with LORE_EMBEDDINGS=off).',
   input: SearchKnowledgeInput,
   output: SearchKnowledgeOutput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -21,17 +21,14 @@ export const updateKnowledgeSources = tool({
       sharing: input.sharing,
       summary: input.summary,
     });
-    const { embeddingError: _, ...data } = r;
     const lines = [
       `RAG resource '${r.source}' added successfully and vector database refreshed.`,
       `${r.replaced ? 'Replaced the previous version: ' : ''}${r.chunks} chunk${r.chunks === 1 ? '' : 's'} indexed from ${r.characters.toLocaleString('en-US')} characters of ${r.format}${r.pages !== null ? ` (${r.pages} page${r.pages === 1 ? '' : 's'})` : ''}.`,
       `Topics: ${r.keywords.join(', ') || '—'}`,
       `Sharing: ${r.sharing}${r.sharing === 'auto' ? '' : r.sharing === 'manual' ? ' (answers drawing on it wait for you)' : ' (never used for answers to others)'}.`,
     ];
-    if (r.embeddingError)
-      lines.push(
-        `Note: the embeddings endpoint failed (${r.embeddingError}); this source is searchable by keywords only.`,
-      );
-    return { text: lines.join('\n'), data };
+    if (ports.knowledge.hasVectors)
+      lines.push('Searchable by its words now; search by meaning follows in the background.');
+    return { text: lines.join('\n'), data: r };
   },
 });

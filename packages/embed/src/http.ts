@@ -1,14 +1,8 @@
 import pLimit from 'p-limit';
-import type { z } from 'zod';
-import type { EmbeddingsSettings } from './config.js';
+import type { RemoteEmbeddingsConfig } from './config.js';
+import type { Embedder } from './port.js';
 
-/** Turns texts into vectors: the port semantic search uses (knowledge bases, the docs corpus). */
-export interface Embedder {
-  readonly model: string;
-  embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>;
-}
-
-export interface EmbedderOptions {
+export interface HttpEmbedderOptions {
   baseUrl: string;
   model: string;
   apiKey?: string | undefined;
@@ -20,13 +14,13 @@ export interface EmbedderOptions {
   fetch?: typeof fetch;
 }
 
-/** The configured embedder, or null when `LORE_EMBEDDINGS_BASE_URL` is unset. */
-export function embedderFromConfig(
-  config: z.output<z.ZodObject<typeof EmbeddingsSettings>>,
+/** The configured endpoint's embedder, or null when `LORE_EMBEDDINGS_BASE_URL` is unset. */
+export function httpEmbedderFromConfig(
+  config: RemoteEmbeddingsConfig,
   fetchImpl?: typeof fetch,
 ): Embedder | null {
   if (!config.LORE_EMBEDDINGS_BASE_URL) return null;
-  return createEmbedder({
+  return createHttpEmbedder({
     baseUrl: config.LORE_EMBEDDINGS_BASE_URL,
     model: config.LORE_EMBEDDINGS_MODEL,
     apiKey: config.LORE_EMBEDDINGS_API_KEY,
@@ -39,7 +33,7 @@ export function embedderFromConfig(
  * Plain fetch: the protocol is one POST. Long inputs go in batches, a few requests at a time,
  * and the vectors come back in input order.
  */
-export function createEmbedder(opts: EmbedderOptions): Embedder {
+export function createHttpEmbedder(opts: HttpEmbedderOptions): Embedder {
   const url = `${opts.baseUrl.replace(/\/+$/, '')}/embeddings`;
   const batchSize = Math.max(1, opts.batchSize ?? 64);
   const concurrency = Math.max(1, opts.concurrency ?? 4);
