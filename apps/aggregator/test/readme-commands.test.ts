@@ -134,6 +134,10 @@ const NOT_RUN = new Map<string, string>([
   ['pnpm --filter @lore/docs bench', 'a benchmark (never part of the tests; pnpm bench)'],
   ['pnpm --filter @lore/embed bench', 'a benchmark (never part of the tests; pnpm bench)'],
   [
+    'lore jetstream provision',
+    "needs a NATS with Lore's users and the ops password: the same command (runJetStreamCli provision) runs against a private nats-server in packages/kit/src/bus/provision.test.ts, and pnpm dev runs it before its services (entry-points.test.ts)",
+  ],
+  [
     'npx tsx packages/knowledge/bench/ingest-search.ts [--chunks 10000] [--queries 500] [--embeddings]',
     'a benchmark (never part of the tests; pnpm bench)',
   ],

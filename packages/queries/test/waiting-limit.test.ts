@@ -9,7 +9,7 @@ describe('the waiting questions one asker may leave with one owner', () => {
   let dave: Awaited<ReturnType<typeof n.join>>;
 
   beforeAll(async () => {
-    n = await startNode({ LORE_WAITING_PER_ASKER: '2', LORE_QUERY_TTL_HOURS: '72' });
+    n = await startNode({ LORE_RATE_LIMITS: 'true', LORE_WAITING_PER_ASKER: '2', LORE_QUERY_TTL_HOURS: '72' });
     alice = await n.join('alice');
     bob = await n.join('bob');
     dave = await n.join('dave');
@@ -17,6 +17,21 @@ describe('the waiting questions one asker may leave with one owner', () => {
     n.docs.set(bob.id, [BOB_DOC]);
   });
   afterAll(() => n.stop());
+
+  it('is off with the other per-agent limits', async () => {
+    const free = await startNode({ LORE_RATE_LIMITS: 'false', LORE_WAITING_PER_ASKER: '1' });
+    try {
+      const a = await free.join('ann');
+      const b = await free.join('ben');
+      free.docs.set(b.id, [BOB_DOC]);
+      for (const i of [1, 2, 3])
+        expect(
+          (await call(a.q, 'cqAskQuestion', { question: `Quantum computing news (${i})?`, peers: ['ben'] })).isError,
+        ).toBeFalsy();
+    } finally {
+      await free.stop();
+    }
+  });
 
   const ask = (c: typeof alice.q, i: number, peers = ['bob']) =>
     call(c, 'cqAskQuestion', {

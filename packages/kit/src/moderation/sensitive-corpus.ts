@@ -132,7 +132,7 @@ export const ORDINARY: readonly string[] = [
   'The login page redirects to the identity provider.',
   'pass the flag --verbose to see more output',
   'Set DB_PASS in your environment; never commit it.',
-  'DB_PASS=${DB_PASS} is read from the secret store.',
+  ['DB_PASS=$', '{DB_PASS} is read from the secret store.'].join(''),
   'API_KEY=<your key here>',
   'export GITHUB_TOKEN=$GITHUB_TOKEN',
   'TOKEN_TTL=3600 seconds',
