@@ -103,7 +103,9 @@ export async function createQueriesService(deps: ServiceDeps): Promise<LoreServi
     textgen,
     ttlMs: settings.LORE_QUERY_TTL_HOURS * 3_600_000,
     // Off with the other per-agent limits (LORE_RATE_LIMITS=false).
-    waitingPerAsker: deps.config.LORE_RATE_LIMITS ? settings.LORE_WAITING_PER_ASKER : Number.POSITIVE_INFINITY,
+    waitingPerAsker: deps.config.LORE_RATE_LIMITS
+      ? settings.LORE_WAITING_PER_ASKER
+      : Number.POSITIVE_INFINITY,
     now,
     async askerProfile(agentId) {
       try {

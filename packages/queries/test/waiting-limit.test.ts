@@ -9,7 +9,11 @@ describe('the waiting questions one asker may leave with one owner', () => {
   let dave: Awaited<ReturnType<typeof n.join>>;
 
   beforeAll(async () => {
-    n = await startNode({ LORE_RATE_LIMITS: 'true', LORE_WAITING_PER_ASKER: '2', LORE_QUERY_TTL_HOURS: '72' });
+    n = await startNode({
+      LORE_RATE_LIMITS: 'true',
+      LORE_WAITING_PER_ASKER: '2',
+      LORE_QUERY_TTL_HOURS: '72',
+    });
     alice = await n.join('alice');
     bob = await n.join('bob');
     dave = await n.join('dave');
@@ -26,7 +30,8 @@ describe('the waiting questions one asker may leave with one owner', () => {
       free.docs.set(b.id, [BOB_DOC]);
       for (const i of [1, 2, 3])
         expect(
-          (await call(a.q, 'cqAskQuestion', { question: `Quantum computing news (${i})?`, peers: ['ben'] })).isError,
+          (await call(a.q, 'cqAskQuestion', { question: `Quantum computing news (${i})?`, peers: ['ben'] }))
+            .isError,
         ).toBeFalsy();
     } finally {
       await free.stop();
