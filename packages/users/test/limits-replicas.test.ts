@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { createBus, type EventBus, type LoreService, natsAccess } from '@lore/kit';
+import { createBus, type EventBus, type LoreService, loadNodeIdentity, natsAccess } from '@lore/kit';
 import {
   appFetch,
   type Client,
@@ -31,6 +31,8 @@ describe.skipIf(!NatsServerProcess.binaryAvailable())('rate limits across replic
     nats = new NatsServerProcess(await freePort(), join(dir.path, 'js'), auth);
     await nats.start();
     const config = testConfig(dir.path, { NATS_URL: nats.url, LORE_NODE_ID: 'limits-node' });
+    // The node's key: on NATS, key verification is a request the node signs and checks.
+    const node = loadNodeIdentity(config);
     for (let i = 0; i < 2; i++) {
       const bus = await createBus({
         natsUrl: nats.url,
@@ -38,7 +40,7 @@ describe.skipIf(!NatsServerProcess.binaryAvailable())('rate limits across replic
         ...natsAccess({ NATS_URL: nats.url, ...auth.env('users') }, () => {}),
       });
       buses.push(bus);
-      const service = await createUsersService({ config, bus, nodeId: 'limits-node' });
+      const service = await createUsersService({ config, bus, nodeId: node.id, node });
       await service.start();
       replicas.push(service);
     }
