@@ -78,6 +78,10 @@ export async function createQueriesService(deps: ServiceDeps): Promise<LoreServi
   const network = new Network(deps.directory, deps.nodeId, countDrop, log);
   const questions = new QuestionRepository(db, outbox);
   const received = new ReceivedRepository(db, outbox, now);
+  // Off with the other per-agent limits (LORE_RATE_LIMITS=false).
+  const waitingPerAsker = deps.config.LORE_RATE_LIMITS
+    ? settings.LORE_WAITING_PER_ASKER
+    : Number.POSITIVE_INFINITY;
   const intake = new Intake(
     {
       db,
@@ -89,6 +93,7 @@ export async function createQueriesService(deps: ServiceDeps): Promise<LoreServi
         windowMs: settings.LORE_DELIVERY_RETRY_MINUTES * 60_000,
         maxBackoffMs: settings.LORE_DELIVERY_RETRY_MAX_BACKOFF_SECONDS * 1000,
       },
+      waitingPerAsker,
       now,
       log,
     },

@@ -1,6 +1,7 @@
 import { call, ok } from '@lore/kit/testing';
+import { QuestionAsked } from '@lore/schema/queries';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOB_DOC, startNode } from './support.js';
+import { BOB_DOC, envelope, signed, startNode } from './support.js';
 
 describe('the waiting questions one asker may leave with one owner', () => {
   let n: Awaited<ReturnType<typeof startNode>>;
@@ -66,5 +67,50 @@ describe('the waiting questions one asker may leave with one owner', () => {
     // The owner's inbox holds the two that were sent, not the refused one.
     const inbox = (await ok<Record<string, { from: string }>>(bob.q, 'cqListRequestedQueries', {})).data;
     expect(Object.values(inbox).filter((q) => q.from === 'alice')).toHaveLength(2);
+  });
+
+  it('does not record past the limit a question whose node skipped the check (an old or hostile node)', async () => {
+    // Questions from carol straight onto the bus, as a node that does not check would send them.
+    const carol = await n.join('carol');
+    const ask = (i: number) =>
+      n.deps.bus.publish(
+        signed(
+          n.node,
+          envelope(
+            QuestionAsked,
+            {
+              questionId: `qry-flood0000000${i}`,
+              question: `What are the latest developments in quantum computing (flood ${i})?`,
+              askedAt: new Date().toISOString(),
+              expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+              asker: { id: carol.id, handle: 'carol', node: n.node.id, profile: null },
+              recipients: [{ id: bob.id, handle: 'bob', node: n.node.id }],
+            },
+            n.node.id,
+          ),
+        ),
+      );
+    const fromCarol = async () =>
+      Object.values(
+        (await ok<Record<string, { from: string }>>(bob.q, 'cqListRequestedQueries', {})).data,
+      ).filter((q) => q.from === 'carol').length;
+    for (const i of [1, 2]) await ask(i);
+    await expect.poll(fromCarol).toBe(2);
+    await ask(3);
+    // A later question from someone else is recorded, so the third of carol's had its turn.
+    const r = await call(dave.q, 'cqAskQuestion', {
+      question: 'Quantum computing news, please?',
+      peers: ['bob'],
+    });
+    expect(r.isError).toBeFalsy();
+    await expect
+      .poll(
+        async () =>
+          Object.values(
+            (await ok<Record<string, { from: string }>>(bob.q, 'cqListRequestedQueries', {})).data,
+          ).filter((q) => q.from === 'dave').length,
+      )
+      .toBe(2);
+    expect(await fromCarol()).toBe(2);
   });
 });

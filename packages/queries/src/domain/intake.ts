@@ -19,6 +19,8 @@ export interface IntakeDeps {
   evaluation: Evaluation;
   network: Network;
   retry: RetryPolicy;
+  /** Questions of one asker that may wait in one recipient's inbox; past it a new one is not recorded. */
+  waitingPerAsker?: number;
   now: () => number;
   log: Logger;
 }
@@ -67,7 +69,23 @@ export class Intake {
     const candidates = q.recipients.filter((r) => r.id !== q.asker.id && r.node === this.d.network.nodeId);
     if (!candidates.length) return;
     const copies = await this.d.received.copiesOf(q.questionId);
+    // The asker's node refuses past the limit; a node that does not (an old or hostile one) still
+    // cannot fill an inbox: a new copy over the limit is not recorded.
+    const limit = this.d.waitingPerAsker ?? Number.POSITIVE_INFINITY;
+    const waiting = Number.isFinite(limit)
+      ? await this.d.received.waitingFrom(
+          q.asker.id,
+          candidates.filter((r) => !copies.has(r.id)).map((r) => r.id),
+        )
+      : new Map<string, number>();
     const failed = await settleInPool(candidates, RECIPIENTS_IN_FLIGHT, async (r) => {
+      if (!copies.has(r.id) && (waiting.get(r.id) ?? 0) >= limit) {
+        this.d.log.warn(
+          { queryId: q.questionId, askerNode: q.asker.node, recipient: r.handle, limit },
+          'question not recorded: the asker already has as many waiting in this inbox as allowed',
+        );
+        return;
+      }
       // The directory has the last word on who is hosted here.
       if (!(await this.d.network.hostedHere(r.handle, r.id))) return;
       await this.forRecipient(event, q, { id: r.id, handle: r.handle }, copies.get(r.id));

@@ -7,6 +7,9 @@ import { citationsDrawnOn } from './citing.js';
 import { type Command, initialState, Refused, run } from './lifecycle.js';
 import { announce, columnsOf, type ReceivedRow, stateOf } from './received-state.js';
 
+/** The statuses of a copy that still waits for its owner (or for this node) in an inbox. */
+const WAITING = ['drafting', 'drafted', 'pending', 'held', 'no-knowledge'];
+
 const { receivedQueries } = tables;
 
 export type { Draft } from './lifecycle.js';
@@ -65,6 +68,26 @@ export class ReceivedRepository {
   }
 
   /** This node's copies of a question, by recipient. */
+  /**
+   * For each of `recipientIds`, how many questions of `askerId` wait in that recipient's inbox
+   * (being drafted, waiting for a decision, or nothing matched and not yet declined).
+   */
+  async waitingFrom(askerId: string, recipientIds: readonly string[]): Promise<Map<string, number>> {
+    if (!recipientIds.length) return new Map();
+    const rows = await this.db
+      .select({ recipientId: receivedQueries.recipientId, n: count() })
+      .from(receivedQueries)
+      .where(
+        and(
+          inArray(receivedQueries.recipientId, [...recipientIds]),
+          inArray(receivedQueries.status, WAITING),
+          eq(receivedQueries.askerId, askerId),
+        ),
+      )
+      .groupBy(receivedQueries.recipientId);
+    return new Map(rows.map((r) => [r.recipientId, Number(r.n)]));
+  }
+
   async copiesOf(id: string): Promise<Map<string, ReceivedRow>> {
     const rows = await this.db.select().from(receivedQueries).where(eq(receivedQueries.id, id));
     return new Map(rows.map((r) => [r.recipientId, r]));
