@@ -48,4 +48,4 @@ export {
   withIdentifierParts,
 } from './synonyms.js';
 export { ftsMatchQuery, isContentTerm, queryTerms, STOP_WORDS, tokenize } from './terms.js';
-export { cosineTopK, float32FromBuffer, float32ToBuffer, reciprocalRankFusion } from './vector.js';
+export { cosine, cosineTopK, float32FromBuffer, float32ToBuffer, reciprocalRankFusion } from './vector.js';

@@ -25,6 +25,19 @@ export function float32ToBuffer(v: Float32Array): Buffer {
  * query is normalised once. Vectors of another dimension, zero vectors and NaN scores are
  * skipped. Results are best first; equal scores keep input order.
  */
+/** Cosine similarity of two vectors of one dimension (0 when either is all zeros). */
+export function cosine(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return na > 0 && nb > 0 ? dot / Math.sqrt(na * nb) : 0;
+}
+
 export function cosineTopK(
   query: Float32Array,
   vectors: Array<{ id: string; vector: Float32Array }>,

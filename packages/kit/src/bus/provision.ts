@@ -26,16 +26,7 @@ import {
   RATE_LIMIT_TTL_MS,
 } from './jetstream-names.js';
 
-export {
-  CONSOLE_SESSION_MAX_AGE_MS,
-  CONSOLE_SESSIONS_BUCKET,
-  DIRECTORY_BUCKETS,
-  DUPLICATE_WINDOW_MS,
-  EVENTS_PREFIX,
-  EVENTS_STREAM,
-  RATE_LIMIT_BUCKET,
-  RATE_LIMIT_TTL_MS,
-};
+export * from './jetstream-names.js';
 
 export interface BucketSpec {
   name: string;

@@ -2,6 +2,7 @@ import { type Embedder, EmbedderUnavailableError } from '@lore/embed';
 import { type Database, type Logger, preparedReads } from '@lore/kit';
 import {
   bm25Idf,
+  cosine,
   cosineTopK,
   excerpt,
   float32FromBuffer,
@@ -53,18 +54,6 @@ const CANDIDATES_PER_RESULT = 3;
 export const QUERY_EMBED_MS = 10_000;
 /** Questions whose vectors are kept: a broadcast asks every recipient's knowledge the same one. */
 const QUERY_VECTORS = 256;
-
-const cosine = (a: Float32Array, b: Float32Array) => {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return na > 0 && nb > 0 ? dot / Math.sqrt(na * nb) : 0;
-};
 
 /** Searches an agent's knowledge: BM25 candidates rescored with its own statistics, fused with vectors. */
 export class KnowledgeSearcher {
