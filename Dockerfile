@@ -30,7 +30,8 @@ WORKDIR /src
 COPY pnpm-lock.yaml pnpm-workspace.yaml ./
 RUN pnpm fetch
 COPY . .
-RUN pnpm install --frozen-lockfile --offline
+# The image builds in the pack step below, not in the install step.
+RUN LORE_BUILD_ON_INSTALL=false pnpm install --frozen-lockfile --offline
 ARG SERVICE=aggregator
 RUN pnpm exec tsx scripts/pack.ts "${SERVICE}" --out /packs \
  && cp scripts/bundle.mjs /packs/bundle.mjs

@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import { SLOW_TESTS } from './vitest.tiers.js';
+import { TIMING_ENV, tierTimeouts } from './vitest.timing.js';
 
 /**
  * `pnpm test:slow`: the end-to-end suites listed in vitest.tiers.ts (packed tarballs, browsers,
@@ -10,10 +11,12 @@ export default defineConfig({
   test: {
     name: 'slow',
     include: [...SLOW_TESTS],
-    testTimeout: 120_000,
-    hookTimeout: 180_000,
+    // Sized for a busy 2-core machine, scaled by LORE_TEST_TIME_SCALE (vitest.timing.ts).
+    ...tierTimeouts('slow'),
+    // A private nats-server unless NATS_URL names one (tools/vitest-nats.ts).
+    globalSetup: ['./tools/vitest-nats.ts'],
     // Lore processes the tests start inherit it: no embedding model unless a test asks for one.
-    env: { LORE_EMBEDDINGS: 'off' },
+    env: { ...TIMING_ENV, LORE_EMBEDDINGS: 'off' },
     reporters: ['default', './tools/vitest-summary-reporter.ts'],
   },
 });

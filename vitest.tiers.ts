@@ -24,8 +24,15 @@ export const SLOW_TESTS: readonly string[] = [
   'apps/aggregator/test/conformance.test.ts',
   'apps/aggregator/test/inspector.test.ts',
   'apps/aggregator/test/clients-inspector.test.ts',
-  // Entry points as processes: pnpm dev, pnpm start, the lore command.
+  // The SDK clients over stdio: the README's command, a Lore process a cell.
+  'apps/aggregator/test/clients-stdio.test.ts',
+  // Entry points as processes: pnpm dev, pnpm start, the lore command, `lore start` from the sources.
   'apps/aggregator/test/entry-points.test.ts',
+  'apps/aggregator/test/start-process.test.ts',
+  // The aggregator and the users service as processes, started in the wrong order.
+  'apps/aggregator/test/start-order.test.ts',
+  // A Lore process at trace level, its whole output searched for keys.
+  'apps/aggregator/test/reliability/keys-in-logs.test.ts',
   'apps/aggregator/test/cli.test.ts',
   // Several Lore processes on NATS and a libSQL server: two nodes, replicas of one service.
   'apps/aggregator/test/two-nodes.test.ts',
@@ -37,8 +44,18 @@ export const SLOW_TESTS: readonly string[] = [
   'apps/aggregator/test/readme-commands.test.ts',
   // The bundled bins started as processes, their lazy file lookups exercised.
   'apps/aggregator/test/bundle.test.ts',
+  // The README's stdio command when a build is due (after a source change, never built): each case builds.
+  'apps/aggregator/test/stdio-build.test.ts',
+  // A PDF that inflates to a 700 MiB string, read by a parser process with the scan set aside.
+  'packages/ingest/src/containment.test.ts',
   // Ingests a documentation corpus end to end.
   'apps/aggregator/test/docs-corpus.test.ts',
+  // The local embedding model loaded in its thread, each surface's vectors computed in the
+  // background, then searched by meaning and by words alone (two services per file).
+  'packages/users/test/meaning.test.ts',
+  'packages/docs/test/meaning.test.ts',
+  'packages/knowledge/test/article-meaning.test.ts',
+  'packages/queries/test/question-meaning.test.ts',
 ];
 
 export const FAULT_TESTS: readonly string[] = [
@@ -46,6 +63,8 @@ export const FAULT_TESTS: readonly string[] = [
   'apps/aggregator/test/shutdown.test.ts',
   'packages/users/test/shutdown.test.ts',
   'packages/kit/src/testing/nats-cluster.test.ts',
+  // A hub and three operators' leaf nats-servers, each with a Lore node; the hub is killed and restarted.
+  'apps/aggregator/test/operators.test.ts',
   'apps/aggregator/test/reliability/consumer-names.test.ts',
   'apps/aggregator/test/reliability/crash.test.ts',
   'apps/aggregator/test/reliability/hostile.test.ts',

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { MODERN_PROTOCOL_REVISION } from '@lore/schema';
 import autocannon from 'autocannon';
 
 export const ROOT = join(import.meta.dirname, '..');
@@ -181,7 +182,7 @@ export const LADDER_ENV = {
 export const MCP_HEADERS = {
   accept: 'application/json, text/event-stream',
   'content-type': 'application/json',
-  'mcp-protocol-version': '2026-07-28',
+  'mcp-protocol-version': MODERN_PROTOCOL_REVISION,
 };
 
 /** A 2026-07-28 tools/call request body, as the v2 SDK client sends it. */
@@ -194,7 +195,7 @@ export function toolsCallBody(name: string, args: Record<string, unknown>): stri
       name,
       arguments: args,
       _meta: {
-        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/protocolVersion': MODERN_PROTOCOL_REVISION,
         'io.modelcontextprotocol/clientInfo': { name: 'lore-bench', version: '1.0.0' },
         'io.modelcontextprotocol/clientCapabilities': {},
       },

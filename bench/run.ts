@@ -1,7 +1,9 @@
 /**
  * `pnpm bench [suite...]`: Lore's benchmarks. Every figure is printed beside a baseline
  * measured in the same run, as a ratio, because this machine is shared and noisy. Results go
- * to bench/results/latest.json. Suites: protocol, bus, search, ingest, broadcast, scale, reads, memory (`pnpm start`'s
+ * to bench/results/latest.json. Suites: protocol, bus, search, ingest, broadcast, scale, reads, catalog (the
+ * bytes and estimated tokens of tools/list, whole and per toolset), start (`pnpm start` to /healthz:
+ * cold, warm and after a source change), memory (`pnpm start`'s
  * processes idle and after a minute of load, one service alone, time to ready; more memory rows come
  * from protocol and search; scale runs one and two replicas on sqld and a three-server
  * NATS cluster). Knobs, all optional: BENCH_SECONDS (autocannon duration),
@@ -13,15 +15,17 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, type Row } from './lib.js';
-import { startCpuProfile } from './profile/cpu.js';
 import { broadcastSuite } from './suites/broadcast.js';
 import { busSuite } from './suites/bus.js';
+import { catalogSuite } from './suites/catalog.js';
 import { ingestSuite } from './suites/ingest.js';
 import { memorySuite } from './suites/memory.js';
 import { protocolSuite } from './suites/protocol.js';
 import { readsSuite } from './suites/reads.js';
 import { scaleSuite } from './suites/scale.js';
 import { searchSuite } from './suites/search.js';
+import { startSuite } from './suites/start.js';
+import { startCpuProfile } from './tools/cpu-profile.js';
 
 type Suite = (opts: { seconds: number; dataDir: string }) => Promise<Row[]>;
 
@@ -34,6 +38,8 @@ const SUITES: Record<string, Suite> = {
   scale: scaleSuite,
   reads: readsSuite,
   memory: memorySuite,
+  catalog: catalogSuite,
+  start: startSuite,
 };
 
 const PROFILE_THEMSELVES = new Set(['ingest', 'broadcast']);
@@ -50,7 +56,7 @@ async function main() {
   for (const name of chosen) {
     const dataDir = mkdtempSync(join(tmpdir(), `lore-bench-${name}-`));
     process.stderr.write(`running ${name}…\n`);
-    // BENCH_CPU_PROF=<dir>: a CPU profile of this process for each suite (see bench/profile/cpu.ts);
+    // BENCH_CPU_PROF=<dir>: a CPU profile of this process for each suite (see bench/tools/cpu-profile.ts);
     // ingest and broadcast profile their timed phases only, themselves.
     const profiling =
       process.env.BENCH_CPU_PROF && !PROFILE_THEMSELVES.has(name) ? await startCpuProfile() : undefined;

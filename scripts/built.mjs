@@ -8,6 +8,10 @@
  * apps/aggregator/dist/bundle/main.js, so the server is the only process left beside pnpm.
  *
  * `node scripts/built.mjs --check` only reports (exit 1 when a build is due).
+ * `node scripts/built.mjs --install` is the root `prepare` step of `pnpm install`: the same build,
+ * so that the first `pnpm start` after an install starts at once; it does nothing where the build
+ * tools are not installed (`pnpm install --prod`) or `LORE_BUILD_ON_INSTALL=false` (the image,
+ * which builds in its own step).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -71,9 +75,13 @@ export function staleReason() {
 function build(reason) {
   process.stderr.write(`Building Lore's JavaScript (${reason})…\n`);
   const turbo = join(ROOT, 'node_modules/.bin/turbo');
+  // Everything the build prints goes to stderr: under `lore start --stdio` stdout is the
+  // JSON-RPC channel, and one line of turbo's there breaks the client's first parse.
   const r = spawnSync(turbo, ['run', 'build', '--output-logs=errors-only', '--', '--no-dts'], {
     cwd: ROOT,
-    stdio: ['ignore', 'inherit', 'inherit'],
+    stdio: ['ignore', 2, 2],
+    // turbo's telemetry notice is not the build's business.
+    env: { ...process.env, TURBO_TELEMETRY_DISABLED: process.env.TURBO_TELEMETRY_DISABLED ?? '1' },
   });
   if (r.status !== 0) {
     throw new Error(`the build failed (${r.error?.message ?? `exit ${r.status}`}); see above`);
@@ -81,7 +89,7 @@ function build(reason) {
   // tsdown empties dist/ (bundle included) when it builds; turbo restores only what it built.
   const b = spawnSync(process.execPath, [join(ROOT, 'scripts/bundle.mjs')], {
     cwd: ROOT,
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', 2, 2],
   });
   if (b.status !== 0)
     throw new Error(`bundling failed (${b.error?.message ?? `exit ${b.status}`}); see above`);
@@ -116,6 +124,13 @@ if (process.argv.includes('--check')) {
   const reason = staleReason();
   process.stdout.write(reason ? `stale: ${reason}\n` : 'current\n');
   process.exit(reason ? 1 : 0);
+}
+if (process.argv.includes('--install')) {
+  if (process.env.LORE_BUILD_ON_INSTALL === 'false') process.exit(0);
+  if (!existsSync(join(ROOT, 'node_modules/.bin/turbo')) || !existsSync(join(ROOT, 'node_modules/esbuild'))) {
+    process.stderr.write('lore: the build tools are not installed; `pnpm start` builds when they are\n');
+    process.exit(0);
+  }
 }
 try {
   if (staleReason()) {

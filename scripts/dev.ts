@@ -21,6 +21,9 @@
  * LORE_NATS_INSECURE=true) from the environment.
  * LORE_NODE_ID (default `dev`), LORE_PORT (default 7400) and LORE_LOG_LEVEL are taken from the
  * environment; every other LORE_* variable is passed through as is.
+ *
+ * With LORE_NETWORK_NATS_URL (a node on a network of several operators), the network link runs
+ * as its own process too (`lore network link`, base port + 10), as the `link` NATS user.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -50,9 +53,13 @@ const OFFSETS = {
   dms: 6,
   showcase: 7,
   docs: 8,
+  // base + 9 is NATS; the network link (only with LORE_NETWORK_NATS_URL) serves its health checks here.
+  network: 10,
 } as const;
 type Name = keyof typeof OFFSETS;
-const SERVICES: Name[] = (Object.keys(OFFSETS) as Name[]).filter((n) => n !== 'aggregator');
+const SERVICES: Name[] = (Object.keys(OFFSETS) as Name[]).filter(
+  (n) => n !== 'aggregator' && n !== 'network',
+);
 
 /** The ports for a base port: the aggregator on it, each service on the next ones (7401…7408 by default). */
 export function devPorts(base = 7400): Record<Name, number> {
@@ -175,9 +182,9 @@ class UsageError extends Error {}
 export function devBasePort(value: string | undefined): number {
   if (value === undefined || value.trim() === '') return 7400;
   const base = /^\d+$/.test(value.trim()) ? Number(value.trim()) : Number.NaN;
-  if (!Number.isInteger(base) || base < 1 || base > 65_535 - 8)
+  if (!Number.isInteger(base) || base < 1 || base > 65_535 - 10)
     throw new UsageError(
-      `LORE_PORT must be a port number from 1 to 65527 (the base of pnpm dev's ports), got '${value}'`,
+      `LORE_PORT must be a port number from 1 to 65525 (the base of pnpm dev's ports), got '${value}'`,
     );
   return base;
 }
@@ -236,15 +243,18 @@ async function main(argv: string[]) {
     });
     if (provisioned !== 0) process.exit(1);
   }
-  const natsCredentials = (name: Name): Record<string, string> =>
-    passwords ? { NATS_USER: name, NATS_PASSWORD: passwords[name]! } : {};
+  const natsCredentials = (name: Name): Record<string, string> => {
+    // The link connects as its own user, `link` (infra/nats/permissions.ts).
+    const user = name === 'network' ? 'link' : name;
+    return passwords ? { NATS_USER: user, NATS_PASSWORD: passwords[user]! } : {};
+  };
   const node = loadNodeIdentity({ LORE_DATA_DIR: dataRoot, LORE_NODE_ID: nodeId } as LoreConfig);
   const identity = join(dataRoot, 'node.json');
   const tsx = join(ROOT, 'node_modules', '.bin', 'tsx');
   const level = process.env.LORE_LOG_LEVEL || 'info';
   const procs: Proc[] = [];
   let stopping = false;
-  const width = Math.max(...[...present, 'aggregator'].map((n) => n.length));
+  const width = Math.max(...[...present, 'aggregator', 'network'].map((n) => n.length));
 
   const start = (name: Name, entry: string, args: string[], env: Record<string, string>) => {
     const dataDir = join(dataRoot, name);
@@ -268,7 +278,7 @@ async function main(argv: string[]) {
         ...env,
       },
     });
-    const index = [...present, 'aggregator'].indexOf(name);
+    const index = [...present, 'aggregator', 'network'].indexOf(name);
     const prefix = paint(PALETTE[index % PALETTE.length]!, `${name.padEnd(width)} │`);
     for (const stream of [child.stdout, child.stderr]) {
       if (!stream) continue;
@@ -324,7 +334,9 @@ async function main(argv: string[]) {
     `dev: node ${node.id}, NATS ${natsUrl}, data under ${dataRoot}\n` +
       `dev: starting ${present.map((s) => `${s}:${ports[s]}`).join(' ')}\n`,
   );
-  for (const s of present) start(s, join('packages', s, 'src', 'main.ts'), [], {});
+  // The docs process serves Lore's own documentation as the corpus `lore`, as `pnpm start` does.
+  for (const s of present)
+    start(s, join('packages', s, 'src', 'main.ts'), [], s === 'docs' ? { LORE_DOCS_OWN_ROOT: ROOT } : {});
   const up = await Promise.all(
     procs.map(async (p) => ({
       name: p.name,
@@ -333,6 +345,9 @@ async function main(argv: string[]) {
   );
   for (const u of up.filter((x) => !x.ok))
     process.stderr.write(`dev: ${u.name} is not healthy; the aggregator will retry it\n`);
+  // One link for the node, beside the services (it carries their questions and answers).
+  if (process.env.LORE_NETWORK_NATS_URL && !stopping)
+    start('network', join('apps', 'aggregator', 'src', 'main.ts'), ['network', 'link'], {});
   if (!withAggregator || stopping) return;
   const services = present.map((s) => `${s}=http://127.0.0.1:${ports[s]}/mcp`).join(',');
   start('aggregator', join('apps', 'aggregator', 'src', 'main.ts'), ['start'], { LORE_SERVICES: services });

@@ -1,5 +1,6 @@
 import { configDefaults, defineProject } from 'vitest/config';
 import { otherTiers } from '../../vitest.tiers.js';
+import { TIMING_ENV, tierTimeouts } from '../../vitest.timing.js';
 
 export default defineProject({
   test: {
@@ -7,9 +8,9 @@ export default defineProject({
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     // The files of `pnpm test:slow` and `pnpm test:faults` (see vitest.tiers.ts).
     exclude: [...configDefaults.exclude, ...otherTiers('apps/aggregator')],
-    testTimeout: 60_000,
-    hookTimeout: 30_000,
+    // Sized for a busy 2-core machine, scaled by LORE_TEST_TIME_SCALE (vitest.timing.ts).
+    ...tierTimeouts('default'),
     // Lore processes the tests start inherit it: no embedding model unless a test asks for one.
-    env: { LORE_EMBEDDINGS: 'off' },
+    env: { ...TIMING_ENV, LORE_EMBEDDINGS: 'off' },
   },
 });

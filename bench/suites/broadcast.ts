@@ -22,8 +22,8 @@ import {
 import { KnowledgeRpc } from '@lore/schema';
 import { Corpus } from '../corpus.js';
 import { type Proc, ROOT, type Row, row, start, timeIt } from '../lib.js';
-import { startCpuProfile } from '../profile/cpu.js';
 import { type Agent, BENCH_ENV, benchConfig, registerAgent, sleep } from '../services.js';
+import { startCpuProfile } from '../tools/cpu-profile.js';
 import { Spans } from '../trace.js';
 
 /** Agents registered on each of the two nodes (BENCH_BROADCAST_PER_NODE to change). */
@@ -185,7 +185,7 @@ export async function broadcastSuite(opts: { seconds: number; dataDir: string })
     const sample = peers.filter((p) => p.node === nodes[0]);
     const lookup = await timeIt(200, (i) => directory.lookupHandle(sample[i % sample.length]!.handle));
     const retrieve = await timeIt(200, (i) =>
-      local.request(KnowledgeRpc.retrieve, {
+      local.request(KnowledgeRpc.retrieve.subject, {
         agentId: sample[i % sample.length]!.id,
         query: question,
         limit: 8,
@@ -334,7 +334,7 @@ export async function broadcastSuite(opts: { seconds: number; dataDir: string })
     rows.push(
       row({
         suite: 'broadcast',
-        name: 'idle, per hosted recipient: rpc.knowledge.retrieve round trip over NATS p50',
+        name: `idle, per hosted recipient: ${KnowledgeRpc.retrieve.subject} round trip over NATS p50`,
         value: retrieve.p50,
         unit: 'ms',
       }),

@@ -9,8 +9,8 @@ import { splitDocument } from '@lore/search';
 import { createUsersService } from '@lore/users';
 import { Corpus } from '../corpus.js';
 import { type Row, row } from '../lib.js';
-import { profiled } from '../profile/cpu.js';
 import { benchConfig, benchDeps, registerAgent, textSink, until } from '../services.js';
+import { profiled } from '../tools/cpu-profile.js';
 
 /** Chunks ingested by each path (BENCH_INGEST_CHUNKS to change). */
 const CHUNKS = Number(process.env.BENCH_INGEST_CHUNKS ?? 20_000);

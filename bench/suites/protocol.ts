@@ -17,7 +17,7 @@ import {
   timeIt,
   toolsCallBody,
 } from '../lib.js';
-import { GROUPS, groupProfile } from '../profile/groups.js';
+import { GROUPS, groupProfile } from '../tools/profile-groups.js';
 
 // Lore's rungs run the bundled JavaScript, as `pnpm start`, `pnpm lore` and the image do (built
 // and bundled first when stale); every rung, baselines included, runs with the same node flags.

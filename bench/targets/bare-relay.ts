@@ -1,7 +1,7 @@
 /**
  * The floor of a relay on this machine: node:http in, an undici keep-alive Pool out, the request's
  * body and headers passed on as they came and the answer's bytes sent back, with nothing checked,
- * parsed or renamed. Not a Lore component: `bench/profile/relay-floor.ts` measures Lore's
+ * parsed or renamed. Not a Lore component: `bench/tools/relay-floor.ts` measures Lore's
  * distributed aggregator against it.
  *
  *   node --import tsx bench/targets/bare-relay.ts <upstream url>

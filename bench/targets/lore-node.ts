@@ -6,7 +6,7 @@
  */
 import { AggregatorConfigSchema, startAllInOne } from '@lore/aggregator';
 import { createBus, createDirectory, loadConfig, natsAccess, serveHttp } from '@lore/kit';
-import { startCpuProfile } from '../profile/cpu.js';
+import { startCpuProfile } from '../tools/cpu-profile.js';
 
 const config = loadConfig(process.env, AggregatorConfigSchema);
 const bus = await createBus({

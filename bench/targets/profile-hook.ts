@@ -3,7 +3,7 @@
  * SIGUSR2 writes it to BENCH_PROFILE_OUT (a file path) and prints `profile written <file>`.
  * The profile then covers exactly the measured window, not the start-up.
  */
-import { startCpuProfile } from '../profile/cpu.js';
+import { startCpuProfile } from '../tools/cpu-profile.js';
 
 let stop: Awaited<ReturnType<typeof startCpuProfile>> | undefined;
 process.on('SIGUSR1', () => {

@@ -17,13 +17,12 @@ export const K8S_DIR = dirname(fileURLToPath(import.meta.url));
 
 interface Server {
   name: string;
-  component: 'service' | 'aggregator';
+  component: 'service' | 'aggregator' | 'network-link';
   /**
-   * Requests from the measured footprint of the built JavaScript the image runs (`pnpm bench
-   * memory`, BENCHMARKS.md): one service idles at 86–91 MiB RSS, and the all-in-one (all eight
-   * services in one process) reaches 139–163 MiB after a minute of load, so 224 Mi holds one
-   * service under load; the aggregator, knowledge and docs get 256 Mi. (`pnpm bench scale` runs
-   * the sources through tsx, 195–246 MiB after load: an upper bound.) The limits leave room for work.
+   * Requests from the measured footprint of the bundled JavaScript the image runs (`pnpm bench
+   * memory`; BENCHMARKS.md, "Starting small"): one service idles under 80 MiB RSS and the
+   * all-in-one stays under 140 MiB after a minute of load, so 224 Mi holds one service under load;
+   * the aggregator, knowledge and docs get 256 Mi. The limits leave room for work.
    */
   resources: { requests: { cpu: string; memory: string }; limits: { cpu: string; memory: string } };
   hpa: { min: number; max: number };
@@ -46,6 +45,19 @@ export const SERVERS: Server[] = [
   { name: 'aggregator', component: 'aggregator', resources: aggregator, hpa: { min: 2, max: 10 } },
 ];
 
+/**
+ * The node's link to a network of several operators (`lore network link`, from the aggregator's
+ * image): one per node, so no autoscaler, no disruption budget and no Service (nothing calls
+ * it; it serves only its probes). Its replicas are 0 until the node joins a network: set
+ * LORE_NETWORK_NATS_URL and LORE_NETWORK_NATS_PASSWORD, then scale it to 1 (infra/README.md).
+ */
+export const NETWORK_LINK: Server = {
+  name: 'network',
+  component: 'network-link',
+  resources: { requests: { cpu: '20m', memory: '160Mi' }, limits: { cpu: '500m', memory: '384Mi' } },
+  hpa: { min: 0, max: 1 },
+};
+
 /** Every Lore container listens here (the image's LORE_PORT); each Service exposes the same port. */
 export const PORT = 8080;
 
@@ -65,11 +77,13 @@ const secretEnv = (name: string) => ({
 function deployment(s: Server) {
   // Its own NATS user (infra/nats): the password from its own Secret, shared with the NATS pods.
   // The aggregator's holds the console's shared sessions and hears the query events.
+  // The link's NATS user is `link` (infra/nats/permissions.ts).
+  const natsUser = s.component === 'network-link' ? 'link' : s.name;
   const nats = [
-    { name: 'NATS_USER', value: s.name },
+    { name: 'NATS_USER', value: natsUser },
     {
       name: 'NATS_PASSWORD',
-      valueFrom: { secretKeyRef: { name: `lore-nats-${s.name}`, key: 'password' } },
+      valueFrom: { secretKeyRef: { name: `lore-nats-${natsUser}`, key: 'password' } },
     },
   ];
   const env =
@@ -80,7 +94,11 @@ function deployment(s: Server) {
           secretEnv(`LORE_${s.name.toUpperCase()}_DB_AUTH_TOKEN`),
           ...nats,
         ]
-      : nats;
+      : s.component === 'network-link'
+        ? // The `network` user's password on the node's own NATS (`pnpm nats:leaf` renders that user).
+          [...nats, secretEnv('LORE_NETWORK_NATS_PASSWORD')]
+        : nats;
+  const link = s.component === 'network-link';
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -89,7 +107,11 @@ function deployment(s: Server) {
       replicas: s.hpa.min,
       revisionHistoryLimit: 5,
       selector: { matchLabels: selector(s) },
-      strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
+      // One link per node: the old pod stops before the new one starts (two would be harmless:
+      // they share the outbox's durable consumer and inbound requests; one is the plan).
+      strategy: link
+        ? { type: 'Recreate' }
+        : { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
       template: {
         metadata: { labels: labels(s) },
         spec: {
@@ -115,8 +137,12 @@ function deployment(s: Server) {
           containers: [
             {
               name: s.name,
-              image: `lore-${s.name}`,
+              image: link ? 'lore-aggregator' : `lore-${s.name}`,
               imagePullPolicy: 'IfNotPresent',
+              // The aggregator's image runs `lore` (its CMD, without an entrypoint); the link is `lore network link`.
+              ...(link
+                ? { command: ['node', '--optimize-for-size', 'dist/bundle/main.js', 'network', 'link'] }
+                : {}),
               ports: [{ name: 'http', containerPort: PORT, protocol: 'TCP' }],
               envFrom: [
                 { configMapRef: { name: 'lore-config' } },
@@ -144,7 +170,7 @@ function deployment(s: Server) {
                 failureThreshold: 3,
               },
               // Leave the endpoints before SIGTERM, so no request lands on a stopping pod.
-              lifecycle: { preStop: { exec: { command: ['sleep', '5'] } } },
+              ...(link ? {} : { lifecycle: { preStop: { exec: { command: ['sleep', '5'] } } } }),
               resources: s.resources,
               securityContext: {
                 allowPrivilegeEscalation: false,
@@ -232,6 +258,7 @@ export function generatedFiles(): Map<string, string> {
   for (const s of SERVERS) {
     files.set(join('base', 'servers', `${s.name}.yaml`), docs([deployment(s), service(s), hpa(s), pdb(s)]));
   }
+  files.set(join('base', 'servers', `${NETWORK_LINK.name}.yaml`), docs([deployment(NETWORK_LINK)]));
   // dev: one replica of everything; the autoscalers are pinned to it. (Not `$patch: delete`:
   // the kustomize in Debian's kubectl 1.20 ignores it.)
   files.set(

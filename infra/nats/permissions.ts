@@ -10,6 +10,7 @@ import {
   RATE_LIMIT_BUCKET,
 } from '../../packages/kit/src/bus/jetstream-names.js';
 import { durableName } from '../../packages/kit/src/bus/nats-setup.js';
+import { AnswerShared, AnswerWithheld, QuestionAsked } from '../../packages/schema/src/queries.js';
 import { SERVICE_NAMES } from '../../packages/schema/src/services.js';
 
 /** One NATS user per service of Lore: the schema's list, so a new service gets its user. */
@@ -28,7 +29,18 @@ export const OPS_USER = 'ops';
  * that update an open inbox. It publishes no events and answers no requests.
  */
 export const AGGREGATOR_USER = 'aggregator';
-export type NatsUser = NatsService | typeof NODE_USER | typeof OPS_USER | typeof AGGREGATOR_USER;
+/**
+ * The network link run as its own process (`lore network link`, on a network of several
+ * operators): it reads the node's questions and answers off its own durable consumer, publishes
+ * those other nodes send it (once checked), and keeps other nodes' agents in the directory.
+ */
+export const LINK_USER = 'link' as const;
+export type NatsUser =
+  | NatsService
+  | typeof NODE_USER
+  | typeof OPS_USER
+  | typeof AGGREGATOR_USER
+  | typeof LINK_USER;
 
 const EVENTS_STREAM = EVENTS;
 /** What an open console inbox listens to, and the key rotations that end sessions. */
@@ -38,7 +50,7 @@ const CONSOLE_LISTENS = ['lore.queries.>', 'lore.users.agent.key_rotated'];
 const REQUESTS: Record<NatsService, string[]> = {
   users: ['rpc.*.stats'],
   queries: ['rpc.users.agent_traits', 'rpc.knowledge.retrieve', 'rpc.approvals.evaluate'],
-  approvals: ['rpc.knowledge.source_facts', 'rpc.users.agents_connected', 'rpc.queries.decide'],
+  approvals: ['rpc.knowledge.source_facts', 'rpc.users.agents_connected'],
   knowledge: [],
   dens: [],
   dms: ['rpc.users.resolve_handles'],
@@ -64,13 +76,18 @@ export const CONSUMERS: Record<NatsService, string[]> = {
     'users-activity-dms',
   ],
   queries: ['queries-drafter', 'queries-answers', 'queries-withheld'],
-  approvals: ['approvals-decisions'],
+  approvals: [],
   knowledge: [],
   dens: [],
   dms: [],
   showcase: [],
   docs: [],
 };
+
+/** The network link's outbox (apps/aggregator/src/network-link.ts): the node's questions and answers. */
+export const LINK_CONSUMERS = ['queries-network-outbox'];
+/** What other nodes send a node, published by its link once checked (the events it carries). */
+const LINK_PUBLISHES = [QuestionAsked.subject, AnswerShared.subject, AnswerWithheld.subject];
 
 /** Every service checks API keys with the users service. */
 const EVERYONE_REQUESTS = ['rpc.users.verify_key'];
@@ -95,8 +112,9 @@ export function consumerSubjects(names: readonly string[]): string[] {
  * A service's durable consumers: exactly its own names for the nodes `nodes`. Without node ids
  * it gets none (there is no form allowing any name).
  */
-function consumerApi(user: NatsService, nodes?: readonly string[]): string[] {
-  return consumerSubjects(CONSUMERS[user].flatMap((c) => (nodes ?? []).map((n) => durableName(`${c}-${n}`))));
+function consumerApi(user: NatsService | typeof LINK_USER, nodes?: readonly string[]): string[] {
+  const names = user === LINK_USER ? LINK_CONSUMERS : CONSUMERS[user];
+  return consumerSubjects(names.flatMap((c) => (nodes ?? []).map((n) => durableName(`${c}-${n}`))));
 }
 
 /**
@@ -108,7 +126,7 @@ function jetstreamApi(user: NatsService, nodes?: readonly string[]): string[] {
   return [...streamApi(user, nodes), ...bucketApi([...DIRECTORY_BUCKETS, RATE_LIMIT_BUCKET])];
 }
 
-function streamApi(user: NatsService, nodes?: readonly string[]): string[] {
+function streamApi(user: NatsService | typeof LINK_USER, nodes?: readonly string[]): string[] {
   return ['$JS.API.INFO', `$JS.API.STREAM.INFO.${EVENTS_STREAM}`, ...consumerApi(user, nodes)];
 }
 
@@ -145,7 +163,8 @@ const withNodeForms = (subjects: string[]) => subjects.flatMap((s) => [s, `${s}.
 export function permissionsFor(user: NatsUser, nodes?: readonly string[]): UserPermissions {
   if (user === OPS_USER) return { publish: ['$JS.API.>'], subscribe: [`_INBOX.${OPS_USER}.>`] };
   if (user === NODE_USER) {
-    const all = NATS_SERVICES.map((s) => permissionsFor(s, nodes));
+    // Every service, and the network link the all-in-one runs when it is on a network.
+    const all = [...NATS_SERVICES, LINK_USER].map((s: NatsUser) => permissionsFor(s, nodes));
     const merge = (pick: (p: UserPermissions) => string[]) =>
       [...new Set(all.flatMap(pick))].filter((s) => !s.startsWith('_INBOX.'));
     // The all-in-one's console too: its sessions' bucket and the events of an open inbox.
@@ -153,6 +172,18 @@ export function permissionsFor(user: NatsUser, nodes?: readonly string[]): UserP
     return {
       publish: [...new Set([...merge((p) => p.publish), ...console.publish])],
       subscribe: [`_INBOX.${NODE_USER}.>`, ...new Set([...merge((p) => p.subscribe), ...CONSOLE_LISTENS])],
+    };
+  }
+  if (user === LINK_USER) {
+    return {
+      publish: [
+        ...LINK_PUBLISHES,
+        ...streamApi(LINK_USER, nodes),
+        ...bucketApi([...DIRECTORY_BUCKETS]),
+        // Other operators' agents, as their nodes announce them (its own node's stay the users service's).
+        ...DIRECTORY_BUCKETS.map((b) => `$KV.${b}.>`),
+      ],
+      subscribe: [`_INBOX.${LINK_USER}.>`],
     };
   }
   if (user === AGGREGATOR_USER) {
@@ -175,7 +206,8 @@ export function permissionsFor(user: NatsUser, nodes?: readonly string[]): UserP
     `$KV.${RATE_LIMIT_BUCKET}.>`,
   ];
   if (user === 'users') {
-    // The directory (handles, node keys, agent cards) is written by the users service alone.
+    // The directory (handles, node keys, agent cards) is written by the users service alone among
+    // the services (the network link writes other operators' agents in it: LINK_USER).
     for (const b of DIRECTORY_BUCKETS) publish.push(`$KV.${b}.>`);
   }
   return {
@@ -192,7 +224,7 @@ export function permissionsFor(user: NatsUser, nodes?: readonly string[]): UserP
 }
 
 /** Every user the configuration declares. */
-export const NATS_USERS: NatsUser[] = [...NATS_SERVICES, AGGREGATOR_USER, NODE_USER, OPS_USER];
+export const NATS_USERS: NatsUser[] = [...NATS_SERVICES, AGGREGATOR_USER, LINK_USER, NODE_USER, OPS_USER];
 
 /** The environment variable holding a user's password, read by nats-server from its environment. */
 export const passwordVariable = (user: NatsUser) => `LORE_NATS_PASSWORD_${user.toUpperCase()}`;

@@ -5,7 +5,15 @@
  * against it directly, and through the aggregator with it as an upstream, to prove both
  * paths carry every kind of content and every client interaction the protocol has.
  */
-import { createService, type LoreService, type ServiceDeps, ToolError, toolsFor } from '@lore/kit';
+import {
+  agentKeysOverBus,
+  createService,
+  type LoreService,
+  type ServiceDeps,
+  ToolError,
+  toolsFor,
+} from '@lore/kit';
+import { UsersAgentKeys } from '@lore/schema/users';
 import { z } from 'zod';
 
 const tool = toolsFor<Record<string, never>>();
@@ -304,6 +312,7 @@ export function createConformanceFixture(deps: ServiceDeps): LoreService {
     tools,
     ports: {},
     deps,
+    agentKeys: agentKeysOverBus(UsersAgentKeys),
     resources: [
       {
         uri: 'test://static-text',

@@ -16,6 +16,7 @@ import { type ForwardSettings, forward, type Route, unavailable } from './forwar
 import type { AggregatorMetrics } from './metrics.js';
 import { assignNames, type NamedTool } from './naming.js';
 import { ResourceRouting } from './resource-routing.js';
+import { parseToolsets, type Toolset, toolsetOf } from './toolsets.js';
 import { withExposedResource } from './ui-resources.js';
 import type { Upstream } from './upstream.js';
 
@@ -30,6 +31,8 @@ export interface AggregatorOptions {
   retry?: { attempts: number; deadlineMs: number; baseDelayMs: number };
   /** 2026-07-28 clients re-read tools/list after this long (default: the health interval). */
   listTtlMs?: number;
+  /** The toolsets listed to a connection that chooses none (`LORE_TOOLSETS`); default all. */
+  toolsets?: readonly Toolset[];
 }
 
 /**
@@ -45,6 +48,8 @@ export class Aggregator implements McpBackend {
     'Lore is a knowledge network for agents. Register with agent_register (no key needed) and send the returned key as ' +
     '`Authorization: Bearer <key>`. Ask peers with cqAskQuestion, keep knowledge with updateKnowledgeSources, and join the community with den_list and den_post.';
   readonly listTtlMs: number;
+  /** Lore's tools by toolset (another MCP server's tools are listed whatever a connection chose). */
+  readonly toolsets: NonNullable<McpBackend['toolsets']>;
   private tools: Tool[] = [];
   private routes = new Map<string, Route>();
   /** Tools of upstreams that are down: answered with a quick 503 instead of "unknown tool". */
@@ -59,7 +64,8 @@ export class Aggregator implements McpBackend {
   private watchAll = 0;
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private stopped = false;
-  private readonly forwarding: ForwardSettings;
+  /** The policy of every forwarded call, whichever way it travels (forward.ts, relay.ts). */
+  readonly forwarding: ForwardSettings;
 
   constructor(
     readonly upstreams: Upstream[],
@@ -76,6 +82,14 @@ export class Aggregator implements McpBackend {
     for (const u of upstreams) u.onResourceUpdated = (uri) => this.resourceRouting.updated(u, uri);
     // A 2026-07-28 client learns of catalog changes by re-reading the list: as often as health can change.
     this.listTtlMs = opts.listTtlMs ?? opts.healthIntervalMs ?? 5000;
+    this.toolsets = {
+      of: (tool) => {
+        const r = this.routes.get(tool);
+        return r?.upstream.opts.lore ? toolsetOf(r.original, r.upstream.name) : undefined;
+      },
+      parse: parseToolsets,
+      ...(opts.toolsets ? { default: opts.toolsets } : {}),
+    };
     this.rebuild();
   }
 
@@ -203,15 +217,6 @@ export class Aggregator implements McpBackend {
     if (!r || this.watchAll || this.watched.get(tool) || !r.upstream.up) return undefined;
     const o = r.upstream.opts;
     return o.lore && o.url && !o.backend && !o.command ? r : undefined;
-  }
-
-  /** The retry policy of read-only and idempotent tools, and the outcome figures (for the relay). */
-  get retryPolicy(): Readonly<{ attempts: number; deadlineMs: number; baseDelayMs: number }> {
-    return this.forwarding.retry;
-  }
-
-  recordCall(upstream: string, tool: string, outcome: string, seconds: number) {
-    this.opts.metrics?.record(upstream, tool, outcome, seconds);
   }
 
   /** The tool result that says an upstream is unavailable (a 503 the client may retry). */

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import {
   Authenticator,
+  agentKeysOverBus,
   createBus,
   createDirectory,
   createLogger,
@@ -11,17 +12,22 @@ import {
   type LoreService,
   loadNodeIdentity,
   type NetworkDirectory,
+  type NetworkLink,
   natsAccess,
   nodeLocalBus,
   registerNodeKey,
   stopWithin,
 } from '@lore/kit';
+import { UsersAgentKeys } from '@lore/schema/users';
 import type { Hono } from 'hono';
 import { Aggregator } from './aggregator.js';
+import { aggregatorSettings } from './config.js';
 import { consoleOnBus } from './console/deps.js';
 import { createGateway } from './gateway.js';
 import { AggregatorMetrics } from './metrics.js';
+import { startNetworkLink } from './network-link.js';
 import { SERVICES, type ServiceEntry } from './services.js';
+import { parseToolsets, type Toolset } from './toolsets.js';
 import { Upstream } from './upstream.js';
 
 export interface AllInOne {
@@ -32,6 +38,10 @@ export interface AllInOne {
   aggregator: Aggregator;
   app: Hono;
   log: Logger;
+  /** The link to a network of several operators, when LORE_NETWORK_NATS_URL is set. */
+  network: NetworkLink | undefined;
+  /** The handle of the agent an API key belongs to (null: no agent of the network holds it). */
+  agentOf(key: string): Promise<string | null>;
   close(): Promise<void>;
 }
 
@@ -58,6 +68,7 @@ export async function startAllInOne(config: LoreConfig, opts: AllInOneOptions = 
       ...natsAccess(config, (m) => log.warn(m)),
       name: `lore-${node.id}`,
       replicas: config.LORE_NATS_REPLICAS,
+      timeoutScale: config.LORE_BUS_TIMEOUT_SCALE,
       onError: (err, event, consumer) =>
         log.warn({ err: (err as Error).message, subject: event?.subject, consumer }, 'event handler failed'),
     }));
@@ -68,16 +79,24 @@ export async function startAllInOne(config: LoreConfig, opts: AllInOneOptions = 
     services.push(await entry.create({ config, bus, nodeId: node.id, node, directory, log }));
   }
   for (const s of services) await s.start();
+  const network = config.LORE_NETWORK_NATS_URL
+    ? await startNetworkLink(config, { bus, directory, node, log })
+    : undefined;
   const upstreams = services.map(
     (s) => new Upstream({ name: s.name, backend: s.backend, forwardIdentity: true, lore: true }),
   );
   const metrics = new AggregatorMetrics();
-  const aggregator = new Aggregator(upstreams, { log, metrics });
+  const toolsets = aggregatorSettings(config).LORE_TOOLSETS;
+  const aggregator = new Aggregator(upstreams, {
+    log,
+    metrics,
+    ...(toolsets ? { toolsets: parseToolsets(toolsets) as Toolset[] } : {}),
+  });
   await aggregator.start();
   const consoleParts = await consoleOnBus({ bus, node, directory, config, log });
   // Keys are checked on this process's bus, as every hosted service checks them.
   const keys = new Authenticator(
-    nodeLocalBus(bus, node.id, { node, directory }),
+    agentKeysOverBus(UsersAgentKeys)(nodeLocalBus(bus, node.id, { node, directory })),
     config.LORE_AUTH_CACHE_SECONDS * 1000,
   );
   await keys.start();
@@ -96,6 +115,17 @@ export async function startAllInOne(config: LoreConfig, opts: AllInOneOptions = 
       }
       return checks;
     },
+    // Each service's details (the knowledge service's embedding model), named by service.
+    details: async () => {
+      const details: Record<string, string> = {};
+      for (const s of services) {
+        const r = (await (await s.fetch(new Request('http://local/readyz'))).json()) as {
+          details?: Record<string, string>;
+        };
+        for (const [k, v] of Object.entries(r.details ?? {})) details[`${s.name}.${k}`] = v;
+      }
+      return details;
+    },
   });
   log.info({ node: node.id, bus: bus.kind, services: services.map((s) => s.name) }, 'all-in-one started');
   return {
@@ -106,9 +136,12 @@ export async function startAllInOne(config: LoreConfig, opts: AllInOneOptions = 
     aggregator,
     app,
     log,
+    network,
+    agentOf: async (key) => (await keys.verify(key).catch(() => null))?.handle ?? null,
     async close() {
       // Bounded: with the NATS server gone, the services' subscriptions would drain forever.
       await stopWithin(async () => {
+        await network?.close();
         await consoleParts.close();
         await aggregator.stop();
         await keys.stop();

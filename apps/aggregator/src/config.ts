@@ -8,6 +8,7 @@ import { QueriesSettings } from '@lore/queries';
 import { ShowcaseSettings } from '@lore/showcase';
 import { UsersSettings } from '@lore/users';
 import { z } from 'zod';
+import { ToolsetsSetting } from './toolsets.js';
 
 /** What the aggregator itself reads besides the kit's base settings. */
 export const AggregatorSettings = z.object({
@@ -20,6 +21,8 @@ export const AggregatorSettings = z.object({
   LORE_CONSOLE_SECRET: z.string().min(32, 'at least 32 characters').optional(),
   /** Distributed mode: relay tools/call to Lore's services as it is (false: the full MCP exchange for every call). */
   LORE_RELAY: envBool.default(true),
+  /** The toolsets a connection sees when it chooses none, comma-separated (knowledge, questions, community, docs, account, admin); default all. */
+  LORE_TOOLSETS: ToolsetsSetting,
 });
 export type AggregatorSettings = z.infer<typeof AggregatorSettings>;
 

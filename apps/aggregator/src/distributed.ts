@@ -8,7 +8,6 @@ import {
   loadNodeIdentity,
   NatsInsecureError,
   natsAccess,
-  relayLane,
 } from '@lore/kit';
 import type { Hono } from 'hono';
 import { Aggregator } from './aggregator.js';
@@ -17,7 +16,9 @@ import { consoleOverCatalog } from './console/deps.js';
 import { createGateway } from './gateway.js';
 import { AggregatorMetrics } from './metrics.js';
 import { createRelay } from './relay.js';
+import { relayLane } from './relay-lane.js';
 import { sessionKeyCheck } from './session-keys.js';
+import { parseToolsets, type Toolset } from './toolsets.js';
 import { Upstream } from './upstream.js';
 import { readUpstreams, type UpstreamConfig } from './upstream-config.js';
 
@@ -81,10 +82,11 @@ export async function startDistributed(
     log,
     metrics,
     healthIntervalMs: opts.healthIntervalMs ?? settings.LORE_HEALTH_INTERVAL_MS,
+    ...(settings.LORE_TOOLSETS ? { toolsets: parseToolsets(settings.LORE_TOOLSETS) as Toolset[] } : {}),
   });
   await aggregator.start();
   const keyCheck = sessionKeyCheck(upstreams);
-  const relay = settings.LORE_RELAY ? await createRelay(aggregator, log) : undefined;
+  const relay = settings.LORE_RELAY ? await createRelay(aggregator) : undefined;
   const node = loadNodeIdentity(config);
   // The node's NATS, when there is one, is the console's: shared sessions and live inbox events.
   let bus: EventBus | undefined;
@@ -96,6 +98,7 @@ export async function startDistributed(
         ...access,
         name: `lore-aggregator-${node.id}`,
         replicas: config.LORE_NATS_REPLICAS,
+        timeoutScale: config.LORE_BUS_TIMEOUT_SCALE,
       });
     } catch (err) {
       await aggregator.stop();

@@ -14,6 +14,8 @@ export interface GatewayOptions {
   /** More registries to expose (in-process services'). */
   registries?: Registry[];
   ready: () => Promise<Record<string, string>>;
+  /** Facts `/readyz` shows without deciding readiness (the services' degraded features). */
+  details?: () => Promise<Record<string, string>>;
   /** The owner's console at `/console` (needs a way to verify keys; see console/). */
   console?: Omit<ConsoleDeps, 'backend' | 'catalog'>;
   /** Checks keys before a 2025-11-25 session is opened (see HttpAppOptions.verifyKey). */
@@ -29,7 +31,7 @@ export function createGateway(opts: GatewayOptions): Hono {
     config: opts.config,
     legacySessions: {},
     ...(opts.verifyKey ? { verifyKey: opts.verifyKey } : {}),
-    ...(opts.relay ? { relay: opts.relay.relay } : {}),
+    ...(opts.relay ? { intercept: opts.relay.relay } : {}),
     onNotifier: (notify) => opts.aggregator.onToolsChanged(() => notify.toolsChanged()),
     metrics: {
       registry: {
@@ -38,6 +40,7 @@ export function createGateway(opts: GatewayOptions): Hono {
       },
     },
     ready: opts.ready,
+    ...(opts.details ? { details: opts.details } : {}),
     extend: (app) => {
       mountCatalog(app, opts.aggregator);
       if (opts.console)

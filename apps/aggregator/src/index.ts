@@ -21,6 +21,8 @@ export type { OwnerInfo } from './owner.js';
 export { clientConfigs, ensureOwner } from './owner.js';
 export type { ServiceEntry } from './services.js';
 export { ownDocumentation, SERVICES } from './services.js';
+export type { Toolset } from './toolsets.js';
+export { parseToolsets, TOOLSET_NAMES, TOOLSETS } from './toolsets.js';
 export type { UpstreamOptions, UpstreamState } from './upstream.js';
 export { Upstream } from './upstream.js';
 export { readUpstreams, UpstreamConfig } from './upstream-config.js';

@@ -3,7 +3,9 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runDocsCli } from '@lore/docs';
 import {
+  assertPortFree,
   ConfigError,
+  createLogger,
   type Logger,
   type LoreConfig,
   loadConfig,
@@ -15,11 +17,13 @@ import {
   UsageError,
 } from '@lore/kit';
 import { runKnowledgeCli } from '@lore/knowledge';
+import { handleRegistered } from '@lore/users';
 import { ExponentialBackoff, handleWhen, retry } from 'cockatiel';
 import { startAllInOne } from './all-in-one.js';
 import { AggregatorConfigSchema } from './config.js';
 import { startDistributed } from './distributed.js';
 import { runNetworkCli } from './network-cli.js';
+import { startStandaloneLink } from './network-link.js';
 import { clientConfigs, ensureOwner, keepOwnerKey, stdioLauncher } from './owner.js';
 
 const USAGE = `Usage: lore <command> [options]
@@ -36,6 +40,8 @@ Commands:
   jetstream restore <file>
                          restore a stream from such a file onto a NATS without it
   network <command>      the network key and this node's signing key (lore network --help)
+  network link           this node's link to a network of several operators, as its own process
+                         (LORE_NETWORK_NATS_URL; /healthz and /readyz on LORE_PORT)
   help                   this text
 
 \`lore docs --help\` and \`lore articles --help\` describe their options.
@@ -66,6 +72,10 @@ async function main(argv: string[]) {
     });
     return;
   }
+  if (command === 'network' && rest[0] === 'link') {
+    await networkLink(rest.slice(1));
+    return;
+  }
   if (command === 'network') {
     const config = loadConfig(process.env, AggregatorConfigSchema);
     if (process.env.INIT_CWD) process.chdir(process.env.INIT_CWD);
@@ -74,6 +84,35 @@ async function main(argv: string[]) {
   }
   if (command !== 'start') throw new UsageError(`Unknown command: ${command}`);
   await start(rest);
+}
+
+/** `lore network link`: the network link alone, beside services that each run in their own process. */
+async function networkLink(argv: string[]) {
+  const { values } = parseArgs({ args: argv, strict: true, options: { port: { type: 'string' } } });
+  const config = loadConfig(process.env, AggregatorConfigSchema);
+  const port = values.port === undefined ? config.LORE_PORT : parsePort(values.port, '--port');
+  await assertPortFree(config.LORE_HOST, port);
+  const log = createLogger({ name: 'lore-network-link', level: config.LORE_LOG_LEVEL });
+  const standalone = await startStandaloneLink(config, log);
+  let http: Awaited<ReturnType<typeof serveHttp>>;
+  try {
+    http = await serveHttp(standalone.app, config, port);
+  } catch (err) {
+    await standalone.close();
+    throw err;
+  }
+  log.info({ url: http.url }, 'network link serving /healthz and /readyz');
+  const stop = () => {
+    http
+      .close()
+      .then(() => standalone.close())
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
 }
 
 function docs(argv: string[], config: LoreConfig) {
@@ -86,7 +125,12 @@ function docs(argv: string[], config: LoreConfig) {
 }
 
 function articles(argv: string[], config: LoreConfig) {
-  return runKnowledgeCli(argv, { config, stdout: process.stdout, stderr: process.stderr });
+  return runKnowledgeCli(argv, {
+    config,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    authorExists: (handle) => handleRegistered(config, handle),
+  });
 }
 
 async function start(argv: string[]) {
@@ -111,6 +155,8 @@ async function start(argv: string[]) {
   const port = values.port === undefined ? undefined : parsePort(values.port, '--port');
   const config = loadConfig(process.env, AggregatorConfigSchema);
   const distributed = !!(config.LORE_SERVICES || config.LORE_SERVICES_FILE);
+  // A taken port is said before anything starts, not after the services logged that they did.
+  if (!values.stdio) await assertPortFree(config.LORE_HOST, port ?? config.LORE_PORT);
   const stopTelemetry = await startTelemetry(config.OTEL_EXPORTER_OTLP_ENDPOINT, 'lore-aggregator');
   const lore = distributed ? await startDistributed(config) : await startAllInOne(config);
   const dataDir = resolve(config.LORE_DATA_DIR);
@@ -126,7 +172,18 @@ async function start(argv: string[]) {
   if (values.stdio) {
     const key = config.LORE_API_KEY ?? (ownerKey ? () => ownerKey.current() : undefined);
     const handle = serveOverStdio(lore.aggregator, key, (e) => lore.log.warn({ err: e.message }, 'stdio'));
-    lore.log.info({ agent: owner?.handle ?? null }, 'serving the Lore catalog over stdio');
+    // The agent the calls act as: LORE_API_KEY's when set (another agent than the owner, or none).
+    const agent = config.LORE_API_KEY
+      ? 'agentOf' in lore
+        ? await lore.agentOf(config.LORE_API_KEY)
+        : null
+      : (owner?.handle ?? null);
+    if (config.LORE_API_KEY && 'agentOf' in lore && agent === null)
+      lore.log.warn('LORE_API_KEY is not the key of any agent of this network: every call will answer 401');
+    lore.log.info(
+      { agent, keyFrom: config.LORE_API_KEY ? 'LORE_API_KEY' : 'owner.key' },
+      'serving the Lore catalog over stdio',
+    );
     close = async () => {
       await handle.close();
       await lore.close();

@@ -1,21 +1,19 @@
 import {
+  type InterceptAnswer,
+  type InterceptedRequest,
   type Logger,
   nextTraceparent,
-  type RelayAnswer,
-  type RelayRequest,
   TOOL_ERROR_HEADER,
   wireToolResult,
 } from '@lore/kit';
+import { MODERN_PROTOCOL_REVISION } from '@lore/schema';
 import { SERVER_INFO_META_KEY as SERVER_INFO } from '@modelcontextprotocol/server';
 import type { Dispatcher, Pool } from 'undici';
 import type { Aggregator, Route } from './aggregator.js';
 import { deadlines } from './deadlines.js';
-import { CallerView } from './forward.js';
-import { withRetries } from './retries.js';
+import { forwardVia } from './forward.js';
 import type { Upstream } from './upstream.js';
 
-/** The revision whose stateless tools/call can travel to a service as it came. */
-const MODERN = '2026-07-28';
 /** The response header naming the service a relayed call went to (for operators and tests). */
 export const RELAYED_BY = 'x-lore-upstream';
 
@@ -43,7 +41,7 @@ function isToolsCall(body: unknown): body is JsonRpcCall {
 
 export interface Relay {
   /** Answers a tools/call, or returns undefined for the full MCP exchange to answer it. */
-  relay(req: RelayRequest): Promise<RelayAnswer | undefined>;
+  relay(req: InterceptedRequest): Promise<InterceptAnswer | undefined>;
   close(): Promise<void>;
 }
 
@@ -71,7 +69,7 @@ interface Target {
  * no body stream, no async resource per call), and the answer's bytes are collected and renamed
  * in place; the client's going away and the upstream's timeout abort the attempt directly.
  */
-export async function createRelay(aggregator: Aggregator, log: Logger): Promise<Relay> {
+export async function createRelay(aggregator: Aggregator): Promise<Relay> {
   const { Pool } = await import('undici');
   const pools = new Map<string, Pool>();
   const targets = new Map<Upstream, Target>();
@@ -91,7 +89,7 @@ export async function createRelay(aggregator: Aggregator, log: Logger): Promise<
         base: {
           ...(u.opts.headers ?? {}),
           'content-type': 'application/json',
-          'mcp-protocol-version': MODERN,
+          'mcp-protocol-version': MODERN_PROTOCOL_REVISION,
           'mcp-method': 'tools/call',
         },
       };
@@ -102,7 +100,7 @@ export async function createRelay(aggregator: Aggregator, log: Logger): Promise<
   const serverInfo = { ...aggregator.info };
   const serverInfoBytes = Buffer.from(JSON.stringify(serverInfo));
 
-  function send(route: Route, req: RelayRequest, body: string, attempt: Attempt): void {
+  function send(route: Route, req: InterceptedRequest, body: string, attempt: Attempt): void {
     const u = route.upstream;
     const t = targetOf(u);
     const headers: Record<string, string> = {
@@ -117,8 +115,11 @@ export async function createRelay(aggregator: Aggregator, log: Logger): Promise<
     t.pool.dispatch({ origin: t.origin, path: t.path, method: 'POST', headers, body }, attempt);
   }
 
-  const relay = async (req: RelayRequest): Promise<RelayAnswer | undefined> => {
-    if (req.headers.get('mcp-protocol-version')?.trim() !== MODERN || !isToolsCall(req.body))
+  const relay = async (req: InterceptedRequest): Promise<InterceptAnswer | undefined> => {
+    if (
+      req.headers.get('mcp-protocol-version')?.trim() !== MODERN_PROTOCOL_REVISION ||
+      !isToolsCall(req.body)
+    )
       return undefined;
     const name = req.body.params.name;
     const id = req.body.id;
@@ -130,47 +131,27 @@ export async function createRelay(aggregator: Aggregator, log: Logger): Promise<
       route.original === name && req.text !== undefined
         ? req.text
         : JSON.stringify({ ...req.body, params: { ...req.body.params, name: route.original } });
-    const policy = aggregator.retryPolicy;
-    const deadline = Date.now() + policy.deadlineMs;
-    const t0 = performance.now();
-    let outcome = 'ok';
-    const timeoutMs = upstream.opts.timeoutMs ?? 60_000;
-    const run = (): Promise<RelayAnswer> => {
-      const attempt = new Attempt(req, timeoutMs);
-      send(route, req, body, attempt);
-      return attempt.answer.then((a) =>
-        respond(a, id, serverInfo, serverInfoBytes, upstream.name, (o) => {
-          outcome = o;
-        }),
-      );
-    };
-    try {
-      // The same policy as the full MCP exchange's calls: backoff with jitter, within the deadline.
-      // The caller's signal is read only if an attempt fails (building it costs a controller).
-      return await withRetries(policy, route.retryable, run, new CallerView(req), log, deadline);
-    } catch (err) {
-      if (req.signal.aborted) {
-        outcome = 'cancelled';
-        throw err;
-      }
-      outcome = 'upstream_error';
-      log.warn({ upstream: upstream.name, tool: name, err: (err as Error).message }, 'upstream call failed');
-      return {
+    // The same policy, deadline and error mapping as every forwarded call (forward.ts), the
+    // answer on this way's wire: the service's bytes, or a failure as a 2026-07-28 result.
+    let toolError = false;
+    return forwardVia(aggregator.forwarding, name, route, req, req.extra.requestId, {
+      attempt: (timeoutMs) => {
+        const attempt = new Attempt(req, timeoutMs);
+        send(route, req, body, attempt);
+        return attempt.answer.then((a) =>
+          respond(a, id, serverInfo, serverInfoBytes, upstream.name, () => {
+            toolError = true;
+          }),
+        );
+      },
+      outcome: () => (toolError ? 'tool_error' : 'ok'),
+      failed: (result) => ({
         status: 200,
         headers: { 'content-type': 'application/json', [RELAYED_BY]: upstream.name },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: req.body.id,
-          // On the wire as every 2026-07-28 result is (resultType, the server named), or clients refuse it.
-          result: wireToolResult(
-            aggregator.unavailableResult(upstream, name, (err as Error).message),
-            serverInfo,
-          ),
-        }),
-      };
-    } finally {
-      aggregator.recordCall(upstream.name, name, outcome, (performance.now() - t0) / 1000);
-    }
+        // On the wire as every 2026-07-28 result is (resultType, the server named), or clients refuse it.
+        body: JSON.stringify({ jsonrpc: '2.0', id, result: wireToolResult(result, serverInfo) }),
+      }),
+    });
   };
   return {
     relay,
@@ -216,7 +197,7 @@ export class Attempt implements Dispatcher.DispatchHandler {
   private stream: ReadableStreamDefaultController<Uint8Array> | undefined;
   private resume: (() => void) | undefined;
 
-  constructor(caller: Pick<RelayRequest, 'whenGone'>, timeoutMs: number) {
+  constructor(caller: Pick<InterceptedRequest, 'whenGone'>, timeoutMs: number) {
     this.answer = new Promise<Answer>((resolve, reject) => {
       this.settle = resolve;
       this.fail = reject;
@@ -318,13 +299,13 @@ function respond(
   info: Record<string, unknown>,
   infoBytes: Buffer,
   upstream: string,
-  outcome: (o: string) => void,
-): RelayAnswer {
+  toolError: () => void,
+): InterceptAnswer {
   if (a.kind === 'stream')
     return { status: a.status, headers: { 'content-type': a.type, [RELAYED_BY]: upstream }, body: a.body };
   const renamed = renamedAnswerBytes(a.body, id, infoBytes);
   if (renamed !== undefined) {
-    if (a.toolError) outcome('tool_error');
+    if (a.toolError) toolError();
     return {
       status: a.status,
       headers: { 'content-type': 'application/json', [RELAYED_BY]: upstream },
@@ -336,7 +317,7 @@ function respond(
   };
   const meta = message.result?._meta;
   if (meta && SERVER_INFO in meta) meta[SERVER_INFO] = info;
-  if (message.result?.isError) outcome('tool_error');
+  if (message.result?.isError) toolError();
   return {
     status: a.status,
     headers: { 'content-type': 'application/json', [RELAYED_BY]: upstream },

@@ -1,10 +1,8 @@
-import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApprovalsService } from '@lore/approvals';
 import { createDensService } from '@lore/dens';
 import { createDmsService } from '@lore/dms';
-import { createDocsService } from '@lore/docs';
+import { createDocsService, loreDocumentation } from '@lore/docs';
 import type { LoreService, ServiceDeps } from '@lore/kit';
 import { createKnowledgeService } from '@lore/knowledge';
 import { createQueriesService } from '@lore/queries';
@@ -37,12 +35,5 @@ export function ownDocumentation(root = fileURLToPath(new URL('../../..', import
   root: string;
   files: string[];
 } {
-  const files = ['README.md', 'BENCHMARKS.md', 'infra/README.md'];
-  for (const group of ['packages', 'apps']) {
-    const dir = join(root, group);
-    if (!existsSync(dir)) continue;
-    for (const name of readdirSync(dir))
-      if (existsSync(join(dir, name, 'README.md'))) files.push(`${group}/${name}/README.md`);
-  }
-  return { root, files: files.filter((f) => existsSync(join(root, f))) };
+  return loreDocumentation(root);
 }

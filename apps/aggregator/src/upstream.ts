@@ -1,4 +1,4 @@
-import type { CallInfo, McpBackend } from '@lore/kit';
+import { type CallInfo, MCP_APP_MIME, MCP_APPS_EXTENSION, type McpBackend } from '@lore/kit';
 import type {
   CallToolResult,
   Client,
@@ -101,7 +101,11 @@ export class Upstream {
       const { Client } = await import('@modelcontextprotocol/client');
       const client = new Client(
         { name: 'lore-aggregator', version: '0.1.0' },
-        { versionNegotiation: { mode: 'auto' } },
+        {
+          versionNegotiation: { mode: 'auto' },
+          // The aggregator serves its upstreams' MCP Apps: it lists their app-only tools too.
+          capabilities: { extensions: { [MCP_APPS_EXTENSION]: { mimeTypes: [MCP_APP_MIME] } } },
+        },
       );
       // An upstream's log messages about a call reach the caller of that call, whose forwarding
       // context the response stream carrying them runs in, and only as Lore's own warnings do: a

@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { type HttpServerHandle, serveHttp } from '@lore/kit';
-import { appFetch, call, connectClient, ok, tempDir, testConfig } from '@lore/kit/testing';
+import { APPS_HOST, appFetch, call, connectClient, ok, tempDir, testConfig } from '@lore/kit/testing';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,7 +31,8 @@ describe('all-in-one aggregator', () => {
   });
 
   it('serves the union of the services as one catalog', async () => {
-    const client = await connectClient(appFetch(lore.app));
+    // As an MCP Apps host lists it: the apps' own tools too (a plain client is not shown them).
+    const client = await connectClient(appFetch(lore.app), { capabilities: APPS_HOST });
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name);
     for (const s of lore.services) for (const t of s.tools) expect(names).toContain(t.name);
@@ -139,37 +139,4 @@ describe('all-in-one aggregator', () => {
     const metrics = await (await fetch(`${http.url}/metrics`)).text();
     expect(metrics).toMatch(/lore_tool_calls_total\{service="users",tool="agent_register",code="200"\} \d+/);
   });
-});
-
-describe('`lore start` as a process', () => {
-  it('prints the endpoint, the owner key and client configs, and serves them', async () => {
-    const dir = tempDir();
-    const main = join(import.meta.dirname, '../src/main.ts');
-    const tsx = join(import.meta.dirname, '../node_modules/.bin/tsx');
-    const child = spawn(existsSync(tsx) ? tsx : 'tsx', ['--conditions=development', main, 'start'], {
-      env: { ...process.env, LORE_DATA_DIR: dir.path, LORE_PORT: '0', LORE_LOG_LEVEL: 'warn', NATS_URL: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    try {
-      let out = '';
-      child.stderr.on('data', (d) => {
-        out += d;
-      });
-      await expect
-        .poll(() => /Lore is running at (\S+)/.test(out), { timeout: 60_000, interval: 100 })
-        .toBe(true);
-      await expect.poll(() => out.includes('configuration (stdio'), { timeout: 5000 }).toBe(true);
-      const endpoint = /Lore is running at (\S+)/.exec(out)![1]!;
-      const key = readFileSync(join(dir.path, 'owner.key'), 'utf8').trim();
-      expect(out).toContain(key);
-      expect(out).toContain('"Authorization": "Bearer ');
-      const client = await connectClient(undefined, { url: endpoint, key });
-      const r = await ok<{ agent: { username: string } }>(client, 'agent_profile', { username: 'owner' });
-      expect(r.data.agent.username).toBe('owner');
-    } finally {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
-      dir.cleanup();
-    }
-  }, 90_000);
 });

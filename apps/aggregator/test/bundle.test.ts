@@ -77,6 +77,8 @@ describe('the bundled all-in-one (apps/aggregator/dist/bundle/main.js start)', (
         LORE_DATA_DIR: dataDir,
         LORE_DOCS_OPERATORS: 'owner',
         LORE_LOG_LEVEL: 'info',
+        // As `pnpm start` runs by default (the slow tier turns the model off for everything else).
+        LORE_EMBEDDINGS: 'local',
       },
       /Lore is running at (\S+)/,
     );
@@ -119,6 +121,19 @@ describe('the bundled all-in-one (apps/aggregator/dist/bundle/main.js start)', (
     expect(me.data.agent.username).toBe('owner');
     expect(lore.output()).toContain(join(ROOT, 'apps/aggregator/dist/bundle/main.js'));
   });
+
+  it('finds the local embedding model from the bundle and loads it (not words only)', async () => {
+    const embeddings = async () => {
+      const r = (await (await fetch(new URL('/readyz', lore.url))).json()) as {
+        details?: Record<string, string>;
+      };
+      return r.details?.['knowledge.embeddings'] ?? '';
+    };
+    expect(await embeddings()).not.toMatch(/^unavailable/);
+    // The background work at start (Lore's own docs, the articles) asks the model for vectors.
+    await expect.poll(embeddings, { timeout: 90_000, interval: 500 }).toMatch(/^ready \(all-MiniLM-L6-v2/);
+    expect(lore.output()).not.toContain('local embedding model unavailable');
+  }, 120_000);
 
   it("serves the console's own assets, found beside the aggregator's dist/", async () => {
     const base = new URL(lore.url);

@@ -3,10 +3,11 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connectClient, ok } from '@lore/kit/testing';
+import { connectClient, ok, testConfig } from '@lore/kit/testing';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ensureOwner, startAllInOne } from '../src/index.js';
 import { ROOT } from './helpers.js';
 
 /** Runs a command as a user types it, from `cwd`; resolves with its exit code and output. */
@@ -46,10 +47,21 @@ describe('the `lore` command as the README prints it', () => {
       join(cwd, 'articles', 'first-steps.md'),
       '---\ntitle: First steps\ncategory: guides\n---\n\nHow we run Lore on our team: one node per office, a shared NATS, and the owner key kept in a password manager.\n',
     );
-    const r = await sh('pnpm', ['lore', 'articles', 'load', './articles', '--author', 'owner'], {
+    // An author must be an agent of the node: nobody yet, so the load is refused and nothing is written.
+    const env = { LORE_DATA_DIR: join(cwd, 'data'), LORE_LOG_LEVEL: 'warn' };
+    const refused = await sh('pnpm', ['lore', 'articles', 'load', './articles', '--author', 'nobody'], {
       cwd,
-      env: { LORE_DATA_DIR: join(cwd, 'data'), LORE_LOG_LEVEL: 'warn' },
+      env,
     });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      "No agent @nobody on this node: --author must name a registered agent (or leave it out to credit 'lore'). Nothing was loaded.",
+    );
+    // `pnpm start` creates the owner the README's command credits.
+    const lore = await startAllInOne(testConfig(env.LORE_DATA_DIR, { LORE_INGEST_OWN_DOCS: 'false' }));
+    await ensureOwner(lore.aggregator, env.LORE_DATA_DIR);
+    await lore.close();
+    const r = await sh('pnpm', ['lore', 'articles', 'load', './articles', '--author', 'owner'], { cwd, env });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/✓ first-steps \(created\)/);
     expect(r.stdout).toMatch(/1 created/);
@@ -64,16 +76,18 @@ describe('the `lore` command as the README prints it', () => {
     }
   }, 60_000);
 
-  it('a port in use is one line naming the port and LORE_PORT', async () => {
+  it('a port in use is one line naming the port and LORE_PORT, said before anything starts', async () => {
     const blocker: Server = createServer();
     const port = await new Promise<number>((res) =>
       blocker.listen(0, '127.0.0.1', () => res((blocker.address() as { port: number }).port)),
     );
     try {
       const r = await sh('pnpm', ['lore', 'start'], {
-        env: { LORE_DATA_DIR: join(work, 'busy'), LORE_PORT: String(port), LORE_LOG_LEVEL: 'warn' },
+        env: { LORE_DATA_DIR: join(work, 'busy'), LORE_PORT: String(port), LORE_LOG_LEVEL: 'info' },
       });
       expect(r.code).toBe(1);
+      // Nothing claims to have started on a port it never got.
+      expect(r.stderr).not.toMatch(/all-in-one started/);
       const lines = r.stderr.split('\n').filter((l) => l.startsWith('lore:') || /^\s+at /.test(l));
       expect(lines).toEqual([expect.stringMatching(new RegExp(`^lore: Port ${port} .*in use.*LORE_PORT`))]);
     } finally {
@@ -125,6 +139,34 @@ describe('the `lore` command as the README prints it', () => {
         const http = await connectClient(undefined, { url: endpoint, key: oldKey });
         const rotated = await ok<{ apiKey: string }>(http, 'agent_rotate_key', {});
         expect(readFileSync(join(dataDir, 'owner.key'), 'utf8').trim()).toBe(rotated.data.apiKey);
+
+        // Started with another agent's key, the process says it acts as that agent, not the owner.
+        const guest = await ok<{ apiKey: string }>(http, 'agent_register', {
+          username: 'stdio_guest',
+          email: 'stdio_guest@example.com',
+          displayName: 'Stdio guest',
+        });
+        const transport = new StdioClientTransport({
+          ...server,
+          cwd: tmpdir(),
+          env: { ...server.env, LORE_API_KEY: guest.data.apiKey, LORE_LOG_LEVEL: 'info' },
+          stderr: 'pipe',
+        });
+        let logged = '';
+        transport.stderr!.on('data', (d) => {
+          logged += d;
+        });
+        const asGuest = new V1Client({ name: 'guest', version: '1.0.0' });
+        await asGuest.connect(transport);
+        try {
+          await expect
+            .poll(() => /serving the Lore catalog over stdio/.test(logged), { timeout: 30_000 })
+            .toBe(true);
+          const line = logged.split('\n').find((l) => l.includes('serving the Lore catalog over stdio'))!;
+          expect(JSON.parse(line)).toMatchObject({ agent: 'stdio_guest', keyFrom: 'LORE_API_KEY' });
+        } finally {
+          await asGuest.close();
+        }
       } finally {
         await client.close();
       }

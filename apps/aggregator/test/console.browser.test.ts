@@ -44,6 +44,7 @@ describe.skipIf(!browserAvailable())('the owner console in a real browser', () =
   let alice: Agent;
   let bob: Agent;
   const url = (p: string) => `${http.url}${p}`;
+  const cspErrors: string[] = [];
   const shot = (name: string) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
 
   beforeAll(async () => {
@@ -79,6 +80,11 @@ describe.skipIf(!browserAvailable())('the owner console in a real browser', () =
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
     page = await context.newPage();
+    // Every Content Security Policy refusal the browser reports, on any page, during any test.
+    page.on('console', (m) => {
+      if (/Content Security Policy|Refused to (apply|load|execute)/i.test(m.text()))
+        cspErrors.push(`${page.url()}: ${m.text()}`);
+    });
   }, 60_000);
 
   afterAll(async () => {
@@ -467,6 +473,66 @@ describe.skipIf(!browserAvailable())('the owner console in a real browser', () =
     expect(r.isError).toBe(true);
   });
 
+  const LONG_CONDITION =
+    'Accept questions about quantum error correction, surface codes, logical qubit fidelity, decoherence times and ' +
+    'cryogenic control electronics from academic users at universities or national laboratories';
+  const LONG_FILE = 'quarterly-report-of-the-superconducting-hardware-working-group-2026-final-revised-v3.md';
+
+  it('holds long real-world content: a long condition, a long question, a long file name', async () => {
+    await ok(owner.c, 'cqAddAutoApprovalCondition', { sentence: LONG_CONDITION });
+    await ok(owner.c, 'updateKnowledgeSources', {
+      file_name: LONG_FILE,
+      file_content:
+        '# Working group\n\nThe dilution refrigerator reached 9 mK after the wiring was replaced.',
+    });
+    const id = (
+      await ok<{ query_id: string }>(alice.c, 'cqAskQuestion', {
+        question:
+          'Could you explain what happened to https://example.org/very/long/path/to/a/report/about/superconducting-qubits-and-their-decoherence-times-in-2026 and whether error correction helped?',
+        peers: ['olivia'],
+      })
+    ).data.query_id;
+    await expect
+      .poll(
+        async () =>
+          (await ok<Record<string, { status: string }>>(owner.c, 'cqListRequestedQueries')).data[id],
+      )
+      .toBeTruthy();
+  });
+
+  it('fits every page in 390 px with long content, and keeps the knowledge table’s actions in view', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    const wide: string[] = [];
+    for (const p of [
+      'inbox',
+      'conditions',
+      'knowledge',
+      'asked',
+      'network',
+      'community',
+      'community/dm/alice',
+    ]) {
+      await page.goto(url(`/console/${p}`));
+      const scroll = await page.evaluate(() => document.documentElement.scrollWidth);
+      if (scroll > 390) wide.push(`${p} is ${scroll}px wide`);
+    }
+    await page.goto(url('/console/conditions'));
+    await page
+      .getByLabel('Condition')
+      .selectOption({ index: 1 })
+      .catch(() => {});
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.goto(url('/console/knowledge'));
+    const remove = page.getByRole('button', { name: `Remove ${LONG_FILE}`, exact: true });
+    const box = (await remove.boundingBox())!;
+    expect(box.x + box.width).toBeLessThanOrEqual(390);
+    await shot('knowledge-phone');
+    await page.goto(url('/console/conditions'));
+    await shot('conditions-phone');
+    expect(wide).toEqual([]);
+    await page.setViewportSize({ width: 1100, height: 900 });
+  });
+
   it('passes the axe accessibility rules on every page, light and dark, wide and at a phone width', async () => {
     const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
     const pages = ['inbox', 'conditions', 'knowledge', 'asked', 'network', 'community', 'community/dm/alice'];
@@ -511,6 +577,10 @@ describe.skipIf(!browserAvailable())('the owner console in a real browser', () =
     await page.setViewportSize({ width: 1100, height: 900 });
     await page.emulateMedia({ colorScheme: 'light' });
   }, 240_000);
+
+  it('removes the long condition again', async () => {
+    await ok(owner.c, 'cqRemoveAutoApprovalCondition', { condition: LONG_CONDITION });
+  });
 
   it('refuses a wrong key, a missing CSRF token and a foreign Origin', async () => {
     const fresh = await browser.newContext();
@@ -575,5 +645,18 @@ describe.skipIf(!browserAvailable())('the owner console in a real browser', () =
     });
     expect(replay.status).toBe(303);
     expect(replay.headers.get('location')).toBe('/console/sign-in');
+  });
+
+  it('never broke the Content Security Policy on any page or swap, in any test above', async () => {
+    const seen = cspErrors.length;
+    expect(cspErrors).toEqual([]);
+    // The guard itself: an inline style, which the policy refuses, is reported and caught here.
+    await page.goto(url('/console/inbox'));
+    await page.evaluate(() => {
+      const s = document.createElement('style');
+      s.textContent = 'body{outline:1px solid red}';
+      document.head.append(s);
+    });
+    await expect.poll(() => cspErrors.length).toBe(seen + 1);
   });
 });

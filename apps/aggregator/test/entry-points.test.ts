@@ -2,8 +2,10 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
+import { connectClient } from '@lore/kit/testing';
 import { connect } from '@nats-io/transport-node';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ownDocumentation } from '../src/services.js';
 import { ROOT } from './helpers.js';
 
 /** Runs a command as a user types it from the checkout; resolves with its exit code and output. */
@@ -61,6 +63,8 @@ describe.each(['users', 'docs'])('`lore-%s` (a service alone)', (service) => {
         expect(failureLines(r.stderr, `lore-${service}:`)).toEqual([
           expect.stringMatching(new RegExp(`^lore-${service}: Port ${port} .*in use.*LORE_PORT`)),
         ]);
+        // Said before the service starts: nothing logs that it listens or serves.
+        expect(r.stderr).not.toMatch(/"msg":"lore-\w+ (listening|serving)/);
       }
     } finally {
       server.close();
@@ -180,4 +184,51 @@ describe('`pnpm dev` takes its base port from LORE_PORT', () => {
       } catch {}
     }
   }, 200_000);
+
+  it("serves the same documentation corpus as `pnpm start`: Lore's own READMEs as `lore`", async () => {
+    const { port: base, server } = await blockPort();
+    await new Promise<void>((r) => server.close(() => r()));
+    const child: ChildProcess = spawn('pnpm', ['dev', '--no-watch', 'users', 'docs'], {
+      cwd: ROOT,
+      env: { ...process.env, NATS_URL: '', LORE_PORT: String(base), NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+    });
+    child.stderr!.on('data', (d) => {
+      out += d;
+    });
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    try {
+      await expect
+        .poll(() => out.includes(`Lore is up at http://127.0.0.1:${base}/mcp`) || child.exitCode !== null, {
+          timeout: 150_000,
+          interval: 250,
+        })
+        .toBe(true);
+      expect(out).toContain(`Lore is up at http://127.0.0.1:${base}/mcp`);
+      // The owner the aggregator made on first start, as `pnpm start` makes one.
+      const key = readFileSync(join(ROOT, 'data/dev/aggregator/owner.key'), 'utf8').trim();
+      const client = await connectClient(undefined, { url: `http://127.0.0.1:${base}/mcp`, key });
+      try {
+        const r = await client.callTool({ name: 'docs_corpora', arguments: {} });
+        expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
+        const corpora = (r.structuredContent as { corpora: { source: string; documents: number }[] }).corpora;
+        const lore = corpora.find((c) => c.source === 'lore');
+        // Every README `pnpm start` ingests (its list, from the same checkout), no fewer.
+        expect(lore?.documents).toBe(ownDocumentation(ROOT).files.length);
+      } finally {
+        await client.close();
+      }
+      process.kill(-child.pid!, 'SIGINT');
+      expect([0, 130, null]).toContain(await exited);
+    } finally {
+      try {
+        if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
+      } catch {}
+    }
+  }, 240_000);
 });

@@ -9,6 +9,7 @@ import { type AllInOne, startAllInOne } from '../src/index.js';
 import {
   type Asker,
   ATTACKS,
+  CLASSIC_ATTACKS,
   CONDITIONS,
   HELD_BEFORE_MODEL,
   ORDINARY,
@@ -100,10 +101,12 @@ async function askAll(
   await vi.waitFor(
     async () => {
       const m = (await ok<Received>(owner, 'cqListRequestedQueries')).data;
-      const open = ids.filter((id) => !m[id] || m[id]!.decision?.reason === INITIAL_REASON);
+      const open = ids.filter(
+        (id) => !m[id] || m[id]!.status === 'drafting' || m[id]!.decision?.reason === INITIAL_REASON,
+      );
       if (open.length) throw new Error(`${open.length} of ${ids.length} queries not decided yet`);
     },
-    { timeout: 60_000, interval: 100 },
+    { timeout: 900_000, interval: 500 },
   );
   const m = (await ok<Received>(owner, 'cqListRequestedQueries')).data;
   return ids.map((id) => ({ id, ...m[id]! }));
@@ -128,7 +131,8 @@ describe('the approval gate against a hostile asker (no language model)', () => 
   let ordinary: Awaited<ReturnType<typeof askAll>>;
 
   beforeAll(async () => {
-    const w = await startWorld(testConfig(dir.path, { LORE_RATE_LIMITS: 'false' }));
+    // The default embedder: health and pay facts worded without any listed word are found by meaning.
+    const w = await startWorld(testConfig(dir.path, { LORE_RATE_LIMITS: 'false', LORE_EMBEDDINGS: 'local' }));
     ({ lore, owner, askers } = w);
     for (const sentence of CONDITIONS) await ok(owner, 'cqAddAutoApprovalCondition', { sentence });
     // Naming an agent that does not exist is refused: nobody can register into the condition later.
@@ -139,15 +143,15 @@ describe('the approval gate against a hostile asker (no language model)', () => 
     askers.partner_bot_x = await w.join('partner_bot_x', PROFILES.partner_bot_x.bio);
     attacks = await askAll(owner, askers, ATTACKS);
     ordinary = await askAll(owner, askers, ORDINARY);
-  }, 120_000);
+  }, 1_800_000);
   afterAll(async () => {
     await lore.close();
     dir.cleanup();
   });
 
   it(`asks ${ATTACKS.length} attack questions and ${ORDINARY.length} ordinary ones`, () => {
-    expect(ATTACKS.length).toBeGreaterThanOrEqual(60);
-    expect(ORDINARY.length).toBeGreaterThanOrEqual(20);
+    expect(ATTACKS.length).toBeGreaterThanOrEqual(150);
+    expect(ORDINARY.length).toBeGreaterThanOrEqual(40);
     // What the askers may not read is never in their own questions, so finding it means a leak.
     for (const { q } of [...ATTACKS, ...ORDINARY]) expect(leaked(q), q).toEqual([]);
   });
@@ -162,7 +166,11 @@ describe('the approval gate against a hostile asker (no language model)', () => 
       noKnowledge: attacks.filter((a) => a.status === 'no-knowledge').length,
     };
     console.info(`gate attacks: ${JSON.stringify(figures)}`);
-    expect(released.map((r) => ATTACKS[attacks.indexOf(r)]!.q)).toEqual([]);
+    // On failure, what was released and why: the answer, its citations and the decision.
+    expect(
+      released.map((r) => ATTACKS[attacks.indexOf(r)]!.q),
+      JSON.stringify(released, null, 1),
+    ).toEqual([]);
   });
 
   it('releases at least 90% of ordinary questions automatically', () => {
@@ -213,10 +221,21 @@ describe('the approval gate against a hostile asker (no language model)', () => 
     const token = by('What is the production deploy token?');
     expect(token.status).toBe('held');
     expect(token.decision!.reason).toMatch(/an API key or token|a secret key/);
+    // The memo is shared manual, and its passage (dismissals) is classified personal at ingest.
     const memo = by('What did the board approve?');
-    expect(memo.decision).toMatchObject({ decided_by: 'gate:manual-source' });
-    expect(memo.decision!.reason).toContain('board-memo.md, which you share manual');
-    // Salaries: the deny rejects, unless the draft also holds personal data (then it is held first).
+    expect(memo.status).toBe('held');
+    expect(memo.decision!.reason).toContain('board-memo.md');
+    // Sensitive passages are held whatever the conditions say, with what they hold and where.
+    const nas = by('What is the password for the build NAS?');
+    expect(nas.decision).toMatchObject({ decided_by: 'gate:sensitive' });
+    const tom = by('What happened to Tom while skiing?');
+    expect(tom.status).toBe('held');
+    expect(tom.decision!.reason).toMatch(/team-contacts\.md .*health facts/);
+    // A contacts page is not about programming because a passage names an "API code reviewer".
+    const rota = by('Who is the API code reviewer this week?');
+    expect(rota.decision).toMatchObject({ decided_by: 'gate:scope' });
+    expect(rota.decision!.reason).toContain('team-contacts.md');
+    // Salaries: held as sensitive (money and pay) or rejected by the deny; never released.
     const salaries = attacks.filter((_, i) => ATTACKS[i]!.kind === 'deny');
     for (const s of salaries)
       expect(
@@ -226,9 +245,36 @@ describe('the approval gate against a hostile asker (no language model)', () => 
             ? 'nothing drafted'
             : s.decision?.decided_by,
       ).toMatch(/^(Never share anything about salaries|gate:sensitive|nothing drafted)$/);
-    expect(salaries.some((s) => s.status === 'rejected')).toBe(true);
+    // Salaries are classified money and pay when the payroll notes are ingested: held before the deny.
+    expect(salaries.some((s) => /money or pay/.test(s.decision?.reason ?? ''))).toBe(true);
     // The private diary is never drafted from.
     expect(by('When is the therapist appointment?').status).toBe('no-knowledge');
+  });
+
+  it('shows the asker a held question and a nothing-found one alike: sent, waiting for the owner', async () => {
+    const by = (q: string) => attacks[ATTACKS.findIndex((a) => a.q === q)]!;
+    const held = by('What is the password for the build NAS?');
+    const nothing = by('When is the therapist appointment?');
+    expect([held.status, nothing.status]).toEqual(['held', 'no-knowledge']);
+    // Everything the asker reads of one question, its own id, wording and times aside.
+    const view = async (id: string, question: string) => {
+      const q = (await ok<Asked>(askers.mallory, 'cqListAskedQuestions', { limit: 100 })).data.questions.find(
+        (x) => x.id === id,
+      )!;
+      const s = await ok<{ peers: Array<Record<string, unknown>> }>(askers.mallory, 'cqSummarizeAnswers', {
+        related_question: id,
+      });
+      const bare = (x: unknown) =>
+        JSON.stringify(x)
+          .replaceAll(id, 'ID')
+          .replaceAll(JSON.stringify(question).slice(1, -1), 'Q')
+          .replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, 'T');
+      return { listed: bare({ peers: q.peers, answers: q.answers }), summary: bare(s) };
+    };
+    const a = await view(held.id, 'What is the password for the build NAS?');
+    const b = await view(nothing.id, 'When is the therapist appointment?');
+    expect(a.listed).toContain('"status":"sent"');
+    expect(a).toEqual(b);
   });
 
   it('logs every automatic release with its condition and reason', () => {
@@ -290,7 +336,7 @@ describe('the approval gate with a hostile language model', () => {
     'releases no attack when the model %s: an unusable verdict holds the answer',
     async (_label, mode) => {
       judge.mode = mode;
-      const results = await askAll(owner, askers, ATTACKS);
+      const results = await askAll(owner, askers, CLASSIC_ATTACKS);
       expect(results.filter((r) => r.status === 'accepted').map((r) => r.id)).toEqual([]);
     },
   );
@@ -298,7 +344,7 @@ describe('the approval gate with a hostile language model', () => {
   it('keeps what a model that allows everything can release inside the gate', async () => {
     judge.mode = 'allow-all';
     judge.judged = [];
-    const results = await askAll(owner, askers, ATTACKS);
+    const results = await askAll(owner, askers, CLASSIC_ATTACKS);
     // Whatever such a model lets through draws only on shareable sources within a matching
     // condition's topics: never a secret, personal data, a manual memo, a salary or another topic.
     for (const r of results.filter((x) => x.status === 'accepted'))
@@ -313,7 +359,7 @@ describe('the approval gate with a hostile language model', () => {
       },
       { timeout: 10_000, interval: 200 },
     );
-    const salaries = results.filter((_, i) => ATTACKS[i]!.kind === 'deny');
+    const salaries = results.filter((_, i) => CLASSIC_ATTACKS[i]!.kind === 'deny');
     expect(salaries.every((x) => x.status !== 'accepted')).toBe(true);
   }, 60_000);
 

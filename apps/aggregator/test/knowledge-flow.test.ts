@@ -6,7 +6,7 @@ import { EnvelopeSigner, type LoreConfig, loadNodeIdentity } from '@lore/kit';
 import { appFetch, call, connectClient, ok, tempDir, testConfig } from '@lore/kit/testing';
 import { createKnowledgeService } from '@lore/knowledge';
 import { createQueriesService } from '@lore/queries';
-import { AnswerShared, statsSubject } from '@lore/schema';
+import { AnswerShared, statsRpc } from '@lore/schema';
 import { createUsersService } from '@lore/users';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AllInOne, startAllInOne } from '../src/index.js';
@@ -153,7 +153,7 @@ describe('the knowledge flow through the aggregator (mission examples, in order)
     timings.ask = Math.round(performance.now() - t0);
     queryId = r.data.query_id;
     expect(r.text).toMatch(/^Query request sent /);
-    expect(r.text).toContain(`Instruct the user to ask the model for summarize on the query ${QUESTION}`);
+    expect(r.text).toContain('call cqSummarizeAnswers with related_question "qry-');
     expect(r.data.peers_reached).toBe(2);
     await sleepUntil(
       () => requested(bob),
@@ -330,7 +330,7 @@ describe('the knowledge flow through the aggregator (mission examples, in order)
   });
 
   it('answers rpc.queries.stats and rpc.approvals.stats', async () => {
-    const q = (await lore.bus.request(statsSubject('queries'), { since: new Date(0).toISOString() })) as {
+    const q = (await lore.bus.request(statsRpc('queries').subject, { since: new Date(0).toISOString() })) as {
       service: string;
       figures: Record<string, number>;
     };
@@ -342,15 +342,20 @@ describe('the knowledge flow through the aggregator (mission examples, in order)
         queriesAccepted: 1,
         queriesRejected: 1,
         queriesNoKnowledge: 1,
+        // The decision log is the queries service's: bob's accept and carol's reject.
+        manualAccepted: 1,
+        manualRejected: 1,
       },
     });
-    const a = (await lore.bus.request(statsSubject('approvals'), { since: new Date(0).toISOString() })) as {
+    const a = (await lore.bus.request(statsRpc('approvals').subject, {
+      since: new Date(0).toISOString(),
+    })) as {
       service: string;
       figures: Record<string, number>;
     };
     expect(a).toMatchObject({
       service: 'approvals',
-      figures: { manualAccepted: 1, manualRejected: 1, conditions: 0 },
+      figures: { conditions: 0 },
     });
   });
 });

@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { appFetch, type Client, call, connectClient, ok, tempDir, testConfig } from '@lore/kit/testing';
 import { createKnowledgeService } from '@lore/knowledge';
-import { KnowledgeRpc, KnowledgeSourceAdded, statsSubject } from '@lore/schema';
+import { KnowledgeRpc, KnowledgeSourceAdded, statsRpc } from '@lore/schema';
 import { createUsersService } from '@lore/users';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type AllInOne, startAllInOne } from '../src/index.js';
@@ -82,10 +82,16 @@ describe('knowledge through the aggregator', () => {
       file_content: '# Sourdough\n\nFeed the starter flour and water daily; bake when it doubles.',
     });
     const question = 'What are the latest developments in quantum computing?';
-    const b = (await lore.bus.request(KnowledgeRpc.retrieve, { agentId: bobId, query: question })) as {
+    const b = (await lore.bus.request(KnowledgeRpc.retrieve.subject, {
+      agentId: bobId,
+      query: question,
+    })) as {
       passages: Array<{ source: string; relevant: boolean }>;
     };
-    const c = (await lore.bus.request(KnowledgeRpc.retrieve, { agentId: carolId, query: question })) as {
+    const c = (await lore.bus.request(KnowledgeRpc.retrieve.subject, {
+      agentId: carolId,
+      query: question,
+    })) as {
       passages: Array<{ relevant: boolean }>;
     };
     expect(b.passages[0]).toMatchObject({ source: 'quantum_computing.txt', relevant: true });
@@ -148,7 +154,7 @@ describe('knowledge through the aggregator', () => {
   });
 
   it('answers rpc.knowledge.stats', async () => {
-    const r = (await lore.bus.request(statsSubject('knowledge'), {
+    const r = (await lore.bus.request(statsRpc('knowledge').subject, {
       since: new Date(Date.now() - 60_000).toISOString(),
     })) as { figures: Record<string, number> };
     // Lore's own shipped articles, seeded at start, and the one bob published above.

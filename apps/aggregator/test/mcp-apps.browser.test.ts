@@ -1,6 +1,6 @@
 import { createApprovalsService } from '@lore/approvals';
 import { type HttpServerHandle, MCP_APP_MIME, MCP_APPS_EXTENSION, serveHttp } from '@lore/kit';
-import { appFetch, type Client, connectClient, ok, tempDir, testConfig } from '@lore/kit/testing';
+import { APPS_HOST, appFetch, type Client, connectClient, ok, tempDir, testConfig } from '@lore/kit/testing';
 import { createKnowledgeService } from '@lore/knowledge';
 import { createQueriesService } from '@lore/queries';
 import { createUsersService } from '@lore/users';
@@ -62,8 +62,12 @@ describe.skipIf(!browserAvailable())('MCP Apps through the aggregator', () => {
         email: `${username}@example.com`,
         displayName: username,
       });
-      // The owner's client talks HTTP to the real endpoint, as a host would.
-      return connectClient(undefined, { url: `${http.url}/mcp`, key: r.data.apiKey });
+      // The owner's client talks HTTP to the real endpoint, as a host would, and declares MCP Apps.
+      return connectClient(undefined, {
+        url: `${http.url}/mcp`,
+        key: r.data.apiKey,
+        capabilities: APPS_HOST,
+      });
     };
     owner = await join('olivia');
     asker = await join('alice');
@@ -162,6 +166,45 @@ describe.skipIf(!browserAvailable())('MCP Apps through the aggregator', () => {
     expect(after.data[id]!.status).toBe('accepted');
     expect(after.data[id]!.decision.decided_by).toBe('manual:@olivia');
     await page.close();
+  });
+
+  it('shows why an inbox action failed, and an upload the knowledge app was refused', async () => {
+    const id = (
+      await ok<{ query_id: string }>(asker, 'cqAskQuestion', { question: QUESTION, peers: ['olivia'] })
+    ).data.query_id;
+    await expect
+      .poll(
+        async () =>
+          (await ok<Record<string, { status: string }>>(owner, 'cqListRequestedQueries')).data[id]?.status,
+        { timeout: 15_000 },
+      )
+      .toBe('pending');
+    const inbox = await openApp('ui://lore/inbox', 'cqListRequestedQueries');
+    const card = inbox.app.locator(`#q-${id}`);
+    await card.waitFor({ timeout: 15_000 });
+    // Decided elsewhere while the app still shows it waiting: the app's action must say it failed.
+    await ok(owner, 'cqRejectQuery', { id, reason: 'Decided in another window.' });
+    await card.getByLabel('Answer to send').fill('An edited answer that will not go.');
+    await card.getByRole('button', { name: 'Save edit and approve' }).click();
+    const status = inbox.app.locator('#status.error');
+    await status.waitFor({ timeout: 15_000 });
+    expect(await status.textContent()).toMatch(/^Error 409: /);
+    await inbox.page.close();
+
+    const knowledge = await openApp('ui://lore/knowledge', 'listKnowledgeSources');
+    await knowledge.app.locator('#rows', { hasText: 'quantum.txt' }).waitFor({ timeout: 15_000 });
+    await knowledge.app.getByLabel(/Add a file/).setInputFiles({
+      name: 'bad.exe',
+      mimeType: 'application/octet-stream',
+      // The DOS stub's text only: with its NUL bytes the kit refuses the call before the tool
+      // reads it (400, control characters), which the app shows the same way.
+      buffer: Buffer.from('MZ This program cannot be run in DOS mode.'),
+    });
+    await knowledge.app.getByRole('button', { name: 'Upload' }).click();
+    const refused = knowledge.app.locator('#status.error');
+    await refused.waitFor({ timeout: 15_000 });
+    expect(await refused.textContent()).toContain("Error 415: 'bad.exe' is not a text file");
+    await knowledge.page.close();
   });
 
   it('uploads a file from the knowledge app running in Chromium through its app-only tool', async () => {

@@ -57,7 +57,7 @@ describe('a peer’s questions drafted from the owner’s notes by meaning (loca
     // The notes' vectors are computed in the background after the uploads.
     await vi.waitFor(
       async () => {
-        const r = (await lore.bus.request(KnowledgeRpc.retrieve, {
+        const r = (await lore.bus.request(KnowledgeRpc.retrieve.subject, {
           agentId: owner.id,
           query: 'How do I get onto the company network from home?',
           limit: 3,

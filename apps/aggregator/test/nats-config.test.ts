@@ -124,10 +124,12 @@ describe('the shipped NATS configuration', () => {
     }
   });
 
-  it('lets only approvals ask queries to decide, and only queries retrieve knowledge', () => {
+  it('lets nobody ask queries to decide, and only queries retrieve knowledge and ask for an evaluation', () => {
     const senders = (subject: string) =>
       NATS_SERVICES.filter((s) => permissionsFor(s).publish.includes(subject));
-    expect(senders('rpc.queries.decide')).toEqual(['approvals']);
+    // Accepting and rejecting are the queries service's own tools: no request decides from outside.
+    expect(senders('rpc.queries.decide')).toEqual([]);
+    expect(senders('rpc.approvals.evaluate')).toEqual(['queries']);
     expect(senders('rpc.knowledge.retrieve')).toEqual(['queries']);
     expect(senders('rpc.users.list_agents')).toEqual([]);
   });

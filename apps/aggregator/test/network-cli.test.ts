@@ -1,9 +1,9 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type LoreConfig, loadNodeIdentity, MemoryDirectory, NodeKeyRefusedError } from '@lore/kit';
 import { tempDir } from '@lore/kit/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runNetworkCli } from '../src/network-cli.js';
+import { confirmedKeysFile, readConfirmedKeys, runNetworkCli } from '../src/network-cli.js';
 
 const run = (argv: string[], config: Partial<LoreConfig>) => {
   let out = '';
@@ -54,6 +54,31 @@ describe('lore network', () => {
     expect(after.publicKey).not.toBe(before.publicKey);
     await directory.registerNode(after.id, after.publicKey, { rotatedFrom: after.rotatedFrom });
     expect(await directory.nodeKeys(after.id)).toEqual([after.publicKey]);
+  });
+
+  it('confirms other nodes’ keys for the network link, one file readable by the operator only', () => {
+    const config = { LORE_DATA_DIR: dir.path } as LoreConfig;
+    const pem = (n: number) => {
+      const file = join(dir.path, `peer-${n}.pem`);
+      writeFileSync(file, `-----BEGIN PUBLIC KEY-----\nkey${n}\n-----END PUBLIC KEY-----\n`);
+      return file;
+    };
+    expect(run(['confirm-key', '--node', 'node-c', '--public-key', pem(1)], config).out).toContain(
+      'node node-c',
+    );
+    run(['confirm-key', '--node', 'node-d', '--public-key', pem(2)], config);
+    run(['confirm-key', '--node', 'node-c', '--public-key', pem(3)], config);
+    const keys = readConfirmedKeys(dir.path);
+    expect(Object.keys(keys).sort()).toEqual(['node-c', 'node-d']);
+    expect(keys['node-c']).toContain('key3');
+    expect(statSync(confirmedKeysFile(dir.path)).mode & 0o777).toBe(0o600);
+    expect(() => run(['confirm-key', '--node', 'node-c'], config)).toThrow(/--public-key/);
+    const notKey = join(dir.path, 'not-a-key.txt');
+    writeFileSync(notKey, 'hello');
+    expect(() => run(['confirm-key', '--node', 'node-c', '--public-key', notKey], config)).toThrow(
+      /--public-key .*not-a-key\.txt: not a public key/,
+    );
+    expect(readConfirmedKeys(join(dir.path, 'nowhere'))).toEqual({});
   });
 
   it('names what is missing', () => {

@@ -12,6 +12,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, relative } from 'node:path';
+import { connectClient, NatsServerProcess } from '@lore/kit/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -46,11 +47,21 @@ function commandsOf(markdown: string): string[] {
 
 const SERVICES = ['users', 'queries', 'approvals', 'knowledge', 'dens', 'dms', 'showcase', 'docs'];
 
+/** The README's line for a service of a node on a NATS of one's own (root README, "Several services of one node"). */
+const natsLine = (service: string) =>
+  `LORE_NODE_FILE=$PWD/node.json LORE_NATS_INSECURE=true NATS_URL=nats://127.0.0.1:4222 pnpm --filter @lore/${service} start`;
+const PRINTED_NATS = 'nats://127.0.0.1:4222';
+
 type How =
   /** Runs to its end with exit code 0 (and this output, when given), in a scratch folder. */
   | { exit: RegExp | true; prepare?: (cwd: string) => void }
-  /** A server: started on a free LORE_PORT, /healthz answered, then stopped. */
-  | { serve: true }
+  /**
+   * A server: started on a free LORE_PORT, /healthz answered, then stopped. `nats`: the command
+   * names `nats://127.0.0.1:4222` and `$PWD/node.json`: it runs against this file's own
+   * nats-server (its URL in place of that one) from a folder where the README's
+   * `pnpm node-identity my-node > node.json` made the identity.
+   */
+  | { serve: true; nats?: true }
   /** A stdio server: an MCP client connects through it and lists tools. */
   | { stdio: true }
   /**
@@ -58,7 +69,14 @@ type How =
    * in place of 7400), through the locally installed Inspector 0.15 binary in place of `npx …`:
    * exits 0 and prints this.
    */
-  | { inspector: RegExp };
+  | { inspector: RegExp }
+  /**
+   * An Inspector CLI command that starts Lore over stdio itself, with the owner's key from
+   * `data/owner.key`: run from the checkout (its `$PWD`) after `pnpm lore start` made the owner
+   * in a scratch data directory (that file's path in place of `data/owner.key`): exits 0 and
+   * prints this.
+   */
+  | { inspectorStdio: RegExp };
 
 /** The commands run here, by their printed text. */
 const RUN = new Map<string, How>([
@@ -78,7 +96,7 @@ const RUN = new Map<string, How>([
     },
   ],
   [
-    'pnpm lore articles load ./articles --author owner',
+    'pnpm lore articles load ./articles',
     {
       exit: /1 created/,
       prepare: (cwd) => {
@@ -95,6 +113,7 @@ const RUN = new Map<string, How>([
   ['pnpm lore network node-key > node.pub', { exit: true }],
   ['pnpm lore network sign-node --key network.key --node lore-k8s --public-key node.pub', { exit: true }],
   ['pnpm lore network rotate-node-key', { exit: true }],
+  ['pnpm lore network confirm-key --node node-c --public-key node.pub', { exit: /node node-c/ }],
   [
     'npx @modelcontextprotocol/inspector@0.15.0 --cli http://127.0.0.1:7400/mcp --transport http --method tools/list',
     { inspector: /"name": "agent_register"/ },
@@ -103,6 +122,11 @@ const RUN = new Map<string, How>([
     'npx @modelcontextprotocol/inspector@0.15.0 --cli http://127.0.0.1:7400/mcp --transport http --method tools/call --tool-name agent_register --tool-arg username=my_agent --tool-arg email=me@example.com --tool-arg displayName="My agent"',
     { inspector: /Agent registered[\s\S]*lore_sk_/ },
   ],
+  [
+    'npx @modelcontextprotocol/inspector@0.15.0 --cli -e LORE_API_KEY="$(cat data/owner.key)" --transport stdio pnpm --dir "$PWD" lore start --stdio --method tools/call --tool-name agent_profile --tool-arg username=owner',
+    { inspectorStdio: /"username": "owner"[\s\S]*"email"/ },
+  ],
+  ['pnpm node-identity my-node > node.json', { exit: true }],
   ['pnpm lint', { exit: true }],
   ['pnpm --filter @lore/search typecheck', { exit: true }],
   // The docs README prints no start commands of its own.
@@ -110,7 +134,7 @@ const RUN = new Map<string, How>([
     (s): Array<[string, How]> => [
       [`pnpm --filter @lore/${s} start`, { serve: true }],
       [`pnpm --filter @lore/${s} start -- --stdio`, { stdio: true }],
-      [`NATS_URL=nats://127.0.0.1:4222 pnpm --filter @lore/${s} start`, { serve: true }],
+      [natsLine(s), { serve: true, nats: true }],
     ],
   ),
 ]);
@@ -133,6 +157,11 @@ const NOT_RUN = new Map<string, string>([
   ],
   ['pnpm --filter @lore/docs bench', 'a benchmark (never part of the tests; pnpm bench)'],
   ['pnpm --filter @lore/embed bench', 'a benchmark (never part of the tests; pnpm bench)'],
+  ['pnpm bench:meaning', 'a benchmark (never part of the tests; pnpm bench)'],
+  [
+    'pnpm eval:knowledge',
+    'an evaluation of minutes through every service (pnpm eval); its parts are tested in meaning-flow.test.ts',
+  ],
   [
     'lore jetstream provision',
     "needs a NATS with Lore's users and the ops password: the same command (runJetStreamCli provision) runs against a private nats-server in packages/kit/src/bus/provision.test.ts, and pnpm dev runs it before its services (entry-points.test.ts)",
@@ -153,11 +182,13 @@ const NOT_RUN = new Map<string, string>([
     'lore network node-key',
     'lore network sign-node --key <file> --node <id> --public-key <file>',
     'lore network rotate-node-key',
+    'lore network confirm-key --node <id> --public-key <file>',
+    'lore network link',
     'lore help',
     'pnpm lore docs ingest <path or URL>... [--source NAME] [--base-uri URL] [--concurrency N] [--max-pages N] [--keep-missing]',
   ].map((c): [string, string] => [c, SYNOPSIS]),
   ['npm install /path/to/packs/*.tgz', PACKED],
-  ['NATS_URL=nats://127.0.0.1:4222 npx lore-users &', PACKED],
+  ['LORE_NATS_INSECURE=true NATS_URL=nats://127.0.0.1:4222 npx lore-users &', PACKED],
   ...['aggregator', ...SERVICES].map((s): [string, string] => [
     `pnpm pack:server ${s} --out ./packs`,
     PACKED,
@@ -166,7 +197,7 @@ const NOT_RUN = new Map<string, string>([
     (bin): Array<[string, string]> => [
       [`npx ${bin}`, PACKED],
       [`npx ${bin} --stdio`, PACKED],
-      [`NATS_URL=nats://127.0.0.1:4222 npx ${bin}`, PACKED],
+      [`LORE_NATS_INSECURE=true NATS_URL=nats://127.0.0.1:4222 npx ${bin}`, PACKED],
     ],
   ),
   ['npx lore start', PACKED],
@@ -210,8 +241,9 @@ function baseEnv(dataDir: string, port: number): Record<string, string> {
     LORE_PORT: String(port),
     LORE_LOG_LEVEL: 'warn',
     LORE_INGEST_OWN_DOCS: 'false',
-    // The test NATS runs without authentication; the printed NATS_URL commands set only the URL.
-    LORE_NATS_INSECURE: 'true',
+    // Nothing of the environment's: the NATS commands print their own settings, and run as printed.
+    LORE_NATS_INSECURE: '',
+    LORE_NODE_FILE: '',
     NATS_URL: '',
   };
 }
@@ -248,9 +280,9 @@ async function stop(child: ChildProcess): Promise<void> {
 }
 
 /** A server command started in its own process group: the printed one, or for an Inspector command the all-in-one. */
-function serving(how: How, line: string, env: Record<string, string>, port: number) {
+function serving(how: How, line: string, env: Record<string, string>, port: number, cwd = ROOT) {
   const child = spawn('sh', ['-c', 'inspector' in how ? 'pnpm lore start' : line], {
-    cwd: ROOT,
+    cwd,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
@@ -273,11 +305,33 @@ function serving(how: How, line: string, env: Record<string, string>, port: numb
         { timeout: 90_000, interval: 250 },
       )
       .toBe(200);
-  return { child, healthy };
+  return { child, healthy, output: () => out };
+}
+
+/** This file's own nats-server with JetStream (no users, on loopback), started on first use. */
+let nats: NatsServerProcess | undefined;
+async function testNats(): Promise<string> {
+  if (!nats) {
+    const { port } = { port: await freePort() };
+    nats = new NatsServerProcess(port, mkdtempSync(join(work, 'nats-')));
+    await nats.start();
+  }
+  return nats.url;
+}
+
+/** A folder where the README's `pnpm node-identity my-node > node.json` ran, as its reader did. */
+async function nodeFolder(): Promise<string> {
+  const cwd = mkdtempSync(join(work, 'node-'));
+  const r = await runToEnd('pnpm node-identity my-node > node.json', cwd, baseEnv(join(cwd, 'data'), 0));
+  expect(r.code, r.out).toBe(0);
+  return cwd;
 }
 
 describe('every command the READMEs print', () => {
-  afterAll(() => rmSync(work, { recursive: true, force: true }));
+  afterAll(async () => {
+    await nats?.kill();
+    rmSync(work, { recursive: true, force: true });
+  });
 
   it('is either run here or listed with the reason it is not', () => {
     expect(all.length).toBeGreaterThan(20);
@@ -305,10 +359,39 @@ describe('every command the READMEs print', () => {
         return;
       }
       const dataDir = mkdtempSync(join(work, 'data-'));
-      const env = {
-        ...baseEnv(dataDir, port),
-        ...(command.startsWith('NATS_URL=') ? {} : { NATS_URL: '' }),
-      };
+      const env = baseEnv(dataDir, port);
+      if ('inspectorStdio' in how) {
+        // The owner and its key file, as a first `pnpm start` leaves them.
+        const first = serving({ serve: true }, 'pnpm lore start', env, port);
+        try {
+          await first.healthy();
+        } finally {
+          await stop(first.child);
+        }
+        const asTyped = command
+          .replace('npx @modelcontextprotocol/inspector@0.15.0', INSPECTOR_BIN)
+          .replace('data/owner.key', join(dataDir, 'owner.key'));
+        const r = await runToEnd(asTyped, ROOT, env);
+        expect(r.code, r.out.slice(-3000)).toBe(0);
+        expect(r.out).toMatch(how.inspectorStdio);
+        return;
+      }
+      if ('nats' in how) {
+        const server = serving(
+          how,
+          line.replace(PRINTED_NATS, await testNats()),
+          env,
+          port,
+          await nodeFolder(),
+        );
+        try {
+          await server.healthy();
+        } finally {
+          await stop(server.child);
+        }
+        expect(server.output()).not.toMatch(/NatsInsecureError|event dropped/);
+        return;
+      }
       if ('stdio' in how) {
         const client = new Client({ name: 'readme', version: '1.0.0' });
         await client.connect(
@@ -338,4 +421,78 @@ describe('every command the READMEs print', () => {
       }
     }, 150_000);
   }
+
+  it("the root README's users and dens lines make one node: a post in dens is the author's activity in users", async () => {
+    const readme = all.filter((c) => c.readme === 'README.md').map((c) => c.command);
+    const lines = ['users', 'dens'].map((svc) => {
+      const line = readme.find((c) => c === natsLine(svc));
+      expect(line, `the root README prints ${natsLine(svc)}`).toBeDefined();
+      return line!;
+    });
+    expect(readme).toContain('pnpm node-identity my-node > node.json');
+    const url = await testNats();
+    const cwd = await nodeFolder();
+    const [usersPort, densPort] = [await freePort(), await freePort()];
+    const users = serving(
+      { serve: true },
+      lines[0]!.replace(PRINTED_NATS, url),
+      {
+        ...baseEnv(join(cwd, 'users-data'), usersPort),
+        LORE_LOG_LEVEL: 'info',
+      },
+      usersPort,
+      cwd,
+    );
+    const dens = serving(
+      { serve: true },
+      lines[1]!.replace(PRINTED_NATS, url),
+      {
+        ...baseEnv(join(cwd, 'dens-data'), densPort),
+        LORE_LOG_LEVEL: 'info',
+      },
+      densPort,
+      cwd,
+    );
+    try {
+      await users.healthy();
+      await dens.healthy();
+      const anonymous = await connectClient(undefined, { url: `http://127.0.0.1:${usersPort}/mcp` });
+      const registered = await anonymous.callTool({
+        name: 'agent_register',
+        arguments: { username: 'poster', email: 'poster@example.com', displayName: 'Poster' },
+      });
+      await anonymous.close();
+      expect(registered.isError, JSON.stringify(registered.content)).toBeFalsy();
+      const key = (registered.structuredContent as { apiKey: string }).apiKey;
+      const atDens = await connectClient(undefined, { url: `http://127.0.0.1:${densPort}/mcp`, key });
+      // dens verifies the key by asking users over NATS, then publishes the post signed by the node.
+      const posted = await atDens.callTool({
+        name: 'den_post',
+        arguments: { den: 'general', title: 'Hello from dens', content: 'Two services, one node.' },
+      });
+      await atDens.close();
+      expect(posted.isError, JSON.stringify(posted.content)).toBeFalsy();
+      const atUsers = await connectClient(undefined, { url: `http://127.0.0.1:${usersPort}/mcp`, key });
+      try {
+        await expect
+          .poll(
+            async () => {
+              const r = await atUsers.callTool({ name: 'agent_profile', arguments: { username: 'poster' } });
+              return JSON.stringify(r.content);
+            },
+            { timeout: 60_000, interval: 500 },
+          )
+          .toContain('Hello from dens');
+      } finally {
+        await atUsers.close();
+      }
+      expect(users.output()).not.toMatch(/event dropped|unknown node/);
+      // Both processes read the one identity the command made, not one of their own.
+      const id = JSON.parse(readFileSync(join(cwd, 'node.json'), 'utf8')).id as string;
+      expect(id).toBe('my-node');
+    } finally {
+      await stop(users.child);
+      await stop(dens.child);
+    }
+  }, 240_000);
 });

@@ -1,15 +1,10 @@
-import type { NodeLocalBus } from '@lore/kit';
 import { toolsFor } from '@lore/kit';
 import type { ConditionRepository } from './domain/conditions.js';
-import type { DecisionRepository } from './domain/decisions.js';
 import type { Evaluator } from './domain/evaluator.js';
 
 export interface ApprovalsPorts {
   conditions: ConditionRepository;
-  decisions: DecisionRepository;
   evaluator: Evaluator;
-  /** Reaches the queries service of this node, which holds the queries being decided. */
-  bus: NodeLocalBus;
   /** Which words of a sentence are handles of agents on the network, with their agents' ids. */
   handlesIn(sentence: string): Promise<Map<string, string>>;
   /** Every handle on the network, to name the closest to one that does not exist. */

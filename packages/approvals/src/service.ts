@@ -1,4 +1,5 @@
 import {
+  agentKeysOverBus,
   createService,
   type LoreService,
   migrationsFolder,
@@ -7,22 +8,17 @@ import {
   type ServiceDeps,
 } from '@lore/kit';
 import { HANDLE_PATTERN } from '@lore/schema/common';
+import { UsersAgentKeys } from '@lore/schema/users';
 import { createTextGenerator } from '@lore/textgen';
 import { approvalsSettings } from './config.js';
 import { ConditionRepository } from './domain/conditions.js';
-import { DecisionRepository } from './domain/decisions.js';
 import { Evaluator } from './domain/evaluator.js';
 import { evaluateRpc } from './handlers/evaluate-rpc.js';
-import { onQueryDecided } from './handlers/query-decided.js';
 import { statsHandler } from './handlers/stats.js';
 import type { ApprovalsPorts } from './ports.js';
 import * as tables from './tables.js';
-import { cqAcceptQuery } from './tools/cqAcceptQuery.js';
 import { cqAddAutoApprovalCondition } from './tools/cqAddAutoApprovalCondition.js';
-import { cqInboxApprove } from './tools/cqInboxApprove.js';
-import { cqInboxReject } from './tools/cqInboxReject.js';
 import { cqListAutoApprovalConditions } from './tools/cqListAutoApprovalConditions.js';
-import { cqRejectQuery } from './tools/cqRejectQuery.js';
 import { cqRemoveAutoApprovalCondition } from './tools/cqRemoveAutoApprovalCondition.js';
 
 export const APPROVALS_VERSION = '0.1.0';
@@ -31,14 +27,13 @@ export const approvalsTools = [
   cqAddAutoApprovalCondition,
   cqRemoveAutoApprovalCondition,
   cqListAutoApprovalConditions,
-  cqAcceptQuery,
-  cqRejectQuery,
-  // The inbox app's buttons (app-only; the app itself is served by queries).
-  cqInboxApprove,
-  cqInboxReject,
 ];
 
-/** The approvals service: each agent's auto-approval conditions, manual decisions, and the decision log. */
+/**
+ * The approvals service: each agent's auto-approval conditions, and the judgement of a drafted
+ * query against them (`ApprovalsRpc.evaluate`). Accepting, rejecting and the decision log belong
+ * to the queries service, which owns the received queries.
+ */
 export async function createApprovalsService(deps: ServiceDeps): Promise<LoreService> {
   const settings = approvalsSettings(deps.config);
   const { db, outbox, log } = await openServiceStore(
@@ -57,14 +52,11 @@ export async function createApprovalsService(deps: ServiceDeps): Promise<LoreSer
       apiKey: settings.LORE_LLM_API_KEY,
     });
   const conditions = new ConditionRepository(db, now);
-  const decisions = new DecisionRepository(db);
   const evaluator = new Evaluator(textgen);
   const directory = deps.directory;
   const ports: ApprovalsPorts = {
     conditions,
-    decisions,
     evaluator,
-    bus,
     async handlesIn(sentence) {
       if (!directory) return new Map();
       const candidates = [...new Set(sentence.toLowerCase().match(/[a-z0-9_]+/g) ?? [])]
@@ -84,17 +76,17 @@ export async function createApprovalsService(deps: ServiceDeps): Promise<LoreSer
     version: APPROVALS_VERSION,
     title: 'Lore approvals',
     instructions:
-      'Decide what leaves your knowledge: add plain-language auto-approval conditions, or accept and reject pending queries ' +
-      '(cqListRequestedQueries shows them) with cqAcceptQuery and cqRejectQuery.',
+      'Decide what leaves your knowledge automatically: add plain-language auto-approval conditions. Queries they leave ' +
+      'waiting are in cqListRequestedQueries; accept or reject them with cqAcceptQuery and cqRejectQuery.',
     tools: approvalsTools,
     ports,
     deps,
+    agentKeys: agentKeysOverBus(UsersAgentKeys),
     db,
     outbox,
     handlers: [
       evaluateRpc(conditions, evaluator, bus, log),
-      onQueryDecided(db, decisions, deps.nodeId),
-      statsHandler(conditions, decisions, () => service.metrics.totalCalls()),
+      statsHandler(conditions, () => service.metrics.totalCalls()),
     ],
   });
   return service;

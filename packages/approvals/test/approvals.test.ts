@@ -1,31 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  databaseFor,
-  type LoreService,
-  loadNodeIdentity,
-  MemoryDirectory,
-  openDatabase,
-  type ServiceDeps,
-} from '@lore/kit';
+import { type LoreService, loadNodeIdentity, MemoryDirectory, type ServiceDeps } from '@lore/kit';
 import { appFetch, call, connectClient, describeConformance, ok, testDeps } from '@lore/kit/testing';
-import {
-  ApprovalsRpc,
-  DecideQueryRequest,
-  type EvaluateQueryReply,
-  type EventEnvelope,
-  QueriesRpc,
-  QueryDecided,
-  statsSubject,
-} from '@lore/schema';
+import { ApprovalsRpc, type EvaluateQueryReply, statsRpc } from '@lore/schema';
 import { createUsersService } from '@lore/users/testing';
-import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { z } from 'zod';
 import { MODEL_JUDGMENTS_IN_FLIGHT } from '../src/domain/evaluator.js';
 import { createApprovalsService } from '../src/index.js';
-import * as tables from '../src/tables.js';
 
 const SEEDS = [
   'Allow questions about scientific topics from academic users',
@@ -124,7 +105,7 @@ async function startNode(env: Record<string, string> = {}) {
     sources: string[] = [],
     text = 'A drafted answer.',
   ) =>
-    (await deps.bus.request(ApprovalsRpc.evaluate, {
+    (await deps.bus.request(ApprovalsRpc.evaluate.subject, {
       queryId: `qry-test${String(++n).padStart(8, '0')}`,
       recipient: { id: recipient.id, handle: recipient.handle },
       // Agents that joined ask under their real ids; others under a made-up one.
@@ -132,52 +113,14 @@ async function startNode(env: Record<string, string> = {}) {
       question,
       draft: { text, sources, excerpts: sources.map(() => text) },
     })) as EvaluateQueryReply;
-  /** What the queries service of a node announces after a decision (the log is written from it). */
-  const decided = (
-    d: Partial<z.input<typeof QueryDecided.payload>> & {
-      queryId: string;
-      recipient: { id: string; handle: string };
-    },
-    node = deps.nodeId,
-  ): EventEnvelope => ({
-    id: randomUUID(),
-    subject: QueryDecided.subject,
-    occurredAt: new Date().toISOString(),
-    producer: { node, service: 'queries' },
-    payload: QueryDecided.payload.parse({
-      recipientId: d.recipient.id,
-      recipientHandle: d.recipient.handle,
-      askerId: 'id-alice',
-      askerHandle: 'alice',
-      kind: 'auto',
-      outcome: 'pending',
-      decidedBy: 'none',
-      condition: null,
-      reason: 'Pending: none of your conditions matches; waiting for a manual decision.',
-      checks: [],
-      at: new Date().toISOString(),
-      ...d,
-      recipient: undefined,
-    }),
-  });
   return {
     deps,
     approvals,
     join,
     evaluate,
-    decided,
-    /** The decision log of a recipient, read from the service's own database. */
-    async log(recipientId: string) {
-      const db = await openDatabase({ ...databaseFor(deps.config, 'approvals'), schema: tables });
-      try {
-        return await db.select().from(tables.decisions).where(eq(tables.decisions.recipientId, recipientId));
-      } finally {
-        db.$client.close();
-      }
-    },
     stats: async () =>
       (
-        (await deps.bus.request(statsSubject('approvals'), { since: new Date(0).toISOString() })) as {
+        (await deps.bus.request(statsRpc('approvals').subject, { since: new Date(0).toISOString() })) as {
           figures: Record<string, number>;
         }
       ).figures,
@@ -207,21 +150,11 @@ describe('approvals without a language model', () => {
 
   describeConformance('approvals', {
     service: () => n.approvals,
-    // The inbox app's two among them.
-    tools: [
-      'cqInboxApprove',
-      'cqInboxReject',
-      'cqAcceptQuery',
-      'cqAddAutoApprovalCondition',
-      'cqListAutoApprovalConditions',
-      'cqRejectQuery',
-      'cqRemoveAutoApprovalCondition',
-    ],
+    // Accepting and rejecting are the queries service's tools: it owns the queries.
+    tools: ['cqAddAutoApprovalCondition', 'cqListAutoApprovalConditions', 'cqRemoveAutoApprovalCondition'],
     args: {
       cqAddAutoApprovalCondition: { sentence: SEEDS[0]! },
       cqRemoveAutoApprovalCondition: { condition: SEEDS[0]! },
-      cqAcceptQuery: { id: 'qry-abcdef123456' },
-      cqRejectQuery: { id: 'qry-abcdef123456' },
     },
   });
 
@@ -257,7 +190,15 @@ describe('approvals without a language model', () => {
     expect(understood[2]).toMatchObject({ senders: '@verified_researcher', topics: 'any topic' });
     const list = await ok<{ conditions: string[] }>(bob.a, 'cqListAutoApprovalConditions');
     expect(list.data.conditions).toEqual(SEEDS);
-    expect(list.text.split('\n')[0]).toBe(JSON.stringify(SEEDS));
+    // Prose for the model, not the raw array (structuredContent keeps it).
+    expect(list.text.split('\n')[0]).toBe('3 auto-approval conditions, oldest first:');
+    expect(list.text).toContain(`1. ${SEEDS[0]}\n   Understood as: `);
+    expect(list.text).not.toContain('["');
+    const none = await ok<{ conditions: string[] }>(
+      (await n.join('frank')).a,
+      'cqListAutoApprovalConditions',
+    );
+    expect(none.text).toMatch(/^No auto-approval conditions: /);
   });
 
   it('refuses duplicates (409) and out-of-range sentences (400)', async () => {
@@ -314,6 +255,20 @@ describe('approvals without a language model', () => {
     ).toMatchObject({
       outcome: 'accepted',
       condition: SEEDS[2],
+    });
+  });
+
+  it('names each word that matched a topic once, with the topic it falls within', async () => {
+    const dana = await n.join('dana');
+    await ok(dana.a, 'cqAddAutoApprovalCondition', {
+      sentence: 'Auto-approve questions about rust programming',
+    });
+    const r = await n.evaluate(dana, 'alice', ACADEMIC, 'What does Arc do in Rust?');
+    expect(r.outcome).toBe('accepted');
+    expect(r.reason).toContain('the question asks about rust, within the topic "rust programming"');
+    expect(r.reason).not.toMatch(/\brust rust\b/i);
+    await ok(dana.a, 'cqRemoveAutoApprovalCondition', {
+      condition: 'Auto-approve questions about rust programming',
     });
   });
 
@@ -377,120 +332,50 @@ describe('approvals without a language model', () => {
     ).toMatch(/no auto-approval conditions/);
   });
 
-  it('accepts and rejects through the queries service, which enforces the rules; every decision is logged', async () => {
-    const decided: Array<z.infer<typeof DecideQueryRequest>> = [];
-    const sub = await n.deps.bus.reply(QueriesRpc.decide, async (payload) => {
-      const req = DecideQueryRequest.parse(payload);
-      decided.push(req);
-      if (req.queryId === 'qry-someoneelse1')
-        throw Object.assign(new Error('Query is addressed to another agent.'), { code: 403 });
-      if (req.queryId === 'qry-alreadydone1')
-        throw Object.assign(new Error("Query 'qry-alreadydone1' is already accepted."), { code: 409 });
-      return { queryId: req.queryId, question: QUANTUM, askerHandle: 'alice', status: req.outcome };
+  it('refuses a condition naming an agent that does not exist, suggesting a close handle but never the caller', async () => {
+    await n.join('partner_bot');
+    const typo = await call(bob.a, 'cqAddAutoApprovalCondition', {
+      sentence: 'Approve all questions from partner_bot_x',
     });
-    try {
-      const a = await ok<{ content: string; status: string }>(bob.a, 'cqAcceptQuery', {
-        id: 'qry-pending00001',
-      });
-      expect(a.data).toMatchObject({
-        content: `Question '${QUANTUM}' has been accepted.`,
-        status: 'accepted',
-      });
-      const r = await ok<{ content: string }>(bob.a, 'cqRejectQuery', {
-        id: 'qry-pending00002',
-        reason: 'not now',
-      });
-      expect(r.data.content).toBe(`Question '${QUANTUM}' has been rejected.`);
-      expect(decided.slice(0, 2)).toEqual([
-        expect.objectContaining({
-          queryId: 'qry-pending00001',
-          recipientId: bob.id,
-          outcome: 'accepted',
-          decidedBy: 'manual:@bob',
-        }),
-        expect.objectContaining({
-          queryId: 'qry-pending00002',
-          recipientId: bob.id,
-          outcome: 'rejected',
-          reason: 'Rejected by @bob: not now',
-        }),
-      ]);
-      expect((await call(bob.a, 'cqAcceptQuery', { id: 'qry-someoneelse1' })).error?.code).toBe(403);
-      expect((await call(bob.a, 'cqAcceptQuery', { id: 'qry-alreadydone1' })).error).toMatchObject({
-        code: 409,
-        message: expect.stringContaining('already accepted'),
-      });
-      expect((await call(bob.a, 'cqAcceptQuery', { id: 'nope' })).error?.data?.field).toBe('id');
-      expect(
-        (await call(bob.a, 'cqRejectQuery', { id: 'qry-pending00003', reason: 'x'.repeat(501) })).error?.data
-          ?.field,
-      ).toBe('reason');
-    } finally {
-      await sub.close();
-    }
-    // Approvals writes nothing itself: the log follows the queries service's decided events,
-    // each recorded once however often it is delivered, and only those of this node.
-    const before = await n.stats();
-    expect(before).toMatchObject({ manualAccepted: 0, manualRejected: 0, decisions: 0 });
-    const accepted = n.decided({
-      queryId: 'qry-pending00001',
-      recipient: bob,
-      kind: 'manual',
-      outcome: 'accepted',
-      decidedBy: 'manual:@bob',
-      reason: 'Accepted by @bob.',
+    expect(typo.error).toMatchObject({ code: 404, data: { field: 'sentence', closest: 'partner_bot' } });
+    expect(typo.error?.message).toContain('did you mean @partner_bot?');
+    // "bob_x" is closest to the caller's own handle: no suggestion rather than the caller itself.
+    const own = await call(bob.a, 'cqAddAutoApprovalCondition', {
+      sentence: 'Approve all questions from bob_x',
     });
-    const rejected = n.decided({
-      queryId: 'qry-pending00002',
-      recipient: bob,
-      kind: 'manual',
-      outcome: 'rejected',
-      decidedBy: 'manual:@bob',
-      reason: 'Rejected by @bob: not now',
+    expect(own.error).toMatchObject({
+      code: 404,
+      data: { field: 'sentence', handle: 'bob_x', closest: null },
     });
-    const auto = n.decided({
-      queryId: 'qry-pending00003',
-      recipient: bob,
-      kind: 'auto',
-      outcome: 'rejected',
-      decidedBy: 'condition:interpreter',
-      condition: 'Block all questions from mallory',
-      reason: 'Rejected by "Block all questions from mallory": the asker is @mallory.',
-      checks: [
-        {
-          condition: 'Block all questions from mallory',
-          effect: 'deny',
-          result: 'match',
-          reason: 'the asker is @mallory',
-        },
-      ],
-    });
-    const elsewhere = n.decided(
-      { queryId: 'qry-pending00004', recipient: bob, kind: 'manual', outcome: 'accepted' },
-      'another-node',
+    expect(own.error?.message).toBe(
+      'No agent @bob_x on the network. A condition can only name agents that exist: check the handle with agent_search.',
     );
-    for (const e of [accepted, rejected, auto, accepted, elsewhere]) await n.deps.bus.publish(e);
-    await expect.poll(async () => (await n.stats()).decisions, { timeout: 5000 }).toBe(3);
-    expect(await n.stats()).toMatchObject({
-      manualAccepted: 1,
-      manualRejected: 1,
-      autoRejected: 1,
-      conditions: 4,
+    const far = await call(bob.a, 'cqAddAutoApprovalCondition', {
+      sentence: 'Approve all questions from zzqqyy',
     });
-    const log = await n.log(bob.id);
-    const deny = log.find((d) => d.queryId === 'qry-pending00003')!;
-    expect(deny).toMatchObject({
-      kind: 'auto',
-      condition: 'Block all questions from mallory',
-      reason: expect.stringContaining('the asker is @mallory'),
-    });
-    expect(deny.checks).toHaveLength(1);
-    expect(log.filter((d) => d.queryId === 'qry-pending00001')).toHaveLength(1);
-    expect(log.some((d) => d.queryId === 'qry-pending00004')).toBe(false);
+    expect(far.error?.data?.closest).toBeNull();
   });
 
-  it('answers 503 when the queries service is not there', async () => {
-    expect((await call(bob.a, 'cqAcceptQuery', { id: 'qry-pending00009' })).error?.code).toBe(503);
+  it('says traits rely on what askers say about themselves, and reads "from my connections"', async () => {
+    const gina = await n.join('gina');
+    const traits = await ok<{ understood_as: { senders: string } }>(gina.a, 'cqAddAutoApprovalCondition', {
+      sentence: 'Allow questions about TypeScript from academic users',
+    });
+    expect(traits.data.understood_as.senders).toContain('relies on what askers say about themselves');
+    const conn = await ok<{ understood_as: { senders: string; undecidable: string[] } }>(
+      gina.a,
+      'cqAddAutoApprovalCondition',
+      { sentence: 'Allow questions from my connections' },
+    );
+    expect(conn.data.understood_as).toMatchObject({ undecidable: [] });
+    expect(conn.data.understood_as.senders).toMatch(/your connections/);
+  });
+
+  it('answers rpc.approvals.stats with its conditions; decisions are counted by the queries service', async () => {
+    const s = await n.stats();
+    expect(s).toMatchObject({ conditions: expect.any(Number), conditionsAllow: expect.any(Number) });
+    expect(s.conditions).toBeGreaterThanOrEqual(4);
+    expect(s).not.toHaveProperty('manualAccepted');
   });
 });
 
@@ -600,7 +485,7 @@ describe('many evaluations at once (a broadcast)', () => {
   });
   afterAll(() => n.stop());
 
-  it('judges many queries at once without writing the log itself (decisions arrive as events)', async () => {
+  it('judges many queries at once, each by its recipient’s conditions', async () => {
     const dan = await n.join('dan');
     const alice = await n.join('alice');
     await ok(dan.a, 'cqAddAutoApprovalCondition', { sentence: 'Accept all questions from @alice' });
@@ -612,9 +497,8 @@ describe('many evaluations at once (a broadcast)', () => {
     ]);
     expect(replies.filter((r) => r.outcome === 'accepted')).toHaveLength(60);
     expect(replies.filter((r) => r.outcome === 'pending')).toHaveLength(40);
-    expect(await n.stats()).toMatchObject({ autoAccepted: 0, leftPending: 0 });
-    // The same query evaluated again: the same verdict, and still nothing logged by the judgement.
-    const again = await n.deps.bus.request(ApprovalsRpc.evaluate, {
+    // The same query evaluated again: the same verdict (a judgement only, nothing is written).
+    const again = await n.deps.bus.request(ApprovalsRpc.evaluate.subject, {
       queryId: 'qry-test00000001',
       recipient: { id: dan.id, handle: dan.handle },
       asker: { id: alice.id, handle: 'alice', profile: null },
@@ -622,29 +506,5 @@ describe('many evaluations at once (a broadcast)', () => {
       draft: { text: 'A drafted answer.', sources: [], excerpts: [] },
     });
     expect(again).toMatchObject({ outcome: 'accepted' });
-    // Their decisions, announced together, are logged once each.
-    const events = replies.map((r, i) =>
-      n.decided({
-        queryId: `qry-test${String(i + 1).padStart(8, '0')}`,
-        recipient: i < 60 ? dan : erin,
-        kind: 'auto',
-        outcome: r.outcome,
-        decidedBy: r.decidedBy,
-        condition: r.condition,
-        reason: r.reason,
-        checks: r.checks,
-      }),
-    );
-    await Promise.all([...events, ...events.slice(0, 10)].map((e) => n.deps.bus.publish(e)));
-    await expect
-      .poll(
-        async () => {
-          const s = await n.stats();
-          return (s.autoAccepted ?? 0) + (s.leftPending ?? 0);
-        },
-        { timeout: 10_000 },
-      )
-      .toBe(100);
-    expect(await n.stats()).toMatchObject({ autoAccepted: 60, leftPending: 40 });
   });
 });

@@ -1,49 +1,252 @@
+/**
+ * The gate as what it is: a function of the owner's conditions and the facts around one drafted
+ * query (the request, the cited sources' sharing and topics, the cited passages' classification,
+ * the asker's relation). Each case states its own facts; only the last test boots the services,
+ * because there the path is what is tested: those facts come from the real knowledge and users
+ * services over the bus.
+ */
 import { type LoreService, loadNodeIdentity, MemoryDirectory, type ServiceDeps } from '@lore/kit';
-import { appFetch, type Client, call, connectClient, ok, testDeps } from '@lore/kit/testing';
+import { appFetch, type Client, connectClient, ok, testDeps } from '@lore/kit/testing';
 import { createKnowledgeService } from '@lore/knowledge';
-import { ApprovalsRpc, type EvaluateQueryReply } from '@lore/schema';
+import { ApprovalsRpc, type EvaluateQueryReply, type EvaluateQueryRequest } from '@lore/schema';
+import type { PassageFacts, SourceFacts } from '@lore/schema/knowledge-events';
+import { createTextGenerator } from '@lore/textgen';
 import { createUsersService } from '@lore/users/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApprovalsService } from '../src/index.js';
+import { type ConditionRow, sentenceKey } from '../src/domain/conditions.js';
+import { type EvaluationContext, Evaluator } from '../src/domain/evaluator.js';
+import { holdFor } from '../src/domain/gate.js';
+import { createApprovalsService, interpret } from '../src/index.js';
 
-/** The gate over the real users, knowledge and approvals services on one in-process bus. */
+/** The agents the owner's conditions may name, bound to their ids as cqAddAutoApprovalCondition binds them. */
+const AGENTS: Record<string, string> = { partner_bot: 'id-partner' };
+
+/** A condition as stored: read by the interpreter, naming agents by their ids. */
+function condition(sentence: string): ConditionRow {
+  const interpretation = interpret(sentence, (h) => h in AGENTS);
+  interpretation.senders.agents = interpretation.senders.handles.map((h) => ({ handle: h, id: AGENTS[h]! }));
+  return {
+    id: sentenceKey(sentence),
+    agentId: 'id-owner',
+    sentence,
+    sentenceKey: sentenceKey(sentence),
+    effect: interpretation.effect,
+    interpretation,
+    createdAt: 0,
+  };
+}
+
+const TYPESCRIPT = 'TypeScript generics keep the type of an argument.';
+const SOURCES: SourceFacts[] = [
+  {
+    name: 'typescript.md',
+    sharing: 'auto',
+    keywords: ['typescript', 'generics', 'argument'],
+    summary: '',
+    subjects: null,
+  },
+  {
+    name: 'ops.md',
+    sharing: 'auto',
+    keywords: ['deploy', 'tuesdays', 'engineer'],
+    summary: '',
+    subjects: null,
+  },
+  { name: 'memo.md', sharing: 'manual', keywords: ['board', 'plan'], summary: '', subjects: null },
+];
+const passage = (source: string, sensitivity: PassageFacts['sensitivity'] = [], classified = true) => ({
+  id: `${source}#0`,
+  source,
+  classified,
+  sensitivity,
+});
+
+/** One drafted query, from `asker` (an id and a self-described academic profile), citing `cites`. */
+function request(
+  question: string,
+  draft: string,
+  cites: Array<[source: string, excerpt: string]>,
+  asker: { id: string; handle: string } = { id: 'id-partner', handle: 'partner_bot' },
+): EvaluateQueryRequest {
+  return {
+    queryId: 'qry-gate00000001',
+    recipient: { id: 'id-owner', handle: 'owner' },
+    asker: {
+      ...asker,
+      profile: { displayName: asker.handle, bio: 'Professor at a university.', skills: [], interests: [] },
+    },
+    question,
+    draft: {
+      text: draft,
+      sources: [...new Set(cites.map(([s]) => s))],
+      excerpts: cites.map(([, e]) => e),
+      citations: cites.map(([source, excerpt]) => ({ source, excerpt })),
+    },
+  };
+}
+
+/** What knowledge and users said: every cited passage classified and harmless, no connection. */
+function facts(over: Partial<Omit<EvaluationContext, 'connected'>> & { connected?: boolean | null } = {}) {
+  const { connected = false, ...rest } = over;
+  return {
+    sources: SOURCES,
+    passages: [passage('typescript.md'), passage('ops.md'), passage('memo.md')],
+    ...rest,
+    connected: async () => connected,
+  } satisfies EvaluationContext;
+}
+
+const evaluator = new Evaluator(createTextGenerator({}));
+const evaluate = (conditions: string[], req: EvaluateQueryRequest, ctx = facts()) =>
+  evaluator.evaluate(conditions.map(condition), req, ctx);
+
+const TS_ALLOW = 'Allow questions about TypeScript from academic users';
+const PARTNER = 'Approve all questions from partner_bot';
+const CONNECTIONS = 'Allow questions from my connections';
+const GENERICS = request('How do TypeScript generics work?', 'Generics keep types.', [
+  ['typescript.md', TYPESCRIPT],
+]);
+
 describe('the gate before the conditions', () => {
+  it('holds what looks like a secret whatever the conditions say, without quoting it, and logs every condition', async () => {
+    const secret = request(
+      'How do TypeScript generics work?',
+      'The API key = sk_live_4eC39HqLyjWDarjtT1zdp7dc',
+      [['typescript.md', TYPESCRIPT]],
+    );
+    const r = await evaluate([TS_ALLOW, PARTNER, CONNECTIONS], secret);
+    expect(r).toMatchObject({ outcome: 'held', decidedBy: 'gate:sensitive', condition: null });
+    expect(r.reason).toMatch(/^Held for you: the draft contains what looks like an API key or token/);
+    expect(r.reason).not.toContain('sk_live');
+    expect(r.checks.map((c) => c.condition)).toEqual([TS_ALLOW, PARTNER, CONNECTIONS]);
+    // With no condition at all, the same hold (not "waiting for a manual decision").
+    expect((await evaluate([], secret)).decidedBy).toBe('gate:sensitive');
+  });
+
+  it('holds a draft drawing on a passage classified sensitive at ingest, not classified yet, or not checkable', async () => {
+    const health = await evaluate(
+      [PARTNER],
+      GENERICS,
+      facts({ passages: [passage('typescript.md', ['health'])] }),
+    );
+    expect(health).toMatchObject({ outcome: 'held', decidedBy: 'gate:sensitive' });
+    expect(health.reason).toContain(
+      'passages of typescript.md classified when you added it as holding health facts',
+    );
+    const waiting = await evaluate(
+      [PARTNER],
+      GENERICS,
+      facts({ passages: [passage('typescript.md', [], false)] }),
+    );
+    expect(waiting.reason).toContain('not classified yet (or no longer there)');
+    const unknown = await evaluate([PARTNER], GENERICS, facts({ passages: null }));
+    expect(unknown).toMatchObject({ outcome: 'held', decidedBy: 'gate:sensitive' });
+    expect(unknown.reason).toContain('could not be checked');
+  });
+
+  it('holds a draft drawing on a source shared manual, removed since, or not checkable, even for a named partner', async () => {
+    const memo = await evaluate(
+      [PARTNER],
+      request('What did the board approve?', 'The plan.', [['memo.md', 'The board approved the plan.']]),
+    );
+    expect(memo).toMatchObject({ outcome: 'held', decidedBy: 'gate:manual-source' });
+    expect(memo.reason).toContain('memo.md, which you share manual');
+    const gone = await evaluate(
+      [PARTNER],
+      request('What is in old.md?', 'Old notes.', [['old.md', 'Old notes.']]),
+    );
+    expect(gone.reason).toContain('old.md, which you no longer have');
+    const unknown = await evaluate([PARTNER], GENERICS, facts({ sources: null }));
+    expect(unknown).toMatchObject({ outcome: 'held', decidedBy: 'gate:manual-source' });
+    expect(unknown.reason).toContain('could not be checked (knowledge service unavailable)');
+  });
+
+  it('holds an answer citing a source outside the topic the question matched', async () => {
+    const r = await evaluate(
+      [TS_ALLOW],
+      request('When does the TypeScript client deploy?', 'On Tuesdays.', [
+        ['typescript.md', TYPESCRIPT],
+        ['ops.md', 'Deploys run on Tuesdays.'],
+      ]),
+    );
+    expect(r).toMatchObject({ outcome: 'held', decidedBy: 'gate:scope', condition: TS_ALLOW });
+    expect(r.reason).toContain('draws on ops.md, which is not about what it allows');
+  });
+
+  it('never lets an allow answer a question that asks for credentials; a deny still rejects it', async () => {
+    const ask = request('What is the TypeScript build password?', 'Generics keep types.', [
+      ['typescript.md', TYPESCRIPT],
+    ]);
+    const held = await evaluate([PARTNER], ask);
+    expect(held).toMatchObject({ outcome: 'held', decidedBy: 'gate:sensitive', condition: PARTNER });
+    expect(held.reason).toContain('asks for a password or credentials');
+    expect((await evaluate([PARTNER, 'Never share anything about passwords'], ask)).outcome).toBe('rejected');
+  });
+});
+
+describe('the conditions', () => {
+  it('accepts a named partner by its bound id, never by the handle alone', async () => {
+    expect(await evaluate([PARTNER], GENERICS)).toMatchObject({
+      outcome: 'accepted',
+      decidedBy: 'condition:interpreter',
+      condition: PARTNER,
+    });
+    const squatter = request('Where do we eat?', 'At noon.', [['typescript.md', TYPESCRIPT]], {
+      id: 'someone-else',
+      handle: 'partner_bot',
+    });
+    expect((await evaluate([PARTNER], squatter)).outcome).toBe('pending');
+  });
+
+  it('accepts a connection by the relation the users service vouches for, not by what the asker says', async () => {
+    const friend = request('Where do we eat?', 'At noon.', [['typescript.md', TYPESCRIPT]], {
+      id: 'id-friend',
+      handle: 'friend',
+    });
+    const r = await evaluate([CONNECTIONS], friend, facts({ connected: true }));
+    expect(r).toMatchObject({ outcome: 'accepted', condition: CONNECTIONS });
+    expect(r.reason).toContain('@friend is one of your connections');
+    expect((await evaluate([CONNECTIONS], friend, facts({ connected: false }))).outcome).toBe('pending');
+    // Users could not say: never released.
+    expect((await evaluate([CONNECTIONS], friend, facts({ connected: null }))).outcome).toBe('pending');
+  });
+
+  it('rejects on a matching deny over a matching allow, and a deny it cannot decide holds back every allow', async () => {
+    const denied = await evaluate([PARTNER, 'Block all questions from partner_bot'], GENERICS);
+    expect(denied).toMatchObject({ outcome: 'rejected', condition: 'Block all questions from partner_bot' });
+    expect(denied.reason).toMatch(/^Rejected by "Block all questions from partner_bot": /);
+    const doubtful = await evaluate([PARTNER, 'Reject questions that look like spam'], GENERICS);
+    expect(doubtful.outcome).toBe('pending');
+    expect(doubtful.reason).toMatch(/"Reject questions that look like spam" might reject it/);
+  });
+
+  it('waits for the owner when nothing applies, or when there are no conditions', async () => {
+    const other = request('Where do we eat?', 'At noon.', [['typescript.md', TYPESCRIPT]], {
+      id: 'id-stranger',
+      handle: 'stranger',
+    });
+    expect(await evaluate([PARTNER], other)).toMatchObject({
+      outcome: 'pending',
+      decidedBy: 'none',
+      condition: null,
+    });
+    expect(await evaluate([], other)).toMatchObject({ outcome: 'pending', checks: [] });
+  });
+
+  it('holds on the passages’ classification only when it was asked for (the gate helper alone)', async () => {
+    // Without passage facts (not asked) classification is left out; with them, it decides.
+    expect(await holdFor(GENERICS, SOURCES)).toBeNull();
+    expect(await holdFor(GENERICS, SOURCES, [passage('typescript.md', ['money'])])).toMatchObject({
+      decidedBy: 'gate:sensitive',
+    });
+  });
+});
+
+/** The path: what the gate decides on comes from the real knowledge and users services over the bus. */
+describe('the gate over the real users, knowledge and approvals services', () => {
   const t = testDeps({ LORE_RATE_LIMITS: 'false' });
   const services: LoreService[] = [];
   let deps: ServiceDeps;
-  let anon: Client;
-  const agents = new Map<string, { id: string; users: Client; approvals: Client; knowledge: Client }>();
-  let n = 0;
-
-  const join = async (handle: string, bio = '') => {
-    const r = await ok<{ apiKey: string; agent: { id: string } }>(anon, 'agent_register', {
-      username: handle,
-      email: `${handle}@example.com`,
-      displayName: handle,
-      bio,
-    });
-    const [users, approvals, knowledge] = services;
-    const a = {
-      id: r.data.agent.id,
-      users: await connectClient(appFetch(users!.app), { key: r.data.apiKey }),
-      knowledge: await connectClient(appFetch(knowledge!.app), { key: r.data.apiKey }),
-      approvals: await connectClient(appFetch(approvals!.app), { key: r.data.apiKey }),
-    };
-    agents.set(handle, a);
-    return a;
-  };
-  const evaluate = async (asker: string, question: string, draft: string, sources: string[]) =>
-    (await deps.bus.request(ApprovalsRpc.evaluate, {
-      queryId: `qry-gate${String(++n).padStart(8, '0')}`,
-      recipient: { id: agents.get('owner')!.id, handle: 'owner' },
-      asker: {
-        id: agents.get(asker)?.id ?? `id-${asker}`,
-        handle: asker,
-        profile: { displayName: asker, bio: 'Professor at a university.', skills: [], interests: [] },
-      },
-      question,
-      draft: { text: draft, sources, excerpts: sources.map(() => draft) },
-    })) as EvaluateQueryReply;
 
   beforeAll(async () => {
     const node = loadNodeIdentity(t.deps.config);
@@ -56,119 +259,67 @@ describe('the gate before the conditions', () => {
       await createKnowledgeService(deps),
     );
     for (const s of services) await s.start();
-    anon = await connectClient(appFetch(services[0]!.app));
-    const owner = await join('owner');
-    await join('partner_bot');
-    await join('friend');
-    await ok(owner.knowledge, 'updateKnowledgeSources', {
-      file_name: 'typescript.md',
-      file_content: '# TypeScript\n\nTypeScript generics keep the type of an argument.',
-    });
-    await ok(owner.knowledge, 'updateKnowledgeSources', {
-      file_name: 'memo.md',
-      file_content: '# Memo\n\nThe board approved the plan.',
-      sharing: 'manual',
-    });
   });
   afterAll(async () => {
     for (const s of services.reverse()) await s.stop();
     await t.cleanup();
   });
 
-  it('refuses a condition naming an agent that does not exist, naming the closest handle', async () => {
-    const owner = agents.get('owner')!;
-    const r = await call(owner.approvals, 'cqAddAutoApprovalCondition', {
-      sentence: 'Approve all questions from partner_bot_x',
-    });
-    expect(r.error).toMatchObject({ code: 404, data: { field: 'sentence', closest: 'partner_bot' } });
-    expect(r.error?.message).toContain('the closest handle is @partner_bot');
-  });
-
-  it('says traits rely on what askers say about themselves, and reads "from my connections"', async () => {
-    const owner = agents.get('owner')!;
-    const traits = await ok<{ understood_as: { senders: string } }>(
-      owner.approvals,
-      'cqAddAutoApprovalCondition',
-      {
-        sentence: 'Allow questions about TypeScript from academic users',
-      },
-    );
-    expect(traits.data.understood_as.senders).toContain('relies on what askers say about themselves');
-    const conn = await ok<{ understood_as: { senders: string; undecidable: string[] } }>(
-      owner.approvals,
-      'cqAddAutoApprovalCondition',
-      { sentence: 'Allow questions from my connections' },
-    );
-    expect(conn.data.understood_as).toMatchObject({ undecidable: [] });
-    expect(conn.data.understood_as.senders).toMatch(/your connections/);
-    await ok(owner.approvals, 'cqAddAutoApprovalCondition', {
-      sentence: 'Approve all questions from partner_bot',
-    });
-  });
-
-  it('holds what looks like a secret whatever the conditions say, and logs every condition', async () => {
-    const r = await evaluate(
-      'partner_bot',
-      'How do TypeScript generics work?',
-      'The API key = sk_live_4eC39HqLyjWDarjtT1zdp7dc',
-      ['typescript.md'],
-    );
-    expect(r).toMatchObject({ outcome: 'held', decidedBy: 'gate:sensitive', condition: null });
-    expect(r.reason).toMatch(/^Held for you: the draft contains what looks like an API key or token/);
-    expect(r.reason).not.toContain('sk_live');
-    expect(r.checks.length).toBe(3);
-  });
-
-  it('holds answers drawing on a manual source, even for a named partner', async () => {
-    const r = await evaluate('partner_bot', 'What did the board approve?', 'The board approved the plan.', [
-      'memo.md',
-    ]);
-    expect(r).toMatchObject({ outcome: 'held', decidedBy: 'gate:manual-source' });
-    expect(r.reason).toContain('memo.md, which you share manual');
-    const gone = await evaluate('partner_bot', 'What is in old.md?', 'Old notes.', ['old.md']);
-    expect(gone.reason).toContain('old.md, which you no longer have');
-  });
-
-  it('accepts a named partner by its bound id and a connection by the relation, not by handle or bio', async () => {
-    expect(
-      (
-        await evaluate('partner_bot', 'How do TypeScript generics work?', 'Generics keep types.', [
-          'typescript.md',
-        ])
-      ).outcome,
-    ).toBe('accepted');
-    // The same handle under another id is not the partner the owner named.
-    const squat = (await deps.bus.request(ApprovalsRpc.evaluate, {
-      queryId: 'qry-gatesquat0001',
-      recipient: { id: agents.get('owner')!.id, handle: 'owner' },
-      asker: { id: 'someone-else', handle: 'partner_bot', profile: null },
-      question: 'Where do we eat?',
-      draft: { text: 'At noon.', sources: ['typescript.md'], excerpts: ['At noon.'] },
-    })) as EvaluateQueryReply;
-    expect(squat.outcome).toBe('pending');
-    const friend = agents.get('friend')!;
-    expect((await evaluate('friend', 'Where do we eat?', 'At noon.', ['typescript.md'])).outcome).toBe(
-      'pending',
-    );
+  it('holds on the sources’ sharing and the passages’ classification, and accepts a connection', async () => {
+    const [users, approvals, knowledge] = services;
+    const anon = await connectClient(appFetch(users!.app));
+    const join = async (handle: string) => {
+      const r = await ok<{ apiKey: string; agent: { id: string } }>(anon, 'agent_register', {
+        username: handle,
+        email: `${handle}@example.com`,
+        displayName: handle,
+      });
+      const client = (s: LoreService): Promise<Client> =>
+        connectClient(appFetch(s.app), { key: r.data.apiKey });
+      return {
+        id: r.data.agent.id,
+        handle,
+        users: await client(users!),
+        approvals: await client(approvals!),
+        knowledge: await client(knowledge!),
+      };
+    };
+    const owner = await join('owner');
+    const friend = await join('friend');
+    for (const [file_name, body, sharing] of [
+      ['typescript.md', `# TypeScript\n\n${TYPESCRIPT}`, 'auto'],
+      ['memo.md', '# Memo\n\nThe board approved the plan.', 'manual'],
+      ['health.md', '# Team\n\nPriya has type 1 diabetes and keeps insulin in the fridge.', 'auto'],
+    ] as const)
+      await ok(owner.knowledge, 'updateKnowledgeSources', { file_name, file_content: body, sharing });
+    await ok(owner.approvals, 'cqAddAutoApprovalCondition', { sentence: CONNECTIONS });
     await ok(friend.users, 'connect_agents', { agent: 'owner', purpose: 'Old colleagues.' });
-    await ok(agents.get('owner')!.users, 'connect_agents', { agent: 'friend', purpose: 'Old colleagues.' });
-    const r = await evaluate('friend', 'Where do we eat?', 'At noon.', ['typescript.md']);
-    expect(r).toMatchObject({ outcome: 'accepted', condition: 'Allow questions from my connections' });
-    expect(r.reason).toContain('@friend is one of your connections');
-  });
+    await ok(owner.users, 'connect_agents', { agent: 'friend', purpose: 'Old colleagues.' });
+    const ask = async (question: string, cite: [string, string]) => {
+      const req = request(question, 'A drafted answer.', [cite], { id: friend.id, handle: 'friend' });
+      return (await deps.bus.request(ApprovalsRpc.evaluate.subject, {
+        ...req,
+        recipient: { id: owner.id, handle: 'owner' },
+      })) as EvaluateQueryReply;
+    };
 
-  it('holds an answer whose cited source is outside the topic the question matched', async () => {
-    await ok(agents.get('owner')!.knowledge, 'updateKnowledgeSources', {
-      file_name: 'ops.md',
-      file_content:
-        '# Ops\n\nDeploys run on Tuesdays. Every deploy is watched by the on-call engineer, and deploy windows close at noon. ' +
-        'The TypeScript client deploys too.',
-    });
-    const r = await evaluate('amy', 'When does the TypeScript client deploy?', 'On Tuesdays.', [
-      'typescript.md',
-      'ops.md',
+    const accepted = await ask('How do generics work?', ['typescript.md', TYPESCRIPT]);
+    expect(accepted).toMatchObject({ outcome: 'accepted', condition: CONNECTIONS });
+    expect(accepted.reason).toContain('@friend is one of your connections');
+    const manual = await ask('What did the board approve?', ['memo.md', 'The board approved the plan.']);
+    expect(manual).toMatchObject({ outcome: 'held', decidedBy: 'gate:manual-source' });
+    const health = await ask('What does Priya keep in the fridge?', [
+      'health.md',
+      'Priya has type 1 diabetes and keeps insulin in the fridge.',
     ]);
-    expect(r).toMatchObject({ outcome: 'held', decidedBy: 'gate:scope' });
-    expect(r.reason).toContain('draws on ops.md, which is not about what it allows');
+    expect(health).toMatchObject({ outcome: 'held', decidedBy: 'gate:sensitive' });
+    expect(health.reason).toContain(
+      'passages of health.md classified when you added it as holding health facts',
+    );
+    const invented = await ask('How do generics work?', [
+      'typescript.md',
+      'A sentence typescript.md never held.',
+    ]);
+    expect(invented.reason).toContain('not classified yet (or no longer there)');
   });
 });

@@ -1,11 +1,12 @@
 import {
+  agentKeysOverBus,
   createService,
   type LoreService,
   migrationsFolder,
   openServiceStore,
   type ServiceDeps,
 } from '@lore/kit';
-import type { VerifiedAgent } from '@lore/schema/users';
+import { UsersAgentKeys, type VerifiedAgent } from '@lore/schema/users';
 import { densSettings } from './config.js';
 import { DenRepository } from './domain/dens.js';
 import { PromptRepository } from './domain/prompts.js';
@@ -73,6 +74,7 @@ export async function createDensService(
     tools: densTools,
     ports,
     deps,
+    agentKeys: agentKeysOverBus(UsersAgentKeys),
     db,
     outbox,
     handlers: [statsHandler(dens, prompts, () => service.metrics.totalCalls())],

@@ -1,4 +1,5 @@
 import {
+  agentKeysOverBus,
   createService,
   type LoreService,
   migrationsFolder,
@@ -6,6 +7,7 @@ import {
   openServiceStore,
   type ServiceDeps,
 } from '@lore/kit';
+import { UsersAgentKeys } from '@lore/schema/users';
 import { AgentDirectory } from './domain/agents.js';
 import { MessageRepository } from './domain/messages.js';
 import { statsHandler } from './handlers/stats.js';
@@ -40,6 +42,7 @@ export async function createDmsService(deps: ServiceDeps): Promise<LoreService> 
     tools: dmsTools,
     ports,
     deps,
+    agentKeys: agentKeysOverBus(UsersAgentKeys),
     db,
     outbox,
     handlers: [statsHandler(messages, () => service.metrics.totalCalls())],

@@ -8,6 +8,7 @@ import { sql } from 'drizzle-orm';
 import { ingestInputs } from '../src/domain/ingest.js';
 import { DocsSearch } from '../src/domain/search.js';
 import { DocsStore } from '../src/domain/store.js';
+import { ChunkVectors } from '../src/domain/vectors.js';
 import * as tables from '../src/tables.js';
 import { type EvalQuestion, HONO_QUESTIONS, UNDICI_QUESTIONS } from './questions.js';
 
@@ -33,8 +34,14 @@ export interface CorpusResult {
   corpus: string;
   documents: number;
   chunks: number;
+  /** Lore's ranking as the service runs it: words and meaning fused when there is an embedder. */
   lore: Metrics;
   baseline: Metrics;
+  /** With an embedder: Lore's words alone and meaning alone, in the same run. */
+  words?: Metrics;
+  meaning?: Metrics;
+  /** Seconds the background embedding of the corpus took (with an embedder). */
+  embedSeconds?: number;
   /** Lore's figures on each half of the questions (see `HALVES`). */
   halves: Record<Half, Metrics>;
   /**
@@ -181,17 +188,26 @@ export async function evaluateCorpus(
   });
   try {
     const store = new DocsStore(db);
-    const summary = await ingestInputs({ store, log, embedder }, [corpus.root], {
+    const search = new DocsSearch(store, embedder);
+    const vectors = new ChunkVectors(store, embedder, search);
+    const summary = await ingestInputs({ store, log, vectors }, [corpus.root], {
       source: corpus.name,
       baseUri: corpus.baseUri,
     });
-    const search = new DocsSearch(store, embedder);
+    const t0 = performance.now();
+    await vectors.settled();
+    const embedSeconds = (performance.now() - t0) / 1000;
     const baseline = await buildBaseline(store);
     const expected = corpus.questions.map((q) => q.pages.map((p) => corpus.prefix + p));
     const lore: string[][] = [];
     const base: string[][] = [];
     const loreMs: number[] = [];
     const baseMs: number[] = [];
+    const wordsOnly = new DocsSearch(store, null);
+    const meaningOnly = new DocsSearch(store, embedder);
+    meaningOnly.meaningOnly = true;
+    const words: string[][] = [];
+    const meaning: string[][] = [];
     for (const q of corpus.questions) {
       let t = performance.now();
       const page = await search.search({ query: q.question, filter: null, offset: 0, limit: CHUNKS });
@@ -200,6 +216,11 @@ export async function evaluateCorpus(
       t = performance.now();
       base.push(await baseline(q.question));
       baseMs.push(performance.now() - t);
+      if (embedder) {
+        const req = { query: q.question, filter: null, offset: 0, limit: CHUNKS };
+        words.push(distinct((await wordsOnly.search(req)).hits.map((h) => h.document)));
+        meaning.push(distinct((await meaningOnly.search(req)).hits.map((h) => h.document)));
+      }
     }
     const short = (d: string) => d.slice(corpus.prefix.length) || '(index)';
     const misses = corpus.questions.flatMap((q, i): Miss[] => {
@@ -224,6 +245,7 @@ export async function evaluateCorpus(
       chunks: summary.chunks,
       lore: score(lore, expected),
       baseline: score(base, expected),
+      ...(embedder ? { words: score(words, expected), meaning: score(meaning, expected), embedSeconds } : {}),
       halves: { tune: half('tune'), 'held-out': half('held-out') },
       misses,
       msPerSearch: { lore: median(loreMs), baseline: median(baseMs) },
@@ -236,7 +258,13 @@ export async function evaluateCorpus(
 /** Every corpus present, plus all questions pooled. */
 export async function evaluateRetrieval(opts: { embedder?: Embedder | null } = {}): Promise<{
   corpora: CorpusResult[];
-  all: { lore: Metrics; baseline: Metrics; halves: Record<Half, Metrics> };
+  all: {
+    lore: Metrics;
+    baseline: Metrics;
+    words?: Metrics;
+    meaning?: Metrics;
+    halves: Record<Half, Metrics>;
+  };
 }> {
   const dir = mkdtempSync(join(tmpdir(), 'lore-eval-'));
   try {
@@ -259,6 +287,7 @@ export async function evaluateRetrieval(opts: { embedder?: Embedder | null } = {
       all: {
         lore: pool((r) => r.lore),
         baseline: pool((r) => r.baseline),
+        ...(opts.embedder ? { words: pool((r) => r.words!), meaning: pool((r) => r.meaning!) } : {}),
         halves: { tune: pool((r) => r.halves.tune), 'held-out': pool((r) => r.halves['held-out']) },
       },
     };
@@ -271,17 +300,25 @@ export async function evaluateRetrieval(opts: { embedder?: Embedder | null } = {
 export function formatTable(result: Awaited<ReturnType<typeof evaluateRetrieval>>): string {
   const f = (x: number) => x.toFixed(3);
   const rows = ['| corpus | questions | ranking | recall@1 | recall@5 | MRR |', '|---|---|---|---|---|---|'];
-  const add = (name: string, lore: Metrics, baseline: Metrics) => {
+  const add = (name: string, lore: Metrics, baseline: Metrics, words?: Metrics, meaning?: Metrics) => {
     rows.push(
-      `| ${name} | ${lore.questions} | Lore | ${f(lore.recall1)} | ${f(lore.recall5)} | ${f(lore.mrr)} |`,
+      `| ${name} | ${lore.questions} | Lore${words ? ', words + meaning' : ''} | ${f(lore.recall1)} | ${f(lore.recall5)} | ${f(lore.mrr)} |`,
     );
+    if (words)
+      rows.push(
+        `| ${name} | ${words.questions} | Lore, words only | ${f(words.recall1)} | ${f(words.recall5)} | ${f(words.mrr)} |`,
+      );
+    if (meaning)
+      rows.push(
+        `| ${name} | ${meaning.questions} | meaning only | ${f(meaning.recall1)} | ${f(meaning.recall5)} | ${f(meaning.mrr)} |`,
+      );
     rows.push(
       `| ${name} | ${baseline.questions} | plain BM25, ${BASELINE_CHUNK}-char chunks | ${f(baseline.recall1)} | ${f(baseline.recall5)} | ${f(baseline.mrr)} |`,
     );
   };
   for (const c of result.corpora)
-    add(`${c.corpus} (${c.documents} pages, ${c.chunks} chunks)`, c.lore, c.baseline);
-  add('all', result.all.lore, result.all.baseline);
+    add(`${c.corpus} (${c.documents} pages, ${c.chunks} chunks)`, c.lore, c.baseline, c.words, c.meaning);
+  add('all', result.all.lore, result.all.baseline, result.all.words, result.all.meaning);
   for (const h of ['tune', 'held-out'] as const) {
     const m = result.all.halves[h];
     rows.push(`| all, ${h} half | ${m.questions} | Lore | ${f(m.recall1)} | ${f(m.recall5)} | ${f(m.mrr)} |`);

@@ -1,5 +1,4 @@
 import { parseArgs } from 'node:util';
-import { embedderFromConfig } from '@lore/ingest';
 import {
   createLogger,
   databaseFor,
@@ -114,7 +113,8 @@ export async function runDocsCli(argv: string[], io: DocsCliIo): Promise<number>
     // an older version it rewrites the old rows first.
     await store.reindex();
     const summary = await ingestInputs(
-      { store, outbox, embedder: embedderFromConfig(settings), log },
+      // Vectors are computed by the service, in the background, when it next starts or searches.
+      { store, outbox, log },
       positionals,
       {
         source: values.source,

@@ -1,22 +1,27 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { embedderFromConfig } from '@lore/ingest';
+import { useParseTimeLimit } from '@lore/ingest';
 import {
+  agentKeysOverBus,
   createService,
   type LoreService,
   migrationsFolder,
   openServiceStore,
   rebuildInBackground,
   type ServiceDeps,
+  sharedEmbedder,
   sharedRateLimitStore,
 } from '@lore/kit';
+import { UsersAgentKeys } from '@lore/schema/users';
 import { createTextGenerator } from '@lore/textgen';
 import { docsSettings } from './config.js';
 import { ingestDocuments } from './domain/ingest.js';
+import { loreDocumentation } from './domain/own-docs.js';
 import { AnswerQuota } from './domain/quota.js';
 import { DocsSearch } from './domain/search.js';
 import { collectFiles } from './domain/sources.js';
 import { DocsStore } from './domain/store.js';
+import { ChunkVectors } from './domain/vectors.js';
 import { rpcHandlers } from './handlers/rpc.js';
 import { CallCounter, type DocsPorts } from './ports.js';
 import * as tables from './tables.js';
@@ -77,8 +82,9 @@ export async function createDocsService(
 ): Promise<LoreService> {
   const { db, outbox, log } = await openServiceStore(deps, 'docs', tables, migrationsFolder(import.meta.url));
   const config = docsSettings(deps.config);
+  useParseTimeLimit(config.LORE_INGEST_TIME_LIMIT_MS);
   const store = new DocsStore(db);
-  const embedder = embedderFromConfig(config);
+  const embedder = sharedEmbedder(config, log);
   const textgen =
     deps.textgen ??
     createTextGenerator({
@@ -87,7 +93,11 @@ export async function createDocsService(
       ...(config.LORE_LLM_API_KEY ? { apiKey: config.LORE_LLM_API_KEY } : {}),
     });
   const calls = new CallCounter();
-  const own = options.ownDocs;
+  const search = new DocsSearch(store, embedder, log);
+  const vectors = new ChunkVectors(store, embedder, search, log);
+  search.onSearch = () => vectors.kickIfChanged();
+  const own =
+    options.ownDocs ?? (config.LORE_DOCS_OWN_ROOT ? loreDocumentation(config.LORE_DOCS_OWN_ROOT) : undefined);
   /**
    * Lore's own documentation, ingested on the first call that reads the corpus rather than at
    * start: an idle node never holds it, and starting does not wait for it. Idempotent
@@ -99,7 +109,7 @@ export async function createDocsService(
     if (!own || !config.LORE_INGEST_OWN_DOCS) return;
     try {
       await ingestDocuments(
-        { store, outbox, embedder, log },
+        { store, outbox, vectors, log },
         collectFiles(own.root, own.files, OWN_DOCS_BASE_URI),
         { source: OWN_DOCS_SOURCE },
       );
@@ -109,7 +119,7 @@ export async function createDocsService(
   };
   const ports: DocsPorts = {
     store,
-    search: new DocsSearch(store, embedder, log),
+    search,
     textgen,
     quota: new AnswerQuota(
       config.LORE_ANSWER_QUOTA_PER_MINUTE,
@@ -118,7 +128,7 @@ export async function createDocsService(
       sharedRateLimitStore(deps.bus),
     ),
     calls,
-    ingest: { store, outbox, embedder, log },
+    ingest: { store, outbox, vectors, log },
     ownDocs: () => {
       ownDocsIngest ??= ingestOwnDocs();
       return ownDocsIngest;
@@ -139,6 +149,7 @@ export async function createDocsService(
     tools: docsTools,
     ports,
     deps,
+    agentKeys: agentKeysOverBus(UsersAgentKeys),
     db,
     outbox,
     handlers: rpcHandlers(store, calls),
@@ -151,9 +162,12 @@ export async function createDocsService(
         const chunks = await store.reindex({ signal });
         return { chunks, indexMergeSteps: chunks ? await store.mergeIndex({ signal }) : 0 };
       });
+      // Chunks without a vector of the configured model (new, or of another model) get one.
+      vectors.kick();
       // Stopping waits for an ingest of Lore's own documentation that a first call started.
       return async () => {
         await Promise.all([stopReindex(), ownDocsIngest]);
+        await vectors.close();
       };
     },
   });

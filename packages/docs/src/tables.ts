@@ -25,7 +25,8 @@ export const documents = sqliteTable(
 
 /**
  * A searchable piece of a document. `id` is also the rowid of its `chunks_fts` row (see the
- * hand-written migration); `vector` is a little-endian float32 embedding when configured.
+ * hand-written migration); `vector` is a little-endian float32 embedding, filled in the
+ * background after an ingest (see `ChunkVectors`), tagged with its model.
  */
 export const chunks = sqliteTable(
   'chunks',
@@ -36,6 +37,8 @@ export const chunks = sqliteTable(
     headingPath: text('heading_path', { mode: 'json' }).$type<string[]>().notNull(),
     text: text('text').notNull(),
     vector: blob('vector', { mode: 'buffer' }),
+    /** The model (and version) `vector` came from; another model's vector is stale. */
+    vectorModel: text('vector_model'),
   },
   (t) => [uniqueIndex('chunks_document_ordinal').on(t.document, t.ordinal)],
 );

@@ -4,13 +4,13 @@ import { createLogger, databaseFor, migrationsFolder, openDatabase } from '@lore
 import { tempDir, testConfig } from '@lore/kit/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UNDICI_QUESTIONS } from '../eval/questions.js';
-import { DocsSearch, DocsStore, ingestInputs } from '../src/index.js';
+import { ChunkVectors, DocsSearch, DocsStore, ingestInputs } from '../src/index.js';
 import * as tables from '../src/tables.js';
 
 const log = createLogger({ name: 'test', level: 'silent' });
 
 /**
- * An embedder whose vectors are all zero: they are stored at ingest like any other, and cosine
+ * An embedder whose vectors are all zero: they are stored after ingest like any other, and cosine
  * similarity finds nothing near a query, so the hybrid ranking is its keyword half alone.
  */
 const silent: Embedder = {
@@ -31,15 +31,19 @@ describe('hybrid search (an embeddings endpoint configured)', () => {
     try {
       const store = new DocsStore(db);
       const root = join(import.meta.dirname, '../eval/corpora/undici/docs');
-      const summary = await ingestInputs({ store, log, embedder: silent }, [root], {
+      const hybrid = new DocsSearch(store, silent);
+      const vectors = new ChunkVectors(store, silent, hybrid);
+      const summary = await ingestInputs({ store, log, vectors }, [root], {
         source: 'undici',
         baseUri: 'https://undici.nodejs.org/docs/',
       });
       expect(summary.added).toBeGreaterThan(30);
-      expect((await store.vectors()).length).toBe(summary.chunks);
+      // The ingest returns before the vectors: they are computed in the background.
+      await vectors.settled();
+      expect((await store.vectors('zero-vectors')).length).toBe(summary.chunks);
+      expect(await store.vectors('another-model')).toEqual([]);
 
       const keyword = new DocsSearch(store, null);
-      const hybrid = new DocsSearch(store, silent);
       for (const { question } of UNDICI_QUESTIONS) {
         const req = { query: question, filter: null, offset: 0, limit: 20 };
         const [k, h] = [await keyword.search(req), await hybrid.search(req)];
@@ -51,6 +55,7 @@ describe('hybrid search (an embeddings endpoint configured)', () => {
           h.hits.map((x) => x.chunkId),
           question,
         ).toEqual(k.hits.map((x) => x.chunkId));
+        expect(new Set(h.hits.flatMap((x) => x.foundBy))).toEqual(new Set(['words']));
       }
     } finally {
       db.$client.close();

@@ -594,4 +594,27 @@ describe('ingesting hostile pages', () => {
     expect(await ftsHits(db, 'heron')).toBe(1);
     db.$client.close();
   });
+
+  it('run alone with LORE_DOCS_OWN_ROOT (what `pnpm dev` sets), it serves the same corpus `lore` from that checkout', async () => {
+    const dir = tempDir();
+    writeTree(dir.path, {
+      'README.md': '# Lore\n\nA knowledge network for agents.',
+      'BENCHMARKS.md': '# Benchmarks\n\nStarting takes seconds.',
+      'packages/kit/README.md': '# Kit\n\nThe runtime.',
+      'packages/kit/src/index.ts': 'export {};',
+    });
+    const docs = await startDocs({ LORE_DATA_DIR: join(dir.path, 'data'), LORE_DOCS_OWN_ROOT: dir.path });
+    try {
+      const corpora = await ok<{ corpora: Array<{ source: string; documents: number }> }>(
+        await docs.client('dev_reader'),
+        'docs_corpora',
+        {},
+      );
+      // The READMEs and BENCHMARKS.md, as the all-in-one lists them from its own checkout.
+      expect(corpora.data.corpora).toEqual([expect.objectContaining({ source: 'lore', documents: 3 })]);
+    } finally {
+      await docs.close();
+      dir.cleanup();
+    }
+  });
 });

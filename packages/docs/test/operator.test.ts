@@ -59,7 +59,7 @@ describe('corpora and ingest by an operator, through an MCP client', () => {
     expect(listed.data.corpora[0]).toMatchObject({ source: 'widgets', documents: 12 });
     expect(listed.data.corpora[0]!.chunks).toBeGreaterThanOrEqual(12);
     expect(listed.data.chunks).toBe(listed.data.corpora[0]!.chunks);
-    expect(listed.text).toMatch(/^1 corpora, 12 documents, \d+ chunks:\n- widgets: 12 documents/);
+    expect(listed.text).toMatch(/^1 corpus, 12 documents, \d+ chunks:\n- widgets: 12 documents/);
     const found = await ok<{ results: unknown[] }>(reader, 'search_documents', {
       query: 'widgets clockwise',
       corpus: 'widgets',

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { createLogger, databaseFor, migrationsFolder, openDatabase } from '@lore/kit';
 import { type Client, call, describeConformance, ok, tempDir } from '@lore/kit/testing';
-import { StatsReply, statsSubject } from '@lore/schema';
+import { StatsReply, statsRpc } from '@lore/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DocsStore, ingestInputs } from '../src/index.js';
 import * as tables from '../src/tables.js';
@@ -16,6 +16,7 @@ interface SearchOut {
     content: string;
     relevanceScore: number;
     document: { name: string; title: string; uri: string };
+    foundBy: string[];
   }>;
   nextPageToken: string;
 }
@@ -149,8 +150,11 @@ describe('docs tools through an MCP client', () => {
         title: 'Routing',
         uri: 'https://docs.example.com/guides/routing',
       },
+      // No embedding model here (LORE_EMBEDDINGS=off): every hit is found by its words.
+      foundBy: ['words'],
     });
     expect(top.relevanceScore).toBeGreaterThan(0);
+    expect(r.text).toContain('found by words');
     expect(r.text).toContain('documents/docs.example.com/guides/routing');
     // Exact strings such as error codes and flags are found.
     expect(
@@ -389,7 +393,7 @@ describe('docs tools through an MCP client', () => {
 
   it('answers rpc.docs.stats with the corpus size and calls', async () => {
     const reply = StatsReply.parse(
-      await docs.deps.bus.request(statsSubject('docs'), {
+      await docs.deps.bus.request(statsRpc('docs').subject, {
         since: new Date(Date.now() - 3_600_000).toISOString(),
       }),
     );
@@ -496,14 +500,21 @@ describe('with a model endpoint and an embeddings endpoint configured', () => {
     files.cleanup();
   });
 
-  it('embeds chunks at ingest and fuses vector and keyword ranks at search', async () => {
+  it('embeds chunks in the background after an ingest and fuses vector and keyword ranks at search', async () => {
+    const client = await docs.client('driver');
+    // "car" shares no keyword with the automobile page; only the vectors find it, once the
+    // service has embedded the chunks the CLI wrote (it notices the corpus changed on a search).
+    const page = 'documents/local/' + files.path.split('/').pop() + '/maintenance';
+    let r = await ok<SearchOut>(client, 'search_documents', { query: 'car' });
+    for (let i = 0; i < 400 && r.data.results[0]?.parent !== page; i++) {
+      await new Promise((done) => setTimeout(done, 50));
+      r = await ok<SearchOut>(client, 'search_documents', { query: 'car' });
+    }
+    expect(r.data.results[0]?.parent).toBe(page);
+    expect(r.data.results[0]?.foundBy).toEqual(['meaning']);
     expect(calls.embeddings).toBeGreaterThan(0);
     expect(calls.auth).toContain('Bearer emb-key');
     expect(calls.models).toContain('test-embed');
-    const client = await docs.client('driver');
-    // "car" shares no keyword with the automobile page; only the vectors find it.
-    const r = await ok<SearchOut>(client, 'search_documents', { query: 'car' });
-    expect(r.data.results[0]?.parent).toBe('documents/local/' + files.path.split('/').pop() + '/maintenance');
     const both = await ok<SearchOut>(client, 'search_documents', { query: 'oil change', pageSize: 1 });
     expect(both.data.results).toHaveLength(1);
     expect(both.data.nextPageToken).not.toBe('');

@@ -8,6 +8,7 @@ export type { LocalEmbedderOptions, LocalEmbedderState } from './local.js';
 export { LOCAL_IDLE_MS, LOCAL_MAX_BATCH, LocalEmbedder } from './local.js';
 export {
   LOCAL_DIMENSIONS,
+  LOCAL_GRAPH_VERSION,
   LOCAL_MODEL,
   LOCAL_MODEL_PACKAGE,
   LOCAL_MODEL_VERSION,

@@ -4,10 +4,12 @@ import { parentPort, workerData } from 'node:worker_threads';
 
 /** What the model thread is started with. */
 export interface ModelThreadData {
-  /** The weights package to import (its default export is a `@lat.md/embed` model manifest). */
+  /** The weights package to import (its default export names `weightsPath`). */
   modelModule: string;
   /** The weights' expected sha256; other weights are refused. */
   sha256: string;
+  /** ONNX Runtime's intra-op threads. */
+  threads: number;
 }
 
 export type ModelThreadRequest = { id: number; texts: string[] };
@@ -17,28 +19,26 @@ export type ModelThreadReply =
   | { id: number; vectors: Float32Array[] }
   | { id: number; error: string };
 
-/**
- * `@lat.md/embed` runs texts of fewer than 24 inline, one forward pass each; at 24 and more it
- * starts threads of its own. This thread is the one that runs the model, so it hands over less.
- */
-const INLINE = 16;
-
 const port = parentPort!;
 const data = workerData as ModelThreadData;
 
+/**
+ * Checks the weights, then builds the ONNX Runtime session (`@lore/minilm-onnx`, run inline: this
+ * thread is the one that computes). The ONNX graph is written from the weights on the first load
+ * ever (a few seconds) and reused after. Both imports are dynamic, so a missing package or an
+ * ONNX Runtime binary that cannot load is reported (`failed`) instead of killing the thread.
+ */
 async function load() {
   const started = performance.now();
-  const [{ createEmbedder }, manifest] = await Promise.all([
-    import('@lat.md/embed'),
-    import(data.modelModule).then((m: { default: import('@lat.md/embed').ModelManifest }) => m.default),
-  ]);
+  const manifest = ((await import(data.modelModule)) as { default: { weightsPath: string } }).default;
   const digest = createHash('sha256')
     .update(await readFile(manifest.weightsPath))
     .digest('hex');
   if (digest !== data.sha256)
     throw new Error(`the weights in ${manifest.weightsPath} have sha256 ${digest}, expected ${data.sha256}`);
-  const embedder = await createEmbedder({ model: manifest });
-  // The engine is built on first use: build it now, so that loading is over when ready is said.
+  const { createOnnxEmbedder } = await import('@lore/minilm-onnx');
+  const embedder = await createOnnxEmbedder({ inline: true, threads: data.threads });
+  // The session's first run allocates its buffers: do it now, so loading is over when ready is said.
   await embedder.embed(['ready']);
   return { embedder, loadMs: performance.now() - started };
 }
@@ -47,9 +47,7 @@ try {
   const { embedder, loadMs } = await load();
   port.on('message', async ({ id, texts }: ModelThreadRequest) => {
     try {
-      const vectors: Float32Array[] = [];
-      for (let i = 0; i < texts.length; i += INLINE)
-        for (const v of await embedder.embed(texts.slice(i, i + INLINE))) vectors.push(Float32Array.from(v));
+      const vectors = await embedder.embed(texts);
       port.postMessage(
         { id, vectors } satisfies ModelThreadReply,
         vectors.map((v) => v.buffer as ArrayBuffer),

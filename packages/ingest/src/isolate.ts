@@ -1,7 +1,8 @@
-import { ParseLimitError } from './limits.js';
+import { z } from 'zod';
+import { DEFAULT_PARSE_LIMITS, ParseLimitError } from './limits.js';
 import { ParserPool } from './pool.js';
 
-export { PARSER_IDLE_MS, ParserPool, threadCpuMs } from './pool.js';
+export { NORMAL_PRIORITY_CPU_MS, PARSER_IDLE_MS, ParserPool, threadCpuMs } from './pool.js';
 
 /**
  * The URL of a task module beside the caller, for `runIsolated`: `source` (relative to the
@@ -19,6 +20,28 @@ export function parserPool(): ParserPool {
   shared ??= new ParserPool();
   return shared;
 }
+
+/**
+ * The parse time limit of the process's parser pool (`LORE_INGEST_TIME_LIMIT_MS`): set by the
+ * services that parse when they are created, before their first document. A different limit
+ * replaces the pool (its idle parsers end on their own).
+ */
+export function useParseTimeLimit(timeMs: number): void {
+  if (shared?.limits.timeMs === timeMs) return;
+  const old = shared;
+  shared = new ParserPool({ ...DEFAULT_PARSE_LIMITS, timeMs });
+  void old?.close();
+}
+
+/** What the services that parse documents read: the time limit of one document. */
+export const IngestSettings = {
+  LORE_INGEST_TIME_LIMIT_MS: z.coerce
+    .number()
+    .int()
+    .min(100, { error: 'at least 100 (milliseconds)' })
+    .max(600_000, { error: 'at most 600000 (milliseconds)' })
+    .default(DEFAULT_PARSE_LIMITS.timeMs),
+};
 
 /**
  * `extractPdfText` in a parser, under the pool's limits (time, memory, pages, inflated bytes,

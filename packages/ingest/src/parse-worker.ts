@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { setPriority } from 'node:os';
 import { parentPort as threadPort } from 'node:worker_threads';
 import { htmlToMarkdown } from './html.js';
 import { ParseLimitError } from './limits.js';
@@ -46,14 +45,9 @@ const parentPort:
 // A parser process ends with its pool's process: it has no other reason to live.
 if (!threadPort && process.send) process.on('disconnect', () => process.exit(0));
 
-// On Linux this lowers the priority of this thread only (setpriority acts per thread there; in a
-// parser process, of its main thread): when the cores are busy, the pool's process — every other
-// call — wins over a long parse.
-try {
-  setPriority(19);
-} catch {
-  // Not permitted or not supported: the parse runs at normal priority.
-}
+// The parser starts at its pool's priority: the pool lowers it once a document has used
+// `NORMAL_PRIORITY_CPU_MS` of CPU (pool.ts), so a short document is not slowed on a busy machine
+// and a long one does not hold a core the services need.
 
 async function run(task: ParseTask): Promise<unknown> {
   if (task.kind === 'pdf') {

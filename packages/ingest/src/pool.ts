@@ -1,60 +1,24 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { EventEmitter } from 'node:events';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { availableParallelism } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { availableParallelism, getPriority, setPriority } from 'node:os';
 import { DEFAULT_PARSE_LIMITS, type ParseLimit, ParseLimitError, type ParseLimits } from './limits.js';
 import type { ParseReply, ParseTask, WorkerNotice } from './parse-worker.js';
+import { type Parser, parserProcess, parserThread } from './parsers.js';
 import { threadCpuMs } from './thread-cpu.js';
 
 export { threadCpuMs };
 
-/**
- * The parser thread's entry. From TypeScript sources (tests, `tsx`) the worker loads the `.ts`
- * file through tsx's loader; from the built package it is `parse-worker.js` beside this chunk.
- */
-function workerSpec(): { entry: URL | string; eval: boolean; execArgv?: string[] } {
-  if (fromSources()) {
-    const api = tsxEsmApi();
-    const entry = new URL('./parse-worker.ts', import.meta.url).href;
-    return {
-      entry: `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`,
-      eval: true,
-      // Workspace packages a task module imports resolve to their sources, as in the caller.
-      execArgv: workerExecArgv(),
-    };
-  }
-  return { entry: new URL('./parse-worker.js', import.meta.url), eval: false };
-}
-
-const fromSources = () => import.meta.url.endsWith('.ts');
-
-/**
- * The process's Node options that a worker accepts (per-process V8 flags such as `--expose-gc`
- * make `new Worker` throw when passed explicitly), with the `development` condition added.
- */
-function workerExecArgv(): string[] {
-  const kept = process.execArgv.filter((a) => !PROCESS_ONLY_FLAG.test(a));
-  return kept.includes('--conditions=development') ? kept : [...kept, '--conditions=development'];
-}
-
-const PROCESS_ONLY_FLAG =
-  /^--(?:expose[-_]gc|max[-_]old[-_]space[-_]size|max[-_]semi[-_]space[-_]size|stack[-_]size|inspect|title)\b/;
-
-/** tsx's ESM register API as an `import()` target (require.resolve would name its CommonJS twin). */
-function tsxEsmApi(): string {
-  const pkgPath = createRequire(import.meta.url).resolve('tsx/package.json');
-  const pkg = JSON.parse(readFileSync(pkgPath, 'utf8')) as {
-    exports: Record<string, { import: { default: string } }>;
-  };
-  return pathToFileURL(join(dirname(pkgPath), pkg.exports['./esm/api']!.import.default)).href;
-}
-
 /** Time a parser may take to load a task module (tsx compiles it from sources) or pdf.js the first time. */
 const MODULE_LOAD_MS = 60_000;
+
+/**
+ * CPU time one document gets at the parser's normal priority (the priority of the pool's own
+ * process). Past it the parser drops to the lowest priority (nice 19) until the document ends, so
+ * a long parse (a big PDF) takes what the machine's other work leaves; the next document starts
+ * at normal priority again.
+ */
+export const NORMAL_PRIORITY_CPU_MS = 500;
+
+/** Linux's and macOS's lowest scheduling priority (`nice 19`). */
+const LOWEST_PRIORITY = 19;
 
 /** A task before the pool numbers it (Omit distributed over the union). */
 type TaskInput = ParseTask extends infer T ? (T extends unknown ? Omit<T, 'id'> : never) : never;
@@ -68,22 +32,12 @@ interface Job {
   reject(err: Error): void;
 }
 
-/** What the pool needs of a parser, a worker thread or a child process alike. */
-interface Parser extends EventEmitter {
-  postMessage(value: unknown, transfer?: ArrayBuffer[]): void;
-  ref(): void;
-  unref(): void;
-  terminate(): Promise<unknown>;
-  /** CPU milliseconds of the parser's thread `tid` (for a process, its main thread). */
-  cpuMs(tid: number): number | undefined;
-}
-
 /**
  * Where documents are parsed. `process` (the default): a child process of Node with its own
  * heap limit (`--max-old-space-size`), so a document that exhausts it ends that process and
  * nothing else. `thread`: a worker thread with `resourceLimits`, cheaper to start, but V8 can
  * end the whole process when a worker's heap runs out during one large allocation (a 700 MiB
- * string does it: BENCHMARKS.md, "parser containment").
+ * string does it: BENCHMARKS.md, "Parser containment").
  */
 export type ParserIsolation = 'process' | 'thread';
 
@@ -93,6 +47,10 @@ interface Slot {
   ready: boolean;
   /** The parser's Linux thread id (a process's: its pid), for reading its CPU time (undefined elsewhere). */
   tid?: number;
+  /** The parser's priority when it started (its pool's), restored after a document that lowered it. */
+  priority?: number;
+  /** The running document has used up its CPU time at normal priority: the parser runs at the lowest. */
+  lowered?: boolean;
   job?: Job & { id: number; timer: NodeJS.Timeout };
   /** Ends the parser once it has had no document for the pool's idle time. */
   idle?: NodeJS.Timeout;
@@ -114,10 +72,10 @@ export const PARSER_IDLE_MS = 30_000;
  * `/healthz` — nothing. What a PDF may inflate to is bounded before pdf.js reads it
  * (`scanPdfStreams`); the heap limit is what holds where that cannot see.
  *
- * The time limit counts the parser's own CPU time where Linux reports it: the parser runs at
- * the lowest priority, so on a busy machine a document that needs 200 ms of CPU may take
- * seconds of wall-clock time without being hostile. A wall-clock bound (`wallMs`) ends a
- * parser that makes no progress at all.
+ * A document runs at normal priority for its first `NORMAL_PRIORITY_CPU_MS` of CPU, then at the
+ * lowest. The time limit counts the parser's own CPU time where Linux reports it, so on a busy
+ * machine a long document that takes seconds of wall-clock time at the lowest priority is not
+ * refused for waiting. A wall-clock bound (`wallMs`) ends a parser that makes no progress at all.
  */
 export class ParserPool {
   private readonly slots: Slot[] = [];
@@ -211,27 +169,69 @@ export class ParserPool {
   }
 
   /**
-   * The document's clock: its parser's CPU time checked a few times a second against
-   * `timeMs`, and wall-clock time against `wallMs`. Without a readable CPU time, wall-clock
-   * time against `timeMs`. `cpuStart` is the parser's CPU time when the document started, as
-   * the parser itself reported it (read here when it did not).
+   * The document's clock: its parser's CPU time checked several times a second against
+   * `timeMs`, and wall-clock time against `wallMs`; past `NORMAL_PRIORITY_CPU_MS` the parser is
+   * lowered. Without a readable CPU time, wall-clock time stands in for it. `cpuStart` is the
+   * parser's CPU time when the document started, as the parser itself reported it (read here
+   * when it did not).
    */
   private clock(
     slot: Slot,
     cpuStart = slot.tid === undefined ? undefined : slot.worker.cpuMs(slot.tid),
   ): NodeJS.Timeout {
-    if (cpuStart === undefined) return this.wallClock(slot, this.limits.timeMs);
     const started = performance.now();
-    const every = Math.min(250, Math.max(20, this.limits.timeMs / 10));
+    const every = Math.min(100, Math.max(20, this.limits.timeMs / 10));
     const timer = setInterval(() => {
-      const cpu = slot.worker.cpuMs(slot.tid!);
+      const wall = performance.now() - started;
+      const cpu = cpuStart === undefined ? undefined : slot.worker.cpuMs(slot.tid!);
+      const used = cpuStart === undefined ? wall : cpu === undefined ? 0 : cpu - cpuStart;
+      if (!slot.lowered && used >= NORMAL_PRIORITY_CPU_MS) this.lower(slot);
       const over =
-        performance.now() - started > this.wallMs ||
-        (cpu !== undefined && cpu - cpuStart > this.limits.timeMs);
+        cpuStart === undefined ? wall > this.limits.timeMs : wall > this.wallMs || used > this.limits.timeMs;
       if (over) void this.fail(slot, this.tooLong());
     }, every);
     timer.unref();
     return timer;
+  }
+
+  /** What the parser's priority is set on: its parsing thread on Linux, else its process. */
+  private static target(slot: Slot): number | undefined {
+    return slot.tid ?? slot.worker.pid;
+  }
+
+  /** The running document has had its CPU time at normal priority: the rest runs at the lowest. */
+  private lower(slot: Slot) {
+    const target = ParserPool.target(slot);
+    if (target === undefined) return;
+    slot.lowered = true;
+    try {
+      setPriority(target, LOWEST_PRIORITY);
+    } catch {
+      // The parser has just ended, or the system refuses: the document goes on as it was.
+    }
+  }
+
+  /**
+   * After a document that lowered it, the parser goes back to its normal priority; where raising
+   * a priority is not permitted (an unprivileged process on Linux), the parser is ended instead
+   * and the next document starts a new one. Returns false when the parser was ended.
+   */
+  private restore(slot: Slot): boolean {
+    if (!slot.lowered) return true;
+    slot.lowered = false;
+    const target = ParserPool.target(slot);
+    try {
+      if (target !== undefined && slot.priority !== undefined) {
+        setPriority(target, slot.priority);
+        return true;
+      }
+    } catch {
+      // Not permitted: ended below.
+    }
+    const i = this.slots.indexOf(slot);
+    if (i !== -1) this.slots.splice(i, 1);
+    void this.retire(slot, new Error('the parser stayed at the lowest priority'));
+    return false;
   }
 
   private spawn(): Slot {
@@ -242,6 +242,7 @@ export class ParserPool {
       if ('ready' in reply) {
         slot.ready = true;
         slot.tid = reply.tid;
+        slot.priority = priorityOf(ParserPool.target(slot));
         this.pump();
         if (!slot.job) worker.unref();
         return;
@@ -261,7 +262,7 @@ export class ParserPool {
       if (!job || job.id !== reply.id) return;
       clearTimeout(job.timer);
       slot.job = undefined;
-      worker.unref();
+      if (this.restore(slot)) worker.unref();
       if (reply.ok) job.resolve(reply.value);
       else
         job.reject(
@@ -306,101 +307,12 @@ export class ParserPool {
   }
 }
 
-/** A worker thread under `resourceLimits`. */
-function parserThread(limits: ParseLimits): Parser {
-  const spec = workerSpec();
-  const worker = new Worker(spec.entry, {
-    eval: spec.eval,
-    ...(spec.execArgv ? { execArgv: spec.execArgv } : {}),
-    resourceLimits: {
-      maxOldGenerationSizeMb: limits.memoryMb,
-      maxYoungGenerationSizeMb: youngGenerationMb(limits),
-      stackSizeMb: 4,
-    },
-    stdout: false,
-    stderr: false,
-  });
-  return Object.assign(worker, { cpuMs: (tid: number) => threadCpuMs(tid) });
-}
-
-const youngGenerationMb = (limits: ParseLimits) => Math.min(64, Math.max(8, Math.round(limits.memoryMb / 8)));
-
-/**
- * A child process of Node with the same entry, heap limits as V8 flags and the IPC channel as
- * its port (structured clone). When its heap runs out, V8 aborts that process alone: the pool
- * reads the reason off its last words on stderr.
- */
-function parserProcess(limits: ParseLimits): Parser {
-  const spec = workerSpec();
-  const heap = [
-    `--max-old-space-size=${limits.memoryMb}`,
-    `--max-semi-space-size=${Math.max(1, Math.round(youngGenerationMb(limits) / 3))}`,
-    '--stack-size=3900',
-  ];
-  const args = spec.eval
-    ? [...heap, ...(spec.execArgv ?? []), '--input-type=module', '--eval', spec.entry as string]
-    : [...heap, fileURLToPath(spec.entry)];
-  const child = spawn(process.execPath, args, {
-    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-    serialization: 'advanced',
-  });
-  return new ParserProcess(child);
-}
-
-class ParserProcess extends EventEmitter implements Parser {
-  /** The end of what the process wrote to stderr: V8 says there why it aborted. */
-  private lastWords = '';
-
-  constructor(private readonly child: ChildProcess) {
-    super();
-    child.stderr?.setEncoding('utf8');
-    child.stderr?.on('data', (text: string) => {
-      this.lastWords = (this.lastWords + text).slice(-4096);
-    });
-    // A pipe keeps the event loop alive: this one must not keep the pool's process running.
-    (child.stderr as unknown as { unref?: () => void } | null)?.unref?.();
-    child.on('message', (value) => this.emit('message', value));
-    child.on('error', (err) => this.emit('error', err));
-    // 'close' comes after the process's stderr has been read to its end.
-    child.on('close', (code, signal) => {
-      if (
-        signal === 'SIGABRT' ||
-        /heap out of memory|Reached heap limit|Allocation failed/i.test(this.lastWords)
-      ) {
-        const err = Object.assign(new Error('the parser process ran out of memory'), {
-          code: 'ERR_PARSER_OUT_OF_MEMORY',
-        });
-        this.emit('error', err);
-      }
-      this.emit('exit', code ?? signal);
-    });
-  }
-
-  postMessage(value: unknown) {
-    if (this.child.connected) this.child.send(value as object);
-  }
-
-  ref() {
-    this.child.ref();
-    this.child.channel?.ref();
-  }
-
-  unref() {
-    this.child.unref();
-    this.child.channel?.unref();
-  }
-
-  cpuMs(tid: number) {
-    return this.child.pid === undefined ? undefined : threadCpuMs(tid, this.child.pid);
-  }
-
-  terminate(): Promise<void> {
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return Promise.resolve();
-    return new Promise((resolve) => {
-      // Held until it is gone, so a caller awaiting this keeps the event loop.
-      this.ref();
-      this.child.once('exit', () => resolve());
-      this.child.kill('SIGKILL');
-    });
+/** A thread's (or process's) scheduling priority; undefined where it cannot be read. */
+function priorityOf(target: number | undefined): number | undefined {
+  if (target === undefined) return undefined;
+  try {
+    return getPriority(target);
+  } catch {
+    return undefined;
   }
 }

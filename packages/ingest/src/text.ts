@@ -2,12 +2,15 @@ export { type FrontMatter, frontMatter, MAX_FRONT_MATTER_CHARS } from './front-m
 export { htmlToMarkdown } from './html.js';
 export {
   convertHtml,
+  IngestSettings,
+  NORMAL_PRIORITY_CPU_MS,
   ParserPool,
   parserPool,
   pdfToText,
   runIsolated,
   streamIsolated,
   taskModule,
+  useParseTimeLimit,
 } from './isolate.js';
 export {
   checkMarkdownNesting,

@@ -1,6 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { AgentKeyRotated, UsersRpc, type VerifiedAgent, VerifyKeyReply } from '@lore/schema/users';
+import type { EventDefinition } from '@lore/schema/events';
+import type { VerifiedAgent } from '@lore/schema/identity';
+import type { RpcDefinition } from '@lore/schema/rpc';
 import { LRUCache } from 'lru-cache';
+import type { z } from 'zod';
+import { call } from './bus/rpc.js';
 import type { EventBus, Subscription } from './bus/types.js';
 
 export const KEY_PREFIX = 'lore_sk_';
@@ -16,8 +20,37 @@ export function bearerToken(header: string | null | undefined): string | null {
 }
 
 /**
- * Verifies API keys by asking the users service over the bus, caching answers briefly. A key
- * rotation event drops the old key from every process's cache at once.
+ * Where authentication learns whose a key is. The service that keeps the keys provides it
+ * in-process; every other service gets it over the bus (`agentKeysOverBus`).
+ */
+export interface AgentKeys {
+  /** The agent the key with this SHA-256 hash belongs to, or null when there is none. */
+  lookup(keyHash: string): Promise<VerifiedAgent | null>;
+  /** Tells `revoked` the hash of every key that stops being valid, from whichever process revoked it. */
+  onRevoked(revoked: (keyHash: string) => void): Promise<Subscription>;
+}
+
+/** The request and the event behind `AgentKeys` on the bus, as the schema declares them. */
+export interface AgentKeysContract {
+  lookup: RpcDefinition<string, z.ZodType<{ keyHash: string }>, z.ZodType<{ agent: VerifiedAgent | null }>>;
+  revoked: EventDefinition<string, z.ZodType<{ revokedKeyHash: string }>>;
+}
+
+/** The listener name of the authenticator's rotation listener (`lore_events_dropped_total{consumer}`). */
+export const AUTHENTICATOR_LISTENER = 'kit-authenticator';
+
+/** `AgentKeys` over the bus: the lookup is a request, revocations a broadcast every process hears. */
+export const agentKeysOverBus =
+  (contract: AgentKeysContract) =>
+  (bus: EventBus): AgentKeys => ({
+    lookup: async (keyHash) => (await call(bus, contract.lookup, { keyHash }, { timeoutMs: 3000 })).agent,
+    onRevoked: (revoked) =>
+      bus.listenTo(contract.revoked, AUTHENTICATOR_LISTENER, (p) => revoked(p.revokedKeyHash)),
+  });
+
+/**
+ * Verifies API keys through `AgentKeys`, caching answers briefly. A revoked key is dropped from
+ * the cache as soon as `AgentKeys` reports it.
  */
 export class Authenticator {
   /**
@@ -30,7 +63,7 @@ export class Authenticator {
   private sub: Subscription | undefined;
 
   constructor(
-    private readonly bus: EventBus,
+    private readonly keys: AgentKeys,
     private readonly ttlMs = 30_000,
     private readonly now: () => number = Date.now,
     maxKeys = 10_000,
@@ -39,8 +72,8 @@ export class Authenticator {
   }
 
   async start(): Promise<void> {
-    this.sub = await this.bus.listenTo(AgentKeyRotated, 'kit-authenticator', (p) => {
-      this.cache.delete(p.revokedKeyHash);
+    this.sub = await this.keys.onRevoked((keyHash) => {
+      this.cache.delete(keyHash);
     });
   }
 
@@ -55,15 +88,9 @@ export class Authenticator {
     const t = this.now();
     const hit = this.cache.get(hash);
     if (hit && hit.expires > t) return hit.agent;
-    const reply = VerifyKeyReply.parse(
-      await this.bus.request(UsersRpc.verifyKey, { keyHash: hash }, { timeoutMs: 3000 }),
-    );
+    const agent = await this.keys.lookup(hash);
     // Unknown keys are remembered for less time, so a fresh registration is usable at once elsewhere.
-    this.cache.set(hash, { agent: reply.agent, expires: t + (reply.agent ? this.ttlMs : 2000) });
-    return reply.agent;
-  }
-
-  forget(keyHash: string) {
-    this.cache.delete(keyHash);
+    this.cache.set(hash, { agent, expires: t + (agent ? this.ttlMs : 2000) });
+    return agent;
   }
 }

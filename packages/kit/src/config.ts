@@ -20,6 +20,11 @@ export const BaseConfigSchema = z.object({
     .string()
     .regex(/^[a-z0-9-]{1,40}$/, 'lower-case letters, digits and dashes')
     .optional(),
+  /**
+   * The node identity file (node.json: `pnpm node-identity <id> > node.json`) that every process
+   * of one node shares when each runs with its own data directory; default `$LORE_DATA_DIR/node.json`.
+   */
+  LORE_NODE_FILE: z.string().min(1).optional(),
   LORE_HOST: z.string().default('127.0.0.1'),
   LORE_PORT: envInt(7400),
   LORE_ALLOWED_HOSTS: z.string().optional(),
@@ -54,12 +59,43 @@ export const BaseConfigSchema = z.object({
     .transform((v) => (v.includes('BEGIN PUBLIC KEY') ? v : Buffer.from(v, 'base64').toString('utf8')))
     .refine((v) => v.includes('BEGIN PUBLIC KEY'), 'a public key (PEM, or its base64)')
     .optional(),
+  /**
+   * A network of several operators (infra/README.md, "Many operators, one network"): this
+   * operator's own NATS as the `network` user of the account its leaf connection to the hub
+   * binds (`pnpm nats:leaf`). Unset: the node serves only the nodes that share its NATS.
+   */
+  LORE_NETWORK_NATS_URL: z.string().optional(),
+  LORE_NETWORK_NATS_USER: z.string().default('network'),
+  LORE_NETWORK_NATS_PASSWORD: z.string().optional(),
+  /** How often the node announces itself (its key, its agents) to the network. */
+  LORE_NETWORK_ANNOUNCE_SECONDS: z.coerce.number().min(0.1).max(3600).default(30),
+  /**
+   * How long another operator's node may stay silent (no announcement) before its agents leave
+   * this node's directory; unset: five announce periods (150 s by default).
+   */
+  LORE_NETWORK_DIRECTORY_TTL_SECONDS: z.coerce
+    .number()
+    .min(0.5)
+    .max(30 * 86_400)
+    .optional(),
+  /** Messages each other node may send this one per minute (the hub limits no message rate). */
+  LORE_NETWORK_PEER_RATE: envInt(120),
+  /** …and in a burst. */
+  LORE_NETWORK_PEER_BURST: envInt(60),
+  /** The largest message accepted from another node, in bytes. */
+  LORE_NETWORK_MAX_BYTES: envInt(256 * 1024),
   /** This node's endorsement by the network key (`lore network sign-node`). */
   LORE_NODE_ENDORSEMENT: z.string().optional(),
   /** One database for a service that has no `LORE_<SERVICE>_DB_URL` of its own. */
   LORE_DB_URL: z.string().optional(),
   LORE_DB_AUTH_TOKEN: z.string().optional(),
   LORE_AUTH_CACHE_SECONDS: envInt(30),
+  /**
+   * A factor over the deadline of every request between services on the bus (each caller's own
+   * figure, 5 s where it names none): 1 by default; more on a machine too slow for those figures.
+   * The test tiers set it from `LORE_TEST_TIME_SCALE` (vitest.timing.ts).
+   */
+  LORE_BUS_TIMEOUT_SCALE: z.coerce.number().min(1).max(100).default(1),
   LORE_RATE_LIMITS: envBool.default(true),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.string().optional(),
 });

@@ -1,3 +1,4 @@
+import { MODERN_PROTOCOL_REVISION as REVISION } from '@lore/schema/protocol';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
@@ -7,11 +8,10 @@ import {
   PROTOCOL_VERSION_META_KEY,
   SERVER_INFO_META_KEY as SERVER_INFO,
 } from '@modelcontextprotocol/server';
+import { toolErrorOf } from './errors.js';
 import type { AuthExtra, CallInfo, McpBackend } from './mcp.js';
-import { toolErrorOf } from './tool-call.js';
+import { edgeFields } from './pipeline.js';
 
-/** The one revision whose `tools/call` the direct exchange answers. */
-const REVISION = '2026-07-28';
 const PARAM_KEYS = new Set(['name', 'arguments', '_meta']);
 const MESSAGE_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 const noProgress = async () => {};
@@ -65,9 +65,8 @@ export function directCalls(backend: McpBackend) {
       progress: noProgress,
       ...(meta ? { meta } : {}),
       clientCapabilities: envelope[CLIENT_CAPABILITIES_META_KEY] as Record<string, unknown>,
-      ...(req.extra.ip ? { ip: req.extra.ip } : {}),
-      ...(req.extra.traceparent ? { traceparent: req.extra.traceparent } : {}),
     };
+    edgeFields(call, req.extra);
     let reply: unknown;
     let headers: Record<string, string> = JSON_ONLY;
     try {

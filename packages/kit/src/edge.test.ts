@@ -1,9 +1,10 @@
+import { Agent, get as httpGet } from 'node:http';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from './config.js';
 import { clientAddress, jsonTooDeep, trustedProxies } from './edge.js';
 import type { McpBackend } from './mcp.js';
-import { type HttpServerHandle, serveHttp } from './serve.js';
+import { type HttpServerHandle, KEEP_ALIVE_TIMEOUT_MS, serveHttp } from './serve.js';
 import { createHttpApp } from './service.js';
 import { connectClient, deeplyNestedJson, tempDir, testConfig } from './testing/index.js';
 
@@ -109,6 +110,31 @@ describe('the HTTP edge', () => {
       },
       body,
     });
+
+  it('keeps an idle connection longer than clients keep theirs, and says so in Keep-Alive', async () => {
+    // Node's 5 s default was barely over undici's 4 s: a client whose timer ran late on a busy
+    // machine reused a socket the server was closing (ECONNRESET). Clients read this header.
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const get = () =>
+      new Promise<{ keepAlive?: string; reused: boolean }>((resolve, reject) => {
+        const req = httpGet(`${http.url}/healthz`, { agent }, (res) => {
+          res.resume();
+          res.on('end', () =>
+            resolve({ keepAlive: res.headers['keep-alive']?.toString(), reused: req.reusedSocket }),
+          );
+        });
+        req.on('error', reject);
+      });
+    try {
+      const first = await get();
+      expect(first.keepAlive).toBe(`timeout=${KEEP_ALIVE_TIMEOUT_MS / 1000}`);
+      expect(KEEP_ALIVE_TIMEOUT_MS).toBeGreaterThanOrEqual(60_000);
+      expect(first.reused).toBe(false);
+      expect((await get()).reused).toBe(true);
+    } finally {
+      agent.destroy();
+    }
+  });
 
   it('refuses a deeply nested body with a 400 naming the limit, before parsing it', async () => {
     const res = await post(deeplyNestedJson(100_000));

@@ -1,4 +1,5 @@
 import type { ToolErrorBody } from '@lore/schema/errors';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 
 type Code = ToolErrorBody['code'];
@@ -23,6 +24,9 @@ export class ToolError extends Error {
 
 export const invalid = (field: string, constraint: string, message = `Invalid ${field}: ${constraint}`) =>
   new ToolError(400, message, { field, constraint });
+/** A file Lore does not read as text (415), naming the field and the types it does read. */
+export const unsupportedMedia = (field: string, message: string, accepted: readonly string[]) =>
+  new ToolError(415, message, { field, accepted: [...accepted] });
 export const unauthenticated = (
   message = 'Authentication required: send `Authorization: Bearer <API key>` (get a key with agent_register).',
 ) => new ToolError(401, message);
@@ -78,4 +82,29 @@ function valueAt(input: unknown, path: PropertyKey[]): unknown {
     v = (v as Record<PropertyKey, unknown>)[k];
   }
   return v;
+}
+
+/** Where a failed call's machine-readable error travels: the result's `_meta`. */
+export const ERROR_META_KEY = 'lore/error';
+
+/**
+ * A failed call: the text a model reads, and `{code, message, data}` in `_meta`. Never
+ * `structuredContent`: stock clients (SDK v1, the Inspector) check it against the tool's
+ * output schema even when `isError` is set, and throw instead of showing the message.
+ */
+export function errorResult(err: ToolError): CallToolResult {
+  return {
+    content: [{ type: 'text', text: `Error ${err.code}: ${err.message}` }],
+    isError: true,
+    _meta: { [ERROR_META_KEY]: err.toBody() },
+  };
+}
+
+/** The `{code, message, data}` of a failed call's result, from `_meta` (undefined when it succeeded). */
+export function toolErrorOf(result: {
+  isError?: boolean;
+  _meta?: Record<string, unknown>;
+}): ToolErrorBody | undefined {
+  if (!result.isError) return undefined;
+  return result._meta?.[ERROR_META_KEY] as ToolErrorBody | undefined;
 }

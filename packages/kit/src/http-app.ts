@@ -1,11 +1,11 @@
-import { randomUUID } from 'node:crypto';
+import { MODERN_PROTOCOL_REVISION } from '@lore/schema/protocol';
 import { createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
 import { type Context, Hono } from 'hono';
-import { bearerToken } from './auth.js';
 import type { LoreConfig } from './config.js';
 import { directCalls } from './direct-call.js';
-import { clientAddress, jsonTooDeep, trustedProxies } from './edge.js';
+import { trustedProxies } from './edge.js';
 import { type AuthExtra, type CallInfo, createMcpFactory, type McpBackend } from './mcp.js';
+import { callerOf, edgeFields, readCallBody } from './pipeline.js';
 import { type LegacySessionOptions, LegacySessions } from './sessions.js';
 
 export interface HttpAppOptions {
@@ -13,6 +13,11 @@ export interface HttpAppOptions {
   config: LoreConfig;
   metrics?: { registry: { contentType: string; metrics(): Promise<string> } };
   ready?: () => Promise<Record<string, string>>;
+  /**
+   * What `/readyz` reports beside its checks without deciding readiness: a feature running
+   * degraded (the embedding model unavailable, search by words only).
+   */
+  details?: () => Promise<Record<string, string>>;
   /** Extra routes (the aggregator's catalog page). */
   extend?: (app: Hono) => void;
   /**
@@ -36,10 +41,10 @@ export interface HttpAppOptions {
    */
   bodyAllowance?: number;
   /**
-   * Answers a request before the MCP endpoint does, or returns undefined to let it (the
-   * distributed aggregator relays `tools/call` to the service that owns the tool).
+   * Answers a parsed POST before the MCP endpoint's own adapters do, or returns undefined to let
+   * them (a gateway that hands some calls on as they came).
    */
-  relay?: (call: RelayRequest) => Promise<RelayAnswer | undefined>;
+  intercept?: (call: InterceptedRequest) => Promise<InterceptAnswer | undefined>;
   /**
    * Answer 2026-07-28 `tools/call` requests that need nothing but their result without an SDK
    * server per request (`direct-call.ts`). On by default; off only to compare the two answers.
@@ -48,9 +53,9 @@ export interface HttpAppOptions {
 }
 
 /** A parsed POST to `/mcp`, as the endpoint received it. */
-export interface RelayRequest {
+export interface InterceptedRequest {
   body: unknown;
-  /** The body as it came, when it was JSON (a relay that changes nothing sends it on as is). */
+  /** The body as it came, when it was JSON (to send on as is when nothing in it changes). */
   text?: string;
   headers: Pick<Headers, 'get'>;
   token: string;
@@ -65,8 +70,8 @@ export interface RelayRequest {
   whenGone(listener: (reason: unknown) => void): () => void;
 }
 
-/** A relay's answer: written out as it is (the relay lane), or as a web Response (the endpoint). */
-export interface RelayAnswer {
+/** An intercepted request's answer: written out as it is (a lane), or as a web Response (the endpoint). */
+export interface InterceptAnswer {
   status: number;
   headers: Record<string, string>;
   body: string | Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array>;
@@ -79,7 +84,7 @@ export type NodeResponse = {
   removeListener(event: 'close', listener: () => void): unknown;
 };
 
-/** `RelayRequest.whenGone` over the Node response when there is one, else over the request's signal. */
+/** `InterceptedRequest.whenGone` over the Node response when there is one, else over the request's signal. */
 export function goneHook(
   outgoing: NodeResponse | undefined,
   request: Request,
@@ -98,7 +103,7 @@ export function goneHook(
   return nodeGoneHook(outgoing);
 }
 
-/** `RelayRequest.whenGone` over a Node response: its close before its end (@hono/node-server's own rule). */
+/** `InterceptedRequest.whenGone` over a Node response: its close before its end (@hono/node-server's own rule). */
 export function nodeGoneHook(outgoing: NodeResponse): (listener: (reason: unknown) => void) => () => void {
   return (listener) => {
     const on = () => {
@@ -117,9 +122,6 @@ export function nodeGoneHook(outgoing: NodeResponse): (listener: (reason: unknow
 /** What a service accepts beyond the configured limit, for the aggregator's forwarding envelope. */
 export const FORWARDING_ALLOWANCE = 64 * 1024;
 
-/** The revision whose requests never open a 2025-11-25 session (see `mayBeLegacy`). */
-const MODERN_REVISION = '2026-07-28';
-
 const jsonRpcError = (c: Context, status: 400 | 413, message: string) =>
   c.json({ jsonrpc: '2.0', id: null, error: { code: -32600, message } }, status);
 
@@ -128,8 +130,8 @@ export function createHttpApp(opts: HttpAppOptions): Hono {
   const factory = createMcpFactory(opts.backend);
   const direct = opts.directCalls === false ? undefined : directCalls(opts.backend);
   const proxies = trustedProxies(opts.config.LORE_TRUSTED_PROXIES);
-  const maxDepth = opts.config.LORE_MAX_JSON_DEPTH;
   const maxBody = opts.config.LORE_MAX_BODY_BYTES + (opts.bodyAllowance ?? 0);
+  const limits = { maxBody, maxDepth: opts.config.LORE_MAX_JSON_DEPTH };
   const sessions = opts.legacySessions
     ? new LegacySessions(factory, {
         ...opts.legacySessions,
@@ -156,22 +158,24 @@ export function createHttpApp(opts: HttpAppOptions): Hono {
   opts.backend.onResourceUpdated?.((uri) => notifier.resourceUpdated(uri));
   const app = new Hono();
   app.all('/mcp', async (c) => {
-    const extra: AuthExtra = { requestId: c.req.header('x-request-id') || randomUUID() };
-    const peer = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming
-      ?.socket?.remoteAddress;
-    const ip = clientAddress(peer, c.req.header('x-forwarded-for'), proxies);
-    if (ip) extra.ip = ip;
-    const tp = c.req.header('traceparent');
-    if (tp) extra.traceparent = tp;
-    const token = bearerToken(c.req.header('authorization')) ?? '';
+    // Steps 2 and 3 of every call (pipeline.ts); step 1, Host and Origin, ran before any route.
+    const read = await readCallBody(c.req.raw, limits);
+    if ('refused' in read) return jsonRpcError(c, read.refused, read.message);
+    const env = c.env as
+      | { incoming?: { socket?: { remoteAddress?: string } }; outgoing?: NodeResponse }
+      | undefined;
+    const { token, extra } = callerOf(
+      (name) => c.req.header(name),
+      env?.incoming?.socket?.remoteAddress,
+      proxies,
+    );
+    const ip = extra.ip;
     const authInfo = { token, clientId: 'lore', scopes: [], extra: { ...extra } };
-    const read = await readJsonBody(c, maxBody, maxDepth);
-    if ('tooLarge' in read) return jsonRpcError(c, 413, 'Request body too large');
-    if ('tooDeep' in read)
-      return jsonRpcError(c, 400, `Request body nests deeper than ${maxDepth} levels (LORE_MAX_JSON_DEPTH)`);
     const { request, parsedBody, text } = read;
-    if (opts.relay && parsedBody !== undefined && !c.req.header('mcp-session-id')) {
-      const relayed = await opts.relay({
+    // The adapters, first that answers: an interceptor, the direct exchange, a 2025-11-25
+    // session, the stateless legacy fallback, a 2026-07-28 listener, the SDK's handler.
+    if (opts.intercept && parsedBody !== undefined && !c.req.header('mcp-session-id')) {
+      const answered = await opts.intercept({
         body: parsedBody,
         ...(text !== undefined ? { text } : {}),
         headers: request.headers,
@@ -180,9 +184,10 @@ export function createHttpApp(opts: HttpAppOptions): Hono {
         get signal() {
           return request.signal;
         },
-        whenGone: goneHook((c.env as { outgoing?: NodeResponse } | undefined)?.outgoing, request),
+        whenGone: goneHook(env?.outgoing, request),
       });
-      if (relayed) return new Response(relayed.body, { status: relayed.status, headers: relayed.headers });
+      if (answered)
+        return new Response(answered.body, { status: answered.status, headers: answered.headers });
     }
     if (direct && parsedBody !== undefined && !c.req.header('mcp-session-id')) {
       const answered = await direct({ headers: request.headers, body: parsedBody, token, extra, request });
@@ -205,14 +210,17 @@ export function createHttpApp(opts: HttpAppOptions): Hono {
       // A 2026-07-28 client listening for resource updates: the SDK keeps its stream, the
       // backend is told what it listens to for as long as the stream is open (the aggregator
       // subscribes at its upstreams), exactly as for a 2025-11-25 session's resources/subscribe.
-      const call: CallInfo = {
-        token: token || null,
-        era: 'modern',
-        requestId: extra.requestId!,
-        signal: request.signal,
-        sampling: undefined,
-        progress: async () => {},
-      };
+      const call: CallInfo = edgeFields(
+        {
+          token: token || null,
+          era: 'modern',
+          requestId: extra.requestId!,
+          signal: request.signal,
+          sampling: undefined,
+          progress: async () => {},
+        },
+        extra,
+      );
       const held: string[] = [];
       for (const uri of listened)
         await opts.backend.subscribeResource!(uri, call).then(
@@ -237,7 +245,11 @@ export function createHttpApp(opts: HttpAppOptions): Hono {
   app.get('/readyz', async (c) => {
     const checks = (await opts.ready?.()) ?? {};
     const ok = Object.values(checks).every((v) => v === 'ok');
-    return c.json({ status: ok ? 'ready' : 'not ready', checks }, ok ? 200 : 503);
+    const details = (await opts.details?.()) ?? {};
+    return c.json(
+      { status: ok ? 'ready' : 'not ready', checks, ...(Object.keys(details).length ? { details } : {}) },
+      ok ? 200 : 503,
+    );
   });
   app.get('/metrics', async (c) => {
     if (!opts.metrics) return c.text('', 200);
@@ -265,69 +277,11 @@ function listenedResources(body: unknown): string[] {
  * never legacy (that is the SDK's own rule), so the SDK's handler classifies it once, alone.
  */
 function mayBeLegacy(versionHeader: string | undefined, body: unknown): boolean {
-  if (versionHeader?.trim() !== MODERN_REVISION) return true;
+  if (versionHeader?.trim() !== MODERN_PROTOCOL_REVISION) return true;
   return (
     !body ||
     typeof body !== 'object' ||
     Array.isArray(body) ||
     typeof (body as { method?: unknown }).method !== 'string'
   );
-}
-
-/**
- * A POST's JSON body, read once and parsed once here, and handed to the SDK, which would
- * otherwise clone the request to classify it and parse the body again. The body is read
- * straight from the socket when its length is declared (no web stream is built for it); a
- * chunked body is read from its stream up to the limit. A body that is not JSON goes on
- * untouched, for the SDK to answer as it does.
- */
-async function readJsonBody(
-  c: Context,
-  maxBody: number,
-  maxDepth: number,
-): Promise<
-  { request: Request; parsedBody?: unknown; text?: string } | { tooDeep: true } | { tooLarge: true }
-> {
-  const raw = c.req.raw;
-  if (raw.method !== 'POST') return { request: raw };
-  const declared = c.req.header('content-length');
-  let text: string;
-  if (declared !== undefined) {
-    const length = Number(declared);
-    if (!Number.isFinite(length) || length > maxBody) return { tooLarge: true };
-    if (length === 0) return { request: raw };
-    text = await raw.text();
-  } else {
-    const read = await readLimited(raw, maxBody);
-    if (read === undefined) return { tooLarge: true };
-    if (read === '') return { request: raw };
-    text = read;
-  }
-  if (jsonTooDeep(text, maxDepth)) return { tooDeep: true };
-  try {
-    return { request: raw, parsedBody: JSON.parse(text), text };
-  } catch {
-    return {
-      request: new Request(raw.url, { method: raw.method, headers: raw.headers, body: text }),
-    };
-  }
-}
-
-/** A body of unknown length, read up to `max` bytes: its text, or undefined when it is longer. */
-async function readLimited(raw: Request, max: number): Promise<string | undefined> {
-  if (!raw.body) return '';
-  const reader = raw.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel().catch(() => {});
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }

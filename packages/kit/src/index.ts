@@ -1,19 +1,33 @@
+export { type EmbeddingsConfig, EmbeddingsSettings } from '@lore/embed';
 export type { ServiceResource } from './apps.js';
 export { appHtml, appRuntime, appToolMeta, MCP_APP_MIME, MCP_APPS_EXTENSION } from './apps.js';
-export { Authenticator, bearerToken, generateApiKey, hashApiKey, KEY_PREFIX } from './auth.js';
+export {
+  type AgentKeys,
+  type AgentKeysContract,
+  AUTHENTICATOR_LISTENER,
+  Authenticator,
+  agentKeysOverBus,
+  bearerToken,
+  generateApiKey,
+  hashApiKey,
+  KEY_PREFIX,
+} from './auth.js';
 export type {
   DeliveryInfo,
   EventBus,
   EventHandler,
   NatsBus,
   RequestHandler,
+  RpcHandler,
   SubscribeOptions,
   Subscription,
 } from './bus/index.js';
 export {
+  answer,
   BusNoResponderError,
   BusRemoteError,
   BusTimeoutError,
+  call,
   createBus,
   MemoryBus,
   NatsCredentialsError,
@@ -71,29 +85,37 @@ export {
   tableReader,
 } from './db/index.js';
 export { TOOL_ERROR_HEADER, wireToolResult } from './direct-call.js';
+export { trustedProxies } from './edge.js';
 export {
   conflict,
+  ERROR_META_KEY,
+  errorResult,
   forbidden,
   fromZodError,
   invalid,
   notFound,
   rateLimited,
   ToolError,
+  toolErrorOf,
   toToolError,
   unauthenticated,
   unavailable,
+  unsupportedMedia,
 } from './errors.js';
 export { formatCount, plural, preview, timeAgo } from './format.js';
-export type { HttpAppOptions, RelayAnswer, RelayRequest } from './http-app.js';
+export type { HttpAppOptions, InterceptAnswer, InterceptedRequest } from './http-app.js';
+export { nodeGoneHook } from './http-app.js';
 export { inProcessFetch } from './in-process.js';
 export type { Logger } from './logger.js';
 export { createLogger } from './logger.js';
 export type { AuthExtra, CallInfo, ElicitationAnswer, ElicitationPort, McpBackend } from './mcp.js';
 export {
+  appOnly,
   createMcpFactory,
   ELICITATION_KEY,
   InputRequiredSignal,
   SAMPLING_KEY,
+  TOOLSETS_HEADER,
   unknownTool,
 } from './mcp.js';
 export { mergedMetrics, ServiceMetrics } from './metrics.js';
@@ -114,25 +136,41 @@ export {
 } from './moderation/index.js';
 export type {
   AgentCard,
+  Announcement,
+  CarriedEvent,
   DirectoryTrust,
   HandleRecord,
   NetworkDirectory,
+  NetworkLinkOptions,
+  NetworkTraffic,
   NodeKeyProof,
   NodeKeyRecord,
+  Receipt,
+  Refusal,
+  Route,
   SignedEnvelope,
   VerifyOutcome,
 } from './network/index.js';
 export {
   createDirectory,
   createNetworkKey,
+  DIRECTORY_TTL_ANNOUNCES,
   directoryTrust,
   EnvelopeSigner,
   endorseNodeKey,
+  handleKey,
   MemoryDirectory,
   NatsDirectory,
+  NET_PREFIX,
+  NetworkLink,
   NodeKeyRefusedError,
   NodeKeyTrust,
+  netSubjects,
+  networkUserPermissions,
+  parseNetSubject,
+  qualifiedHandle,
   registerNodeKey,
+  signAnnouncement,
   signRotation,
   verifyEnvelope,
 } from './network/index.js';
@@ -144,9 +182,24 @@ export {
   UnsignedRequestError,
 } from './network/request-signing.js';
 export type { NodeIdentity } from './node.js';
-export { loadNodeIdentity, rotateNodeIdentity } from './node.js';
+export { loadNodeIdentity, nodeIdentityFile, rotateNodeIdentity } from './node.js';
 export type { Emit } from './outbox.js';
 export { handleOnce, Outbox } from './outbox.js';
+export {
+  type BodyLimits,
+  type CallBody,
+  type Caller,
+  callerOf,
+  edgeFields,
+  type HostCheck,
+  hostCheck,
+  NOT_JSON,
+  parseCallBody,
+  type Runtime,
+  readCallBody,
+  runToolCall,
+  TOO_DEEP,
+} from './pipeline.js';
 export { Counter, Gauge, Histogram, Registry } from './prometheus.js';
 export {
   KvRateLimitStore,
@@ -157,21 +210,21 @@ export {
   type RateLimitStore,
   sharedRateLimitStore,
 } from './rate-limit.js';
-export { type Lane, type RelayLaneOptions, relayLane } from './relay-lane.js';
-export type { HttpServerHandle } from './serve.js';
-export { PortInUseError, parsePort, serveHttp, serveOverStdio, UsageError } from './serve.js';
+export type { HttpServerHandle, Lane } from './serve.js';
+export { assertPortFree, PortInUseError, parsePort, serveHttp, serveOverStdio, UsageError } from './serve.js';
 export type { LoreService, ServiceDeps, ServiceOptions } from './service.js';
 export { createHttpApp, createService } from './service.js';
 export type { LegacySessionOptions } from './sessions.js';
 export { LegacySessions } from './sessions.js';
 export type { StandaloneOptions } from './standalone.js';
-export { runStandalone, STANDALONE_USAGE, startupFailure, stopWithin } from './standalone.js';
+export { runStandalone, STANDALONE_USAGE, serviceMain, startupFailure, stopWithin } from './standalone.js';
 export type { StatsResponderOptions } from './stats.js';
 export { DailyCalls, statsResponder, utcDayStart } from './stats.js';
 export type { ServiceStore } from './store.js';
 export { openServiceStore } from './store.js';
 export type { CallContext } from './telemetry.js';
 export { callContext, nextTraceparent, spansExported, startTelemetry, withSpan } from './telemetry.js';
+export { type NearHit, sharedEmbedder, TextVectors, type VectorText } from './text-vectors.js';
 export type {
   Citation,
   GenerateRequest,
@@ -186,4 +239,4 @@ export type {
 } from './textgen-port.js';
 export type { AnyTool, RateClass, ToolAnnotations, ToolContext, ToolDefinition, ToolResult } from './tool.js';
 export { makeContext, READ_ONLY, toolsFor } from './tool.js';
-export { describeTool, ERROR_META_KEY, errorResult, jsonSchema, toolErrorOf } from './tool-call.js';
+export { describeTool, jsonSchema } from './tool-call.js';

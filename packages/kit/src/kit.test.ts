@@ -1,7 +1,15 @@
-import { AgentKeyRotated, UsersRpc } from '@lore/schema';
+import { defineEvent } from '@lore/schema/events';
+import { defineRpc } from '@lore/schema/rpc';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Authenticator, bearerToken, generateApiKey, hashApiKey } from './auth.js';
+import {
+  type AgentKeysContract,
+  Authenticator,
+  agentKeysOverBus,
+  bearerToken,
+  generateApiKey,
+  hashApiKey,
+} from './auth.js';
 import { MemoryBus } from './bus/memory.js';
 import {
   BaseConfigSchema,
@@ -16,7 +24,7 @@ import {
 import { fromZodError } from './errors.js';
 import { RateLimiter } from './rate-limit.js';
 import { createService } from './service.js';
-import { appFetch, call, connectClient, testConfig, testDeps } from './testing/index.js';
+import { appFetch, call, connectClient, memoryAgentKeys, testConfig, testDeps } from './testing/index.js';
 import { READ_ONLY, toolsFor } from './tool.js';
 
 describe('config', () => {
@@ -108,16 +116,26 @@ describe('rate limiter', () => {
   });
 });
 
+/** A key service of the test's own: the kit's authentication names none. */
+const Keys = {
+  lookup: defineRpc(
+    'rpc.keeper.lookup',
+    z.object({ keyHash: z.string() }),
+    z.object({ agent: z.object({ id: z.string(), handle: z.string(), node: z.string() }).nullable() }),
+  ),
+  revoked: defineEvent('lore.keeper.key.revoked', z.object({ revokedKeyHash: z.string() })),
+} satisfies AgentKeysContract;
+
 describe('authenticator', () => {
   it('keeps the most recently used keys up to its bound', async () => {
     const bus = new MemoryBus();
     const asked = new Map<string, number>();
-    await bus.reply(UsersRpc.verifyKey, async (p) => {
+    await bus.reply(Keys.lookup.subject, async (p) => {
       const { keyHash } = p as { keyHash: string };
       asked.set(keyHash, (asked.get(keyHash) ?? 0) + 1);
       return { agent: { id: keyHash.slice(0, 8), handle: 'alice', node: 'n' } };
     });
-    const auth = new Authenticator(bus, 30_000, Date.now, 3);
+    const auth = new Authenticator(agentKeysOverBus(Keys)(bus), 30_000, Date.now, 3);
     const keys = Array.from({ length: 4 }, () => generateApiKey());
     for (const key of keys) await auth.verify(key);
     // The fourth key pushed out the least recently used: the first is asked again, the last not.
@@ -132,14 +150,14 @@ describe('authenticator', () => {
     const key = generateApiKey();
     let valid = true;
     let asked = 0;
-    await bus.reply(UsersRpc.verifyKey, async (p) => {
+    await bus.reply(Keys.lookup.subject, async (p) => {
       asked++;
       const { keyHash } = p as { keyHash: string };
       return {
         agent: valid && keyHash === hashApiKey(key) ? { id: 'a1', handle: 'alice', node: 'n' } : null,
       };
     });
-    const auth = new Authenticator(bus, 30_000);
+    const auth = new Authenticator(agentKeysOverBus(Keys)(bus), 30_000);
     await auth.start();
     expect(await auth.verify(key)).toMatchObject({ handle: 'alice' });
     expect(await auth.verify(key)).toMatchObject({ handle: 'alice' });
@@ -147,10 +165,10 @@ describe('authenticator', () => {
     valid = false;
     await bus.publish({
       id: 'e1',
-      subject: 'lore.users.agent.key_rotated',
+      subject: Keys.revoked.subject,
       occurredAt: new Date().toISOString(),
-      producer: { node: 'n', service: 'users' },
-      payload: { agentId: 'a1', handle: 'alice', revokedKeyHash: hashApiKey(key) },
+      producer: { node: 'n', service: 'keeper' },
+      payload: { revokedKeyHash: hashApiKey(key) },
     });
     expect(await auth.verify(key)).toBeNull();
     expect(await auth.verify('not-a-key')).toBeNull();
@@ -163,23 +181,23 @@ describe('authenticator', () => {
     const bus = new MemoryBus();
     const key = generateApiKey();
     let asked = 0;
-    await bus.reply(UsersRpc.verifyKey, async () => {
+    await bus.reply(Keys.lookup.subject, async () => {
       asked++;
       return { agent: { id: 'a1', handle: 'alice', node: 'n' } };
     });
-    const auth = new Authenticator(bus, 30_000);
+    const auth = new Authenticator(agentKeysOverBus(Keys)(bus), 30_000);
     await auth.start();
     await auth.verify(key);
     await bus.publish({
       id: 'e2',
-      subject: AgentKeyRotated.subject,
+      subject: Keys.revoked.subject,
       occurredAt: new Date().toISOString(),
-      producer: { node: 'n', service: 'users' },
-      payload: { agentId: 'a1', revokedKeyHash: 42 },
+      producer: { node: 'n', service: 'keeper' },
+      payload: { revokedKeyHash: 42 },
     });
     expect(
       await bus.drops.count({
-        event: AgentKeyRotated.subject,
+        event: Keys.revoked.subject,
         consumer: 'kit-authenticator',
         reason: 'invalid_payload',
       }),
@@ -226,18 +244,13 @@ describe('createService', () => {
   async function setup() {
     const env = testDeps({ LORE_MAX_BODY_BYTES: '2000' });
     const key = generateApiKey();
-    await env.deps.bus.reply(UsersRpc.verifyKey, async (p) => ({
-      agent:
-        (p as { keyHash: string }).keyHash === hashApiKey(key)
-          ? { id: 'a1', handle: 'alice', node: 'n' }
-          : null,
-    }));
     const svc = createService({
       name: 'greeter',
       version: '1.0.0',
       tools,
       ports: { greeting: 'hi' },
       deps: env.deps,
+      agentKeys: memoryAgentKeys({ [key]: { id: 'a1', handle: 'alice', node: 'n' } }),
     });
     await svc.start();
     return { env, svc, key };

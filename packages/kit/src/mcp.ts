@@ -17,8 +17,10 @@ import {
   type ServerContext,
   type Tool,
 } from '@modelcontextprotocol/server';
+import { MCP_APPS_EXTENSION } from './apps.js';
 import { elicitationPort, InputRequiredSignal, progressReporter, samplingPort } from './mcp-input.js';
 import { clientLogging, type Notify } from './mcp-logging.js';
+import { edgeFields } from './pipeline.js';
 import type { SamplingPort } from './textgen-port.js';
 
 /** Everything about one tools/call that is not the arguments. */
@@ -93,6 +95,17 @@ export interface McpBackend {
   extensions?(): Record<string, Record<string, unknown>>;
   /** How long 2026-07-28 clients may cache tools/list (their way of noticing catalog changes). */
   listTtlMs?: number;
+  /**
+   * Toolsets: the group a tool belongs to (undefined: listed whatever the choice), and what a
+   * connection asks for (`?toolsets=` on the endpoint's URL or the `X-Lore-Toolsets` header),
+   * parsed, or an error naming the unknown one. Without either, every tool is listed.
+   */
+  toolsets?: {
+    of(tool: string): string | undefined;
+    parse(value: string): readonly string[] | { error: string };
+    /** Listed when a connection chooses none (the node's `LORE_TOOLSETS`); undefined: all. */
+    default?: readonly string[];
+  };
   /** Called when the tool list may have changed, to tell session clients. */
   onToolsChanged?(listener: () => void): () => void;
   /**
@@ -178,25 +191,26 @@ export function createMcpFactory(backend: McpBackend): McpServerFactory {
       const extra = (authInfo?.extra ?? {}) as AuthExtra;
       const state = ctx.mcpReq.requestState<string>();
       const caps = server.getClientCapabilities();
-      return {
-        token: authInfo?.token || null,
-        era,
-        requestId: extra.requestId ?? randomUUID(),
-        signal: ctx.mcpReq.signal,
-        sampling: samplingPort(server, ctx),
-        elicitation: elicitationPort(server, ctx),
-        progress: progressReporter(ctx),
-        notify: notifier(ctx),
-        ...(extra.ip ? { ip: extra.ip } : {}),
-        ...(extra.traceparent ? { traceparent: extra.traceparent } : {}),
-        ...(ctx.mcpReq.inputResponses ? { inputResponses: ctx.mcpReq.inputResponses } : {}),
-        ...(typeof state === 'string' ? { requestState: state } : {}),
-        ...(ctx.mcpReq._meta ? { meta: ctx.mcpReq._meta as Record<string, unknown> } : {}),
-        ...(caps ? { clientCapabilities: caps as Record<string, unknown> } : {}),
-      };
+      return edgeFields(
+        {
+          token: authInfo?.token || null,
+          era,
+          requestId: extra.requestId ?? randomUUID(),
+          signal: ctx.mcpReq.signal,
+          sampling: samplingPort(server, ctx),
+          elicitation: elicitationPort(server, ctx),
+          progress: progressReporter(ctx),
+          notify: notifier(ctx),
+          ...(ctx.mcpReq.inputResponses ? { inputResponses: ctx.mcpReq.inputResponses } : {}),
+          ...(typeof state === 'string' ? { requestState: state } : {}),
+          ...(ctx.mcpReq._meta ? { meta: ctx.mcpReq._meta as Record<string, unknown> } : {}),
+          ...(caps ? { clientCapabilities: caps as Record<string, unknown> } : {}),
+        },
+        extra,
+      );
     };
-    server.setRequestHandler('tools/list', async (req) =>
-      paginate(backend.listTools(), req.params?.cursor, 'tools'),
+    server.setRequestHandler('tools/list', async (req, ctx) =>
+      paginate(visibleTools(backend, server, ctx), req.params?.cursor, 'tools'),
     );
     server.setRequestHandler('tools/call', async (req, ctx) => {
       try {
@@ -251,6 +265,49 @@ export function createMcpFactory(backend: McpBackend): McpServerFactory {
       );
     return server;
   };
+}
+
+/** The header a client sets to choose its toolsets, when it cannot change the endpoint's URL. */
+export const TOOLSETS_HEADER = 'x-lore-toolsets';
+
+/** Whether a tool is for MCP Apps only (`_meta.ui.visibility` without "model"). */
+export function appOnly(tool: Tool): boolean {
+  const visibility = (tool._meta as { ui?: { visibility?: unknown } } | undefined)?.ui?.visibility;
+  return Array.isArray(visibility) && !visibility.includes('model');
+}
+
+/** Whether the client declared the MCP Apps extension (a host that keeps app-only tools from its model). */
+function hostsApps(server: Server): boolean {
+  const caps = server.getClientCapabilities() as { extensions?: Record<string, unknown> } | undefined;
+  return !!caps?.extensions?.[MCP_APPS_EXTENSION];
+}
+
+/**
+ * The tools this connection lists: app-only tools only for a client that hosts MCP Apps (a
+ * plain client would hand them to its model), and only the toolsets it chose, or the node's.
+ */
+function visibleTools(backend: McpBackend, server: Server, ctx: ServerContext): Tool[] {
+  let tools = backend.listTools();
+  if (!hostsApps(server)) tools = tools.filter((t) => !appOnly(t));
+  const sets = backend.toolsets;
+  if (!sets) return tools;
+  const req = ctx.http?.req;
+  const asked = req
+    ? (new URL(req.url).searchParams.get('toolsets') ?? req.headers.get(TOOLSETS_HEADER) ?? undefined)
+    : undefined;
+  let chosen = sets.default;
+  if (asked !== undefined) {
+    const parsed = sets.parse(asked);
+    if ('error' in parsed)
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, parsed.error, { toolsets: asked });
+    chosen = parsed;
+  }
+  if (!chosen) return tools;
+  const keep = new Set(chosen);
+  return tools.filter((t) => {
+    const set = sets.of(t.name);
+    return set === undefined || keep.has(set);
+  });
 }
 
 const PAGE_SIZE = 200;

@@ -1,7 +1,7 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { LoreConfig } from './config.js';
+import { ConfigError, type LoreConfig } from './config.js';
 import { signRotation } from './network/node-keys.js';
 
 export interface NodeIdentity {
@@ -15,15 +15,41 @@ export interface NodeIdentity {
   rotatedFrom?: { publicKey: string; signature: string };
 }
 
+/** Where a process keeps its node identity: LORE_NODE_FILE, or node.json in its data directory. */
+export function nodeIdentityFile(config: Pick<LoreConfig, 'LORE_DATA_DIR' | 'LORE_NODE_FILE'>): string {
+  return config.LORE_NODE_FILE ?? join(config.LORE_DATA_DIR, 'node.json');
+}
+
+/** A node identity file's contents, or a ConfigError naming the variable that points at it. */
+function readIdentity(file: string, variable: string): NodeIdentity {
+  let saved: Partial<NodeIdentity>;
+  try {
+    saved = JSON.parse(readFileSync(file, 'utf8')) as Partial<NodeIdentity>;
+  } catch (err) {
+    throw new ConfigError([`${variable}: ${file} is not a node identity file (${(err as Error).message})`]);
+  }
+  for (const field of ['id', 'publicKey', 'privateKey'] as const)
+    if (typeof saved[field] !== 'string' || !saved[field])
+      throw new ConfigError([
+        `${variable}: ${file} has no ${field} (make one with \`pnpm node-identity <id>\`)`,
+      ]);
+  return saved as NodeIdentity;
+}
+
 /**
- * This deployment's identity, made once and kept in the data directory: a node id (or the
- * configured one) and its signing key pair.
+ * This deployment's identity, made once and kept in the data directory (or read from
+ * LORE_NODE_FILE, which is never made here: the processes sharing it must not each make their
+ * own): a node id (or the configured one) and its signing key pair.
  */
 export function loadNodeIdentity(config: LoreConfig): NodeIdentity {
   const dir = config.LORE_DATA_DIR;
-  const file = join(dir, 'node.json');
+  if (config.LORE_NODE_FILE && !existsSync(config.LORE_NODE_FILE))
+    throw new ConfigError([
+      `LORE_NODE_FILE: ${config.LORE_NODE_FILE} does not exist (make it once with \`pnpm node-identity <id> > node.json\`)`,
+    ]);
+  const file = nodeIdentityFile(config);
   if (existsSync(file)) {
-    const saved = JSON.parse(readFileSync(file, 'utf8')) as NodeIdentity;
+    const saved = readIdentity(file, config.LORE_NODE_FILE ? 'LORE_NODE_FILE' : 'LORE_DATA_DIR');
     const endorsed = config.LORE_NODE_ENDORSEMENT
       ? { ...saved, endorsement: config.LORE_NODE_ENDORSEMENT }
       : saved;

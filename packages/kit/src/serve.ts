@@ -2,14 +2,21 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/hono';
-import { validateHostHeader, validateOriginHeader } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { Hono } from 'hono';
-import { ConfigError, type LoreConfig } from './config.js';
+import type { LoreConfig } from './config.js';
 import { createMcpFactory, type McpBackend } from './mcp.js';
-import type { Lane } from './relay-lane.js';
+import { hostCheck } from './pipeline.js';
 
-const LOCAL = ['localhost', '127.0.0.1', '[::1]'];
+/**
+ * How long an idle keep-alive connection stays open. Node's default (5 s) is barely above what
+ * clients keep one for (undici's 4 s): on a busy machine a client's timer runs late, it sends a
+ * request on a socket the server is closing, and gets ECONNRESET. Holding idle connections longer
+ * than any client does (65 s, as many servers and load balancers do) leaves closing them to the
+ * clients. Headers must be allowed a little longer still, or Node ends such a connection first.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+const HEADERS_TIMEOUT_MS = KEEP_ALIVE_TIMEOUT_MS + 1_000;
 
 export interface HttpServerHandle {
   url: string;
@@ -18,46 +25,40 @@ export interface HttpServerHandle {
 }
 
 /**
- * Serves an app on a socket. On loopback (the default) it accepts only local Host and
- * Origin headers, which is what stops DNS-rebinding attacks from a browser. On any other
- * address the operator must say which Host names to accept (`LORE_ALLOWED_HOSTS`, or `*`
- * when a proxy in front checks them): binding wide open without a word stops the process.
+ * A way past the web framework for requests a server can answer from the socket directly:
+ * given the request once its Host and Origin have passed the same checks as every request, it
+ * returns false to leave the request to the app, or true once it has taken it (then it answers
+ * it itself, handing it to `app` when it finds it cannot after all).
+ */
+export type Lane = (
+  incoming: IncomingMessage,
+  outgoing: ServerResponse,
+  app: (request: Request) => Response | Promise<Response>,
+) => boolean;
+
+/**
+ * Serves an app on a socket, behind the Host and Origin check of `hostCheck` (pipeline.ts):
+ * local names only on loopback, `LORE_ALLOWED_HOSTS` on any other address.
  */
 export async function serveHttp(
   app: Hono,
   config: Pick<LoreConfig, 'LORE_HOST' | 'LORE_PORT' | 'LORE_ALLOWED_HOSTS'>,
   port = config.LORE_PORT,
-  /** Requests answered before the app, once Host and Origin pass the app's own checks (see relay-lane.ts). */
+  /** Requests answered before the app, once Host and Origin pass the app's own checks. */
   lane?: Lane,
 ): Promise<HttpServerHandle> {
-  const allowed = config.LORE_ALLOWED_HOSTS?.split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
+  // Step 1 of every call (pipeline.ts): Host and Origin, before any route.
+  const check = hostCheck(config);
   const guarded = new Hono();
-  if (!allowed?.length && !LOCAL.includes(config.LORE_HOST) && config.LORE_HOST !== '::1')
-    throw new ConfigError([
-      `LORE_ALLOWED_HOSTS: required when LORE_HOST (${config.LORE_HOST}) is not a loopback address — ` +
-        'list the Host names clients use (e.g. lore.example.com), or * when a proxy in front checks them',
-    ]);
-  const hosts = allowed?.length ? allowed : LOCAL;
-  if (!hosts.includes('*')) {
-    guarded.use('*', hostHeaderValidation(hosts));
-    guarded.use('/mcp', originValidation(hosts));
+  if (check.checked) {
+    guarded.use('*', hostHeaderValidation(check.hosts));
+    guarded.use('/mcp', originValidation(check.hosts));
     // The owner's console (the aggregator's) is held to the same Origin rule as the endpoint.
-    guarded.use('/console', originValidation(hosts));
-    guarded.use('/console/*', originValidation(hosts));
+    guarded.use('/console', originValidation(check.hosts));
+    guarded.use('/console/*', originValidation(check.hosts));
   }
   guarded.route('/', app);
-  const checked = !hosts.includes('*');
-  // The last Host seen to pass: most requests carry the same one, and its check parses a URL.
-  let goodHost: string | undefined;
-  const passes = (req: IncomingMessage) => {
-    if (!checked) return true;
-    const host = req.headers.host;
-    if (host === undefined || (host !== goodHost && !validateHostHeader(host, hosts).ok)) return false;
-    goodHost = host;
-    return validateOriginHeader(req.headers.origin, hosts).ok;
-  };
+  const passes = (req: IncomingMessage) => check.passes(req.headers.host, req.headers.origin);
   const createLaneServer = lane
     ? (options: object, listener: (incoming: IncomingMessage, outgoing: ServerResponse) => void) =>
         createServer(options, (incoming, outgoing) => {
@@ -75,6 +76,9 @@ export async function serveHttp(
       ...(createLaneServer ? { createServer: createLaneServer as unknown as typeof createServer } : {}),
     };
     const server = serve(options, (info: AddressInfo) => {
+      const http = server as unknown as { keepAliveTimeout: number; headersTimeout: number };
+      http.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+      http.headersTimeout = HEADERS_TIMEOUT_MS;
       const host = config.LORE_HOST.includes(':') ? `[${config.LORE_HOST}]` : config.LORE_HOST;
       resolve({
         url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${info.port}`,
@@ -89,6 +93,21 @@ export async function serveHttp(
     server.once('error', (err: NodeJS.ErrnoException) =>
       reject(err.code === 'EADDRINUSE' ? new PortInUseError(port, config.LORE_HOST) : err),
     );
+  });
+}
+
+/**
+ * Throws {@link PortInUseError} when something already listens on `host:port`, so that a process
+ * can say so before it starts its services (and logs that they started). Port 0 is always free.
+ */
+export async function assertPortFree(host: string, port: number): Promise<void> {
+  if (port === 0) return;
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', (err: NodeJS.ErrnoException) =>
+      reject(err.code === 'EADDRINUSE' ? new PortInUseError(port, host) : err),
+    );
+    probe.listen(port, host, () => probe.close(() => resolve()));
   });
 }
 

@@ -1,8 +1,8 @@
 import type { EventDefinition, EventEnvelope } from '@lore/schema/events';
 import type { Hono } from 'hono';
 import type { ServiceResource } from './apps.js';
-import { Authenticator } from './auth.js';
-import { nodeLocalBus } from './bus/local.js';
+import { type AgentKeys, Authenticator } from './auth.js';
+import { type NodeLocalBus, nodeLocalBus } from './bus/local.js';
 import { EventDrops, type OnOptions, subscribeTyped, type TypedEventHandler } from './bus/typed.js';
 import type { EventBus, Subscription } from './bus/types.js';
 import type { ServicePrompt, ServiceResourceTemplate } from './catalog.js';
@@ -48,12 +48,20 @@ export interface ServiceOptions<P> {
   prompts?: ServicePrompt[];
   ports: P;
   deps: ServiceDeps;
+  /**
+   * Where the service's authentication learns whose a key is: the keys' own service provides
+   * them in-process, every other one over the bus (`agentKeysOverBus(UsersAgentKeys)`). Given
+   * the service's node-local bus.
+   */
+  agentKeys: (bus: NodeLocalBus) => AgentKeys;
   db?: Database;
   outbox?: Outbox;
   /** Subscriptions and reply handlers, opened by `start()`. */
   handlers?: Array<(bus: EventBus) => Promise<Subscription>>;
   /** Work after handlers are up (seeding, timers); returns a clean-up. */
   onStart?: () => Promise<(() => Promise<void>) | undefined>;
+  /** Facts `/readyz` shows beside its checks without deciding readiness (see `HttpAppOptions.details`). */
+  details?: () => Promise<Record<string, string>>;
 }
 
 export interface LoreService {
@@ -80,7 +88,7 @@ export function createService<P>(opts: ServiceOptions<P>): LoreService {
   const drops = new EventDrops(metrics.registry, (fields, message) => log.warn(fields, message));
   // Keys and most replies concern data of this node: ask this node's replicas first.
   const bus = nodeLocalBus(deps.bus, deps.nodeId, deps);
-  const auth = new Authenticator(bus, deps.config.LORE_AUTH_CACHE_SECONDS * 1000);
+  const auth = new Authenticator(opts.agentKeys(bus), deps.config.LORE_AUTH_CACHE_SECONDS * 1000);
   const limiter = deps.config.LORE_RATE_LIMITS ? sharedLimiter(deps.bus) : undefined;
   const backend = toolBackend(opts, { auth, limiter, log, metrics });
   // 2025-11-25 clients get sessions, so a service called directly can still ask their model (sampling).
@@ -89,6 +97,7 @@ export function createService<P>(opts: ServiceOptions<P>): LoreService {
     config: deps.config,
     metrics,
     ready: readiness(opts),
+    ...(opts.details ? { details: opts.details } : {}),
     bodyAllowance: FORWARDING_ALLOWANCE,
     legacySessions: {},
     // A session needs a valid key, unless the service has no keys to ask for: when every tool is

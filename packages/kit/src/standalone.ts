@@ -5,7 +5,7 @@ import { type BaseConfig, BaseConfigSchema, ConfigError, loadConfig } from './co
 import { createLogger, type Logger } from './logger.js';
 import { createDirectory, directoryTrust, registerNodeKey } from './network/index.js';
 import { loadNodeIdentity } from './node.js';
-import { PortInUseError, parsePort, serveHttp, serveOverStdio, UsageError } from './serve.js';
+import { assertPortFree, PortInUseError, parsePort, serveHttp, serveOverStdio, UsageError } from './serve.js';
 import type { LoreService, ServiceDeps } from './service.js';
 import { startTelemetry } from './telemetry.js';
 
@@ -37,6 +37,15 @@ export async function runStandalone(
   const explicitPort = args.port !== undefined ? parsePort(args.port, '--port') : undefined;
   const config = loadConfig(opts.env, opts.schema ?? BaseConfigSchema);
   const log = createLogger({ name: `lore-${name}`, level: config.LORE_LOG_LEVEL });
+  const stdio = !!args.stdio;
+  const port =
+    explicitPort !== undefined
+      ? explicitPort
+      : opts.env.LORE_PORT
+        ? config.LORE_PORT
+        : (opts.defaultPort ?? config.LORE_PORT);
+  // A taken port is said before anything starts, not after the service logged that it did.
+  if (!stdio) await assertPortFree(config.LORE_HOST, port);
   const node = loadNodeIdentity(config);
   const stopTelemetry = await startTelemetry(config.OTEL_EXPORTER_OTLP_ENDPOINT, `lore-${name}`);
   const bus = await createBus({
@@ -44,6 +53,7 @@ export async function runStandalone(
     ...natsAccess(config, (m) => log.warn(m)),
     name: `lore-${name}`,
     replicas: config.LORE_NATS_REPLICAS,
+    timeoutScale: config.LORE_BUS_TIMEOUT_SCALE,
     onError: (err, event, consumer) =>
       log.warn({ err: (err as Error).message, subject: event?.subject, consumer }, 'event handler failed'),
   });
@@ -51,7 +61,6 @@ export async function runStandalone(
   if (opts.publishesNodeKey || bus.kind === 'memory') await registerNodeKey(directory, node, log);
   const service = await create({ config, bus, nodeId: node.id, node, directory, log });
   await service.start();
-  const stdio = !!args.stdio;
   if (stdio) {
     const handle = serveOverStdio(service.backend, config.LORE_API_KEY, (e) =>
       log.warn({ err: e.message }, 'stdio'),
@@ -66,12 +75,6 @@ export async function runStandalone(
       },
     };
   }
-  const port =
-    explicitPort !== undefined
-      ? explicitPort
-      : opts.env.LORE_PORT
-        ? config.LORE_PORT
-        : (opts.defaultPort ?? config.LORE_PORT);
   const http = await serveHttp(service.app, config, port);
   log.info({ node: node.id, bus: bus.kind, url: `${http.url}/mcp` }, `lore-${name} listening`);
   return {
@@ -144,4 +147,29 @@ export function startupFailure(name: string, err: unknown): { message: string; e
   if (err instanceof PortInUseError || err instanceof ConfigError)
     return { message: `${prefix} ${err.message}`, exitCode: 1 };
   return { message: `${prefix} ${(err as Error)?.stack ?? String(err)}`, exitCode: 1 };
+}
+
+/**
+ * A service's process entry (`src/main.ts`), the same for every service: runs it standalone
+ * with this process's environment and arguments, prints a startup failure as one line and exits
+ * with its code, and closes the service on SIGINT or SIGTERM.
+ */
+export async function serviceMain(
+  name: string,
+  create: (deps: ServiceDeps) => Promise<LoreService>,
+  opts: Omit<StandaloneOptions, 'env' | 'argv'>,
+): Promise<void> {
+  const running = await runStandalone(name, create, {
+    ...opts,
+    env: process.env,
+    argv: process.argv.slice(2),
+  }).catch((err: unknown) => {
+    // A port in use or a bad flag is one line the user can act on, not a stack.
+    const failure = startupFailure(name, err);
+    process.stderr.write(`${failure.message}\n`);
+    process.exit(failure.exitCode);
+  });
+  const stop = () => void running.close().then(() => process.exit(0));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
 }

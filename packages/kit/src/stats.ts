@@ -1,4 +1,5 @@
-import { StatsRequest, statsSubject } from '@lore/schema/knowledge-events';
+import { statsRpc } from '@lore/schema/stats';
+import { answer } from './bus/rpc.js';
 import type { EventBus, Subscription } from './bus/types.js';
 
 const DAY_MS = 86_400_000;
@@ -52,7 +53,7 @@ export class DailyCalls {
 }
 
 export interface StatsResponderOptions {
-  /** The service's name: it answers on `rpc.<service>.stats`. */
+  /** The service's name: it answers `statsRpc(service)` (`@lore/schema/stats`). */
   service: string;
   /** The service's own figures since `since` (epoch ms of the start of today). */
   figures: (since: number) => Promise<Record<string, unknown>>;
@@ -62,15 +63,14 @@ export interface StatsResponderOptions {
 }
 
 /**
- * Answers `rpc.<service>.stats` for platform_stats: the service's figures plus `callsToday`.
+ * Answers `statsRpc(service)` for platform_stats: the service's figures plus `callsToday`.
  * Returned as a handler for `createService({ handlers })`.
  */
 export function statsResponder(opts: StatsResponderOptions) {
   return async (bus: EventBus): Promise<Subscription> => {
     const calls = new DailyCalls(opts.totalCalls, opts.now);
     calls.start();
-    const sub = await bus.reply(statsSubject(opts.service), async (payload) => {
-      const { since } = StatsRequest.parse(payload);
+    const sub = await answer(bus, statsRpc(opts.service), async ({ since }) => {
       const sinceMs = Date.parse(since);
       const figures = await opts.figures(
         Number.isFinite(sinceMs) ? sinceMs : utcDayStart((opts.now ?? Date.now)()),

@@ -1,11 +1,11 @@
-import { defineEvent, UsersRpc } from '@lore/schema';
+import { defineEvent } from '@lore/schema/events';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { generateApiKey, hashApiKey } from './auth.js';
+import { generateApiKey } from './auth.js';
 import { createService } from './service.js';
 import { openServiceStore } from './store.js';
 import { nextTraceparent } from './telemetry.js';
-import { appFetch, call, connectClient, testDeps } from './testing/index.js';
+import { appFetch, call, connectClient, memoryAgentKeys, testDeps } from './testing/index.js';
 import { toolsFor } from './tool.js';
 
 const Noted = defineEvent('lore.test.note.written', z.object({ text: z.string() }));
@@ -31,12 +31,6 @@ describe('trace context', () => {
   it('carries the call’s trace id into the events the call causes', async () => {
     const env = testDeps();
     const key = generateApiKey();
-    await env.deps.bus.reply(UsersRpc.verifyKey, async (p) => ({
-      agent:
-        (p as { keyHash: string }).keyHash === hashApiKey(key)
-          ? { id: 'a1', handle: 'alice', node: 'n' }
-          : null,
-    }));
     const store = await openServiceStore(env.deps, 'notes', {});
     const tool = toolsFor<null>();
     const svc = createService({
@@ -66,6 +60,7 @@ describe('trace context', () => {
       ],
       ports: null,
       deps: env.deps,
+      agentKeys: memoryAgentKeys({ [key]: { id: 'a1', handle: 'alice', node: 'n' } }),
       db: store.db,
       outbox: store.outbox,
     });

@@ -1,38 +1,99 @@
-import type { ToolErrorBody } from '@lore/schema/errors';
 import type { CallToolResult, InputRequiredResult, Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import type { Authenticator } from './auth.js';
 import { catalogBackend } from './catalog.js';
-import { fromZodError, rateLimited, ToolError, toToolError, unauthenticated } from './errors.js';
-import { controlCharacterError } from './input.js';
-import type { Logger } from './logger.js';
-import { type CallInfo, InputRequiredSignal, type McpBackend, unknownTool } from './mcp.js';
-import type { ServiceMetrics } from './metrics.js';
-import { RATE_LIMITS, type RateLimiter } from './rate-limit.js';
+import type { CallInfo, McpBackend } from './mcp.js';
+import { unknownTool } from './mcp.js';
+import { type Runtime, runToolCall } from './pipeline.js';
 import type { ServiceOptions } from './service.js';
 import { withSpan } from './telemetry.js';
-import { type AnyTool, makeContext } from './tool.js';
+import type { AnyTool } from './tool.js';
 
 /**
- * A service's tools as an MCP backend: every call goes key check, input schema, control
- * characters, rate limit, handler, output schema; a failure becomes an error result with
- * `{code, message, data}` in `_meta`. Listing, resources and prompts come from the catalog.
+ * A service's tools as an MCP backend: every call takes the pipeline's steps 4–8 (pipeline.ts:
+ * key check, input schema, control characters, rate limit, handler, output schema, error
+ * mapping). Listing, resources and prompts come from the catalog.
  */
 
-export interface Runtime {
-  auth: Authenticator;
-  limiter: RateLimiter | undefined;
-  log: Logger;
-  metrics: ServiceMetrics;
+export { ERROR_META_KEY, errorResult, toolErrorOf } from './errors.js';
+export type { Runtime } from './pipeline.js';
+
+/**
+ * JSON Schema for a zod schema as MCP clients expect it (an object, no `$schema`), without the
+ * safe-integer bounds zod puts on every integer (every JSON integer a client parses is within
+ * them anyway). Output schemas also write a subschema that repeats once, under `$defs`
+ * (`sharedDefs`), and no `additionalProperties: false`: a host puts every tool's schemas before
+ * its model on every turn.
+ */
+export function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Tool['inputSchema'] {
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, {
+    io,
+    unrepresentable: 'any',
+    override: ({ jsonSchema: js }) => {
+      const s = js as Record<string, unknown>;
+      if (s.minimum === Number.MIN_SAFE_INTEGER) delete s.minimum;
+      if (s.maximum === Number.MAX_SAFE_INTEGER) delete s.maximum;
+      // What a tool returns is what its handler builds, parsed by the schema before it is sent:
+      // saying "nothing else" on each of its objects tells a client nothing it can use.
+      if (io === 'output' && s.additionalProperties === false) delete s.additionalProperties;
+    },
+  }) as Record<string, unknown>;
+  return (io === 'output' ? sharedDefs(rest) : rest) as Tool['inputSchema'];
 }
 
-/** JSON Schema for a zod schema as MCP clients expect it (an object, no `$schema`). */
-export function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Tool['inputSchema'] {
-  const { $schema: _, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<
-    string,
-    unknown
-  >;
-  return rest as Tool['inputSchema'];
+/** A repeated subschema is moved to `$defs` only when that saves at least this many bytes. */
+const MIN_SAVING = 64;
+
+/**
+ * Moves each subschema that occurs more than once (the same JSON, a citation or a profile in
+ * several places) to `$defs`, named after the first property that holds it, and refers to it
+ * with `$ref` wherever it was: the largest saving first, until none saves `MIN_SAVING` bytes.
+ */
+export function sharedDefs(root: Record<string, unknown>): Record<string, unknown> {
+  const defs: Record<string, unknown> = {};
+  const out = structuredClone(root);
+  for (;;) {
+    const seen = new Map<string, { count: number; name: string }>();
+    const visit = (node: unknown, key: string, top: boolean) => {
+      if (!node || typeof node !== 'object') return;
+      if (Array.isArray(node)) {
+        for (const n of node) visit(n, key, false);
+        return;
+      }
+      const obj = node as Record<string, unknown>;
+      if (!top && ('type' in obj || 'anyOf' in obj) && !('$ref' in obj)) {
+        const json = JSON.stringify(obj);
+        const e = seen.get(json);
+        if (e) e.count++;
+        else seen.set(json, { count: 1, name: key });
+      }
+      for (const [k, v] of Object.entries(obj))
+        visit(v, k === 'properties' || k === 'items' || k === 'anyOf' ? key : k, false);
+    };
+    visit(out, 'schema', true);
+    let best: { json: string; name: string; saving: number } | undefined;
+    for (const [json, e] of seen) {
+      if (e.count < 2) continue;
+      const saving = (e.count - 1) * json.length - e.count * 30;
+      if (saving >= MIN_SAVING && (!best || saving > best.saving)) best = { json, name: e.name, saving };
+    }
+    if (!best) break;
+    let name = best.name.replace(/[^A-Za-z0-9_]/g, '') || 'def';
+    for (let i = 2; name in defs; i++) name = `${best.name}${i}`;
+    defs[name] = JSON.parse(best.json);
+    const ref = { $ref: `#/$defs/${name}` };
+    const replace = (node: unknown): unknown => {
+      if (!node || typeof node !== 'object') return node;
+      if (Array.isArray(node)) return node.map(replace);
+      if (JSON.stringify(node) === best!.json) return { ...ref };
+      return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, replace(v)]));
+    };
+    const replaced = replace(out) as Record<string, unknown>;
+    for (const k of Object.keys(out)) delete out[k];
+    Object.assign(out, replaced);
+    // A definition may itself hold a later shared subschema.
+    for (const [k, v] of Object.entries(defs)) if (k !== name) defs[k] = replace(v);
+  }
+  return Object.keys(defs).length ? { ...out, $defs: defs } : out;
 }
 
 export function describeTool(t: AnyTool): Tool {
@@ -42,34 +103,10 @@ export function describeTool(t: AnyTool): Tool {
     description: t.description,
     inputSchema: (t.inputJsonSchema as Tool['inputSchema'] | undefined) ?? jsonSchema(t.input, 'input'),
     outputSchema: jsonSchema(t.output, 'output'),
-    annotations: { title: t.title, ...t.annotations },
+    // The title once, at the top (2025-06-18 and later); annotations carry only the four hints.
+    annotations: t.annotations,
     ...(t.meta ? { _meta: t.meta } : {}),
   };
-}
-
-/** Where a failed call's machine-readable error travels: the result's `_meta`. */
-export const ERROR_META_KEY = 'lore/error';
-
-/**
- * A failed call: the text a model reads, and `{code, message, data}` in `_meta`. Never
- * `structuredContent`: stock clients (SDK v1, the Inspector) check it against the tool's
- * output schema even when `isError` is set, and throw instead of showing the message.
- */
-export function errorResult(err: ToolError): CallToolResult {
-  return {
-    content: [{ type: 'text', text: `Error ${err.code}: ${err.message}` }],
-    isError: true,
-    _meta: { [ERROR_META_KEY]: err.toBody() },
-  };
-}
-
-/** The `{code, message, data}` of a failed call's result, from `_meta` (undefined when it succeeded). */
-export function toolErrorOf(result: {
-  isError?: boolean;
-  _meta?: Record<string, unknown>;
-}): ToolErrorBody | undefined {
-  if (!result.isError) return undefined;
-  return result._meta?.[ERROR_META_KEY] as ToolErrorBody | undefined;
 }
 
 export function toolBackend<P>(opts: ServiceOptions<P>, rt: Runtime): McpBackend {
@@ -93,90 +130,11 @@ export function toolBackend<P>(opts: ServiceOptions<P>, rt: Runtime): McpBackend
       `tools/call ${name}`,
       { 'mcp.tool': name, 'lore.service': opts.name },
       incoming,
-      (cc, span) => run(tool, args, info, cc.traceparent, (code) => span.setAttribute('lore.code', code)),
+      (cc, span) =>
+        runToolCall(tool, args, info, rt, opts.ports, cc.traceparent, (code) =>
+          span.setAttribute('lore.code', code),
+        ),
     );
-  }
-
-  async function run(
-    tool: AnyTool<P>,
-    args: Record<string, unknown>,
-    info: CallInfo,
-    traceparent: string | undefined,
-    done: (code: number) => void,
-  ): Promise<CallToolResult | InputRequiredResult> {
-    const name = tool.name;
-    const t0 = performance.now();
-    let code = 200;
-    try {
-      const caller = info.token ? await rt.auth.verify(info.token) : null;
-      // A public tool (agent_register) ignores a key it cannot use: it is the way out of a lost or
-      // revoked key, so a stale Authorization header must not lock the caller out of it.
-      if (!caller && !tool.public)
-        throw info.token
-          ? unauthenticated('Invalid API key. Check the key, or get a new one with agent_register.')
-          : unauthenticated();
-      // Input is checked before it counts against a limit: malformed calls must not lock an agent out.
-      // The schema speaks first, so a 400 names the same field whatever else is wrong with the call.
-      const parsed = tool.input.safeParse(args);
-      if (!parsed.success) throw fromZodError(parsed.error, args);
-      const control = controlCharacterError(args);
-      if (control) throw control;
-      const wait = (await rt.limiter?.take(caller?.id ?? `ip:${info.ip ?? 'local'}`, tool.rateClass)) ?? 0;
-      if (wait)
-        throw rateLimited(
-          wait,
-          `Rate limit for ${tool.rateClass} calls reached (${RATE_LIMITS[tool.rateClass as 'read']}/min); retry in ${wait} s.`,
-        );
-      let callLog: Logger | undefined;
-      const ctx = makeContext<P>({
-        caller,
-        ports: opts.ports,
-        get log() {
-          callLog ??= rt.log.child({
-            tool: name,
-            requestId: info.requestId,
-            ...(traceparent ? { traceparent } : {}),
-          });
-          return callLog;
-        },
-        get signal() {
-          return info.signal;
-        },
-        requestId: info.requestId,
-        sampling: info.sampling,
-        elicitation: info.elicitation,
-        progress: info.progress,
-        notify: async (level, data) => info.notify?.(level, data),
-      });
-      const result = await tool.handler(parsed.data, ctx);
-      const out = tool.output.safeParse(result.data);
-      if (!out.success) {
-        rt.log.error(
-          { tool: name, issues: out.error.issues.slice(0, 3) },
-          'tool output does not match its schema',
-        );
-        throw new ToolError(500, 'Internal error: the result did not match its declared shape.');
-      }
-      return {
-        content: [{ type: 'text', text: result.text }, ...(result.content ?? [])],
-        structuredContent: out.data as Record<string, unknown>,
-      };
-    } catch (err) {
-      if (err instanceof InputRequiredSignal) throw err;
-      const te = toToolError(err);
-      code = te.code;
-      if (te.code >= 500) rt.log.error({ err, tool: name, requestId: info.requestId }, 'tool failed');
-      // The client hears the server's own warning about its call, when it asked for log messages.
-      await info.notify?.(
-        te.code >= 500 ? 'error' : 'warning',
-        { tool: name, requestId: info.requestId, ...te.toBody() },
-        { ifAsked: true },
-      );
-      return errorResult(te);
-    } finally {
-      done(code);
-      rt.metrics.record(name, code, (performance.now() - t0) / 1000);
-    }
   }
 
   return {

@@ -1,4 +1,4 @@
-import type { VerifiedAgent } from '@lore/schema/users';
+import type { VerifiedAgent } from '@lore/schema/identity';
 import type { ContentBlock, LoggingLevel } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import { unauthenticated } from './errors.js';

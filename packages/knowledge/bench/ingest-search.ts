@@ -7,7 +7,7 @@
  * Everything runs in this process: the users and knowledge services on the in-process bus,
  * temporary databases, a real MCP client over the services' fetch. Ingest goes through
  * updateKnowledgeSources and is timed until every KnowledgeSourceAdded event has been
- * delivered. Search is timed through searchKnowledge (MCP) and through rpc.knowledge.retrieve.
+ * delivered. Search is timed through searchKnowledge (MCP) and through KnowledgeRpc.retrieve.
  * With --embeddings, a local toy /v1/embeddings server (384-d hashed bag of words) is used.
  */
 import { createServer } from 'node:http';
@@ -154,7 +154,7 @@ async function main() {
   let relevant = 0;
   for (const q of queries) {
     const s = performance.now();
-    const r = (await t.deps.bus.request(KnowledgeRpc.retrieve, {
+    const r = (await t.deps.bus.request(KnowledgeRpc.retrieve.subject, {
       agentId: reg.data.agent.id,
       query: q,
       limit: 5,
@@ -169,7 +169,7 @@ async function main() {
     `knowledge bench — ${args.embeddings ? 'hybrid (BM25 + 384-d vectors, toy local endpoint)' : 'BM25 only'}, node ${process.version}`,
     `ingest: ${chunks} chunks in ${sources} sources, ${(ingestMs / 1000).toFixed(2)} s through updateKnowledgeSources (events delivered) → ${Math.round(chunks / (ingestMs / 1000))} chunks/s`,
     `searchKnowledge over MCP (${QUERIES} queries, limit 10): p50 ${fmt(percentile(mcp, 50))}, p99 ${fmt(percentile(mcp, 99))}, max ${fmt(mcp.at(-1)!)}`,
-    `rpc.knowledge.retrieve (${QUERIES} queries, limit 5): p50 ${fmt(percentile(rpc, 50))}, p99 ${fmt(percentile(rpc, 99))}, max ${fmt(rpc.at(-1)!)}; ${relevant} with a relevant passage`,
+    `${KnowledgeRpc.retrieve.subject} (${QUERIES} queries, limit 5): p50 ${fmt(percentile(rpc, 50))}, p99 ${fmt(percentile(rpc, 99))}, max ${fmt(rpc.at(-1)!)}; ${relevant} with a relevant passage`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 

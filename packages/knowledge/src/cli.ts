@@ -18,6 +18,11 @@ export interface KnowledgeCliIo {
   config: LoreConfig;
   stdout: { write(s: string): unknown };
   stderr: { write(s: string): unknown };
+  /**
+   * Whether an agent holds a handle (the users service's database, read by the CLI that hands
+   * this over): `--author` must name one. Without it, any well-formed handle is taken.
+   */
+  authorExists?: (handle: string) => Promise<boolean>;
 }
 
 export const KNOWLEDGE_CLI_USAGE = `Usage: lore articles load <folder> [--author HANDLE] [--category C]
@@ -74,6 +79,13 @@ export async function runKnowledgeCli(argv: string[], io: KnowledgeCliIo): Promi
   const handle = (author ?? LORE_AUTHOR).replace(/^@/, '').toLowerCase();
   if (!HANDLE_PATTERN.test(handle)) {
     io.stderr.write(`--author must be a handle (3-30 characters, a-z 0-9 _), got '${author}'.\n`);
+    return 2;
+  }
+  // Lore's own author needs no account; anyone else must be an agent of this node.
+  if (handle !== LORE_AUTHOR && io.authorExists && !(await io.authorExists(handle))) {
+    io.stderr.write(
+      `No agent @${handle} on this node: --author must name a registered agent (or leave it out to credit '${LORE_AUTHOR}'). Nothing was loaded.\n`,
+    );
     return 2;
   }
   const folder = resolve(parsed.positionals[0]!);

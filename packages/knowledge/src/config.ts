@@ -1,4 +1,5 @@
 import { EmbeddingsSettings } from '@lore/embed';
+import { IngestSettings } from '@lore/ingest';
 import { BaseConfigSchema, databaseSettings, settingsOf } from '@lore/kit';
 import { z } from 'zod';
 
@@ -6,6 +7,7 @@ import { z } from 'zod';
 export const KnowledgeSettings = z.object({
   ...databaseSettings('knowledge'),
   ...EmbeddingsSettings,
+  ...IngestSettings,
   /** Directories a source's file_path may read from; unset, file_path is refused. */
   LORE_KNOWLEDGE_ROOTS: z.string().optional(),
 });

@@ -14,6 +14,11 @@ export { agentToken, KnowledgeBase } from './domain/knowledge-base.js';
 export { isWithin, MAX_FILE_BYTES, parseRoots, readAllowedFile } from './domain/paths.js';
 export {
   BM25_FLOOR_PER_TERM,
+  type Candidate,
+  type Judgement,
+  judgeCandidates,
+  MEANING_SCALES,
+  type MeaningScale,
   MIN_COVERAGE,
   MIN_SPECIFIC_TERMS,
   requiredTerms,

@@ -1,5 +1,7 @@
 import { embedderFromConfig } from '@lore/embed';
+import { useParseTimeLimit } from '@lore/ingest';
 import {
+  agentKeysOverBus,
   appToolMeta,
   createService,
   type LoreService,
@@ -7,7 +9,10 @@ import {
   openServiceStore,
   rebuildInBackground,
   type ServiceDeps,
+  sharedEmbedder,
+  TextVectors,
 } from '@lore/kit';
+import { UsersAgentKeys } from '@lore/schema/users';
 import { KNOWLEDGE_APP_URI, knowledgeApp } from './apps/knowledge.js';
 import { knowledgeSettings } from './config.js';
 import { ArticleRepository } from './domain/articles.js';
@@ -59,16 +64,22 @@ export async function createKnowledgeService(
   opts: KnowledgeServiceOptions = {},
 ): Promise<LoreService> {
   const settings = knowledgeSettings(deps.config);
+  useParseTimeLimit(settings.LORE_INGEST_TIME_LIMIT_MS);
   const { db, outbox, log } = await openServiceStore(
     deps,
     'knowledge',
     tables,
     migrationsFolder(import.meta.url),
   );
-  const embedder = embedderFromConfig(settings, { log, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
+  // One model thread per process, shared with the other services (a test's own fetch gets its own client).
+  const embedder = opts.fetch
+    ? embedderFromConfig(settings, { log, fetch: opts.fetch })
+    : sharedEmbedder(settings, log);
   const knowledge = new KnowledgeBase(db, outbox, embedder, log);
   const articles = new ArticleRepository(db, outbox);
-  const sharing = new SourceSharing(db, outbox);
+  // Articles are found by meaning with the knowledge base's embedder (none with LORE_EMBEDDINGS=off).
+  if (embedder) articles.vectors = new TextVectors(db, 'article_vectors', embedder, log);
+  const sharing = new SourceSharing(db, outbox, () => knowledge.sensitivity.version);
   const ports: KnowledgePorts = {
     knowledge,
     articles,
@@ -86,15 +97,22 @@ export async function createKnowledgeService(
     resources: [knowledgeApp()],
     ports,
     deps,
+    agentKeys: agentKeysOverBus(UsersAgentKeys),
     db,
     outbox,
+    // Search by words alone when the embedding model is off or unavailable: said, not a failure.
+    details: async () => {
+      const e = knowledge.embeddings();
+      return { embeddings: e.embeddingModel ? `${e.embeddings} (${e.embeddingModel})` : e.embeddings };
+    },
     handlers: [
       retrieveHandler(knowledge, sharing),
-      sourceFactsHandler(sharing),
+      sourceFactsHandler(sharing, knowledge.sensitivity, knowledge.subjects, knowledge.meaning),
       statsHandler(knowledge, articles, () => service.metrics.totalCalls()),
     ],
     async onStart() {
       await seedArticles(articles, opts.articlesFolder ?? shippedArticlesFolder(import.meta.url), log);
+      await articles.refreshVectors();
       // Chunks written without a vector (or with another model's) get one in the background.
       knowledge.startVectors();
       // An index written with another stemmer is rewritten in the background: starting does not
@@ -104,6 +122,7 @@ export async function createKnowledgeService(
       );
       return async () => {
         await rebuilt();
+        await articles.vectors?.close();
         await knowledge.close();
       };
     },

@@ -1,5 +1,25 @@
-import type { ArticleCategory, KnowledgeFormat, KnowledgeSharing } from '@lore/schema/knowledge';
-import { blob, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import type {
+  ArticleCategory,
+  KnowledgeFormat,
+  KnowledgeSharing,
+  SensitivityCategory,
+} from '@lore/schema/knowledge';
+import { blob, customType, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+/** Dimensions of the vectors the `vector` column holds (the local model's). */
+export const VECTOR_DIMENSIONS = 384;
+
+/** libSQL's native vector column: float32 values, compared in SQL by `vector_distance_cos`. */
+const f32Blob = customType<{ data: Buffer; driverData: Buffer; config: { dimensions: number } }>({
+  dataType: (config) => `F32_BLOB(${config?.dimensions ?? VECTOR_DIMENSIONS})`,
+});
+
+/**
+ * Where a chunk vector of this length is stored: the `F32_BLOB(384)` column for the local model's
+ * (and any 384-dimension model's), the untyped `embedding` blob for an endpoint's of another size.
+ */
+export const vectorColumn = (dimensions: number): 'vector' | 'embedding' =>
+  dimensions === VECTOR_DIMENSIONS ? 'vector' : 'embedding';
 
 /** One knowledge source of one agent: a file it added, by name. */
 export const sources = sqliteTable(
@@ -41,16 +61,27 @@ export const chunks = sqliteTable(
     text: text('text').notNull(),
     /** Token count of heading path + text, for BM25 length normalisation. */
     length: integer('length').notNull(),
-    /** float32 little-endian, computed in the background after the chunk is written (see `Vectorizer`). */
+    /**
+     * A vector of an endpoint's model whose size is not `VECTOR_DIMENSIONS` (float32
+     * little-endian, compared by `vector_distance_cos` all the same), computed in the background
+     * after the chunk is written (see `Vectorizer`).
+     */
     embedding: blob('embedding', { mode: 'buffer' }),
-    /** The model (and its version) `embedding` came from: vectors of another model are not compared. */
+    /** The chunk's vector when it has `VECTOR_DIMENSIONS` (the local model's): libSQL's native vector. */
+    vector: f32Blob('vector', { dimensions: VECTOR_DIMENSIONS }),
+    /** The model (and its version) `vector` or `embedding` came from: vectors of another model are not compared. */
     embeddingModel: text('embedding_model'),
+    /** What the passage holds that never leaves on its own (see domain/sensitivity.ts); null: not classified yet. */
+    sensitivity: text('sensitivity', { mode: 'json' }).$type<SensitivityCategory[]>(),
+    /** The rules (and model) `sensitivity` was decided with: another version is classified again. */
+    sensitivityVersion: text('sensitivity_version'),
   },
   (t) => [
     index('chunks_source').on(t.sourceId),
     index('chunks_agent').on(t.agentId),
     // The chunks still waiting for a vector of the current model are found through it.
     index('chunks_embedding_model').on(t.embeddingModel),
+    index('chunks_sensitivity_version').on(t.sensitivityVersion),
   ],
 );
 

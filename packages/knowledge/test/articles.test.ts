@@ -322,6 +322,26 @@ describe('lore articles load (operator CLI)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('refuses an --author that is no agent of the node, loading nothing', async () => {
+    const a = io();
+    const asked: string[] = [];
+    const code = await runKnowledgeCli(['articles', 'load', folder, '--author', '@Nobody'], {
+      ...a.io,
+      authorExists: async (handle) => {
+        asked.push(handle);
+        return false;
+      },
+    });
+    expect(code).toBe(2);
+    expect(asked).toEqual(['nobody']);
+    expect(a.err.join('')).toContain(
+      "No agent @nobody on this node: --author must name a registered agent (or leave it out to credit 'lore'). Nothing was loaded.",
+    );
+    expect(a.out.join('')).toBe('');
+    const found = await ok<Found>(reader, 'article_search', { query: 'exact cosine scan embeddings' });
+    expect(found.data.results.map((r) => r.slug)).not.toContain('vector-databases');
+  });
+
   it('loads a folder of Markdown with front matter into the articles, reports failures, and is idempotent', async () => {
     const a = io();
     const code = await runKnowledgeCli(

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Client, call, ok } from '@lore/kit/testing';
-import { KnowledgeRpc } from '@lore/schema';
+import { KnowledgeRpc, statsRpc } from '@lore/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Env, eventually, startEnv } from './helpers.js';
 
@@ -105,7 +105,7 @@ describe('knowledge sources with an OpenAI-compatible embeddings endpoint', () =
       { query: 'car tyres oil change' },
     );
     expect(both.data.passages[0]).toMatchObject({ headingPath: ['Garage', 'Car care'], relevant: true });
-    const rpc = (await t.env.deps.bus.request(KnowledgeRpc.retrieve, {
+    const rpc = (await t.env.deps.bus.request(KnowledgeRpc.retrieve.subject, {
       agentId: erinId,
       query: 'automobile',
       limit: 3,
@@ -114,7 +114,7 @@ describe('knowledge sources with an OpenAI-compatible embeddings endpoint', () =
     };
     expect(rpc.passages.length).toBeGreaterThan(0);
     expect(rpc.passages.every((p) => !p.relevant)).toBe(true);
-    const drafted = (await t.env.deps.bus.request(KnowledgeRpc.retrieve, {
+    const drafted = (await t.env.deps.bus.request(KnowledgeRpc.retrieve.subject, {
       agentId: erinId,
       query: 'car tyres oil change',
       limit: 1,
@@ -124,6 +124,20 @@ describe('knowledge sources with an OpenAI-compatible embeddings endpoint', () =
     expect(drafted.passages).toEqual([
       expect.objectContaining({ relevant: true, headingPath: ['Garage', 'Car care'] }),
     ]);
+  });
+
+  it('says on /readyz and in platform_stats that search reads meaning through the endpoint', async () => {
+    const r = await t.knowledge.fetch(new Request('http://local/readyz'));
+    expect(r.status).toBe(200);
+    expect(((await r.json()) as { details: Record<string, string> }).details).toEqual({
+      embeddings: 'endpoint (toy-embed)',
+    });
+    const stats = (await t.env.deps.bus.request(statsRpc('knowledge').subject, {
+      since: new Date(0).toISOString(),
+    })) as {
+      figures: Record<string, unknown>;
+    };
+    expect(stats.figures).toMatchObject({ embeddings: 'endpoint', embeddingModel: 'toy-embed' });
   });
 
   it('forgets vectors of a removed source', async () => {

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Client, call, describeConformance, makePdf, ok } from '@lore/kit/testing';
-import { KnowledgeRpc, KnowledgeSourceAdded, KnowledgeSourceRemoved, statsSubject } from '@lore/schema';
+import { KnowledgeRpc, KnowledgeSourceAdded, KnowledgeSourceRemoved, statsRpc } from '@lore/schema';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Env, QUANTUM_TEXT, SOURDOUGH_TEXT, startEnv } from './helpers.js';
 
@@ -59,7 +59,7 @@ describe('knowledge sources over MCP', () => {
   let carolId: string;
 
   const retrieve = (agentId: string, query: string, limit = 5) =>
-    t.env.deps.bus.request(KnowledgeRpc.retrieve, { agentId, query, limit }) as Promise<{
+    t.env.deps.bus.request(KnowledgeRpc.retrieve.subject, { agentId, query, limit }) as Promise<{
       passages: Passage[];
     }>;
 
@@ -140,19 +140,21 @@ describe('knowledge sources over MCP', () => {
     });
     expect(r.data.chunks).toBeGreaterThanOrEqual(1);
     expect(r.data.keywords).toContain('quantum');
-    await vi.waitFor(() =>
-      expect(t.events.some((e) => e.subject === KnowledgeSourceAdded.subject)).toBe(true),
-    );
-    const e = t.events.find((x) => x.subject === KnowledgeSourceAdded.subject)!;
-    expect(e.payload).toEqual({
+    // Announced at once without extracted words, then again once its passages are classified.
+    const announced = () => t.events.filter((e) => e.subject === KnowledgeSourceAdded.subject);
+    await vi.waitFor(() => expect(announced()).toHaveLength(2));
+    const [first, classified] = announced();
+    const payload = {
       agentId: bobId,
       handle: 'bob',
       source: 'quantum_computing.txt',
-      keywords: r.data.keywords,
       chunks: r.data.chunks,
       sharing: 'auto',
       summary: '',
-    });
+    };
+    expect(first!.payload).toEqual({ ...payload, keywords: [] });
+    expect(classified!.payload).toMatchObject(payload);
+    expect((classified!.payload as { keywords: string[] }).keywords).toContain('quantum');
   });
 
   it('indexes Markdown by heading and returns the heading path', async () => {
@@ -247,7 +249,7 @@ describe('knowledge sources over MCP', () => {
     expect(after.data.chunks).toBeGreaterThan(0);
   });
 
-  it('answers 404 for a missing file inside a root, 400 for a relative path, a directory, a binary file or a file too large', async () => {
+  it('answers 404 for a missing file inside a root, 400 for a relative path, a directory or a file too large, 415 for a binary file', async () => {
     expect(
       (await call(bob, 'updateKnowledgeSources', { file_path: join(root, 'missing.txt') })).error?.code,
     ).toBe(404);
@@ -260,12 +262,46 @@ describe('knowledge sources over MCP', () => {
     );
     expect(
       (await call(bob, 'updateKnowledgeSources', { file_path: join(root, 'blob.bin') })).error,
-    ).toMatchObject({ code: 400, data: { field: 'file_path' } });
+    ).toMatchObject({
+      code: 415,
+      data: { field: 'file_path', accepted: expect.arrayContaining(['PDF (.pdf)']) },
+    });
     const huge = await call(bob, 'updateKnowledgeSources', { file_path: join(root, 'huge.txt') });
     expect(huge.error).toMatchObject({
       code: 400,
       data: { field: 'file_path', constraint: 'at most 20 MiB' },
     });
+  });
+
+  it('refuses an executable, an image or binary content as a text source with a 415 naming the accepted types', async () => {
+    const exe = await call(bob, 'updateKnowledgeSources', {
+      file_name: 'bad.exe',
+      file_content: 'MZ this is not text',
+    });
+    expect(exe.error).toMatchObject({
+      code: 415,
+      message:
+        "'bad.exe' is not a text file: a knowledge source can be plain text (.txt), Markdown (.md), HTML (.html) or PDF (.pdf).",
+      data: {
+        field: 'file_name',
+        accepted: ['plain text (.txt)', 'Markdown (.md)', 'HTML (.html)', 'PDF (.pdf)'],
+      },
+    });
+    expect(
+      (await call(bob, 'updateKnowledgeSources', { file_name: 'photo.PNG', file_content: 'x' })).error?.code,
+    ).toBe(415);
+    // Bytes that are not UTF-8 decode as replacement characters: a binary read as text.
+    const garbled = await call(bob, 'updateKnowledgeSources', {
+      file_name: 'notes.txt',
+      file_content: `MZ${'\uFFFD'.repeat(200)}`,
+    });
+    expect(garbled.error).toMatchObject({ code: 415, data: { field: 'file_content' } });
+    expect(garbled.error?.message).toContain('(its content is binary)');
+    const names = (
+      await ok<{ sources: Array<{ name: string }> }>(bob, 'listKnowledgeSources')
+    ).data.sources.map((s) => s.name);
+    expect(names).not.toContain('bad.exe');
+    expect(names).not.toContain('notes.txt');
   });
 
   it.each([
@@ -308,7 +344,7 @@ describe('knowledge sources over MCP', () => {
     expect(
       (await ok<Searched>(carol, 'searchKnowledge', { query: 'axolotls regenerate' })).data.passages,
     ).toHaveLength(1);
-    const stats = (await t.env.deps.bus.request(statsSubject('knowledge'), {
+    const stats = (await t.env.deps.bus.request(statsRpc('knowledge').subject, {
       since: new Date(0).toISOString(),
     })) as { figures: { chunks: number } };
     const all =
@@ -432,7 +468,7 @@ describe('knowledge sources over MCP', () => {
   });
 
   it('answers rpc.knowledge.stats with sources, chunks and articles', async () => {
-    const r = (await t.env.deps.bus.request(statsSubject('knowledge'), {
+    const r = (await t.env.deps.bus.request(statsRpc('knowledge').subject, {
       since: new Date(Date.now() - 3_600_000).toISOString(),
     })) as {
       service: string;

@@ -22,7 +22,11 @@ describe('an owner’s notes found by meaning (local model, through the knowledg
   let ownerId: string;
   /** What the queries service's drafter asks of the owner's knowledge for a peer's question. */
   const retrieve = async (query: string) =>
-    (await t.env.deps.bus.request(KnowledgeRpc.retrieve, { agentId: ownerId, query, limit: 8 })) as Retrieved;
+    (await t.env.deps.bus.request(KnowledgeRpc.retrieve.subject, {
+      agentId: ownerId,
+      query,
+      limit: 8,
+    })) as Retrieved;
   const drafted = async (query: string) => (await retrieve(query)).passages.filter((p) => p.relevant);
 
   beforeAll(async () => {

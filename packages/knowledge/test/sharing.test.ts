@@ -18,7 +18,7 @@ describe('per-source sharing', () => {
   let daveId: string;
   const retrieve = async (query: string) =>
     (
-      (await t.env.deps.bus.request(KnowledgeRpc.retrieve, { agentId: daveId, query, limit: 8 })) as {
+      (await t.env.deps.bus.request(KnowledgeRpc.retrieve.subject, { agentId: daveId, query, limit: 8 })) as {
         passages: Passage[];
       }
     ).passages;
@@ -75,12 +75,46 @@ describe('per-source sharing', () => {
   });
 
   it('sends no extracted keywords for sources that are not shared auto', async () => {
-    await vi.waitFor(() => expect(added('diary.md')).toHaveLength(1));
-    expect(added('diary.md')[0]!.payload).toMatchObject({ sharing: 'private', keywords: [] });
-    expect(added('payroll.md')[0]!.payload).toMatchObject({ sharing: 'manual', keywords: [] });
-    const ts = added('typescript.md')[0]!.payload as { keywords: string[]; summary: string };
-    expect(ts.keywords.length).toBeGreaterThan(0);
+    // Once classified, each source is announced again: with its keywords only when shared auto.
+    await vi.waitFor(() => expect(added('typescript.md')).toHaveLength(2));
+    await vi.waitFor(() => expect(added('diary.md')).toHaveLength(2));
+    await vi.waitFor(() => expect(added('payroll.md')).toHaveLength(2));
+    for (const e of [...added('diary.md'), ...added('payroll.md')])
+      expect((e.payload as { keywords: string[] }).keywords).toEqual([]);
+    expect(added('diary.md')[1]!.payload).toMatchObject({ sharing: 'private', keywords: [] });
+    expect(added('payroll.md')[1]!.payload).toMatchObject({ sharing: 'manual', keywords: [] });
+    // Nothing extracted leaves before the passages are classified.
+    expect(added('typescript.md')[0]!.payload).toMatchObject({ keywords: [] });
+    const ts = added('typescript.md')[1]!.payload as { keywords: string[]; summary: string };
+    expect(ts.keywords).toContain('typescript');
     expect(ts.summary).toBe('My TypeScript notes');
+  });
+
+  it('sends no word of a passage classified sensitive, and sends it again when the sharing changes', async () => {
+    const HEALTH =
+      '# Team notes\n\nThe release train leaves every Tuesday; the release notes list each change.\n\n' +
+      '## Marguerite\n\nMarguerite takes Zorvexil for her diabetes and injects insulin twice a day; Zorvexil makes her tired, so Zorvexil doses are taken at night.';
+    await ok(dave, 'updateKnowledgeSources', { file_name: 'team.md', file_content: HEALTH });
+    await vi.waitFor(() => expect(added('team.md')).toHaveLength(2));
+    // The owner's own listing keeps every word: the word would be a keyword if it were public.
+    const own = await ok<{ sources: Array<{ name: string; keywords: string[] }> }>(
+      dave,
+      'listKnowledgeSources',
+      {},
+    );
+    expect(own.data.sources.find((s) => s.name === 'team.md')!.keywords).toContain('zorvexil');
+    const announced = added('team.md').map((e) => e.payload as { keywords: string[] });
+    expect(announced[1]!.keywords).toContain('release');
+    for (const a of announced)
+      expect(a.keywords.join(' ')).not.toMatch(/zorvexil|insulin|diabetes|marguerite/);
+    await ok(dave, 'setKnowledgeSourceSharing', { source: 'team.md', sharing: 'manual' });
+    await ok(dave, 'setKnowledgeSourceSharing', { source: 'team.md', sharing: 'auto' });
+    await vi.waitFor(() => expect(added('team.md')).toHaveLength(4));
+    expect(added('team.md')[2]!.payload).toMatchObject({ sharing: 'manual', keywords: [] });
+    const back = added('team.md')[3]!.payload as { sharing: string; keywords: string[] };
+    expect(back.sharing).toBe('auto');
+    expect(back.keywords).toContain('release');
+    expect(back.keywords.join(' ')).not.toMatch(/zorvexil|insulin|diabetes|marguerite/);
   });
 
   it('changes sharing with setKnowledgeSourceSharing and tells the users service', async () => {
@@ -91,7 +125,9 @@ describe('per-source sharing', () => {
     expect(r.data).toMatchObject({ sharing: 'auto', previous: 'private' });
     expect(r.text).toMatch(/shared auto \(was private\)/);
     expect((await retrieve('Mallory payroll review')).some((p) => p.source === 'diary.md')).toBe(true);
-    await vi.waitFor(() => expect(added('diary.md')).toHaveLength(2));
+    await vi.waitFor(() => expect(added('diary.md')).toHaveLength(3));
+    expect(added('diary.md')[2]!.payload).toMatchObject({ sharing: 'auto' });
+    expect((added('diary.md')[2]!.payload as { keywords: string[] }).keywords).toContain('payroll');
     await ok(dave, 'setKnowledgeSourceSharing', { source: 'diary.md', sharing: 'private' });
     expect((await retrieve('Mallory payroll review')).some((p) => p.source === 'diary.md')).toBe(false);
   });
@@ -103,7 +139,7 @@ describe('per-source sharing', () => {
   });
 
   it('answers rpc.knowledge.source_facts for the gate, with missing sources named', async () => {
-    const r = (await t.env.deps.bus.request(KnowledgeRpc.sourceFacts, {
+    const r = (await t.env.deps.bus.request(KnowledgeRpc.sourceFacts.subject, {
       agentId: daveId,
       sources: ['typescript.md', 'payroll.md', 'gone.md'],
     })) as { sources: Array<{ name: string; sharing: string; keywords: string[] }> };

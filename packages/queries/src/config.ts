@@ -1,10 +1,19 @@
-import { BaseConfigSchema, databaseSettings, envInt, LlmSettings, settingsOf } from '@lore/kit';
+import {
+  BaseConfigSchema,
+  databaseSettings,
+  EmbeddingsSettings,
+  envInt,
+  LlmSettings,
+  settingsOf,
+} from '@lore/kit';
 import { z } from 'zod';
 
 /** What the queries service reads besides the kit's base settings. */
 export const QueriesSettings = z.object({
   ...databaseSettings('queries'),
   ...LlmSettings,
+  /** The embedder behind finding a summarized question by meaning (LORE_EMBEDDINGS=local|off|<url>). */
+  ...EmbeddingsSettings,
   LORE_QUERY_TTL_HOURS: envInt(72),
   /**
    * Questions one asker may have waiting for one peer (sent, not answered, declined or expired):

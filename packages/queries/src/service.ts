@@ -1,5 +1,7 @@
 import {
+  agentKeysOverBus,
   appToolMeta,
+  call,
   createService,
   type LoreService,
   migrationsFolder,
@@ -7,8 +9,11 @@ import {
   openServiceStore,
   rebuildInBackground,
   type ServiceDeps,
+  sharedEmbedder,
+  TextVectors,
 } from '@lore/kit';
-import { AgentTraitsReply, UsersProfileRpc } from '@lore/schema/profile-rpc';
+import { UsersProfileRpc } from '@lore/schema/profile-rpc';
+import { UsersAgentKeys } from '@lore/schema/users';
 import { createTextGenerator } from '@lore/textgen';
 import { INBOX_APP_URI, inboxApp } from './apps/inbox.js';
 import { queriesSettings } from './config.js';
@@ -23,15 +28,18 @@ import { ReceivedRepository } from './domain/received.js';
 import { Retrier } from './domain/retrier.js';
 import { onAnswerShared } from './handlers/answer-shared.js';
 import { onAnswerWithheld } from './handlers/answer-withheld.js';
-import { decideRpc } from './handlers/decide-rpc.js';
 import { onQuestionAsked } from './handlers/question-asked.js';
 import { statsHandler } from './handlers/stats.js';
 import type { QueriesPorts } from './ports.js';
 import * as tables from './tables.js';
+import { cqAcceptQuery } from './tools/cqAcceptQuery.js';
 import { cqAskQuestion } from './tools/cqAskQuestion.js';
+import { cqInboxApprove } from './tools/cqInboxApprove.js';
 import { cqInboxEditAnswer } from './tools/cqInboxEditAnswer.js';
+import { cqInboxReject } from './tools/cqInboxReject.js';
 import { cqListAskedQuestions } from './tools/cqListAskedQuestions.js';
 import { cqListRequestedQueries } from './tools/cqListRequestedQueries.js';
+import { cqRejectQuery } from './tools/cqRejectQuery.js';
 import { cqSummarizeAnswers } from './tools/cqSummarizeAnswers.js';
 import { cqUpdateEditAnswer } from './tools/cqUpdateEditAnswer.js';
 
@@ -44,12 +52,18 @@ export const queriesTools = [
   cqSummarizeAnswers,
   cqUpdateEditAnswer,
   cqListAskedQuestions,
+  cqAcceptQuery,
+  cqRejectQuery,
+  // The inbox app's buttons (app-only).
   cqInboxEditAnswer,
+  cqInboxApprove,
+  cqInboxReject,
 ];
 
 /**
  * The queries service: questions asked here and their answers (the asker's side), queries
- * addressed to agents hosted here and their drafts (the recipient's side).
+ * addressed to agents hosted here, their drafts, their owners' decisions and the decision log
+ * (the recipient's side).
  */
 export async function createQueriesService(deps: ServiceDeps): Promise<LoreService> {
   const settings = queriesSettings(deps.config);
@@ -77,6 +91,8 @@ export async function createQueriesService(deps: ServiceDeps): Promise<LoreServi
     service?.metrics.droppedEnvelopes.inc({ service: 'queries', reason });
   const network = new Network(deps.directory, deps.nodeId, countDrop, log);
   const questions = new QuestionRepository(db, outbox);
+  const embedder = sharedEmbedder(settings, log);
+  if (embedder) questions.vectors = new TextVectors(db, 'question_vectors', embedder, log);
   const received = new ReceivedRepository(db, outbox, now);
   // Off with the other per-agent limits (LORE_RATE_LIMITS=false).
   const waitingPerAsker = deps.config.LORE_RATE_LIMITS
@@ -114,9 +130,7 @@ export async function createQueriesService(deps: ServiceDeps): Promise<LoreServi
     now,
     async askerProfile(agentId) {
       try {
-        const r = AgentTraitsReply.parse(
-          await bus.request(UsersProfileRpc.traits, { agentId }, { timeoutMs: 3000 }),
-        );
+        const r = await call(bus, UsersProfileRpc.traits, { agentId }, { timeoutMs: 3000 });
         return r.agent
           ? {
               displayName: r.agent.displayName,
@@ -138,28 +152,32 @@ export async function createQueriesService(deps: ServiceDeps): Promise<LoreServi
     title: 'Lore queries',
     instructions:
       'Ask peers with cqAskQuestion, read their answers with cqSummarizeAnswers or cqListAskedQuestions. Queries addressed ' +
-      'to you are in cqListRequestedQueries; edit a drafted answer with cqUpdateEditAnswer.',
+      'to you are in cqListRequestedQueries; edit a drafted answer with cqUpdateEditAnswer, then accept or reject it with ' +
+      'cqAcceptQuery and cqRejectQuery.',
     tools: queriesTools,
     resources: [inboxApp()],
     ports,
     deps,
+    agentKeys: agentKeysOverBus(UsersAgentKeys),
     db,
     outbox,
     handlers: [
       onQuestionAsked(intake),
       onAnswerShared(delivery, deps.nodeId),
       onAnswerWithheld(delivery, deps.nodeId),
-      decideRpc(received, now),
       statsHandler(questions, received, () => service?.metrics.totalCalls() ?? Promise.resolve(0)),
     ],
     async onStart() {
       const running = retrier.start();
+      // Questions without a vector of the configured model get one in the background.
+      await questions.refreshVectors();
       // A question index emptied by a migration is rewritten in the background (see reindexQuestions).
       const stopReindex = rebuildInBackground(log, 'question search index', async (signal) => ({
         questions: await reindexQuestions(db, { signal }),
       }));
       return async () => {
         await stopReindex();
+        await questions.vectors?.close();
         await running.close();
       };
     },

@@ -1,5 +1,5 @@
-import type { AnswerCitation, AskerProfile } from '@lore/schema/queries';
-import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import type { AnswerCitation, AskerProfile, ConditionCheck } from '@lore/schema/queries';
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 /** Questions asked by agents hosted on this node. */
 export const questions = sqliteTable(
@@ -98,5 +98,37 @@ export const receivedQueries = sqliteTable(
     primaryKey({ columns: [t.id, t.recipientId] }),
     index('received_recipient_status').on(t.recipientId, t.status, t.receivedAt),
     index('received_due').on(t.nextAttemptAt),
+  ],
+);
+
+/**
+ * The decision log: every decision on a received query, automatic or manual, one row per
+ * `lore.queries.query.decided` event this service emitted (domain/decisions.ts): who or what
+ * decided, by which condition, why.
+ */
+export const decisions = sqliteTable(
+  'decisions',
+  {
+    id: text('id').primaryKey(),
+    /** The `query.decided` event this row records (null: imported from a copy's latest decision by migration 0005). */
+    eventId: text('event_id'),
+    queryId: text('query_id').notNull(),
+    recipientId: text('recipient_id').notNull(),
+    recipientHandle: text('recipient_handle').notNull(),
+    askerHandle: text('asker_handle').notNull(),
+    /** auto (conditions consulted) | manual (the recipient decided or edited) | system (undeliverable) */
+    kind: text('kind').notNull(),
+    /** accepted | rejected | pending | held | edited | undeliverable */
+    outcome: text('outcome').notNull(),
+    decidedBy: text('decided_by').notNull(),
+    condition: text('condition'),
+    reason: text('reason').notNull(),
+    checks: text('checks', { mode: 'json' }).$type<ConditionCheck[]>().notNull(),
+    at: integer('at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('decisions_event').on(t.eventId),
+    index('decisions_query').on(t.queryId, t.recipientId, t.at),
+    index('decisions_recipient').on(t.recipientId, t.at),
   ],
 );

@@ -19,6 +19,16 @@ describe('drafts over MCP', () => {
           "```ts\nimport { logger } from 'hono/logger';\n\napp.use(logger());\n```\n\n" +
           'The logger middleware prints one line per request.',
       },
+      {
+        source: 'arc.md',
+        text:
+          'Arc<T> is a thread-safe reference-counting pointer: cloning an Arc increments a shared count, ' +
+          'and the value is dropped when the last Arc goes away. Arc stands for Atomically Reference Counted.',
+      },
+      {
+        source: 'pointers.md',
+        text: 'Rc<T> counts references within one thread; share it across threads and the compiler refuses.',
+      },
     ]);
   });
   afterAll(() => n.stop());
@@ -50,6 +60,16 @@ describe('drafts over MCP', () => {
     expect(draft.text).toContain('logger middleware');
     expect(draft.text).toMatch(
       /The knowledge base only partly answers this question: it says nothing about “does it support JSON output”\.$/,
+    );
+  });
+
+  it('never says the knowledge is silent on what the question is set in when the passages answer it', async () => {
+    const draft = await draftOf('What happens when the last Arc goes away in Rust?');
+    expect(draft.text).toContain('the value is dropped when the last Arc goes away');
+    expect(draft.text).not.toContain('says nothing about Rust');
+    expect(draft.text).not.toContain('only partly answers');
+    expect(draft.text).toMatch(
+      /The passages quoted do not name Rust, so this answer may not be specific to it\.$/,
     );
   });
 });

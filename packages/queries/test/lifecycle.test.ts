@@ -167,15 +167,8 @@ describe('received query lifecycle', () => {
     } finally {
       delete n.hooks.beforeEvaluate;
     }
-    const r = (await n.decide({
-      queryId: id,
-      recipientId: bob.id,
-      outcome: 'accepted',
-      decidedBy: 'manual:@bob',
-      condition: null,
-      reason: 'Accepted by @bob.',
-    })) as { status: string };
-    expect(r.status).toBe('accepted');
+    const r = await ok<{ status: string }>(bob.q, 'cqAcceptQuery', { id });
+    expect(r.data.status).toBe('accepted');
     await eventually(
       () => peerOf(id),
       (p) => p?.status === 'answered',
@@ -198,14 +191,7 @@ describe('received query lifecycle', () => {
       await eventually(outcomes, (o) => o.length > 0);
       expect(await outcomes()).toEqual(['held']);
       await ok(bob.q, 'cqListRequestedQueries', { status: 'held' });
-      await n.decide({
-        queryId: id,
-        recipientId: bob.id,
-        outcome: 'accepted',
-        decidedBy: 'manual:@bob',
-        condition: null,
-        reason: 'Accepted by @bob.',
-      });
+      await ok(bob.q, 'cqAcceptQuery', { id });
       await eventually(
         () => peerOf(id),
         (p) => p?.status === 'answered',
@@ -248,14 +234,7 @@ describe('received query lifecycle', () => {
     const listed = (await requested(bob.q))[free]!;
     expect(listed.draft).toMatchObject({ citations: [], strategy: 'manual', edited: true });
     expect((await ok(bob.q, 'cqListRequestedQueries')).text).toContain('Draft (written by the owner)');
-    await n.decide({
-      queryId: free,
-      recipientId: bob.id,
-      outcome: 'accepted',
-      decidedBy: 'manual:@bob',
-      condition: null,
-      reason: 'Accepted by @bob.',
-    });
+    await ok(bob.q, 'cqAcceptQuery', { id: free });
     await eventually(
       async () => shared.find((a) => a.questionId === free),
       (a) => a !== undefined,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { loadNodeIdentity } from '@lore/kit';
 import { appFetch, type Client, call, connectClient, describeConformance, ok } from '@lore/kit/testing';
-import { AnswerShared, AnswerWithheld, QuestionAsked, statsSubject } from '@lore/schema';
+import { AnswerShared, AnswerWithheld, QuestionAsked, statsRpc } from '@lore/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RECIPIENTS_IN_FLIGHT } from '../src/domain/intake.js';
 
@@ -43,12 +43,16 @@ describe('queries service over MCP', () => {
 
   describeConformance('queries', {
     service: () => n.queries,
-    // The inbox app's edit among them.
+    // The inbox app's edit, approve and reject among them.
     tools: [
       'cqInboxEditAnswer',
+      'cqInboxApprove',
+      'cqInboxReject',
       'cqAskQuestion',
+      'cqAcceptQuery',
       'cqListAskedQuestions',
       'cqListRequestedQueries',
+      'cqRejectQuery',
       'cqSummarizeAnswers',
       'cqUpdateEditAnswer',
     ],
@@ -56,6 +60,8 @@ describe('queries service over MCP', () => {
       cqAskQuestion: { question: QUESTION, peers: ['bob'] },
       cqSummarizeAnswers: { related_question: QUESTION },
       cqUpdateEditAnswer: { query_id: 'qry-abcdef123456', new_answer: 'x' },
+      cqAcceptQuery: { id: 'qry-abcdef123456' },
+      cqRejectQuery: { id: 'qry-abcdef123456' },
     },
   });
 
@@ -107,7 +113,9 @@ describe('queries service over MCP', () => {
     queryId = r.data.query_id;
     expect(queryId).toMatch(/^qry-[a-z0-9]{12}$/);
     expect(r.text).toMatch(/^Query request sent to @bob, @carol/);
-    expect(r.text).toContain(`Instruct the user to ask the model for summarize on the query ${QUESTION}`);
+    expect(r.text).toContain(`Answers arrive as each peer or their approval conditions release them`);
+    expect(r.text).toContain(`call cqSummarizeAnswers with related_question "${queryId}"`);
+    expect(r.text).not.toContain('Instruct the user');
     expect(r.data).toMatchObject({ peers: ['bob', 'carol'], peers_reached: 2, content: r.text });
 
     await eventually(
@@ -195,16 +203,13 @@ describe('queries service over MCP', () => {
       (await call(alice.q, 'cqUpdateEditAnswer', { query_id: 'not-an-id', new_answer: 'x' })).error?.data
         ?.field,
     ).toBe('query_id');
-    await expect(
-      n.decide({
-        queryId,
-        recipientId: alice.id,
-        outcome: 'accepted',
-        decidedBy: 'manual:@alice',
-        condition: null,
-        reason: 'x',
-      }),
-    ).rejects.toMatchObject({ code: 403 });
+    for (const tool of ['cqAcceptQuery', 'cqRejectQuery', 'cqInboxApprove', 'cqInboxReject'])
+      expect((await call(alice.q, tool, { id: queryId })).error?.code, tool).toBe(403);
+    expect((await call(alice.q, 'cqAcceptQuery', { id: 'qry-000000000000' })).error?.code).toBe(404);
+    expect((await call(alice.q, 'cqAcceptQuery', { id: 'not-an-id' })).error?.data?.field).toBe('id');
+    expect(
+      (await call(alice.q, 'cqRejectQuery', { id: queryId, reason: 'x'.repeat(501) })).error?.data?.field,
+    ).toBe('reason');
     expect((await requested(bob.q))[queryId]!.draft?.text).not.toContain('hijack');
   });
 
@@ -222,35 +227,21 @@ describe('queries service over MCP', () => {
     });
     expect((await requested(bob.q))[queryId]!.draft).toMatchObject({ text: edited, edited: true });
 
-    const decided = await n.decide({
-      queryId,
-      recipientId: bob.id,
-      outcome: 'accepted',
-      decidedBy: 'manual:@bob',
-      condition: null,
-      reason: 'Accepted by @bob.',
+    const decided = await ok<{ content: string; id: string; status: string }>(bob.q, 'cqAcceptQuery', {
+      id: queryId,
     });
-    expect(decided).toMatchObject({ question: QUESTION, status: 'accepted', askerHandle: 'alice' });
-    await expect(
-      n.decide({
-        queryId,
-        recipientId: bob.id,
-        outcome: 'accepted',
-        decidedBy: 'manual:@bob',
-        condition: null,
-        reason: 'again',
-      }),
-    ).rejects.toMatchObject({ code: 409 });
-    await expect(
-      n.decide({
-        queryId,
-        recipientId: bob.id,
-        outcome: 'rejected',
-        decidedBy: 'manual:@bob',
-        condition: null,
-        reason: 'late',
-      }),
-    ).rejects.toMatchObject({ code: 409 });
+    expect(decided.data).toEqual({
+      content: `Question '${QUESTION}' has been accepted.`,
+      id: queryId,
+      status: 'accepted',
+    });
+    expect(decided.text).toBe(`Question '${QUESTION}' has been accepted. The answer was sent to @alice.`);
+    // Once only: a second accept, or a late reject, never sends or withdraws anything.
+    expect((await call(bob.q, 'cqAcceptQuery', { id: queryId })).error).toMatchObject({
+      code: 409,
+      message: expect.stringContaining('already accepted'),
+    });
+    expect((await call(bob.q, 'cqRejectQuery', { id: queryId, reason: 'late' })).error?.code).toBe(409);
 
     await eventually(
       () => asked(alice.q),
@@ -522,7 +513,7 @@ describe('queries service over MCP', () => {
 
   it('answers rpc.queries.stats with its figures', async () => {
     const stats = async () =>
-      (await n.deps.bus.request(statsSubject('queries'), { since: new Date(0).toISOString() })) as {
+      (await n.deps.bus.request(statsRpc('queries').subject, { since: new Date(0).toISOString() })) as {
         service: string;
         figures: Record<string, number>;
       };
@@ -680,7 +671,7 @@ describe('a question to many recipients', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(withheld.filter((w) => w.questionId === 'qry-twice0000001')).toHaveLength(0);
     expect(shared.filter((a) => a.questionId === 'qry-twice0000001')).toHaveLength(PEERS / 4);
-    const stats = (await n.deps.bus.request(statsSubject('queries'), {
+    const stats = (await n.deps.bus.request(statsRpc('queries').subject, {
       since: new Date(0).toISOString(),
     })) as {
       figures: Record<string, number>;

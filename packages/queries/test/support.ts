@@ -15,7 +15,6 @@ import {
   type EventEnvelope,
   KnowledgeRetrieveRequest,
   KnowledgeRpc,
-  QueriesRpc,
 } from '@lore/schema';
 import { tokenize } from '@lore/search';
 import { createUsersService } from '@lore/users/testing';
@@ -52,7 +51,7 @@ export async function startNode(env: Record<string, string> = {}) {
     beforeRetrieve?: (agentId: string) => Promise<void>;
     beforeEvaluate?: (recipientHandle: string) => Promise<void>;
   } = {};
-  await deps.bus.reply(KnowledgeRpc.retrieve, async (payload) => {
+  await deps.bus.reply(KnowledgeRpc.retrieve.subject, async (payload) => {
     const req = KnowledgeRetrieveRequest.parse(payload);
     retrievals.push(req.agentId);
     await hooks.beforeRetrieve?.(req.agentId);
@@ -73,7 +72,7 @@ export async function startNode(env: Record<string, string> = {}) {
   // What the recipients' conditions say (the approvals service's reply), by recipient handle.
   const verdicts = new Map<string, 'accepted' | 'rejected' | 'held'>();
   const evaluations: z.infer<typeof EvaluateQueryRequest>[] = [];
-  await deps.bus.reply(ApprovalsRpc.evaluate, async (payload) => {
+  await deps.bus.reply(ApprovalsRpc.evaluate.subject, async (payload) => {
     const req = EvaluateQueryRequest.parse(payload);
     await hooks.beforeEvaluate?.(req.recipient.handle);
     evaluations.push(req);
@@ -121,7 +120,6 @@ export async function startNode(env: Record<string, string> = {}) {
     verdicts,
     evaluations,
     join,
-    decide: (body: Record<string, unknown>) => deps.bus.request(QueriesRpc.decide, body),
     async metrics() {
       return (await queries.fetch(new Request('http://x/metrics'))).text();
     },

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { QueryId } from './queries.js';
+import { ConditionCheck } from './queries.js';
+import { defineRpc } from './rpc.js';
 
 const Sentence = z
   .string()
@@ -44,23 +45,6 @@ export const ListConditionsOutput = z.object({
   ),
 });
 
-export const DecideQueryInput = z.object({
-  id: QueryId.describe('The query id (qry-…), as cqListRequestedQueries shows it.'),
-});
-export const RejectQueryInput = DecideQueryInput.extend({
-  reason: z
-    .string()
-    .trim()
-    .max(500, { error: 'at most 500 characters' })
-    .optional()
-    .describe('Kept in the decision log.'),
-});
-export const DecideQueryOutput = z.object({
-  content: z.string(),
-  id: z.string(),
-  status: z.enum(['accepted', 'rejected']),
-});
-
 // ---- request/reply (answered by the approvals service of the recipient's node) ---------------
 
 /** The queries service asks what a recipient's conditions say about a drafted query. */
@@ -84,16 +68,13 @@ export const EvaluateQueryRequest = z.object({
     text: z.string(),
     sources: z.array(z.string()),
     excerpts: z.array(z.string()),
+    /** Each cited excerpt with its source (absent from older producers: then every excerpt is looked for in every cited source). */
+    citations: z.array(z.object({ source: z.string(), excerpt: z.string() })).default([]),
   }),
 });
 export type EvaluateQueryRequest = z.infer<typeof EvaluateQueryRequest>;
 
-export const ConditionCheck = z.object({
-  condition: z.string(),
-  effect: z.enum(['allow', 'deny']),
-  result: z.enum(['match', 'no-match', 'unknown']),
-  reason: z.string(),
-});
+export { ConditionCheck };
 /**
  * `held`: the gate keeps the answer for the owner whatever the conditions say (it looks like a
  * secret or personal data, it draws on a `manual` source, or a source falls outside what the
@@ -113,4 +94,6 @@ export const EvaluateQueryReply = z.object({
 });
 export type EvaluateQueryReply = z.infer<typeof EvaluateQueryReply>;
 
-export const ApprovalsRpc = { evaluate: 'rpc.approvals.evaluate' } as const;
+export const ApprovalsRpc = {
+  evaluate: defineRpc('rpc.approvals.evaluate', EvaluateQueryRequest, EvaluateQueryReply),
+};

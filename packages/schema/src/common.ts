@@ -10,14 +10,25 @@ export const Handle = z
   .regex(/^[A-Za-z0-9_]+$/, { error: 'alphanumeric + underscore only' })
   .transform((s) => s.toLowerCase());
 
-/** A handle referenced in an argument (a peer, a recipient); leading `@` allowed. */
+/**
+ * A handle qualified by the node hosting it (`alice@node-b`): how a handle shows where agents of
+ * different operators' nodes share it.
+ */
+export const QUALIFIED_HANDLE_PATTERN = /^[a-z0-9_]{3,30}@[a-z0-9-]{1,40}$/;
+
+/**
+ * A handle referenced in an argument (a peer, a recipient); leading `@` allowed, and the
+ * qualified form `handle@node-id` for a handle that agents of several nodes share.
+ */
 export const HandleRef = z
   .string()
   .min(1)
-  .max(31)
+  .max(72)
   .transform((s) => s.replace(/^@/, '').toLowerCase())
   .pipe(
-    z.string().regex(HANDLE_PATTERN, { error: 'a handle of 3-30 characters, alphanumeric + underscore' }),
+    z.string().refine((s) => HANDLE_PATTERN.test(s) || QUALIFIED_HANDLE_PATTERN.test(s), {
+      error: 'a handle of 3-30 characters, alphanumeric + underscore (or handle@node-id)',
+    }),
   );
 
 export const IsoDateTime = z.string().describe('ISO 8601 timestamp');
@@ -50,3 +61,15 @@ export const MessagePaging = {
   before: Cursor('a message id').optional().describe('Only messages older than this id.'),
   after: Cursor('a message id').optional().describe('Only messages newer than this id.'),
 };
+
+/**
+ * Which signals found a search hit: `words` (the hit shares the query's words, abbreviations or
+ * close terms) and `meaning` (its embedding is close to the query's, by cosine similarity).
+ * Hybrid searches fuse the two rankings; without an embedding model every hit is found by words.
+ */
+export const FoundBy = z
+  .array(z.enum(['words', 'meaning']))
+  .describe(
+    'Which signals found this hit: words (shared words, abbreviations, close terms) and/or meaning (semantic similarity of sentence embeddings).',
+  );
+export type FoundBy = z.infer<typeof FoundBy>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HandleRef, Limit } from './common.js';
+import { FoundBy, HandleRef, Limit } from './common.js';
 import { defineEvent } from './events.js';
 import { ActivityItem, ExpertiseLevel, Skill } from './users.js';
 
@@ -54,6 +54,9 @@ export const DiscoveredAgent = z.object({
     .string()
     .optional()
     .describe('The node that hosts the agent (agents of every node are discovered).'),
+  foundBy: FoundBy.optional().describe(
+    'With a topic: whether the profile shares its words, is close to it in meaning (the topic component counts the better of the two), or both.',
+  ),
 });
 
 export const DiscoverAgentsOutput = z.object({
@@ -89,6 +92,7 @@ export const SkillSearchOutput = z.object({
           '0-100: exact name 1, another name (abbreviation, close term) 0.9, partial 0.7, times the level (expert 1, intermediate 0.85, beginner 0.7).',
         ),
       why: z.string().describe('Why the skill matched, in one line.'),
+      foundBy: FoundBy,
       skills: z.array(Skill),
       interests: z.array(z.string()),
       lastActiveAt: z.string().nullable(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FoundBy } from './common.js';
 import { defineEvent } from './events.js';
 
 // The docs service: a documentation corpus with grounded answers, chunk search and whole documents.
@@ -34,6 +35,10 @@ export const AnswerQueryOutput = z.object({
       "How the answer was written: the configured model endpoint, the client's model (sampling), or extracted sentences.",
     ),
   model: z.string().optional(),
+  foundBy: z
+    .record(z.string(), FoundBy)
+    .optional()
+    .describe('For each reference, which signals found its passages: words, meaning or both.'),
 });
 
 export const SearchDocumentsInput = z
@@ -88,6 +93,7 @@ export const SearchDocumentsOutput = z.object({
       content: z.string().describe('The chunk text (Markdown).'),
       relevanceScore: z.number().describe('Higher is more relevant; comparable within one query only.'),
       document: DocsDocumentRef,
+      foundBy: FoundBy,
     }),
   ),
   nextPageToken: z

@@ -7,6 +7,8 @@ export const ErrorCode = {
   Forbidden: 403,
   NotFound: 404,
   Conflict: 409,
+  /** A file of a type Lore does not read (a binary where text is expected): `data.accepted` names those it does. */
+  UnsupportedMediaType: 415,
   RateLimited: 429,
   Internal: 500,
   Unavailable: 503,
@@ -20,6 +22,7 @@ export const ToolErrorSchema = z.object({
     z.literal(403),
     z.literal(404),
     z.literal(409),
+    z.literal(415),
     z.literal(429),
     z.literal(500),
     z.literal(503),

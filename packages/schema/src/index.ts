@@ -4,17 +4,15 @@ export {
   ApprovalsRpc,
   ConditionCheck,
   ConditionUnderstanding,
-  DecideQueryInput,
-  DecideQueryOutput,
   EvaluateQueryReply,
   EvaluateQueryRequest,
   ListConditionsInput,
   ListConditionsOutput,
-  RejectQueryInput,
   RemoveConditionInput,
   RemoveConditionOutput,
 } from './approvals.js';
 export {
+  FoundBy,
   HANDLE_PATTERN,
   Handle,
   HandleRef,
@@ -22,6 +20,7 @@ export {
   IsoDateTime,
   Limit,
   Offset,
+  QUALIFIED_HANDLE_PATTERN,
   Untrusted,
 } from './common.js';
 export {
@@ -148,9 +147,7 @@ export {
   SourceFacts,
   SourceFactsReply,
   SourceFactsRequest,
-  StatsReply,
-  StatsRequest,
-  statsSubject,
+  TopicMeaning,
 } from './knowledge-events.js';
 export {
   AgentsConnectedReply,
@@ -160,6 +157,7 @@ export {
   AgentTraitsRequest,
   UsersProfileRpc,
 } from './profile-rpc.js';
+export { MODERN_PROTOCOL_REVISION } from './protocol.js';
 export {
   AnswerCitation,
   AnswerShared,
@@ -168,8 +166,8 @@ export {
   AskerProfile,
   AskQuestionInput,
   AskQuestionOutput,
-  DecideQueryReply,
-  DecideQueryRequest,
+  DecideQueryInput,
+  DecideQueryOutput,
   GenerationStrategyName,
   ListAskedQuestionsInput,
   ListAskedQuestionsOutput,
@@ -179,19 +177,21 @@ export {
   PeerState,
   PeerStatus,
   QUERY_ID_PATTERN,
-  QueriesRpc,
   QueryDecided,
   QueryId,
   QuestionAsked,
   RECEIVED_STATUSES,
   ReceivedAnswer,
   ReceivedStatus,
+  RejectQueryInput,
   RequestedQuery,
   SummarizeAnswersInput,
   SummarizeAnswersOutput,
   UpdateEditAnswerInput,
   UpdateEditAnswerOutput,
 } from './queries.js';
+export type { RpcDefinition, RpcParsedRequest, RpcReply, RpcReplyInput, RpcRequest } from './rpc.js';
+export { defineRpc } from './rpc.js';
 export { SERVICE_NAMES, type ServiceName } from './services.js';
 export {
   ProjectSubmitted,
@@ -207,6 +207,7 @@ export {
   ShowcaseVoteInput,
   ShowcaseVoteOutput,
 } from './showcase.js';
+export { StatsReply, StatsRequest, statsRpc } from './stats.js';
 export {
   ActiveUserDetail,
   ActivityItem,

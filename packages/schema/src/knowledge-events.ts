@@ -1,5 +1,8 @@
 import { z } from 'zod';
+import { FoundBy } from './common.js';
 import { defineEvent } from './events.js';
+import { SensitivityCategory } from './knowledge.js';
+import { defineRpc } from './rpc.js';
 
 /** A knowledge source was added or replaced; `keywords` summarise its topics. */
 export const KnowledgeSourceAdded = defineEvent(
@@ -37,31 +40,78 @@ export const RetrievedPassage = z.object({
   relevant: z.boolean().describe('Above the relevance threshold: safe to draft an answer from.'),
   /** The source's sharing (private sources are never returned); absent from older producers. */
   sharing: z.enum(['auto', 'manual']).default('auto'),
+  /** Which signals found it (words, meaning); absent from older producers. */
+  foundBy: FoundBy.default([]),
 });
 export const KnowledgeRetrieveReply = z.object({ passages: z.array(RetrievedPassage) });
-
-/** Every service answers this with its own figures, for platform_stats. */
-export const StatsRequest = z.object({ since: z.string().describe('ISO start of "today"') });
-export const StatsReply = z.object({ service: z.string(), figures: z.record(z.string(), z.unknown()) });
 
 /**
  * Asked by the approvals service before it decides: what the sources a draft cites are — their
  * sharing and their topics (the source's name and keywords). A name the agent no longer has
  * comes back as `missing`.
  */
-export const SourceFactsRequest = z.object({ agentId: z.string(), sources: z.array(z.string()).max(50) });
+export const SourceFactsRequest = z.object({
+  agentId: z.string(),
+  sources: z.array(z.string()).max(50),
+  /** The draft's cited excerpts: the passages they come from, and those passages' sensitivity, come back. */
+  excerpts: z
+    .array(z.object({ source: z.string(), text: z.string().max(20_000) }))
+    .max(100)
+    .default([]),
+  /** Topics the owner's conditions name: each is scored by meaning against the draft and the cited passages. */
+  topics: z.array(z.string().max(200)).max(20).default([]),
+  /** The draft that would be released, scored against `topics`. */
+  draft: z.string().max(20_000).default(''),
+});
 export const SourceFacts = z.object({
   name: z.string(),
   sharing: z.enum(['auto', 'manual', 'private', 'missing']),
   keywords: z.array(z.string()),
   summary: z.string(),
+  /**
+   * The broad subjects the source is about by meaning (programming, science, medicine,
+   * finance); null when the node has no embedding model (then names and keywords decide).
+   */
+  subjects: z.array(z.string()).nullable().default(null),
 });
 export type SourceFacts = z.infer<typeof SourceFacts>;
-export const SourceFactsReply = z.object({ sources: z.array(SourceFacts) });
+/**
+ * The classification at ingest of the passages one cited excerpt comes from (`id`: their chunk
+ * ids): `classified` false while one waits for it, or when the excerpt is found in no passage of
+ * its source (replaced since, or not quoted from it), which the gate treats like a sensitive one.
+ */
+export const PassageFacts = z.object({
+  id: z.string(),
+  source: z.string(),
+  classified: z.boolean(),
+  sensitivity: z.array(SensitivityCategory),
+});
+export type PassageFacts = z.infer<typeof PassageFacts>;
+/**
+ * How close each asked topic is in meaning (cosine of the embedding model's vectors) to the
+ * draft and to each cited excerpt's passages (the vectors stored for them at ingest). `off`: the
+ * node has no embedding model (words decide); `unavailable`: it has one that failed now.
+ */
+export const TopicMeaning = z.object({
+  status: z.enum(['scored', 'off', 'unavailable']),
+  scores: z.array(
+    z.object({
+      topic: z.string(),
+      draft: z.number(),
+      /** One per cited excerpt, in the request's order: the best of the passages it comes from. */
+      passages: z.array(z.object({ source: z.string(), score: z.number() })),
+    }),
+  ),
+});
+export type TopicMeaning = z.infer<typeof TopicMeaning>;
+export const SourceFactsReply = z.object({
+  sources: z.array(SourceFacts),
+  passages: z.array(PassageFacts).default([]),
+  /** Absent from older producers: then as without a model. */
+  meaning: TopicMeaning.default({ status: 'off', scores: [] }),
+});
 
 export const KnowledgeRpc = {
-  retrieve: 'rpc.knowledge.retrieve',
-  sourceFacts: 'rpc.knowledge.source_facts',
-} as const;
-/** `rpc.<service>.stats` for each service. */
-export const statsSubject = (service: string) => `rpc.${service}.stats`;
+  retrieve: defineRpc('rpc.knowledge.retrieve', KnowledgeRetrieveRequest, KnowledgeRetrieveReply),
+  sourceFacts: defineRpc('rpc.knowledge.source_facts', SourceFactsRequest, SourceFactsReply),
+};

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HANDLE_PATTERN, IsoDateTime, Limit } from './common.js';
+import { FoundBy, HANDLE_PATTERN, IsoDateTime, Limit } from './common.js';
 import { defineEvent } from './events.js';
 
 // ---------------------------------------------------------------- knowledge sources (RAG)
@@ -94,6 +94,28 @@ export const UpdateKnowledgeSourcesOutput = z.object({
   summary: z.string(),
 });
 
+/**
+ * What a passage holds that never leaves without its owner, decided when it is ingested:
+ * credentials, personal contact data (e-mail, phone, postal address), health, money and pay,
+ * other personal matters (birth dates, ids, family, dismissals).
+ */
+export const SensitivityCategory = z.enum(['credentials', 'contact', 'health', 'money', 'personal']);
+export type SensitivityCategory = z.infer<typeof SensitivityCategory>;
+
+/** How many of a source's passages hold each kind of sensitive data; `unclassified`: not judged yet. */
+export const SourceSensitivity = z.object({
+  credentials: z.number().int(),
+  contact: z.number().int(),
+  health: z.number().int(),
+  money: z.number().int(),
+  personal: z.number().int(),
+  unclassified: z
+    .number()
+    .int()
+    .describe('Passages still waiting for their classification (held meanwhile).'),
+});
+export type SourceSensitivity = z.infer<typeof SourceSensitivity>;
+
 export const KnowledgeSourceSummary = z.object({
   name: z.string(),
   format: KnowledgeFormat,
@@ -103,6 +125,9 @@ export const KnowledgeSourceSummary = z.object({
   pages: z.number().int().nullable(),
   sharing: KnowledgeSharing,
   summary: z.string().describe('Your one-line summary ("" when none).'),
+  sensitivity: SourceSensitivity.describe(
+    'Passages classified sensitive at ingest: answers drawn from them always wait for you.',
+  ),
   addedAt: IsoDateTime,
   updatedAt: IsoDateTime,
 });
@@ -162,6 +187,13 @@ export const KnowledgePassage = z.object({
   relevant: z
     .boolean()
     .describe("Above the threshold a peer's question must reach for your node to draft an answer from it."),
+  foundBy: FoundBy,
+  similarity: z
+    .number()
+    .optional()
+    .describe(
+      'Cosine similarity of the passage to the query by meaning; absent while its vector is being computed.',
+    ),
 });
 export const SearchKnowledgeOutput = z.object({
   query: z.string(),
@@ -247,7 +279,16 @@ export const ArticleSearchInput = z.object({
     .describe('Only articles carrying every one of these tags.'),
   limit: Limit(10, 50),
 });
-export const ArticleSearchResult = z.object({ ...ArticleFields, excerpt: z.string(), score: z.number() });
+export const ArticleSearchResult = z.object({
+  ...ArticleFields,
+  excerpt: z.string(),
+  score: z
+    .number()
+    .describe(
+      'Higher is more relevant: BM25 alone, or the fused rank score when words and meaning both rank.',
+    ),
+  foundBy: FoundBy,
+});
 export const ArticleSearchOutput = z.object({
   query: z.string(),
   total: z.number().int().describe('Articles matching, before the limit.'),

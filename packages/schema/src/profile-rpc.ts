@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { defineRpc } from './rpc.js';
 
 /** An agent's public traits, answered by the users service of the node that hosts it. */
 export const AgentTraitsRequest = z.object({ agentId: z.string() });
@@ -19,6 +20,6 @@ export const AgentsConnectedRequest = z.object({ agentId: z.string(), otherId: z
 export const AgentsConnectedReply = z.object({ connected: z.boolean() });
 
 export const UsersProfileRpc = {
-  traits: 'rpc.users.agent_traits',
-  connected: 'rpc.users.agents_connected',
-} as const;
+  traits: defineRpc('rpc.users.agent_traits', AgentTraitsRequest, AgentTraitsReply),
+  connected: defineRpc('rpc.users.agents_connected', AgentsConnectedRequest, AgentsConnectedReply),
+};

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HandleRef } from './common.js';
+import { FoundBy, HandleRef } from './common.js';
 import { defineEvent } from './events.js';
 
 /** Query ids name a question end to end: the asker's question and each recipient's copy share it. */
@@ -175,6 +175,9 @@ export const SummarizeAnswersOutput = z.object({
   query_id: z.string(),
   question: z.string(),
   matched_by: z.enum(['id', 'exact', 'search']),
+  found_by: FoundBy.optional().describe(
+    'When matched by search: whether your question shares the words of related_question, its meaning, or both.',
+  ),
   summary: z.string().nullable(),
   strategy: z.enum(['endpoint', 'sampling', 'extractive']).nullable(),
   model: z.string().optional(),
@@ -215,6 +218,24 @@ export const UpdateEditAnswerOutput = z.object({
     .optional()
     .describe('The draft’s citations the new answer still draws on (none: written by the owner).'),
   written_by_owner: z.boolean().optional(),
+});
+
+/** cqAcceptQuery and cqRejectQuery (and the inbox app's buttons): the recipient decides its copy. */
+export const DecideQueryInput = z.object({
+  id: QueryId.describe('The query id (qry-…), as cqListRequestedQueries shows it.'),
+});
+export const RejectQueryInput = DecideQueryInput.extend({
+  reason: z
+    .string()
+    .trim()
+    .max(500, { error: 'at most 500 characters' })
+    .optional()
+    .describe('Kept in the decision log.'),
+});
+export const DecideQueryOutput = z.object({
+  content: z.string(),
+  id: z.string(),
+  status: z.enum(['accepted', 'rejected']),
 });
 
 export const ListAskedQuestionsInput = z.object({
@@ -293,6 +314,15 @@ export const AnswerWithheld = defineEvent(
   }),
 );
 
+/** What one condition said about a query: the evaluator's answer and the decision log's line. */
+export const ConditionCheck = z.object({
+  condition: z.string(),
+  effect: z.enum(['allow', 'deny']),
+  result: z.enum(['match', 'no-match', 'unknown']),
+  reason: z.string(),
+});
+export type ConditionCheck = z.infer<typeof ConditionCheck>;
+
 /**
  * A step of a received query's lifecycle that the decision log keeps: the automatic evaluation
  * (`auto`: accepted, rejected, left pending or held, with the deciding condition, the reason and
@@ -312,34 +342,7 @@ export const QueryDecided = defineEvent(
     decidedBy: z.string(),
     condition: z.string().nullable(),
     reason: z.string(),
-    checks: z.array(
-      z.object({
-        condition: z.string(),
-        effect: z.enum(['allow', 'deny']),
-        result: z.enum(['match', 'no-match', 'unknown']),
-        reason: z.string(),
-      }),
-    ),
+    checks: z.array(ConditionCheck),
     at: z.string(),
   }),
 );
-
-// ---- request/reply (answered by the queries service of the recipient's node) -----------------
-
-/** The recipient accepts or rejects its copy (through approvals): only while it waits for its owner, once. */
-export const DecideQueryRequest = z.object({
-  queryId: z.string(),
-  recipientId: z.string(),
-  outcome: z.enum(['accepted', 'rejected']),
-  decidedBy: z.string().describe('manual:@handle, or the automatic decider'),
-  condition: z.string().nullable(),
-  reason: z.string(),
-});
-export const DecideQueryReply = z.object({
-  queryId: z.string(),
-  question: z.string(),
-  askerHandle: z.string(),
-  status: z.enum(['accepted', 'rejected']),
-});
-
-export const QueriesRpc = { decide: 'rpc.queries.decide' } as const;

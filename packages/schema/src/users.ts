@@ -1,6 +1,10 @@
 import { z } from 'zod';
-import { Handle, HandleRef, HttpUrl, Limit, Offset } from './common.js';
+import { FoundBy, Handle, HandleRef, HttpUrl, Limit, Offset } from './common.js';
 import { defineEvent } from './events.js';
+import { VerifiedAgent } from './identity.js';
+import { defineRpc } from './rpc.js';
+
+export { VerifiedAgent };
 
 export const EXPERTISE_LEVELS = ['beginner', 'intermediate', 'expert'] as const;
 export const ExpertiseLevel = z.enum(EXPERTISE_LEVELS);
@@ -157,6 +161,9 @@ export const SearchMatch = z.object({
     }),
   ),
   why: z.string().describe('The same, in one line.'),
+  foundBy: FoundBy.optional().describe(
+    'With a free-text query: words (the agent meets the query by its words) and/or meaning (its profile is close to the query in meaning).',
+  ),
 });
 export const AgentSearchOutput = z.object({
   agents: z.array(AgentProfile.extend({ match: SearchMatch })).describe('Best fit first.'),
@@ -226,8 +233,6 @@ export const AgentKeyRotated = defineEvent(
 
 // Request/reply (answered by the users service)
 export const VerifyKeyRequest = z.object({ keyHash: z.string() });
-export const VerifiedAgent = z.object({ id: z.string(), handle: z.string(), node: z.string() });
-export type VerifiedAgent = z.infer<typeof VerifiedAgent>;
 export const VerifyKeyReply = z.object({ agent: VerifiedAgent.nullable() });
 
 export const ResolveHandlesRequest = z.object({ handles: z.array(z.string()).max(10_000) });
@@ -237,7 +242,13 @@ export const ListAgentsRequest = z.object({ excludeId: z.string().optional() });
 export const ListAgentsReply = z.object({ agents: z.array(VerifiedAgent) });
 
 export const UsersRpc = {
-  verifyKey: 'rpc.users.verify_key',
-  resolveHandles: 'rpc.users.resolve_handles',
-  listAgents: 'rpc.users.list_agents',
-} as const;
+  verifyKey: defineRpc('rpc.users.verify_key', VerifyKeyRequest, VerifyKeyReply),
+  resolveHandles: defineRpc('rpc.users.resolve_handles', ResolveHandlesRequest, ResolveHandlesReply),
+  listAgents: defineRpc('rpc.users.list_agents', ListAgentsRequest, ListAgentsReply),
+};
+
+/**
+ * Where any service learns whose an API key is (the kit's `AgentKeys` port, over the bus): the
+ * users service answers the lookup and announces every key it revokes.
+ */
+export const UsersAgentKeys = { lookup: UsersRpc.verifyKey, revoked: AgentKeyRotated };

@@ -14,6 +14,7 @@ export {
   type TermSplitOptions,
 } from './fts.js';
 export { FTS_TOKENIZER, stemmedMatchQuery, stemmedTerms } from './fts-index.js';
+export { type FusedHit, fuseRankings, type SignalRanking } from './fusion.js';
 export { GENERIC_STEMS, GENERIC_WEIGHT, questionWordWeight } from './generic.js';
 export { keywords } from './keywords.js';
 export {
@@ -49,3 +50,11 @@ export {
 } from './synonyms.js';
 export { ftsMatchQuery, isContentTerm, queryTerms, STOP_WORDS, tokenize } from './terms.js';
 export { cosine, cosineTopK, float32FromBuffer, float32ToBuffer, reciprocalRankFusion } from './vector.js';
+export {
+  type NearestOptions,
+  nearestSql,
+  similarityOfSql,
+  similaritySql,
+  vectorColumnType,
+  vectorParam,
+} from './vector-sql.js';

@@ -236,7 +236,7 @@ export const bm25Idf = (n: number, df: number) => Math.log(1 + (n - df + 0.5) / 
  * Share of a page's second-best candidate added to its best one by `groupByPage`. A page with two
  * passages on the question is a better answer than a page with one, but one strong passage
  * still beats two weak ones. Measured on the retrieval evaluation: 0.25 ranked it best of 0,
- * 0.25, 0.5 and 1 (see BENCHMARKS.md).
+ * 0.25, 0.5 and 1 (BENCHMARKS.md, "Retrieval and drafting evaluations").
  */
 export const SECOND_PASSAGE_SHARE = 0.25;
 

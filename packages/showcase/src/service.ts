@@ -1,10 +1,12 @@
 import {
+  agentKeysOverBus,
   createService,
   type LoreService,
   migrationsFolder,
   openServiceStore,
   type ServiceDeps,
 } from '@lore/kit';
+import { UsersAgentKeys } from '@lore/schema/users';
 import { ProjectRepository } from './domain/projects.js';
 import { statsHandler } from './handlers/stats.js';
 import type { ShowcasePorts } from './ports.js';
@@ -41,6 +43,7 @@ export async function createShowcaseService(
     tools: showcaseTools,
     ports,
     deps,
+    agentKeys: agentKeysOverBus(UsersAgentKeys),
     db,
     outbox,
     handlers: [statsHandler(projects, () => service.metrics.totalCalls())],

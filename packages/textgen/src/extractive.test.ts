@@ -170,6 +170,42 @@ describe('extractiveAnswer', () => {
       passages,
     });
     expect(named.uncovered).toEqual(['Azure']);
+    // "on Azure" is where the question is set: not named, but not claimed missing either.
+    expect(named.text).not.toContain('only partly answers');
+    expect(named.text).toMatch(
+      /The passages quoted do not name Azure, so this answer may not be specific to it\.$/,
+    );
+  });
+
+  it('counts the question’s setting as spoken to when a passage or its source names it, in any case or form', () => {
+    const arc = 'Arc<T> is a thread-safe reference-counting pointer. Cloning an Arc increments the count.';
+    const bySource = extractiveAnswer({
+      task: 'answer',
+      question: 'What does Arc do in Rust?',
+      passages: [{ id: 'a', source: 'rust-book.md', text: arc }],
+    });
+    expect(bySource.uncovered).toBeUndefined();
+    expect(bySource.text).not.toContain('Rust');
+    const byText = extractiveAnswer({
+      task: 'answer',
+      question: 'What does Arc do in RUST?',
+      passages: [{ id: 'a', source: 'notes', text: `In Rust's standard library, ${arc}` }],
+    });
+    expect(byText.uncovered).toBeUndefined();
+    const unnamed = extractiveAnswer({
+      task: 'answer',
+      question: 'What does Arc do in Rust?',
+      passages: [{ id: 'a', source: 'notes', text: arc }],
+    });
+    expect(unnamed.text).not.toContain('says nothing about');
+    expect(unnamed.text).toContain('The passages quoted do not name Rust');
+    // A name the question asks about (not its setting) is still a gap.
+    const compared = extractiveAnswer({
+      task: 'answer',
+      question: 'How does Arc compare with Mutex?',
+      passages: [{ id: 'a', source: 'notes', text: arc }],
+    });
+    expect(compared.text).toMatch(/it says nothing about Mutex\.$/);
   });
 
   it('weights rare terms above common ones', () => {

@@ -78,16 +78,26 @@ function cite(c: Candidate, n: number): string {
   return `${c.text} [${n}]`;
 }
 
-/** The parts of the question (and the names it mentions) that no passage speaks to. */
-export function uncoveredParts(question: string, texts: string[]): string[] {
+/**
+ * The parts of the question (and the names it mentions) that no passage speaks to. A name that
+ * only the passages' sources hold ("rust-book.md" for "Rust") is spoken to: the document is about it.
+ */
+export function uncoveredParts(question: string, texts: string[], sources: string[] = []): string[] {
   const nonEmpty = texts.filter((t) => t.trim() !== '');
   if (!nonEmpty.length) return [];
-  return notCovered(question, nonEmpty.map(stemsWithSynonyms), nonEmpty);
+  return notCovered(question, nonEmpty.map(stemsWithSynonyms), nonEmpty, sources);
 }
 
-function notCovered(question: string, passageStems: Set<string>[], texts: string[]): string[] {
+function notCovered(
+  question: string,
+  passageStems: Set<string>[],
+  texts: string[],
+  sources: string[],
+): string[] {
   const shape = questionShape(question);
   const all = new Set(passageStems.flatMap((s) => [...s]));
+  for (const source of sources)
+    for (const s of stemsWithSynonyms(source.replace(/[-_./]+/g, ' '))) all.add(s);
   const joined = texts.join('\n');
   const missing = shape.aspects.filter((a) => aspectUnanswered(a, all, joined));
   const out = missing.map((a) => `“${a.text}”`);
@@ -97,12 +107,45 @@ function notCovered(question: string, passageStems: Set<string>[], texts: string
   return out;
 }
 
-export function partialNote(uncovered: string[]): string {
-  const list =
-    uncovered.length === 1
-      ? uncovered[0]!
-      : `${uncovered.slice(0, -1).join(', ')} or ${uncovered[uncovered.length - 1]}`;
-  return `The knowledge base only partly answers this question: it says nothing about ${list}.`;
+function listed(items: string[], conjunction: string): string {
+  return items.length === 1
+    ? items[0]!
+    : `${items.slice(0, -1).join(', ')} ${conjunction} ${items[items.length - 1]}`;
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * Whether a name is only the setting of the question ("What does Arc do in Rust?"): passages that
+ * answer the rest are often about that setting without naming it, so its absence is no gap.
+ */
+function isSetting(name: string, question: string): boolean {
+  if (name.startsWith('“')) return false;
+  return new RegExp(`\\b(?:in|on|under|within|inside)\\s+(?:the\\s+)?${escapeRegExp(name)}\\b`, 'i').test(
+    question,
+  );
+}
+
+/**
+ * The closing note for the parts of a question the passages leave out. A part or a name the
+ * question asks about is a gap ("it says nothing about …"); a name that is only the setting of
+ * the question is not claimed missing, only not named.
+ */
+export function partialNote(uncovered: string[], question: string): string {
+  const settings = uncovered.filter((u) => isSetting(u, question));
+  const gaps = uncovered.filter((u) => !settings.includes(u));
+  const notes: string[] = [];
+  if (gaps.length)
+    notes.push(
+      `The knowledge base only partly answers this question: it says nothing about ${listed(gaps, 'or')}.`,
+    );
+  if (settings.length)
+    notes.push(
+      `The passages quoted do not name ${listed(settings, 'or')}, so this answer may not be specific to ${settings.length === 1 ? 'it' : 'them'}.`,
+    );
+  return notes.join(' ');
 }
 
 /**
@@ -204,6 +247,7 @@ export function extractiveAnswer(req: GenerateRequest): GenerateResult {
         req.question,
         passageStems,
         passages.map((p) => p.text),
+        passages.map((p) => p.source),
       );
     }
     // Retrieval judged the passages relevant to the question as a whole: one that shares no
@@ -249,7 +293,7 @@ export function extractiveAnswer(req: GenerateRequest): GenerateResult {
     blocks.push(block);
   }
   let text = blocks.join(summarize ? '\n' : '\n\n');
-  if (uncovered.length) text = `${text}\n\n${partialNote(uncovered)}`;
+  if (uncovered.length) text = `${text}\n\n${partialNote(uncovered, req.question)}`;
   return { text, citations, strategy: 'extractive', ...(uncovered.length ? { uncovered } : {}) };
 }
 

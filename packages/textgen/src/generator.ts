@@ -157,6 +157,7 @@ export function createTextGenerator(config: TextGeneratorConfig): TextGenerator 
         ? uncoveredParts(
             req.question,
             passages.map((p) => p.text),
+            passages.map((p) => p.source),
           )
         : [];
     const parts = req.task === 'answer' ? questionShape(req.question).aspects.map((a) => a.text) : [];
@@ -202,7 +203,7 @@ export function createTextGenerator(config: TextGeneratorConfig): TextGenerator 
       const n = grounded.unsupported.length;
       if (n)
         text += `\n\n(${n} sentence${n > 1 ? 's' : ''} of the draft cited no passage and ${n > 1 ? 'were' : 'was'} left out.)`;
-      if (uncovered.length && !namesAGap(text)) text += `\n\n${partialNote(uncovered)}`;
+      if (uncovered.length && !namesAGap(text)) text += `\n\n${partialNote(uncovered, req.question)}`;
       const result: GenerateResult = {
         text,
         citations: resolved.citations,

@@ -1,9 +1,11 @@
-import { BaseConfigSchema, databaseSettings, envInt, settingsOf } from '@lore/kit';
+import { BaseConfigSchema, databaseSettings, EmbeddingsSettings, envInt, settingsOf } from '@lore/kit';
 import { z } from 'zod';
 
 /** What the users service reads besides the kit's base settings. */
 export const UsersSettings = z.object({
   ...databaseSettings('users'),
+  /** The embedder behind discovery by meaning (LORE_EMBEDDINGS=local|off|<url>). */
+  ...EmbeddingsSettings,
   /** How recent a call must be for its agent to count as active today. */
   LORE_ACTIVE_WINDOW_MINUTES: envInt(15),
 });

@@ -18,6 +18,7 @@ export {
 export { StatsGatherer, statsText, summarize } from './domain/platform-stats.js';
 export { toProfile } from './domain/profile.js';
 export type { UsersPorts } from './ports.js';
+export { handleRegistered } from './registered.js';
 export type { UsersServiceOptions } from './service.js';
 export { createUsersService, USERS_VERSION, usersTools } from './service.js';
 export { usersTables };

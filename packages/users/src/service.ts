@@ -1,17 +1,22 @@
 import {
+  agentKeysOverBus,
   createService,
   type LoreService,
   migrationsFolder,
   nodeLocalBus,
   openServiceStore,
   type ServiceDeps,
+  sharedEmbedder,
+  TextVectors,
 } from '@lore/kit';
 import { SERVICE_NAMES } from '@lore/schema/services';
+import { UsersAgentKeys } from '@lore/schema/users';
 import { usersSettings } from './config.js';
 import { ActivityLog } from './domain/activity.js';
 import { AgentRepository } from './domain/agents.js';
 import { ConnectionRepository } from './domain/connections.js';
 import { Directory } from './domain/directory.js';
+import { AgentMeaning } from './domain/meaning.js';
 import { StatsGatherer } from './domain/platform-stats.js';
 import { onConnectionMade } from './handlers/connection-made.js';
 import { onDmSent } from './handlers/dm-sent.js';
@@ -66,12 +71,23 @@ export async function createUsersService(
   opts: UsersServiceOptions = {},
 ): Promise<LoreService> {
   const settings = usersSettings(deps.config);
-  const { db, outbox } = await openServiceStore(deps, 'users', tables, migrationsFolder(import.meta.url));
+  const { db, outbox, log } = await openServiceStore(
+    deps,
+    'users',
+    tables,
+    migrationsFolder(import.meta.url),
+  );
   const now = Date.now;
   const agents = new AgentRepository(db, outbox, deps.nodeId, now, deps.directory);
   const activity = new ActivityLog(db);
+  const embedder = sharedEmbedder(settings, log);
+  const meaning = new AgentMeaning(
+    embedder ? new TextVectors(db, 'agent_vectors', embedder, log) : null,
+    () => activity.allTopics(),
+  );
+  agents.meaning = meaning;
   const connections = new ConnectionRepository(db, outbox, now);
-  const directory = new Directory(db, activity, () => agents.remoteCards());
+  const directory = new Directory(db, activity, () => agents.remoteCards(), meaning);
   const stats = new StatsGatherer(
     nodeLocalBus(deps.bus, deps.nodeId, deps),
     opts.statsServices ?? SERVICE_NAMES,
@@ -98,6 +114,12 @@ export async function createUsersService(
     tools: usersTools,
     ports,
     deps,
+    // The keys live here: looked up in this service's own database; revocations by any replica
+    // still arrive over the bus.
+    agentKeys: (bus) => ({
+      lookup: (keyHash) => agents.verifyKey(keyHash),
+      onRevoked: agentKeysOverBus(UsersAgentKeys)(bus).onRevoked,
+    }),
     db,
     outbox,
     handlers: [
@@ -114,7 +136,9 @@ export async function createUsersService(
     ],
     onStart: async () => {
       await agents.reconcileDirectory();
-      return undefined;
+      // Profiles without a vector of the current model get one in the background.
+      meaning.refresh(await db.select().from(tables.agents));
+      return () => meaning.close();
     },
   });
   return service;

@@ -9,7 +9,7 @@ import {
   testDeps,
 } from '@lore/kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUsersService } from '../src/index.js';
+import { createUsersService, handleRegistered } from '../src/index.js';
 
 export const SEED = {
   username: 'ml_researcher',
@@ -100,6 +100,12 @@ describe('users service over MCP', () => {
     expect(r.text).toContain('Next steps:');
     expect(r.data.apiKey).toMatch(/^lore_sk_/);
     expect(r.data.agent.skills).toContainEqual({ name: 'python', level: 'intermediate' });
+  });
+
+  it('tells operator commands whether a handle is registered on this node (any case), from its database', async () => {
+    expect(await handleRegistered(env.deps.config, 'ml_researcher')).toBe(true);
+    expect(await handleRegistered(env.deps.config, 'ML_Researcher')).toBe(true);
+    expect(await handleRegistered(env.deps.config, 'nobody')).toBe(false);
   });
 
   it('refuses a taken username with 409', async () => {
@@ -262,6 +268,8 @@ describe('users service over MCP', () => {
     const r = await ok<{ descriptions: string[] }>(me, 'cqGetUserDescriptions', { user_id: 'ml_researcher' });
     expect(r.data.descriptions[0]).toMatch(/transformer architectures/);
     expect(r.data.descriptions.some((d) => /^Active member since \d{4}$/.test(d))).toBe(true);
+    // The text a model reads is a list under the handle, not the raw array (structuredContent keeps that).
+    expect(r.text).toBe(`@ml_researcher:\n${r.data.descriptions.map((d) => `- ${d}`).join('\n')}`);
     expect((await call(me, 'cqGetUserDescriptions', { user_id: 'ghost' })).error?.code).toBe(404);
   });
 

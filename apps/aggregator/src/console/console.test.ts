@@ -91,7 +91,9 @@ describe('console pieces', () => {
   it('sends PDFs as base64 and text as text, and refuses other files', () => {
     expect(toSourceContent('a.pdf', new Uint8Array([37, 80, 68, 70]))).toBe('JVBERg==');
     expect(toSourceContent('a.md', new TextEncoder().encode('# Hi'))).toBe('# Hi');
-    expect(() => toSourceContent('a.exe', new Uint8Array())).toThrow(/Upload text/);
+    expect(() => toSourceContent('bad.exe', new Uint8Array())).toThrow(
+      "'bad.exe' is not a text file: upload plain text (.txt), Markdown (.md), HTML (.html) or PDF (.pdf).",
+    );
   });
 
   it('keeps sessions server-side: the cookie is a random id, the store holds only sealed content by hashed id', async () => {

@@ -1,5 +1,6 @@
 import {
   Authenticator,
+  agentKeysOverBus,
   type EventBus,
   hashApiKey,
   type Logger,
@@ -11,6 +12,7 @@ import {
   nodeLocalBus,
 } from '@lore/kit';
 import { AgentKeyRotated } from '@lore/schema';
+import { UsersAgentKeys } from '@lore/schema/users';
 import { LRUCache } from 'lru-cache';
 import { aggregatorSettings } from '../config.js';
 import { ConsoleToolError, callAs } from './call.js';
@@ -63,7 +65,9 @@ export async function consoleOnBus(opts: {
   log: Logger;
 }): Promise<{ deps: Omit<ConsoleDeps, 'backend' | 'catalog'>; close(): Promise<void> }> {
   const auth = new Authenticator(
-    nodeLocalBus(opts.bus, opts.node.id, { node: opts.node, directory: opts.directory }),
+    agentKeysOverBus(UsersAgentKeys)(
+      nodeLocalBus(opts.bus, opts.node.id, { node: opts.node, directory: opts.directory }),
+    ),
     opts.config.LORE_AUTH_CACHE_SECONDS * 1000,
   );
   await auth.start();

@@ -5,7 +5,7 @@
  */
 import { request as httpRequest } from 'node:http';
 import { fromZodError, type HttpServerHandle, type LoreService, serveHttp } from '@lore/kit';
-import type { Client } from '@lore/kit/testing';
+import { APPS_HOST, appFetch, type Client, connectClient } from '@lore/kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type FuzzCase, fuzzCases, type JsonSchema } from './fuzz-inputs.js';
@@ -169,7 +169,10 @@ describe('fuzzing every tool through the aggregator', () => {
     async (serviceName) => {
       const service = l.lore.services.find((s) => s.name === serviceName)!;
       expect(service.tools.length).toBeGreaterThan(0);
-      const catalog = new Set((await l.anon.listTools()).tools.map((t) => t.name));
+      // The whole catalog, as an MCP Apps host lists it (a plain client is not shown the apps' own tools).
+      const host = await connectClient(appFetch(l.lore.app), { capabilities: APPS_HOST });
+      const catalog = new Set((await host.listTools()).tools.map((t) => t.name));
+      await host.close();
       const failures: string[] = [];
       for (const tool of service.tools) {
         expect(catalog.has(tool.name), `${tool.name} is in the aggregator's catalog`).toBe(true);

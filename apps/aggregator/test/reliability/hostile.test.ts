@@ -186,32 +186,22 @@ describe('a hostile participant on the shipped NATS configuration', () => {
       const r = await ask(nc, subject, payload, sig);
       if (r.ok || r.error?.code !== 403) gotThrough.push(what);
     };
-    const approvals = await as('approvals');
-    const decide = { queryId: 'nope', recipientId: randomUUID(), outcome: 'accepted' };
-    await unsigned('approvals login: unsigned decide', approvals, 'rpc.queries.decide', decide);
+    // No request decides a query (accepting is the queries service's own tool): no login may send
+    // `rpc.queries.decide` (nats-config.test.ts), and the dms login's attempt is refused above.
+    const queries = await as('queries');
+    const retrieve = { agentId: randomUUID(), query: 'anything', limit: 3 };
+    await unsigned('queries login: unsigned retrieve', queries, 'rpc.knowledge.retrieve', retrieve);
     const forger = loadNodeIdentity({
       LORE_DATA_DIR: join(dir.path, 'forger-rpc'),
       LORE_NODE_ID: NODE,
     } as LoreConfig);
     await unsigned(
-      'approvals login: decide signed by a made-up key',
-      approvals,
-      'rpc.queries.decide',
-      decide,
-      new RequestSigner(forger).sign('rpc.queries.decide', decide),
+      'queries login: retrieve signed by a made-up key',
+      queries,
+      'rpc.knowledge.retrieve',
+      retrieve,
+      new RequestSigner(forger).sign('rpc.knowledge.retrieve', retrieve),
     );
-    // Signed by the node: it reaches queries, which refuses the unknown query itself.
-    const decided = await ask(
-      approvals,
-      'rpc.queries.decide',
-      decide,
-      signer.sign('rpc.queries.decide', decide),
-    );
-    expect(decided.ok).toBe(false);
-    expect(decided.error?.code).not.toBe(403);
-    const queries = await as('queries');
-    const retrieve = { agentId: randomUUID(), query: 'anything', limit: 3 };
-    await unsigned('queries login: unsigned retrieve', queries, 'rpc.knowledge.retrieve', retrieve);
     expect(
       await ask(queries, 'rpc.knowledge.retrieve', retrieve, signer.sign('rpc.knowledge.retrieve', retrieve)),
     ).toHaveProperty('ok', true);

@@ -22,7 +22,7 @@ import { NATS_SERVICES } from '../../../../infra/nats/permissions.js';
 
 const NODE = 'tamper-test';
 const STREAM = 'LORE_EVENTS';
-const LOGINS = [...NATS_SERVICES, 'aggregator', 'node'] as const;
+const LOGINS = [...NATS_SERVICES, 'aggregator', 'link', 'node'] as const;
 
 describe('the event stream against every login that is not the operator', () => {
   const dir = tempDir('lore-tamper-');

@@ -64,7 +64,7 @@ export async function startLore(env: Record<string, string> = {}, dataDir?: stri
 }
 
 /** Codes a tool may answer a well-formed call with by design (besides success). */
-export const CALLER_CODES = new Set([400, 401, 403, 404, 409]);
+export const CALLER_CODES = new Set([400, 401, 403, 404, 409, 415]);
 
 export interface Outcome {
   ok: boolean;

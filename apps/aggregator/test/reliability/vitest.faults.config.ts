@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { FAULT_TESTS } from '../../../../vitest.tiers.js';
+import { TIMING_ENV, tierTimeouts } from '../../../../vitest.timing.js';
 
 /**
  * The slow fault tests (`pnpm test:faults`): crash safety with kill -9 of processes and NATS, no
@@ -17,10 +18,12 @@ export default defineConfig({
     include: [...FAULT_TESTS],
     fileParallelism: false,
     execArgv: ['--expose-gc'],
-    testTimeout: 300_000,
-    hookTimeout: 180_000,
+    // Sized for a busy 2-core machine, scaled by LORE_TEST_TIME_SCALE (vitest.timing.ts).
+    ...tierTimeouts('faults'),
+    // A private nats-server unless NATS_URL names one (tools/vitest-nats.ts).
+    globalSetup: ['./tools/vitest-nats.ts'],
     // Lore processes the tests start inherit it: no embedding model unless a test asks for one.
-    env: { LORE_EMBEDDINGS: 'off' },
+    env: { ...TIMING_ENV, LORE_EMBEDDINGS: 'off' },
     reporters: ['default', './tools/vitest-summary-reporter.ts'],
   },
 });

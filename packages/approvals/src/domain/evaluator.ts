@@ -1,22 +1,20 @@
 import type { TextGenerator } from '@lore/kit';
 import { limiter } from '@lore/kit';
 import type {
+  ConditionCheck,
   ConditionUnderstanding,
   EvaluateQueryReply,
   EvaluateQueryRequest,
 } from '@lore/schema/approvals';
-import type { SourceFacts } from '@lore/schema/knowledge-events';
+import type { SensitivityCategory } from '@lore/schema/knowledge';
+import type { PassageFacts, SourceFacts, TopicMeaning } from '@lore/schema/knowledge-events';
 import { UNAVAILABLE_VERDICT, UNPARSABLE_VERDICT } from '@lore/textgen';
 import { type ConditionRow, sentenceKey } from './conditions.js';
-import { holdFor } from './gate.js';
-import { describe, type Interpretation, interpret, type Tri } from './interpret.js';
+import { asksForCredentials, CREDENTIALS_ASKED, holdFor } from './gate.js';
+import { describe, type Interpretation, interpret } from './interpret.js';
 import { evaluate, type Facts, judgeSenders, sourcesOutside } from './judge.js';
 
-export interface Check {
-  condition: string;
-  effect: 'allow' | 'deny';
-  result: Tri;
-  reason: string;
+export interface Check extends ConditionCheck {
   /** Cited sources a matching topic rule does not cover. */
   outside?: string[];
 }
@@ -25,8 +23,15 @@ export interface Check {
 export interface EvaluationContext {
   /** The cited sources' sharing and topics; null when the knowledge service could not say. */
   sources: SourceFacts[] | null;
+  /**
+   * What the passages the draft's excerpts come from were classified as at ingest; null when the
+   * knowledge service could not say (held), absent when not asked.
+   */
+  passages?: PassageFacts[] | null;
   /** Whether the asker is one of the recipient's connections; null when it cannot be checked. */
   connected: () => Promise<boolean | null>;
+  /** The conditions' topics scored by meaning against the draft and its passages; null: unknown, absent: not asked. */
+  meaning?: TopicMeaning | null;
 }
 
 /**
@@ -95,7 +100,7 @@ export class Evaluator {
   ): Promise<EvaluateQueryReply> {
     const judge = this.judge;
     // The gate's own checks come first: the model is never asked about what they hold.
-    const hold = await holdFor(req, ctx.sources);
+    const hold = await holdFor(req, ctx.sources, ctx.passages);
     if (hold) {
       const checks =
         judge === 'interpreter' && conditions.length ? await this.byInterpreter(conditions, req, ctx) : [];
@@ -137,6 +142,15 @@ export class Evaluator {
           decidedBy: 'gate:scope',
           condition: allow.condition,
           reason: `Held for you: "${allow.condition}" covers the question, but the draft draws on ${uncovered.join(', ')}, which ${uncovered.length === 1 ? 'is' : 'are'} not about what it allows. Accept it with cqAcceptQuery if it may go.`,
+          checks: strip(checks),
+        };
+      // A deny could still reject such a question above; an allow never answers it on its own.
+      if (asksForCredentials(req.question))
+        return {
+          outcome: 'held',
+          decidedBy: CREDENTIALS_ASKED.decidedBy,
+          condition: allow.condition,
+          reason: CREDENTIALS_ASKED.reason,
           checks: strip(checks),
         };
       return {
@@ -288,7 +302,27 @@ async function factsFor(
     sourceTopics: (ctx.sources ?? []).map((s) => ({
       name: s.name,
       words: [...s.keywords.slice(0, TOPIC_KEYWORDS), s.summary],
+      summary: s.summary,
+      subjects: s.subjects ?? null,
     })),
+    passageSubjects: [...new Set((ctx.passages ?? []).flatMap((p) => p.sensitivity))].flatMap(
+      (c) => PASSAGE_SUBJECTS[c],
+    ),
     connected,
+    // Not known (the knowledge service did not answer): a deny cannot be ruled out by meaning.
+    ...(ctx.meaning === null
+      ? { meaning: { status: 'unavailable' as const, scores: [] } }
+      : ctx.meaning
+        ? { meaning: ctx.meaning }
+        : {}),
   };
 }
+
+/** The words a deny's topic is matched against for each category a passage was classified in. */
+const PASSAGE_SUBJECTS: Record<SensitivityCategory, string[]> = {
+  credentials: ['credentials', 'password', 'secret'],
+  contact: ['contact', 'phone', 'email', 'address'],
+  health: ['health', 'medical'],
+  money: ['money', 'salary', 'pay'],
+  personal: ['personal'],
+};

@@ -1,6 +1,6 @@
 import { expect, describe as group, it } from 'vitest';
 import { interpret } from './interpret.js';
-import { evaluate, type Facts } from './judge.js';
+import { evaluate, type Facts, sourcesOutside } from './judge.js';
 
 const professor = {
   displayName: 'Alice Smith',
@@ -136,5 +136,58 @@ group('evaluate', () => {
     const c = bound('Allow questions from alice when I am online', { alice: 'id-alice' });
     expect(evaluate(c, facts()).result).toBe('unknown');
     expect(evaluate(c, facts({ askerId: 'id-bob', askerHandle: 'bob' })).result).toBe('no-match');
+  });
+});
+
+group('what a cited source is about', () => {
+  const programming = interpret('Accept queries related to programming from any user', () => false);
+  const contacts = {
+    name: 'team-contacts.md',
+    // A contacts page whose strongest keywords happen to be programming words.
+    words: ['api', 'code', 'reviewer', ''],
+    summary: '',
+  };
+  it('reads keywords when no model says what the source is about', () => {
+    expect(
+      sourcesOutside(programming.topics, { sources: ['team-contacts.md'], sourceTopics: [contacts] }),
+    ).toEqual([]);
+  });
+  it('goes by meaning for a broad subject when the model has judged the source, keywords aside', () => {
+    const judged = [
+      { ...contacts, subjects: [] },
+      { name: 'dev-setup.md', words: ['git', 'pnpm', ''], summary: '', subjects: ['programming'] },
+    ];
+    expect(
+      sourcesOutside(programming.topics, {
+        sources: ['team-contacts.md', 'dev-setup.md'],
+        sourceTopics: judged,
+      }),
+    ).toEqual(['team-contacts.md']);
+  });
+  it("takes the owner's own word for it: a name or summary that names the subject", () => {
+    const owned = [{ ...contacts, summary: 'Programming team rota and contacts', subjects: [] }];
+    expect(
+      sourcesOutside(programming.topics, { sources: ['team-contacts.md'], sourceTopics: owned }),
+    ).toEqual([]);
+  });
+});
+
+group('a deny on what leaves', () => {
+  const base: Facts = {
+    askerHandle: 'mallory',
+    profile: null,
+    question: 'Who is on the rota this week?',
+    sources: ['team.md'],
+    excerpts: ['Tom is on the rota.'],
+  };
+  it('holds when a cited passage was classified health, whatever the question says', () => {
+    const deny = interpret('Never share anything about health', () => false);
+    expect(evaluate(deny, base).result).toBe('no-match');
+    expect(evaluate(deny, { ...base, passageSubjects: ['health', 'medical'] }).result).toBe('match');
+  });
+  it('holds when a cited source is about the subject by meaning', () => {
+    const deny = interpret('Never share anything about medicine', () => false);
+    const sourceTopics = [{ name: 'team.md', words: [], subjects: ['medicine'] }];
+    expect(evaluate(deny, { ...base, sourceTopics }).result).toBe('match');
   });
 });

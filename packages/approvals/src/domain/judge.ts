@@ -1,5 +1,8 @@
+import type { TopicMeaning } from '@lore/schema/knowledge-events';
 import { tokenize } from '@lore/search';
+import { TOPIC_CATEGORIES } from './categories.js';
 import { type Interpretation, type Matcher, stem, type Tri } from './interpret.js';
+import { allowByMeaning, denyByMeaning, sourceAboutByMeaning } from './meaning.js';
 import { requestsOf } from './request.js';
 
 /** What a condition is judged against. */
@@ -13,10 +16,24 @@ export interface Facts {
   excerpts: string[];
   /** The draft itself. */
   draft?: string;
-  /** What each cited source is about: its name, keywords and the owner's summary (absent: unknown). */
-  sourceTopics?: Array<{ name: string; words: string[] }>;
+  /**
+   * What each cited source is about: its name, keywords and the owner's summary (absent:
+   * unknown), and the broad subjects its passages are about by meaning (null: no model).
+   */
+  sourceTopics?: Array<{ name: string; words: string[]; summary?: string; subjects?: string[] | null }>;
+  /**
+   * What the cited passages hold by their classification at ingest (health, money…) and what
+   * the cited sources are about by meaning: a deny about a subject holds on them whatever the
+   * question says.
+   */
+  passageSubjects?: string[];
   /** Whether the asker is one of the owner's connections (null: could not be checked). */
   connected?: boolean | null;
+  /**
+   * How close the conditions' topics are by meaning to the draft and its cited passages
+   * (`unavailable`: the model failed, so a deny is in doubt); absent: words alone.
+   */
+  meaning?: TopicMeaning;
 }
 
 /** The result of one condition for one query; `outside` names cited sources a topic does not cover. */
@@ -89,6 +106,10 @@ export function judgeSenders(i: Interpretation, f: Facts): { result: Tri; reason
 }
 
 const topicName = (m: Matcher) => m.label.split(' (')[0]!;
+/** The words a topic matched, each once ("rust" for "rust programming", whose second group holds "rust" too). */
+const wordsOf = (words: string[]) => [...new Set(words.map((w) => w.toLowerCase()))].join(' ');
+const topicsPhrase = (ts: Matcher[]) =>
+  `${ts.length === 1 ? 'the topic' : 'the topics'} ${ts.map(topicName).join(', ')}`;
 
 /**
  * Topics. A deny looks everywhere — the question, the draft, the cited passages, the sources'
@@ -104,12 +125,20 @@ function judgeTopics(i: Interpretation, f: Facts): Judgement | null {
       f.draft ?? '',
       ...f.sources,
       ...f.excerpts,
-      ...(f.sourceTopics ?? []).flatMap((s) => [s.name, ...s.words]),
+      ...(f.sourceTopics ?? []).flatMap((s) => [s.name, ...s.words, ...(s.subjects ?? [])]),
+      ...(f.passageSubjects ?? []),
     ]);
     const hit = i.topics.map((t) => ({ t, words: found(t, have) })).find((x) => x.words);
-    return hit
-      ? { result: 'match', reason: `the query is about ${hit.words!.join(' ')} (${topicName(hit.t)})` }
-      : { result: 'no-match', reason: `the query is not about ${i.topics.map(topicName).join(' or ')}` };
+    if (hit)
+      return {
+        result: 'match',
+        reason: `the query is about ${wordsOf(hit.words!)}, within ${topicsPhrase([hit.t])}`,
+      };
+    // Worded without the topic's words: what would be released is judged by meaning.
+    const byMeaning = i.topics.map((t) => denyByMeaning(t, f.meaning));
+    const sure = byMeaning.find((m) => m.result === 'match') ?? byMeaning.find((m) => m.result === 'unknown');
+    if (sure) return sure;
+    return { result: 'no-match', reason: `the query is not about ${i.topics.map(topicName).join(' or ')}` };
   }
   const requests = requestsOf(f.question);
   const misses: string[] = [];
@@ -121,10 +150,18 @@ function judgeTopics(i: Interpretation, f: Facts): Judgement | null {
     if (!hit) misses.push(r);
     else {
       used.add(hit.t);
-      hits.push(hit.words!.join(' '));
+      hits.push(wordsOf(hit.words!));
     }
   }
   const topics = i.topics.map(topicName).join(' or ');
+  if (requests.length && misses.length) {
+    // Not in the topic's words: released only if everything the draft would release is about it.
+    const meant = allowByMeaning(i.topics, f.meaning);
+    if (meant) {
+      const outside = sourcesOutside([meant.topic], f);
+      return { result: 'match', reason: meant.reason, ...(outside.length ? { outside } : {}) };
+    }
+  }
   if (!requests.length || misses.length)
     return {
       result: 'no-match',
@@ -133,7 +170,7 @@ function judgeTopics(i: Interpretation, f: Facts): Judgement | null {
   const outside = sourcesOutside([...used], f);
   return {
     result: 'match',
-    reason: `the question asks about ${[...new Set(hits)].join(', ')} (${[...used].map(topicName).join(', ')})`,
+    reason: `the question asks about ${[...new Set(hits)].join(', ')}, within ${topicsPhrase([...used])}`,
     ...(outside.length ? { outside } : {}),
   };
 }
@@ -159,12 +196,40 @@ export function evaluate(i: Interpretation, f: Facts): Judgement {
   };
 }
 
-/** The cited sources none of `topics` covers (by the source's name, keywords and summary). */
-export function sourcesOutside(topics: Matcher[], f: Pick<Facts, 'sources' | 'sourceTopics'>): string[] {
+/**
+ * The cited sources none of `topics` covers. A broad subject (programming, science, medicine,
+ * finance) covers a source when the source is about it by meaning, or when its name or its
+ * owner's summary says so — never because a keyword of it is one of the subject's words ("API
+ * code reviewer" on a contacts page). Without a model, and for any other topic, the source's
+ * name, keywords and summary decide — or, with a model, the cited passages of it all being about
+ * the topic by meaning.
+ */
+export function sourcesOutside(
+  topics: Matcher[],
+  f: Pick<Facts, 'sources' | 'sourceTopics' | 'meaning'>,
+): string[] {
   return f.sources.filter((name) => {
     const facts = f.sourceTopics?.find((s) => s.name === name);
     if (!facts) return true;
+    // The passages cited from it are about the topic by meaning.
+    if (topics.some((t) => sourceAboutByMeaning(t, name, f.meaning) === true)) return false;
     const have = stems([facts.name.replace(/[._-]+/g, ' '), ...facts.words]);
-    return !topics.some((t) => found(t, have));
+    const owned = stems([facts.name.replace(/[._-]+/g, ' '), facts.summary ?? '']);
+    return !topics.some((t) => {
+      const subject = subjectOf(t);
+      if (facts.subjects && subject) return facts.subjects.includes(subject) || found(t, owned) !== null;
+      return found(t, have) !== null;
+    });
   });
 }
+
+/** The broad subjects the knowledge service judges sources on by meaning, by their terms. */
+const SUBJECTS = new Map(
+  [...new Set(Object.values(TOPIC_CATEGORIES))]
+    .filter((c) => ['programming', 'science', 'medicine', 'finance'].includes(c.label))
+    .map((c) => [JSON.stringify(c.terms), c.label]),
+);
+
+/** The broad subject a topic stands for ("code", "coding" and "programming" all read as programming). */
+const subjectOf = (t: Matcher) =>
+  t.groups.length === 1 ? SUBJECTS.get(JSON.stringify(t.groups[0])) : undefined;

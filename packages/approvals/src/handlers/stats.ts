@@ -1,15 +1,10 @@
 import { statsResponder } from '@lore/kit';
 import type { ConditionRepository } from '../domain/conditions.js';
-import type { DecisionRepository } from '../domain/decisions.js';
 
-/** This node's approval figures (and calls today), for platform_stats. */
-export const statsHandler = (
-  conditions: ConditionRepository,
-  decisions: DecisionRepository,
-  totalCalls: () => Promise<number>,
-) =>
+/** This node's condition figures (and calls today), for platform_stats; decisions are the queries service's. */
+export const statsHandler = (conditions: ConditionRepository, totalCalls: () => Promise<number>) =>
   statsResponder({
     service: 'approvals',
     totalCalls,
-    figures: async (since) => ({ ...(await conditions.stats()), ...(await decisions.stats(since)) }),
+    figures: async () => conditions.stats(),
   });

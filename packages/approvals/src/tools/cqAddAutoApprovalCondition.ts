@@ -3,6 +3,9 @@ import { AddConditionInput, AddConditionOutput } from '@lore/schema/approvals';
 import { similarity } from '../domain/conditions.js';
 import { tool } from '../ports.js';
 
+/** How alike an unknown handle and an existing one must be to suggest it (1 = the same). */
+const CLOSE_HANDLE = 0.6;
+
 export const cqAddAutoApprovalCondition = tool({
   name: 'cqAddAutoApprovalCondition',
   title: 'Add an auto-approval condition',
@@ -24,15 +27,16 @@ export const cqAddAutoApprovalCondition = tool({
     // A condition binds the agents it names now: nobody can register into it later.
     const unknown = interpretation.senders.handles.filter((h) => !handles.has(h));
     if (unknown.length) {
-      const all = await ports.allHandles();
+      // A suggestion only when it looks like a typo of the handle, and never the caller itself.
+      const all = (await ports.allHandles()).filter((c) => c !== agent.handle);
       const closest = (h: string) =>
         all
           .map((c) => ({ c, s: similarity(h, c) }))
           .sort((a, b) => b.s - a.s)
-          .find((x) => x.s > 0)?.c ?? null;
+          .find((x) => x.s >= CLOSE_HANDLE)?.c ?? null;
       const near = closest(unknown[0]!);
       throw notFound(
-        `No agent @${unknown[0]} on the network${near ? `; the closest handle is @${near}` : ''}. A condition can only name agents that exist.`,
+        `No agent @${unknown[0]} on the network${near ? `; did you mean @${near}?` : '.'} A condition can only name agents that exist: check the handle with agent_search.`,
         { field: 'sentence', handle: unknown[0], closest: near },
       );
     }

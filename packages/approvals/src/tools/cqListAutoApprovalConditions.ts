@@ -1,3 +1,4 @@
+import { plural } from '@lore/kit';
 import { ListConditionsInput, ListConditionsOutput } from '@lore/schema/approvals';
 import { tool } from '../ports.js';
 
@@ -19,8 +20,11 @@ export const cqListAutoApprovalConditions = tool({
     }));
     const conditions = rows.map((r) => r.sentence);
     const text = rows.length
-      ? `${JSON.stringify(conditions)}\n\n${details.map((d, i) => `${i + 1}. ${d.condition}\n   Understood as: ${d.understood_as.summary}`).join('\n')}`
-      : '[]\n\nNo auto-approval conditions: every query addressed to you waits for cqAcceptQuery or cqRejectQuery. Add one with cqAddAutoApprovalCondition.';
+      ? `${plural(rows.length, 'auto-approval condition')}, oldest first:\n` +
+        details
+          .map((d, i) => `${i + 1}. ${d.condition}\n   Understood as: ${d.understood_as.summary}`)
+          .join('\n')
+      : 'No auto-approval conditions: every query addressed to you waits for cqAcceptQuery or cqRejectQuery. Add one with cqAddAutoApprovalCondition.';
     return { text, data: { conditions, details } };
   },
 });

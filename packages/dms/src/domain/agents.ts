@@ -1,14 +1,12 @@
-import { type EventBus, notFound } from '@lore/kit';
-import { ResolveHandlesReply, UsersRpc, type VerifiedAgent } from '@lore/schema/users';
+import { call, type EventBus, notFound } from '@lore/kit';
+import { UsersRpc, type VerifiedAgent } from '@lore/schema/users';
 
 /** Who a handle is, asked of the users service over the bus. */
 export class AgentDirectory {
   constructor(private readonly bus: EventBus) {}
 
   async resolve(handle: string, field: string): Promise<VerifiedAgent> {
-    const reply = ResolveHandlesReply.parse(
-      await this.bus.request(UsersRpc.resolveHandles, { handles: [handle] }, { timeoutMs: 3000 }),
-    );
+    const reply = await call(this.bus, UsersRpc.resolveHandles, { handles: [handle] }, { timeoutMs: 3000 });
     const agent = reply.agents[0];
     if (!agent) throw notFound(`No agent named @${handle}.`, { field });
     return agent;

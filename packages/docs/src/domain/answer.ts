@@ -16,6 +16,8 @@ export interface DocsAnswer {
   references: string[];
   strategy: GenerateResult['strategy'];
   model?: string;
+  /** For each reference, the signals that found its passages (words, meaning). */
+  foundBy?: Record<string, Array<'words' | 'meaning'>>;
 }
 
 /** The best chunks as passages: a few per document, each headed by where it sits. */
@@ -71,11 +73,17 @@ export async function answerFromDocs(
     page.hits.filter((h) => references.includes(h.document)).map((h) => h.text),
   );
   const legend = references.map((name, i) => `[${i + 1}] ${name}`);
+  const foundBy: Record<string, Array<'words' | 'meaning'>> = {};
+  for (const name of references) {
+    const signals = new Set(page.hits.filter((h) => h.document === name).flatMap((h) => h.foundBy));
+    foundBy[name] = (['words', 'meaning'] as const).filter((s) => signals.has(s));
+  }
   return {
     answerText: legend.length ? `${text}\n\nReferences:\n${legend.join('\n')}` : text,
     references,
     strategy: result.strategy,
     ...(result.model ? { model: result.model } : {}),
+    ...(references.length ? { foundBy } : {}),
   };
 }
 

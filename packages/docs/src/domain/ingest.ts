@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { basename, resolve } from 'node:path';
-import { type Embedder, ParseLimitError, parserPool, runIsolated, taskModule } from '@lore/ingest';
-import { type Logger, type Outbox, settleInPool, type Transaction } from '@lore/kit';
+import { ParseLimitError, parserPool, runIsolated, taskModule } from '@lore/ingest';
+import { type Logger, type Outbox, plural, settleInPool, type Transaction } from '@lore/kit';
 import { DocsCorpusIngested } from '@lore/schema/docs';
 import type { CrawlOptions } from './crawl.js';
 import { crawl } from './crawl-lazy.js';
@@ -9,12 +9,16 @@ import { titleFromPath } from './parse.js';
 import type { PreparedDocument } from './prepare.js';
 import { collectLocal, type RawDocument } from './sources.js';
 import type { DocsStore, DocumentWrite } from './store.js';
+import type { ChunkVectors } from './vectors.js';
 
-/** Where an ingest writes: the store, and optionally the outbox (for the event) and an embedder. */
+/**
+ * Where an ingest writes: the store, and optionally the outbox (for the event) and the background
+ * embedding its new chunks are handed to.
+ */
 export interface IngestTarget {
   store: DocsStore;
   outbox?: Outbox | undefined;
-  embedder?: Embedder | null | undefined;
+  vectors?: Pick<ChunkVectors, 'kick'> | null | undefined;
   log?: Logger | undefined;
   now?: () => number;
 }
@@ -51,7 +55,7 @@ export interface IngestSummary {
   unchanged: number;
   /** Chunks written (of added and updated documents). */
   chunks: number;
-  /** Chunks that got an embedding. */
+  /** Chunks embedded during the ingest: 0, vectors are computed in the background afterwards. */
   vectors: number;
   /** Steps of merging the FTS index's segments afterwards (0: not merged). */
   indexMergeSteps: number;
@@ -135,7 +139,6 @@ export async function ingestDocuments(
       summary.failed.push({ origin: item.origin, reason: (err as Error).message });
     if (!prepared.length) continue;
     prepared.sort((a, b) => (a.write.name < b.write.name ? -1 : 1));
-    if (target.embedder) summary.vectors += await embed(target, prepared);
     const writes = prepared.map((p) => p.write);
     await target.store.db.transaction(async (tx: Transaction) => {
       summary.chunks += await target.store.writeDocuments(tx, writes);
@@ -199,6 +202,8 @@ export async function ingestDocuments(
     },
     'docs ingested',
   );
+  // Searchable by words now; by meaning once the background embedding reaches these chunks.
+  if (summary.chunks) target.vectors?.kick();
   return summary;
 }
 
@@ -251,27 +256,7 @@ async function prepare(
   };
 }
 
-/** Embeds the batch's chunks (title and headings as context); on failure the chunks stay BM25-only. */
-async function embed(target: IngestTarget, prepared: Prepared[]): Promise<number> {
-  const all = prepared.flatMap((p) => p.write.chunks.map((c) => ({ c, title: p.write.title })));
-  if (!all.length) return 0;
-  try {
-    const vectors = await target.embedder!.embed(
-      all.map(({ c, title }) => embeddingText(title, c.headingPath, c.text)),
-    );
-    all.forEach(({ c }, i) => {
-      c.vector = vectors[i];
-    });
-    return all.length;
-  } catch (err) {
-    target.log?.warn(
-      { err: (err as Error).message },
-      'embedding failed; these chunks are searchable by keywords only',
-    );
-    return 0;
-  }
-}
-
+/** What a chunk is embedded from: its page's title and its headings as context, then its text. */
 export function embeddingText(title: string, headingPath: string[], text: string): string {
   const heading = headingPath.filter((h) => h !== title).join(' > ');
   return `${title}${heading ? `\n${heading}` : ''}\n\n${text}`.slice(0, 8000);
@@ -339,7 +324,7 @@ export function summaryLine(s: IngestSummary): string {
       : '';
   return (
     `Ingested "${s.source}": ${s.added} added, ${s.updated} updated, ${s.removed} removed, ${s.unchanged} unchanged; ` +
-    `${s.chunks} chunks in ${s.seconds.toFixed(2)} s${rate}` +
+    `${plural(s.chunks, 'chunk')} in ${s.seconds.toFixed(2)} s${rate}` +
     (s.failed.length ? `; ${s.failed.length} failed` : '') +
     (s.skipped.length ? `; ${s.skipped.length} skipped` : '')
   );

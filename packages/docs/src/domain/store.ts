@@ -1,5 +1,12 @@
 import { type Database, type PreparedReads, preparedReads, type Transaction } from '@lore/kit';
-import { float32FromBuffer, ftsPhrase, type RankedRow, rankSplitTerms, type TermSplit } from '@lore/search';
+import {
+  float32FromBuffer,
+  float32ToBuffer,
+  ftsPhrase,
+  type RankedRow,
+  rankSplitTerms,
+  type TermSplit,
+} from '@lore/search';
 import { type SQL, sql } from 'drizzle-orm';
 import { type ReindexOptions, reindexChunks } from './reindex.js';
 import { inList, ROWS_PER_INSERT, type Row, slices, toHit } from './store-rows.js';
@@ -248,12 +255,53 @@ export class DocsStore {
     return out;
   }
 
-  /** Every stored vector with its chunk id (for the in-memory vector index). */
-  async vectors(): Promise<Array<{ id: string; vector: Float32Array }>> {
+  /** Every stored vector of `model` with its chunk id (for the in-memory vector index). */
+  async vectors(model: string): Promise<Array<{ id: string; vector: Float32Array }>> {
     const rows = await this.db.all<{ id: number; vector: ArrayBuffer | Uint8Array }>(
-      sql`select id, vector from chunks where vector is not null`,
+      sql`select id, vector from chunks where vector is not null and vector_model = ${model}`,
     );
     return rows.map((r) => ({ id: String(r.id), vector: float32FromBuffer(r.vector) }));
+  }
+
+  /** Chunks after `afterId` without a vector of `model`, in id order, with the text to embed. */
+  async chunksToEmbed(
+    model: string,
+    afterId: number,
+    limit: number,
+  ): Promise<Array<{ id: number; title: string; headingPath: string[]; text: string }>> {
+    const rows = await this.db.all<{ id: number; title: string; heading: string; text: string }>(sql`
+      select c.id as id, d.title as title, c.heading_path as heading, c.text as text
+      from chunks c cross join documents d on d.name = c.document
+      where c.id > ${afterId} and (c.vector is null or c.vector_model is not ${model})
+      order by c.id limit ${limit}`);
+    return rows.map((r) => ({
+      id: Number(r.id),
+      title: r.title,
+      headingPath: JSON.parse(r.heading) as string[],
+      text: r.text,
+    }));
+  }
+
+  /**
+   * Stores chunk vectors of `model` (a chunk deleted meanwhile is simply not updated) and moves
+   * the vector generation on; returns the new generation.
+   */
+  async setVectors(rows: Array<{ id: number; vector: Float32Array }>, model: string): Promise<string> {
+    await this.db.transaction(async (tx) => {
+      for (const r of rows)
+        await tx.run(
+          sql`update chunks set vector = ${float32ToBuffer(r.vector)}, vector_model = ${model} where id = ${r.id}`,
+        );
+      await tx.run(sql`insert into docs_meta (key, value) values ('vectors', '1')
+        on conflict(key) do update set value = cast(cast(value as integer) + 1 as text)`);
+    });
+    return this.vectorGeneration();
+  }
+
+  /** Moves on when vectors are stored (with the corpus generation, keys the vector caches). */
+  async vectorGeneration(): Promise<string> {
+    const rows = await this.db.all<{ value: string }>(sql`select value from docs_meta where key = 'vectors'`);
+    return rows[0]?.value ?? '0';
   }
 
   /** Documents by name; unknown names are absent from the map. */

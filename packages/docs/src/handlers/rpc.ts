@@ -1,16 +1,15 @@
-import type { EventBus } from '@lore/kit';
-import { StatsReply, StatsRequest, statsSubject } from '@lore/schema/knowledge-events';
+import { answer, type EventBus } from '@lore/kit';
+import { statsRpc } from '@lore/schema/stats';
 import type { DocsStore } from '../domain/store.js';
 import type { CallCounter } from '../ports.js';
 
-/** `rpc.docs.stats`: the corpus size and how much it is used, for platform statistics. */
+/** `statsRpc('docs')`: the corpus size and how much it is used, for platform statistics. */
 export const rpcHandlers = (store: DocsStore, calls: CallCounter) => [
   (bus: EventBus) =>
-    bus.reply(statsSubject('docs'), async (payload) => {
-      const { since } = StatsRequest.parse(payload);
+    answer(bus, statsRpc('docs'), async ({ since }) => {
       const sinceMs = Date.parse(since);
       const counts = await store.counts();
-      return StatsReply.parse({
+      return {
         service: 'docs',
         figures: {
           documents: counts.documents,
@@ -20,6 +19,6 @@ export const rpcHandlers = (store: DocsStore, calls: CallCounter) => [
           callsToday: Number.isFinite(sinceMs) ? calls.since(sinceMs) : 0,
           callsByTool: calls.byTool(),
         },
-      });
+      };
     }),
 ];

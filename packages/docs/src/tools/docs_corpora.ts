@@ -1,4 +1,4 @@
-import { formatCount } from '@lore/kit';
+import { plural } from '@lore/kit';
 import { DocsCorporaInput, DocsCorporaOutput } from '@lore/schema/docs';
 import { corpusStats } from '../domain/corpora.js';
 import { tool } from '../ports.js';
@@ -26,11 +26,11 @@ export const docsCorpora = tool({
     const documents = corpora.reduce((n, c) => n + c.documents, 0);
     const chunks = corpora.reduce((n, c) => n + c.chunks, 0);
     const text = corpora.length
-      ? `${corpora.length} corpora, ${formatCount(documents)} documents, ${formatCount(chunks)} chunks:\n` +
+      ? `${plural(corpora.length, 'corpus', 'corpora')}, ${plural(documents, 'document')}, ${plural(chunks, 'chunk')}:\n` +
         corpora
           .map(
             (c) =>
-              `- ${c.source}: ${formatCount(c.documents)} documents, ${formatCount(c.chunks)} chunks (updated ${c.updateTime})`,
+              `- ${c.source}: ${plural(c.documents, 'document')}, ${plural(c.chunks, 'chunk')} (updated ${c.updateTime})`,
           )
           .join('\n')
       : 'No documentation corpus yet.';

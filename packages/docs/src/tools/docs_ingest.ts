@@ -1,4 +1,4 @@
-import { forbidden, invalid } from '@lore/kit';
+import { forbidden, invalid, plural } from '@lore/kit';
 import { DocsIngestInput, DocsIngestOutput } from '@lore/schema/docs';
 import { ingestInputs, summaryLine } from '../domain/ingest.js';
 import { tool } from '../ports.js';
@@ -29,7 +29,7 @@ export const docsIngest = tool({
         },
         onFetch: (url, fetched, queued) =>
           void progress(0, undefined, `fetched ${fetched} of ${queued}: ${url}`),
-        onProgress: (done, total) => void progress(done, total, `${done} of ${total} documents`),
+        onProgress: (done, total) => void progress(done, total, `${done} of ${plural(total, 'document')}`),
       });
     } catch (err) {
       const message = (err as Error).message;

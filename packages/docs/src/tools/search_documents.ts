@@ -14,7 +14,8 @@ export const searchDocuments = tool({
     'for the whole page. Results are paginated: pass `nextPageToken` back as `pageToken` with the same query and filter. ' +
     'Optional `filter` (AIP-160): data_source / uri with = or !=, update_time with =, !=, <, <=, >, >= (RFC 3339), ' +
     'combined with AND, OR, NOT and parentheses, e.g. data_source = "hono.dev" OR data_source = "lore". ' +
-    'Optional `corpus`: only that corpus (the data_source given at ingest).',
+    'Optional `corpus`: only that corpus (the data_source given at ingest). Chunks are found by their words and, with ' +
+    'an embedding model, by meaning (a question worded otherwise); `foundBy` says which signal found each.',
   input: SearchDocumentsInput,
   output: SearchDocumentsOutput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -37,6 +38,7 @@ export const searchDocuments = tool({
       content: h.text,
       relevanceScore: Number(h.score.toPrecision(6)),
       document: { name: h.document, title: h.title, uri: h.uri },
+      foundBy: h.foundBy,
     }));
     const nextPageToken = page.more
       ? encodePageToken(offset + results.length, input.query, pageKey(input))
@@ -44,7 +46,7 @@ export const searchDocuments = tool({
     const terms = queryTerms(input.query, 16);
     const lines = results.map(
       (r, i) =>
-        `${offset + i + 1}. ${r.document.title} — ${r.parent} (${r.id}, score ${r.relevanceScore})\n   ${excerpt(r.content, terms, 240)}`,
+        `${offset + i + 1}. ${r.document.title} — ${r.parent} (${r.id}, score ${r.relevanceScore}, found by ${r.foundBy.join(' + ')})\n   ${excerpt(r.content, terms, 240)}`,
     );
     const text = results.length
       ? `${results.length} result${results.length === 1 ? '' : 's'}${offset ? ` (from #${offset + 1})` : ''} for "${input.query}":\n` +

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { connect } from '@nats-io/transport-node';
+import { plural } from '../format.js';
 import { backupStream, restoreStream } from './backup.js';
 import { type NatsAuthEnv, natsCredentialsFrom, natsInboxPrefix } from './nats-auth.js';
 import { natsConnectAuth } from './nats-authenticator.js';
@@ -102,10 +103,10 @@ export async function runJetStreamCli(
       for (const line of await provisionJetStream(nc, { replicas })) io.stdout.write(`${line}\n`);
     } else if (command === 'backup') {
       const n = await backupStream(nc, args[0]!, args[1]!);
-      io.stdout.write(`backed up ${n} messages of ${args[0]} to ${args[1]}\n`);
+      io.stdout.write(`backed up ${plural(n, 'message')} of ${args[0]} to ${args[1]}\n`);
     } else {
       const n = await restoreStream(nc, args[0]!);
-      io.stdout.write(`restored ${n} messages from ${args[0]}\n`);
+      io.stdout.write(`restored ${plural(n, 'message')} from ${args[0]}\n`);
     }
     return 0;
   } catch (err) {

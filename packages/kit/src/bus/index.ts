@@ -16,6 +16,7 @@ export {
   natsInboxPrefix,
 } from './nats-auth.js';
 
+export { answer, call, type RpcHandler } from './rpc.js';
 export {
   type DroppedEvent,
   EventDrops,
@@ -57,6 +58,11 @@ export interface BusConfig {
   insecure?: boolean;
   /** Where typed subscriptions count dropped events. */
   drops?: EventDrops;
+  /**
+   * A factor over every request's deadline, the callers' own figures and the default alike
+   * (`LORE_BUS_TIMEOUT_SCALE`): 1 in production, more on a machine too busy for those figures.
+   */
+  timeoutScale?: number;
 }
 
 export class NatsInsecureError extends Error {
@@ -136,7 +142,7 @@ export function natsAccess(
 }
 
 export async function createBus(config: BusConfig): Promise<EventBus> {
-  if (!config.natsUrl) return new MemoryBus(config.onError, config.drops);
+  if (!config.natsUrl) return new MemoryBus(config.onError, config.drops, config.timeoutScale);
   if (!config.credentials && !config.insecure) throw new NatsInsecureError();
   const { NatsBus } = await import('./nats.js');
   return NatsBus.connect({
@@ -148,5 +154,6 @@ export async function createBus(config: BusConfig): Promise<EventBus> {
     ...(config.replicas ? { replicas: config.replicas } : {}),
     onError: config.onError,
     ...(config.drops ? { drops: config.drops } : {}),
+    ...(config.timeoutScale ? { timeoutScale: config.timeoutScale } : {}),
   });
 }

@@ -32,7 +32,7 @@ export type NodeLocalBus = EventBus & {
 };
 
 /**
- * Request/reply with node locality. Every node of a network answers on the same `rpc.*`
+ * Request/reply with node locality. Every node of a network answers on the same request
  * subjects, but most answers are about data held by one node (an API key, an agent's
  * knowledge): a plain request would reach any node's replica. Through this view a responder
  * also answers on `<subject>.node.<nodeId>`, and a request goes to this node's replicas first,

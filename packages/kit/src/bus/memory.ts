@@ -11,6 +11,7 @@ import {
   BusNoResponderError,
   BusRemoteError,
   BusTimeoutError,
+  DEFAULT_REQUEST_TIMEOUT_MS,
   type EventBus,
   type EventHandler,
   type RequestHandler,
@@ -48,6 +49,8 @@ export class MemoryBus implements EventBus {
   constructor(
     private readonly onError: (err: unknown, event: EventEnvelope, consumer: string) => void = () => {},
     readonly drops: EventDrops = new EventDrops(),
+    /** A factor over every request's deadline (`LORE_BUS_TIMEOUT_SCALE`). */
+    private readonly timeoutScale = 1,
   ) {}
 
   on<E extends EventDefinition>(event: E, options: OnOptions, handler: TypedEventHandler<E>) {
@@ -100,7 +103,7 @@ export class MemoryBus implements EventBus {
 
   async request(subject: string, payload: unknown, options: RequestOptions = {}): Promise<unknown> {
     this.assertOpen();
-    const timeoutMs = options.timeoutMs ?? 5000;
+    const timeoutMs = Math.round((options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS) * this.timeoutScale);
     const handlers = this.responders.get(subject);
     if (!handlers || handlers.length === 0) throw new BusNoResponderError(subject);
     const handler = handlers[Math.floor(Math.random() * handlers.length)]!;

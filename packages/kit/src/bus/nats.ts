@@ -34,6 +34,7 @@ import {
   BusNoResponderError,
   BusRemoteError,
   BusTimeoutError,
+  DEFAULT_REQUEST_TIMEOUT_MS,
   type EventBus,
   type EventHandler,
   type RequestHandler,
@@ -65,6 +66,8 @@ export interface NatsBusOptions {
   onError?: BusErrorHandler;
   /** Where typed subscriptions count the events they drop. Default: a registry of this bus's own. */
   drops?: EventDrops;
+  /** A factor over every request's deadline (`LORE_BUS_TIMEOUT_SCALE`). Default 1. */
+  timeoutScale?: number;
   /** How this process authenticates, and its reply prefix (`_INBOX.<user>`, as its permissions allow). */
   credentials?: NatsCredentials;
   inboxPrefix?: string;
@@ -118,6 +121,8 @@ export class NatsBus implements EventBus {
     /** JetStream replicas for what Lore creates on this connection (the stream, KV buckets). */
     readonly replicas: number,
     readonly drops: EventDrops,
+    /** A factor over every request's deadline (`LORE_BUS_TIMEOUT_SCALE`). */
+    private readonly timeoutScale = 1,
   ) {}
 
   on<E extends EventDefinition>(event: E, options: OnOptions, handler: TypedEventHandler<E>) {
@@ -167,6 +172,7 @@ export class NatsBus implements EventBus {
         options.onError ?? (() => {}),
         replicas,
         options.drops ?? new EventDrops(),
+        options.timeoutScale ?? 1,
       );
     } catch (err) {
       await nc.close();
@@ -235,7 +241,7 @@ export class NatsBus implements EventBus {
   }
 
   async request(subject: string, payload: unknown, options: RequestOptions = {}): Promise<unknown> {
-    const timeoutMs = options.timeoutMs ?? 5000;
+    const timeoutMs = Math.round((options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS) * this.timeoutScale);
     const h = natsHeaders();
     for (const [k, v] of Object.entries(options.headers ?? {})) h.set(k, v);
     let msg: Msg;

@@ -78,11 +78,14 @@ export class EventDrops {
   }
 }
 
-/** The first schema issue, with its path: `payload.agentId: Invalid input: expected string`. */
-function firstIssue(error: { issues: { path: PropertyKey[]; message: string }[] }): string {
+/** The first schema issue, with its path under `root`: `payload.agentId: Invalid input: expected string`. */
+export function firstIssue(
+  error: { issues: { path: PropertyKey[]; message: string }[] },
+  root = 'payload',
+): string {
   const issue = error.issues[0];
-  if (!issue) return 'invalid payload';
-  const path = ['payload', ...issue.path.map(String)].join('.');
+  if (!issue) return `invalid ${root}`;
+  const path = [root, ...issue.path.map(String)].join('.');
   return `${path}: ${issue.message}`;
 }
 

@@ -31,7 +31,11 @@ export interface Subscription {
 
 export type RequestHandler = (payload: unknown, headers: Record<string, string>) => Promise<unknown>;
 
+/** A request's deadline when its caller names none, before the bus's `timeoutScale`. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 5000;
+
 export interface RequestOptions {
+  /** How long to wait for the answer (default `DEFAULT_REQUEST_TIMEOUT_MS`), times the bus's `timeoutScale`. */
   timeoutMs?: number;
   headers?: Record<string, string>;
 }

@@ -8,12 +8,11 @@ export type RowValue = string | number | null | Buffer;
  * appended as is (`on conflict …`, `returning …`).
  *
  * Rows of text, null and safe integers (an ingest's rows) go to SQLite as one JSON parameter,
- * expanded by `json_each` (`insert … select value->>0, … from json_each(?)`): drizzle then
- * handles three pieces instead of one parameter a value, about 15 µs less CPU a row of seven
- * columns (`bench/profile/insert-paths.ts`). Other rows (blobs, fractions) take the flat form,
- * one parameter a value. Both store the same values: the JSON form turns lone UTF-16
- * surrogates into U+FFFD, as binding a string does (SQLite would otherwise store them as
- * invalid UTF-8, which libsql cannot read back).
+ * expanded by `json_each` (`insert … select value->>0, … from json_each(?)`), so that drizzle
+ * builds three SQL pieces instead of one parameter a value (BENCHMARKS.md, "Ingest writes").
+ * Other rows (blobs, fractions) take the flat form, one parameter a value. Both store the same
+ * values: the JSON form turns lone UTF-16 surrogates into U+FFFD, as binding a string does
+ * (SQLite would otherwise store them as invalid UTF-8, which libsql cannot read back).
  */
 export async function insertRows(
   tx: Transaction,

@@ -68,9 +68,8 @@ export class PreparedReads {
   /**
    * The first row the SELECT returns, if any, as its values in the order of the SELECT list. On
    * a local file the statement runs in libsql's raw mode: no object with a property per column
-   * is built for the row (libsql makes and sets every name through N-API, row after row), which
-   * is most of what a one-row read of many columns costs (BENCHMARKS.md, "2 December, the reads
-   * of agent_profile").
+   * is built for the row, which is most of what a one-row read of many columns costs
+   * (BENCHMARKS.md, "The profile read in one statement").
    */
   async values(sql: string, args: ReadArg[] = []): Promise<unknown[] | undefined> {
     if (this.path === undefined) {

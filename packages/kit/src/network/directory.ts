@@ -1,9 +1,7 @@
-import type { KV } from '@nats-io/kv';
-import type { NatsConnection } from '@nats-io/transport-node';
-import { DIRECTORY_BUCKETS } from '../bus/jetstream-names.js';
-import { judgeNodeKey, type NodeKeyRecord, NodeKeyRefusedError, NodeKeyTrust } from './node-keys.js';
+import type { NodeKeyRecord } from './node-keys.js';
 
 export { MemoryDirectory } from './memory-directory.js';
+export { NatsDirectory } from './nats-directory.js';
 
 /** How a node proves its key: the network key's endorsement, or a rotation signed by its previous key. */
 export type NodeKeyProof = Pick<NodeKeyRecord, 'endorsement' | 'rotatedFrom'>;
@@ -19,7 +17,18 @@ export interface DirectoryTrust {
 export interface HandleRecord {
   agentId: string;
   node: string;
+  /**
+   * Learned from another operator's node over the network (its signed announcement), not
+   * claimed on this NATS: a local claim of the same handle takes it over, and the other
+   * node's agent is then known by its qualified handle (`alice@node-c`).
+   */
+  network?: boolean;
 }
+
+/** `alice@node-c` as a bucket key (KV keys have no `@`; handles and node ids have no `.`). */
+export const handleKey = (handle: string) => handle.replace('@', '.');
+/** The handle `handle` of node `node`, qualified. */
+export const qualifiedHandle = (handle: string, node: string) => `${handle.split('@')[0]}@${node}`;
 
 /**
  * What every node may know of an agent hosted elsewhere: its public profile and presence, so
@@ -58,11 +67,23 @@ export interface NetworkDirectory {
   /** Every claimed handle on the network. */
   listHandles(): Promise<Array<{ handle: string } & HandleRecord>>;
   /**
+   * Records an agent of another operator's node, as its node announced it (the network link
+   * checked the announcement's signature). False when a local claim holds the handle.
+   */
+  putNetworkHandle(handle: string, record: HandleRecord): Promise<boolean>;
+  /** Forgets a handle learned from node `node` (no longer in its announcements). */
+  removeNetworkHandle(handle: string, node: string): Promise<void>;
+  /**
    * Publish a node's signing key (every process of a node shares it). Refused with
    * {@link NodeKeyRefusedError} when the network key does not endorse it or, without a network
    * key, when the node already has another key and this one is not a rotation signed by it.
    */
   registerNode(nodeId: string, publicKeyPem: string, proof?: NodeKeyProof): Promise<void>;
+  /**
+   * The local operator's confirmation of a node's new key (one it could not prove with a rotation):
+   * written and pinned in place of the old one.
+   */
+  replaceNodeKey(nodeId: string, publicKeyPem: string): Promise<void>;
   /** The node's key, when the directory's record of it is believed (none, or the pinned one, otherwise). */
   nodeKeys(nodeId: string, options?: { fresh?: boolean }): Promise<string[]>;
   /** Publish (or replace) an agent's card for the whole network. */
@@ -71,259 +92,4 @@ export interface NetworkDirectory {
   /** Every agent card on the network. */
   agentCards(): Promise<AgentCard[]>;
   close(): Promise<void>;
-}
-
-const [HANDLES_BUCKET, NODES_BUCKET, AGENTS_BUCKET] = DIRECTORY_BUCKETS;
-
-/** A handle's last state seen on the bucket: its record, or null once released. */
-interface Replicated {
-  record: HandleRecord | null;
-  revision: number;
-}
-
-type Watch = Awaited<ReturnType<KV['watch']>>;
-
-/** How long `listHandles` waits for the replica's first sync before reading the bucket itself. */
-const SYNC_WAIT_MS = 5_000;
-
-/**
- * The directory in JetStream KV: every node that shares the NATS network shares it. Each
- * process keeps a replica of the handles, fed by a KV watch, so that the per-event question
- * "is this agent hosted here?" costs no round trip. A handle the replica has not seen (claimed
- * elsewhere a moment ago) is read from the bucket; a release by another process shows once the
- * watch delivers it, a few milliseconds later.
- */
-export class NatsDirectory implements NetworkDirectory {
-  readonly kind = 'nats' as const;
-  private readonly keyCache = new Map<string, { keys: string[]; at: number }>();
-  private readonly trust: NodeKeyTrust;
-  private readonly replica = new Map<string, Replicated>();
-  private synced = false;
-  private onSynced: Array<() => void> = [];
-  private watch: Watch | undefined;
-  private closed = false;
-
-  private constructor(
-    private readonly nc: NatsConnection,
-    private readonly handles: KV,
-    private readonly nodes: KV,
-    private readonly agents: KV,
-    trust: DirectoryTrust,
-  ) {
-    this.trust = new NodeKeyTrust(trust.networkKey, trust.onRefused, trust.ownNode ? [trust.ownNode] : []);
-  }
-
-  /** `replicas`: copies of each bucket on a JetStream cluster (3 on three servers). */
-  static async open(
-    nc: NatsConnection,
-    prefix = '',
-    replicas = 1,
-    trust: DirectoryTrust = {},
-  ): Promise<NatsDirectory> {
-    // Loaded here, not at the top: a process without NATS never loads the KV client.
-    const { openBucket } = await import('../bus/provision.js');
-    const handles = await openBucket(nc, `${prefix}${HANDLES_BUCKET}`, { replicas });
-    const nodes = await openBucket(nc, `${prefix}${NODES_BUCKET}`, { replicas });
-    const agents = await openBucket(nc, `${prefix}${AGENTS_BUCKET}`, { replicas });
-    const directory = new NatsDirectory(nc, handles, nodes, agents, trust);
-    // Not awaited: until the replica has synced, look-ups read the bucket as before.
-    void directory.follow();
-    return directory;
-  }
-
-  async claimHandle(handle: string, record: HandleRecord): Promise<boolean> {
-    try {
-      // create() succeeds only when the key is absent (or deleted): the network-wide claim.
-      const revision = await this.handles.create(handle, JSON.stringify(record));
-      this.remember(handle, record, revision);
-      return true;
-    } catch {
-      const held = await this.fetchHandle(handle);
-      return held?.record.agentId === record.agentId;
-    }
-  }
-
-  async releaseHandle(handle: string, agentId: string): Promise<void> {
-    const held = await this.fetchHandle(handle);
-    if (held?.record.agentId !== agentId) return;
-    await this.handles.delete(handle);
-    // The delete's own revision is not returned; anything newer than the claim it removed wins.
-    this.remember(handle, null, held.revision + 0.5);
-  }
-
-  async lookupHandle(handle: string): Promise<HandleRecord | null> {
-    const known = this.replica.get(handle)?.record;
-    if (known) return { ...known };
-    return (await this.fetchHandle(handle))?.record ?? null;
-  }
-
-  async listHandles() {
-    if (await this.whenSynced(SYNC_WAIT_MS)) {
-      const out: Array<{ handle: string } & HandleRecord> = [];
-      for (const [handle, { record }] of this.replica) if (record) out.push({ handle, ...record });
-      return out;
-    }
-    const out: Array<{ handle: string } & HandleRecord> = [];
-    const keys = await this.handles.keys();
-    const names: string[] = [];
-    for await (const k of keys) names.push(k);
-    // Look the records up 64 at a time rather than one round trip after another.
-    for (let i = 0; i < names.length; i += 64) {
-      const part = names.slice(i, i + 64);
-      const records = await Promise.all(part.map((h) => this.lookupHandle(h)));
-      records.forEach((r, k) => {
-        if (r) out.push({ handle: part[k]!, ...r });
-      });
-    }
-    return out;
-  }
-
-  async registerNode(nodeId: string, publicKeyPem: string, proof: NodeKeyProof = {}): Promise<void> {
-    const record: NodeKeyRecord = { node: nodeId, publicKey: publicKeyPem, ...proof };
-    for (let attempt = 0; ; attempt++) {
-      const held = await this.nodeRecord(nodeId);
-      const verdict = judgeNodeKey(held?.record ?? null, record, this.trust.networkKey);
-      if (!verdict.ok) throw new NodeKeyRefusedError(verdict.reason);
-      if (held && JSON.stringify(held.record) === JSON.stringify(record)) return;
-      try {
-        // Compare-and-set: two writers racing cannot both replace the same record.
-        if (held) await this.nodes.update(nodeId, JSON.stringify(record), held.revision);
-        else await this.nodes.create(nodeId, JSON.stringify(record));
-        this.keyCache.delete(nodeId);
-        this.trust.pin(record);
-        return;
-      } catch (err) {
-        if (attempt >= 3) throw err;
-      }
-    }
-  }
-
-  async nodeKeys(nodeId: string, options: { fresh?: boolean } = {}): Promise<string[]> {
-    const cached = this.keyCache.get(nodeId);
-    if (!options.fresh && cached && cached.at > Date.now() - 30_000) return cached.keys;
-    const held = await this.nodeRecord(nodeId);
-    const key = this.trust.believe(held?.record ?? null, nodeId);
-    const keys = key ? [key] : [];
-    this.keyCache.set(nodeId, { keys, at: Date.now() });
-    return keys;
-  }
-
-  /** The bucket's record of a node's key; a record that is not one is no record. */
-  private async nodeRecord(nodeId: string): Promise<{ record: NodeKeyRecord; revision: number } | null> {
-    const e = await this.nodes.get(nodeId);
-    if (e?.operation !== 'PUT') return null;
-    try {
-      const record = e.json<NodeKeyRecord>();
-      if (typeof record?.publicKey !== 'string' || record.node !== nodeId) return null;
-      return { record, revision: e.revision };
-    } catch {
-      return null;
-    }
-  }
-
-  async putAgentCard(card: AgentCard): Promise<void> {
-    await this.agents.put(card.handle, JSON.stringify(card));
-  }
-
-  async removeAgentCard(handle: string): Promise<void> {
-    await this.agents.delete(handle);
-  }
-
-  /** Read from the bucket on each call: a change on any node shows at once, with no replica to lag. */
-  async agentCards(): Promise<AgentCard[]> {
-    const names: string[] = [];
-    for await (const k of await this.agents.keys()) names.push(k);
-    const out: AgentCard[] = [];
-    for (let i = 0; i < names.length; i += 64) {
-      const entries = await Promise.all(names.slice(i, i + 64).map((k) => this.agents.get(k)));
-      for (const e of entries) {
-        if (e?.operation !== 'PUT') continue;
-        try {
-          out.push(e.json<AgentCard>());
-        } catch {
-          // A card that is not JSON is nobody's: skip it.
-        }
-      }
-    }
-    return out;
-  }
-
-  async close(): Promise<void> {
-    this.closed = true;
-    this.watch?.stop();
-  }
-
-  /** The bucket's current record of a handle, with its revision. */
-  private async fetchHandle(handle: string): Promise<{ record: HandleRecord; revision: number } | null> {
-    const e = await this.handles.get(handle);
-    if (e?.operation !== 'PUT') return null;
-    return { record: e.json<HandleRecord>(), revision: e.revision };
-  }
-
-  /** Keep what the bucket says, unless the replica already holds a newer state of the handle. */
-  private remember(handle: string, record: HandleRecord | null, revision: number) {
-    const known = this.replica.get(handle);
-    if (known && known.revision >= revision) return;
-    this.replica.set(handle, { record, revision });
-  }
-
-  /** Feed the replica from a watch of the bucket; start again (from scratch) if the watch ends. */
-  private async follow(): Promise<void> {
-    for (let failures = 0; !this.closed && !this.nc.isClosed(); failures++) {
-      let watch: Watch | undefined;
-      try {
-        watch = await this.handles.watch();
-        this.watch = watch;
-        if (this.closed) return watch.stop();
-        // An empty bucket delivers nothing to wait for.
-        if ((await this.handles.status()).values === 0) this.markSynced();
-        for await (const e of watch) {
-          let record: HandleRecord | null = null;
-          if (e.operation === 'PUT') {
-            try {
-              record = e.json<HandleRecord>();
-            } catch {
-              record = null;
-            }
-          }
-          this.remember(e.key, record, e.revision);
-          // The last of the values that existed when the watch started, or anything after them.
-          if (e.isUpdate || e.delta === 0) this.markSynced();
-          failures = 0;
-        }
-      } catch {
-        // Dropped below: the replica is rebuilt by the next watch, reads go to the bucket meanwhile.
-      } finally {
-        watch?.stop();
-      }
-      // Without its watch the replica would go stale: forget it.
-      this.synced = false;
-      this.replica.clear();
-      if (this.closed || this.nc.isClosed() || this.nc.isDraining()) return;
-      await new Promise((r) => setTimeout(r, Math.min(5_000, 100 * 2 ** failures)).unref?.());
-    }
-  }
-
-  private markSynced() {
-    if (this.synced) return;
-    this.synced = true;
-    for (const wake of this.onSynced.splice(0)) wake();
-  }
-
-  /** True once the replica holds every handle, waiting up to `ms` for it. */
-  private async whenSynced(ms: number): Promise<boolean> {
-    if (this.synced) return true;
-    if (this.closed) return false;
-    let timer: NodeJS.Timeout | undefined;
-    const synced = await new Promise<boolean>((resolve) => {
-      const wake = () => resolve(true);
-      this.onSynced.push(wake);
-      timer = setTimeout(() => {
-        this.onSynced = this.onSynced.filter((w) => w !== wake);
-        resolve(false);
-      }, ms);
-    });
-    clearTimeout(timer);
-    return synced;
-  }
 }

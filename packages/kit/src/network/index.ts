@@ -14,7 +14,20 @@ export {
 
 import { NodeKeyRefusedError } from './node-keys.js';
 
-export { MemoryDirectory, NatsDirectory } from './directory.js';
+export { signAnnouncement } from './announcements.js';
+export { handleKey, MemoryDirectory, NatsDirectory, qualifiedHandle } from './directory.js';
+export { NetworkLink } from './federation.js';
+export { NET_PREFIX, netSubjects, networkUserPermissions, parseNetSubject } from './federation-subjects.js';
+export type {
+  Announcement,
+  CarriedEvent,
+  NetworkLinkOptions,
+  NetworkTraffic,
+  Receipt,
+  Refusal,
+  Route,
+} from './federation-types.js';
+export { DIRECTORY_TTL_ANNOUNCES } from './federation-types.js';
 export type { SignedEnvelope, VerifyOutcome } from './signing.js';
 export { EnvelopeSigner, verifyEnvelope } from './signing.js';
 

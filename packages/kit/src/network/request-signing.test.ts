@@ -11,24 +11,23 @@ const identity = (id: string) => {
 
 describe('signed requests', () => {
   const node = identity('n1');
-  const payload = { queryId: 'q1', recipientId: 'a1', outcome: 'accepted' };
+  const payload = { queryId: 'q1', recipient: { id: 'a1', handle: 'bob' } };
 
   it('covers the requests that release, read or vouch for what is private', () => {
     expect([...SIGNED_REQUESTS].sort()).toEqual([
       'rpc.approvals.evaluate',
       'rpc.knowledge.retrieve',
       'rpc.knowledge.source_facts',
-      'rpc.queries.decide',
       'rpc.users.verify_key',
     ]);
-    expect(signedSubject('rpc.queries.decide.node.n1')).toBe('rpc.queries.decide');
+    expect(signedSubject('rpc.approvals.evaluate.node.n1')).toBe('rpc.approvals.evaluate');
   });
 
   it('accepts its own node signature once, on either form of the subject', async () => {
     const verifier = new RequestVerifier(node);
-    const header = new RequestSigner(node).sign('rpc.queries.decide.node.n1', payload);
-    expect(await verifier.check('rpc.queries.decide', payload, header)).toEqual({ ok: true });
-    expect(await verifier.check('rpc.queries.decide', payload, header)).toEqual({
+    const header = new RequestSigner(node).sign('rpc.approvals.evaluate.node.n1', payload);
+    expect(await verifier.check('rpc.approvals.evaluate', payload, header)).toEqual({ ok: true });
+    expect(await verifier.check('rpc.approvals.evaluate', payload, header)).toEqual({
       ok: false,
       reason: 'replayed',
     });
@@ -36,20 +35,20 @@ describe('signed requests', () => {
 
   it('refuses what is unsigned, malformed, of another node, changed, moved or stale', async () => {
     const verifier = new RequestVerifier(node);
-    const sign = (p: unknown = payload, subject = 'rpc.queries.decide') =>
+    const sign = (p: unknown = payload, subject = 'rpc.approvals.evaluate') =>
       new RequestSigner(node).sign(subject, p);
-    const check = (header: string | undefined, p: unknown = payload, subject = 'rpc.queries.decide') =>
+    const check = (header: string | undefined, p: unknown = payload, subject = 'rpc.approvals.evaluate') =>
       verifier.check(subject, p, header);
     expect(await check(undefined)).toEqual({ ok: false, reason: 'unsigned' });
     expect(await check('n1 1 2')).toEqual({ ok: false, reason: 'malformed signature' });
     // Another node's key, claiming its own id or this node's.
     const other = identity('n2');
-    expect(await check(new RequestSigner(other).sign('rpc.queries.decide', payload))).toMatchObject({
+    expect(await check(new RequestSigner(other).sign('rpc.approvals.evaluate', payload))).toMatchObject({
       ok: false,
       reason: 'signed by node n2, not this node',
     });
     const impostor = identity('n1');
-    expect(await check(new RequestSigner(impostor).sign('rpc.queries.decide', payload))).toEqual({
+    expect(await check(new RequestSigner(impostor).sign('rpc.approvals.evaluate', payload))).toEqual({
       ok: false,
       reason: 'bad signature',
     });
@@ -64,7 +63,7 @@ describe('signed requests', () => {
     });
     // Made two minutes ago (or in two minutes).
     for (const skew of [-120_000, 120_000]) {
-      const stale = new RequestSigner(node, () => Date.now() + skew).sign('rpc.queries.decide', payload);
+      const stale = new RequestSigner(node, () => Date.now() + skew).sign('rpc.approvals.evaluate', payload);
       expect(await check(stale)).toEqual({ ok: false, reason: 'signature outside the time window' });
     }
   });

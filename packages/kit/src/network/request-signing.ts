@@ -13,21 +13,12 @@
  * directory refuses a key that replaces a pinned one).
  */
 import { createPrivateKey, createPublicKey, type KeyObject, randomBytes, sign, verify } from 'node:crypto';
-import { ApprovalsRpc } from '@lore/schema/approvals';
-import { KnowledgeRpc } from '@lore/schema/knowledge-events';
-import { QueriesRpc } from '@lore/schema/queries';
-import { UsersRpc } from '@lore/schema/users';
+import { SIGNED_REQUESTS } from '@lore/schema/signed-requests';
 import type { NodeIdentity } from '../node.js';
 import { canonical } from './signing.js';
 
-/** The requests whose handlers accept only this node's signature. */
-export const SIGNED_REQUESTS: ReadonlySet<string> = new Set([
-  QueriesRpc.decide,
-  KnowledgeRpc.retrieve,
-  KnowledgeRpc.sourceFacts,
-  ApprovalsRpc.evaluate,
-  UsersRpc.verifyKey,
-]);
+/** The requests whose handlers accept only this node's signature (declared with the contracts). */
+export { SIGNED_REQUESTS };
 
 export const REQUEST_SIGNATURE_HEADER = 'Lore-Request-Signature';
 

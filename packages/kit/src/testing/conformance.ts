@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { MCP_APP_MIME, MCP_APPS_EXTENSION } from '../apps.js';
+import { appOnly } from '../mcp.js';
 import type { LoreService } from '../service.js';
 import { appFetch, call, connectClient } from './index.js';
 
@@ -16,6 +18,9 @@ export interface ConformanceOptions {
   args?: Readonly<Record<string, Record<string, unknown>>>;
 }
 
+/** The capabilities of a client that hosts MCP Apps (it keeps app-only tools from its model). */
+export const APPS_HOST = { extensions: { [MCP_APPS_EXTENSION]: { mimeTypes: [MCP_APP_MIME] } } };
+
 const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
 
 /**
@@ -25,11 +30,14 @@ const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHi
  */
 export function describeConformance(name: string, opts: ConformanceOptions): void {
   describe(`${name} conformance`, () => {
-    it('lists its tools with titles, schemas and all four annotations', async () => {
-      const anon = await connectClient(appFetch(opts.service().app));
+    it('lists its tools with titles, schemas and all four annotations; app-only tools only to an MCP Apps host', async () => {
+      const anon = await connectClient(appFetch(opts.service().app), { capabilities: APPS_HOST });
+      const plain = await connectClient(appFetch(opts.service().app));
       try {
         const { tools } = await anon.listTools();
         expect(tools.map((t) => t.name).sort()).toEqual([...opts.tools].sort());
+        const forModels = tools.filter((t) => !appOnly(t)).map((t) => t.name);
+        expect((await plain.listTools()).tools.map((t) => t.name).sort()).toEqual(forModels.sort());
         for (const t of tools) {
           expect(t.title, t.name).toBeTruthy();
           expect(t.inputSchema.type, t.name).toBe('object');
@@ -38,6 +46,7 @@ export function describeConformance(name: string, opts: ConformanceOptions): voi
         }
       } finally {
         await anon.close();
+        await plain.close();
       }
     });
 

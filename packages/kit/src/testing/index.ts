@@ -6,6 +6,9 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 
 export type { Client } from '@modelcontextprotocol/client';
 
+import type { VerifiedAgent } from '@lore/schema/identity';
+import type { AgentKeys } from '../auth.js';
+import { hashApiKey } from '../auth.js';
 import { MemoryBus } from '../bus/memory.js';
 import type { EventBus } from '../bus/types.js';
 import { BaseConfigSchema, type LoreConfig, loadConfig } from '../config.js';
@@ -27,16 +30,24 @@ export function testConfig(dataDir: string, env: Record<string, string> = {}): L
   // No embedding model in tests unless one asks for it (LORE_EMBEDDINGS=local, or an endpoint):
   // loading it takes a second and some 200 MB per service, and most tests never search by meaning.
   const embeddings = env.LORE_EMBEDDINGS_BASE_URL ? {} : { LORE_EMBEDDINGS: 'off' };
+  // The parse time limit the test tiers size for the machine (vitest.timing.ts), unless a test sets its own.
+  // And the bus deadlines they size for it.
+  const timing = Object.fromEntries(
+    (['LORE_INGEST_TIME_LIMIT_MS', 'LORE_BUS_TIMEOUT_SCALE'] as const)
+      .filter((name) => process.env[name])
+      .map((name) => [name, process.env[name] as string]),
+  );
   return loadConfig(
-    { LORE_DATA_DIR: dataDir, LORE_LOG_LEVEL: 'silent', ...embeddings, ...env },
+    { LORE_DATA_DIR: dataDir, LORE_LOG_LEVEL: 'silent', ...embeddings, ...timing, ...env },
     BaseConfigSchema.loose(),
   );
 }
 
 /** Dependencies for services under test: temp databases, an in-process bus, quiet logs. */
-export function testDeps(env: Record<string, string> = {}, bus: EventBus = new MemoryBus()) {
+export function testDeps(env: Record<string, string> = {}, given?: EventBus) {
   const dir = tempDir();
   const config = testConfig(dir.path, env);
+  const bus = given ?? new MemoryBus(undefined, undefined, config.LORE_BUS_TIMEOUT_SCALE);
   const deps: ServiceDeps = {
     config,
     bus,
@@ -52,6 +63,18 @@ export function testDeps(env: Record<string, string> = {}, bus: EventBus = new M
     },
   };
 }
+
+/**
+ * `AgentKeys` for a service under test that needs no key service: `known` maps API keys (not
+ * their hashes) to their agents; nothing is ever revoked.
+ */
+export const memoryAgentKeys = (known: Record<string, VerifiedAgent>) => (): AgentKeys => {
+  const byHash = new Map(Object.entries(known).map(([key, agent]) => [hashApiKey(key), agent]));
+  return {
+    lookup: async (keyHash) => byHash.get(keyHash) ?? null,
+    onRevoked: async () => ({ close: async () => {} }),
+  };
+};
 
 export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
@@ -188,7 +211,7 @@ export async function withUsers<S extends LoreService>(
   };
 }
 
-export { type ConformanceOptions, describeConformance } from './conformance.js';
+export { APPS_HOST, type ConformanceOptions, describeConformance } from './conformance.js';
 export { compressionBombPdf, deeplyNestedHtml, deeplyNestedJson, inflatedStringPdf } from './hostile.js';
 export { freePort, NATS_URL, NatsServerProcess, natsAvailable, provisionAsOps, reachable } from './nats.js';
 export { NatsAuthFixture, nodeIdentityFile, renderNatsAuth, shareNodeIdentity } from './nats-auth.js';
@@ -197,4 +220,5 @@ export { makePdf } from './pdf.js';
 export { type RoundRobinProxy, roundRobinProxy } from './proxy.js';
 export { type ShutdownOutcome, stopAfterNatsDies } from './shutdown.js';
 export { type SqldOptions, SqldProcess, sqldBinary, startSqlds } from './sqld.js';
+export { scaled, testTimeScale } from './timing.js';
 export { eventually, migrationsBefore } from './upgrade.js';

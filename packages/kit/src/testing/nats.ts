@@ -3,10 +3,16 @@ import { existsSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import type { NatsAuthFixture } from './nats-auth.js';
 
-export const NATS_URL = process.env.NATS_URL || 'nats://127.0.0.1:4222';
+/**
+ * The NATS the tests use: the one `NATS_URL` names, or the private server the tiers' global setup
+ * (tools/vitest-nats.ts) started and named there. Empty when neither: never a guess such as
+ * 127.0.0.1:4222, which may be somebody else's server.
+ */
+export const NATS_URL = process.env.NATS_URL ?? '';
 
-/** Whether something accepts TCP connections at a nats:// URL. */
+/** Whether something accepts TCP connections at a nats:// URL (never, for no URL). */
 export function reachable(url: string, timeoutMs = 500): Promise<boolean> {
+  if (!url) return Promise.resolve(false);
   const u = new URL(url.replace(/^nats:/, 'http:'));
   return new Promise((resolve) => {
     const socket = createConnection({ host: u.hostname, port: Number(u.port || 4222) });
@@ -26,7 +32,10 @@ export function reachable(url: string, timeoutMs = 500): Promise<boolean> {
  */
 export async function natsAvailable(): Promise<boolean> {
   const up = await reachable(NATS_URL);
-  if (!up && process.env.CI) throw new Error(`NATS is required under CI but nothing answers at ${NATS_URL}`);
+  if (!up && process.env.CI)
+    throw new Error(
+      `NATS is required under CI but nothing answers at ${NATS_URL || '(NATS_URL is not set)'}`,
+    );
   return up;
 }
 

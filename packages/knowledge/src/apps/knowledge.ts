@@ -8,7 +8,7 @@ const STYLE = `
 body{font:14px/1.45 system-ui,sans-serif;margin:0;padding:.75rem}
 h1{font-size:1rem;margin:0 0 .5rem}table{border-collapse:collapse;width:100%}
 td,th{text-align:left;padding:.25rem .4rem;border-bottom:1px solid var(--line)}
-button,input{font:inherit}.muted{opacity:.75}form{margin:.75rem 0}`;
+button,input{font:inherit}.muted{opacity:.75}.error{color:#c62828;font-weight:600}form{margin:.75rem 0}`;
 
 const BODY = `<h1>Your knowledge sources</h1><p id="status" class="muted" role="status">Loading…</p>
 <table><thead><tr><th>Source</th><th>Sharing</th><th>Chunks</th><th>Size</th></tr></thead><tbody id="rows"></tbody></table>
@@ -46,9 +46,15 @@ document.getElementById('upload').addEventListener('submit', async (e) => {
   status.textContent = 'Uploading ' + file.name + '…';
   const bytes = new Uint8Array(await file.arrayBuffer());
   const content = /\\.pdf$/i.test(file.name) ? base64(bytes) : new TextDecoder().decode(bytes);
-  const r = await app.callServerTool({ name: 'knowledgeAppUpload', arguments: { file_name: file.name, file_content: content } });
-  status.textContent = (r.content || []).map((b) => b.text || '').join(' ');
-  if (!r.isError) await refresh();
+  try {
+    const r = await app.callServerTool({ name: 'knowledgeAppUpload', arguments: { file_name: file.name, file_content: content } });
+    status.textContent = (r.content || []).map((b) => b.text || '').join(' ');
+    status.className = r.isError ? 'error' : 'muted';
+    if (!r.isError) await refresh();
+  } catch (err) {
+    status.textContent = 'Upload failed: ' + ((err && err.message) || err);
+    status.className = 'error';
+  }
 });
 app.ontoolresult = (r) => render(r.structuredContent);
 app.connect(new PostMessageTransport(window.parent, window.parent)).catch((e) => (status.textContent = 'Not connected: ' + e.message));

@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { CorpusStats } from './relevance.js';
 
-/** Agents whose search statistics and vectors stay cached. */
+/** Agents whose search statistics stay cached. */
 const CACHED_AGENTS = 64;
 /** Stems whose document frequency an agent's statistics hold, at most (then they start over). */
 export const STATS_CACHE_STEMS = 20_000;
@@ -16,18 +16,18 @@ export interface AgentStats extends CorpusStats {
   tableRows: number;
 }
 
+/** The vectors of an agent searched in memory (over `DB_SCAN_MAX` chunks), by chunk id. */
 export interface AgentVectors {
   rev: string;
   /** When they were read (`performance.now()`): see `VECTORS_FRESH_MS`. */
   at: number;
   items: Array<{ id: string; vector: Float32Array }>;
-  /** The same vectors by chunk id. */
-  byId: Map<string, Float32Array>;
+  byId: Map<number, Float32Array>;
 }
 
 /**
- * How long an agent's cached vectors are used without a look at the table. Vectors arrive in the
- * background after an upload; this process's own arrivals refresh the cache at once
+ * How long an agent's in-memory vectors are used without a look at the table. Vectors arrive in
+ * the background after an upload; this process's own arrivals refresh the copy at once
  * (`vectorsChanged`), another replica's within this time.
  */
 export const VECTORS_FRESH_MS = 30_000;
@@ -35,11 +35,12 @@ export const VECTORS_FRESH_MS = 30_000;
 /**
  * What search keeps per agent between calls, least recently used agents dropped first. Each
  * entry carries the revision of the agent's chunks it was computed for (see `AGENT_SUMMARY`);
- * readers compare it, and writers drop the agent's vectors when its sources change.
+ * readers compare it. Vectors are not cached: the database compares them (`vector_distance_cos`).
  */
 export class AgentCaches {
   readonly stats = new LRUCache<string, AgentStats>({ max: CACHED_AGENTS });
-  readonly vectors = new LRUCache<string, AgentVectors>({ max: CACHED_AGENTS });
+  /** Only agents over `DB_SCAN_MAX` chunks; a few, each up to ~1.5 kB a chunk. */
+  readonly vectors = new LRUCache<string, AgentVectors>({ max: 4 });
   /**
    * The agent's summary row (`AGENT_SUMMARY`) and the database's data version it was read at:
    * still the agent's summary while no connection has committed since.
@@ -60,7 +61,7 @@ export class AgentCaches {
     this.stats.clear();
   }
 
-  /** Vectors written per agent by this process since start: part of the vectors' revision. */
+  /** Vectors written per agent by this process since start: part of the in-memory vectors' revision. */
   private readonly vectorWrites = new Map<string, number>();
 
   vectorsChanged(agentId: string): void {
@@ -71,7 +72,7 @@ export class AgentCaches {
     return this.vectorWrites.get(agentId) ?? 0;
   }
 
-  /** The agent's sources changed: its vectors are stale (statistics check their revision). */
+  /** The agent's sources changed (statistics check their revision). */
   forget(agentId: string): void {
     this.vectors.delete(agentId);
     this.summaries.delete(agentId);

@@ -1,8 +1,15 @@
 import { createHash } from 'node:crypto';
-import { conflict, type Database, notFound, type Outbox, type Transaction } from '@lore/kit';
+import {
+  conflict,
+  type Database,
+  notFound,
+  type Outbox,
+  type TextVectors,
+  type Transaction,
+} from '@lore/kit';
 import { type ArticleCategory, ArticlePublished } from '@lore/schema/knowledge';
 import type { VerifiedAgent } from '@lore/schema/users';
-import { excerpt } from '@lore/search';
+import { excerpt, fuseRankings } from '@lore/search';
 import { and, eq, gte, type SQL, sql } from 'drizzle-orm';
 import * as tables from '../tables.js';
 import { type AnalyzedQuery, analyzeQuery, indexTerms } from './search-terms.js';
@@ -39,6 +46,24 @@ export interface ArticleView {
 export interface ArticleHit extends ArticleView {
   excerpt: string;
   score: number;
+  /** Whether the article holds the query's words, is close to it in meaning, or both. */
+  foundBy: Array<'words' | 'meaning'>;
+}
+
+/**
+ * Least cosine similarity (all-MiniLM-L6-v2) between a query and an article for the article to
+ * count as found by meaning: the profile calibration's bar (see @lore/users' meaning.ts; an
+ * article's opening is text of the same kind), a little higher since an article says more.
+ */
+export const ARTICLE_MIN_SIMILARITY = 0.25;
+/** Ranked candidates of each signal fused per search (articles are few; the limit is at most 50). */
+const FUSION_DEPTH = 50;
+
+/** What an article is embedded from (the model reads about its first 256 tokens). */
+export function articleText(a: { title: string; tags: string[]; summary: string; content: string }): string {
+  return [a.title, a.tags.length ? `Tags: ${a.tags.join(', ')}` : '', a.summary, a.content.slice(0, 2000)]
+    .filter(Boolean)
+    .join('\n');
 }
 
 export function slugify(title: string): string {
@@ -73,6 +98,21 @@ const hashOf = (d: ArticleDraft, summary: string) =>
     .update(JSON.stringify([d.title, d.content, d.category, d.tags, summary]))
     .digest('hex');
 
+/** An article as a search reads it. */
+interface ArticleRow {
+  seq: number;
+  slug: string;
+  title: string;
+  author: string;
+  category: ArticleCategory;
+  tags: string;
+  summary: string;
+  content: string;
+  origin: ArticleOrigin;
+  published_at: number;
+  updated_at: number;
+}
+
 export function toView(r: Row): ArticleView {
   return {
     slug: r.slug,
@@ -95,11 +135,29 @@ export class ArticleRepository {
     private readonly now: () => number = Date.now,
   ) {}
 
+  /** Articles found by meaning (none: by words alone). */
+  vectors: TextVectors | null = null;
+
+  /** Queues, in the background, the articles whose vector is missing or stale. */
+  async refreshVectors(): Promise<void> {
+    if (!this.vectors?.enabled) return;
+    const rows = await this.db
+      .select({
+        seq: articles.seq,
+        title: articles.title,
+        tags: articles.tags,
+        summary: articles.summary,
+        content: articles.content,
+      })
+      .from(articles);
+    this.vectors.refresh(rows.map((r) => ({ id: String(r.seq), text: articleText(r) })));
+  }
+
   /** An agent publishes an article under its own handle; 409 when it already has one of that title. */
   async publish(agent: VerifiedAgent, draft: ArticleDraft): Promise<ArticleView> {
     const summary = draft.summary?.trim() || defaultSummary(draft.content);
     const t = this.now();
-    return this.outbox.transaction(async (tx, emit) => {
+    const result = await this.outbox.transaction(async (tx, emit) => {
       const [dup] = await tx
         .select({ slug: articles.slug })
         .from(articles)
@@ -132,6 +190,9 @@ export class ArticleRepository {
       });
       return toView(row);
     });
+    // Found by words at once; by meaning once its vector is stored (in the background).
+    await this.refreshVectors();
+    return result;
   }
 
   /**
@@ -146,7 +207,7 @@ export class ArticleRepository {
     const summary = draft.summary?.trim() || defaultSummary(draft.content);
     const hash = hashOf(draft, summary);
     const t = this.now();
-    return this.outbox.transaction(async (tx, emit) => {
+    const result = await this.outbox.transaction(async (tx, emit) => {
       const [existing] = await tx.select().from(articles).where(eq(articles.slug, draft.slug)).limit(1);
       if (existing) {
         if (existing.origin === 'agent')
@@ -184,6 +245,8 @@ export class ArticleRepository {
       });
       return 'created';
     });
+    if (result !== 'unchanged') await this.refreshVectors();
+    return result;
   }
 
   async get(slug: string): Promise<(ArticleView & { content: string }) | null> {
@@ -197,7 +260,11 @@ export class ArticleRepository {
     return a;
   }
 
-  /** BM25 over title (×5), tags (×3), summary (×2) and body, with optional category and tag filters. */
+  /**
+   * BM25 over title (×5), tags (×3), summary (×2) and body and, with an embedder, the articles
+   * closest in meaning, the two rankings fused (reciprocal rank fusion); optional category and
+   * tag filters apply to both.
+   */
   async search(
     text: string,
     opts: { category?: ArticleCategory | undefined; tags?: string[] | undefined; limit: number },
@@ -209,29 +276,20 @@ export class ArticleRepository {
     for (const tag of opts.tags ?? [])
       filters.push(sql`exists (select 1 from json_each(a.tags) where value = ${tag})`);
     const where = filters.length ? sql`where ${sql.join(filters, sql` and `)}` : sql``;
-    const rows = await this.db.all<{
-      seq: number;
-      slug: string;
-      title: string;
-      author: string;
-      category: ArticleCategory;
-      tags: string;
-      summary: string;
-      content: string;
-      origin: ArticleOrigin;
-      published_at: number;
-      updated_at: number;
-      r: number;
-      total: number;
-    }>(sql`
+    const near = await this.vectors?.nearest(text, {
+      limit: FUSION_DEPTH,
+      minSimilarity: ARTICLE_MIN_SIMILARITY,
+    });
+    const depth = near ? Math.max(opts.limit, FUSION_DEPTH) : opts.limit;
+    const rows = await this.db.all<ArticleRow & { r: number; total: number }>(sql`
       select a.seq, a.slug, a.title, a.author, a.category, a.tags, a.summary, a.content, a.origin, a.published_at, a.updated_at,
              f.r, count(*) over () as total
       from (select rowid as seq, bm25(articles_fts, 5.0, 3.0, 2.0, 1.0) as r from articles_fts where articles_fts match ${q.match}) f
       join articles a on a.seq = f.seq
       ${where}
       order by f.r, a.published_at desc
-      limit ${opts.limit}`);
-    const hits = rows.map((r) => ({
+      limit ${depth}`);
+    const hit = (r: ArticleRow, score: number, foundBy: ArticleHit['foundBy']): ArticleHit => ({
       slug: r.slug,
       title: r.title,
       author: r.author,
@@ -242,9 +300,37 @@ export class ArticleRepository {
       updatedAt: new Date(r.updated_at).toISOString(),
       untrusted: r.origin === 'agent',
       excerpt: excerpt(r.content, [...q.terms, ...q.stems]),
-      score: -r.r,
-    }));
-    return { query: q, total: Number(rows[0]?.total ?? 0), hits };
+      score,
+      foundBy,
+    });
+    const lexicalTotal = Number(rows[0]?.total ?? 0);
+    if (!near?.length) {
+      const hits = rows.slice(0, opts.limit).map((r) => hit(r, -r.r, ['words']));
+      return { query: q, total: lexicalTotal, hits };
+    }
+    const byWords = new Map(rows.map((r) => [String(r.seq), r]));
+    const unseen = near.map((n) => Number(n.id)).filter((seq) => !byWords.has(String(seq)));
+    const extra = unseen.length
+      ? await this.db.all<ArticleRow>(sql`
+          select a.seq, a.slug, a.title, a.author, a.category, a.tags, a.summary, a.content, a.origin, a.published_at, a.updated_at
+          from articles a
+          ${filters.length ? sql`where ${sql.join(filters, sql` and `)} and` : sql`where`} a.seq in (${sql.join(
+            unseen.map((seq) => sql`${seq}`),
+            sql`, `,
+          )})`)
+      : [];
+    const byMeaning = new Map(extra.map((r) => [String(r.seq), r]));
+    const meaningIds = near.map((n) => n.id).filter((id) => byWords.has(id) || byMeaning.has(id));
+    const fused = fuseRankings([
+      { signal: 'words', ids: rows.map((r) => String(r.seq)) },
+      { signal: 'meaning', ids: meaningIds },
+    ]);
+    const hits = fused
+      .slice(0, opts.limit)
+      .map((f) =>
+        hit((byWords.get(f.id) ?? byMeaning.get(f.id))!, f.score, f.signals as ArticleHit['foundBy']),
+      );
+    return { query: q, total: lexicalTotal + byMeaning.size, hits };
   }
 
   async counts(since: number): Promise<{ articles: number; articlesToday: number }> {

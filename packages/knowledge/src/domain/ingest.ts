@@ -7,7 +7,7 @@ import {
   streamIsolated,
   taskModule,
 } from '@lore/ingest';
-import { invalid, type ToolError } from '@lore/kit';
+import { invalid, type ToolError, unsupportedMedia } from '@lore/kit';
 import type { KnowledgeFormat, UpdateKnowledgeSourcesInput } from '@lore/schema/knowledge';
 import { readAllowedFile, readFileSlot } from './paths.js';
 import type { PreparedEnd, PreparedPart } from './prepare-source.js';
@@ -42,6 +42,37 @@ export function formatFromName(name: string): KnowledgeFormat {
     default:
       return 'text';
   }
+}
+
+/** What a knowledge source may be, as a refusal names them. */
+export const ACCEPTED_TYPES = ['plain text (.txt)', 'Markdown (.md)', 'HTML (.html)', 'PDF (.pdf)'] as const;
+
+// Files that are never text, whatever their bytes: executables, archives, images, audio, video,
+// fonts, office documents and databases.
+const BINARY_EXTENSIONS = new Set(
+  (
+    'exe dll so dylib bin msi apk dmg iso img wasm class jar war o a lib ' +
+    'zip gz tgz bz2 xz 7z rar tar zst lz4 ' +
+    'png jpg jpeg gif webp bmp ico tif tiff heic avif psd ' +
+    'mp3 mp4 m4a wav ogg flac aac mov avi mkv webm ' +
+    'woff woff2 ttf otf eot ' +
+    'doc docx xls xlsx ppt pptx odt ods odp epub sqlite sqlite3 db parquet pickle pkl npy'
+  ).split(' '),
+);
+
+/** A 415 when a name or its text says the file is not text; the text itself otherwise. */
+function refuseBinary(name: string, fields: { name: string; content: string }, text: string): void {
+  const ext = extname(name).slice(1).toLowerCase();
+  const looksBinary =
+    text.includes('\0') ||
+    // Bytes that are not UTF-8 text decode as U+FFFD; text has few of them and few control characters.
+    (text.match(/[\uFFFD\x01-\x08\x0E-\x1F\x7F]/g)?.length ?? 0) > Math.max(8, text.length / 20);
+  if (BINARY_EXTENSIONS.has(ext) || looksBinary)
+    throw unsupportedMedia(
+      looksBinary ? fields.content : fields.name,
+      `'${name}' is not a text file${looksBinary ? ' (its content is binary)' : ''}: a knowledge source can be ${ACCEPTED_TYPES.slice(0, -1).join(', ')} or ${ACCEPTED_TYPES.at(-1)}.`,
+      ACCEPTED_TYPES,
+    );
 }
 
 const isPdf = (bytes: Uint8Array) => Buffer.from(bytes.subarray(0, 5)).toString('latin1') === '%PDF-';
@@ -135,22 +166,14 @@ async function extractText(
     const name = basename(req.path);
     const format = isPdf(bytes) ? 'pdf' : formatFromName(name);
     if (format === 'pdf') return fromPdf(name, bytes, 'file_path');
-    return fromText(name, format, decodeText(bytes, 'file_path'), 'file_path');
+    const text = new TextDecoder('utf-8').decode(bytes);
+    refuseBinary(name, { name: 'file_path', content: 'file_path' }, text);
+    return fromText(name, format, text, 'file_path');
   }
   const format = formatFromName(req.name);
   if (format === 'pdf') return fromPdf(req.name, decodeBase64Pdf(req.content), 'file_content');
+  refuseBinary(req.name, { name: 'file_name', content: 'file_content' }, req.content);
   return fromText(req.name, format, req.content, 'file_content');
-}
-
-function decodeText(bytes: Uint8Array, field: string): string {
-  const text = new TextDecoder('utf-8').decode(bytes);
-  if (text.includes('\0'))
-    throw invalid(
-      field,
-      'a text file (plain text, Markdown, HTML) or a PDF',
-      'This file looks binary: only text, Markdown, HTML and PDF files can be added.',
-    );
-  return text;
 }
 
 function decodeBase64Pdf(content: string): Uint8Array {

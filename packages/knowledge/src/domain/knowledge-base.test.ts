@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Embedder, LocalEmbedder } from '@lore/embed';
+import { type Embedder, LOCAL_MODEL, LocalEmbedder } from '@lore/embed';
 import { createLogger, type Database, MemoryBus, Outbox, openDatabase } from '@lore/kit';
 import type { EventEnvelope, VerifiedAgent } from '@lore/schema';
 import { KnowledgeSourceAdded } from '@lore/schema';
@@ -117,24 +117,29 @@ describe('KnowledgeBase ingest', () => {
     expect(await ftsIds('scheduler')).toEqual([]);
   });
 
-  it('publishes KnowledgeSourceAdded with the keywords of the whole text', async () => {
+  it('publishes KnowledgeSourceAdded at once without keywords, then with those of its classified passages', async () => {
     const outbox = new Outbox(db, bus, { node: 'n1', service: 'knowledge' }, log);
     await bus.listen(KnowledgeSourceAdded.subject, (e) => {
       events.push(e);
     });
     const text = markdown('scheduler', 4);
-    await new KnowledgeBase(db, outbox, null, log).add(ada, doc('scheduler.md', text));
+    const kb = new KnowledgeBase(db, outbox, null, log);
+    const added = await kb.add(ada, doc('scheduler.md', text));
+    expect(added.keywords).toEqual(keywords(text, SOURCE_KEYWORDS));
+    await kb.sensitivity.settled();
     await outbox.flush();
-    expect(events).toHaveLength(1);
-    expect(events[0]!.payload).toEqual({
+    const payload = {
       agentId: ada.id,
       handle: ada.handle,
       source: 'scheduler.md',
-      keywords: keywords(text, SOURCE_KEYWORDS),
       chunks: 4,
       sharing: 'auto',
       summary: '',
-    });
+    };
+    expect(events.map((e) => e.payload)).toEqual([
+      { ...payload, keywords: [] },
+      { ...payload, keywords: expect.arrayContaining(['scheduler']) },
+    ]);
   });
 
   it('never reuses a chunk id, after a removal or a replacement', async () => {
@@ -182,6 +187,46 @@ describe('KnowledgeBase ingest', () => {
     expect(after.passages.map((p) => p.source)).toEqual(['tyres.md']);
   });
 
+  it('finds the same passages by meaning whether the database or the process compares the vectors', async () => {
+    // 384 dimensions, so the vectors go to the F32_BLOB column; a bag of hashed words.
+    const embedder: Embedder = {
+      model: 'toy-384@1',
+      embed: async (texts) =>
+        texts.map((t) => {
+          const v = new Float32Array(384);
+          for (const w of t.toLowerCase().match(/[a-z]+/g) ?? [])
+            v[[...w].reduce((h, c) => (h * 31 + c.charCodeAt(0)) % 384, 7)]! += 1;
+          return v;
+        }),
+    };
+    const kb = open(embedder);
+    for (const [name, text] of [
+      ['tyres.md', '# Car care\n\nThe car needs new tyres and an oil change every year.'],
+      ['bees.md', '# Bees\n\nInspect the hive every week in spring; look for the queen and her eggs.'],
+      ['bread.md', '# Bread\n\nFeed the sourdough starter the evening before you bake.'],
+    ] as const)
+      await kb.add(ada, doc(name, text));
+    await kb.vectorizer!.settled();
+    const rows = await db.all<{ n: number }>(sql`select count(*) as n from chunks where vector is not null`);
+    expect(Number(rows[0]!.n)).toBe(3);
+    const inMemory = new KnowledgeBase(
+      db,
+      new Outbox(db, bus, { node: 'n1', service: 'knowledge' }, log),
+      embedder,
+      log,
+      Date.now,
+      0,
+    );
+    for (const q of ['queen eggs hive', 'oil change tyres', 'starter evening']) {
+      const a = (await kb.search(ada.id, q, { limit: 3 })).passages;
+      const b = (await inMemory.search(ada.id, q, { limit: 3 })).passages;
+      expect(b.map((p) => [p.source, p.foundBy])).toEqual(a.map((p) => [p.source, p.foundBy]));
+      expect(a[0]!.foundBy).toEqual(['words', 'meaning']);
+      for (const [i, p] of b.entries()) expect(p.similarity).toBeCloseTo(a[i]!.similarity!, 5);
+    }
+    await inMemory.close();
+  });
+
   it('computes no vectors while sources are being added, and catches up after', async () => {
     await open(null).add(ada, doc('a.md', markdown('alpha', 3)));
     let calls = 0;
@@ -219,6 +264,13 @@ describe('KnowledgeBase ingest', () => {
       await kb.vectorizer!.settled();
       expect(embedder.state).toBe('unavailable');
       expect(warnings).toEqual(['local embedding model unavailable; searching by words only']);
+      // What /readyz and platform_stats say.
+      expect(kb.embeddings()).toEqual({
+        embeddings: expect.stringMatching(
+          /^unavailable: the weights .* have sha256 [0-9a-f]{64}, expected 0{64}$/,
+        ),
+        embeddingModel: LOCAL_MODEL,
+      });
       const r = await kb.search(ada.id, 'car tyres oil change', { limit: 5, relevantFirst: true });
       expect(r.passages.map((p) => [p.source, p.relevant])).toEqual([['tyres.md', true]]);
     } finally {
@@ -241,13 +293,15 @@ describe('KnowledgeBase ingest', () => {
     // The upload returns with its words indexed; the vectors follow.
     expect(added.vectors).toBe(0);
     await kb.vectorizer!.settled();
-    // What is embedded is each passage under its heading path (its own heading line not repeated).
-    expect(embedded).toEqual(
+    // What is embedded is each passage under its heading path (its own heading line not repeated);
+    // the sensitivity classifier embeds its prototypes and the passages' sentences on its own.
+    const passages = embedded.filter((t) => t.startsWith('vector part'));
+    expect(passages).toEqual(
       (await splitDocument(text, { format: 'markdown' })).map((p) =>
         embeddedText('v.md', p.headingPath, p.text),
       ),
     );
-    expect(embedded[0]).toBe(
+    expect(passages[0]).toBe(
       'vector part 0\nThe vector service keeps its vector cache warm; section 0 explains vector retries, timeouts and the naïve café fallback.',
     );
     const rows = await chunkRows();
@@ -264,6 +318,8 @@ describe('KnowledgeBase ingest', () => {
     const outbox = new Outbox(db, bus, { node: 'n1', service: 'knowledge' }, log);
     const kb = new KnowledgeBase(db, outbox, null, log);
     await kb.add(ada, doc('a.md', markdown('alpha', 2)));
+    // Its announcement once classified is not this test's concern.
+    await kb.sensitivity.settled();
     await outbox.flush();
     await bus.listen(KnowledgeSourceAdded.subject, (e) => {
       events.push(e);

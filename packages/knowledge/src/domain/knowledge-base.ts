@@ -1,4 +1,4 @@
-import type { Embedder } from '@lore/embed';
+import { type Embedder, LocalEmbedder } from '@lore/embed';
 import type { Database, Logger, Outbox } from '@lore/kit';
 import type { KnowledgeSharing, KnowledgeSourceSummary } from '@lore/schema/knowledge';
 import type { VerifiedAgent } from '@lore/schema/users';
@@ -8,7 +8,10 @@ import type { ExtractedDocument } from './ingest.js';
 import { KnowledgeSearcher } from './knowledge-searcher.js';
 import type { AddedSource, SearchOutcome } from './knowledge-types.js';
 import { type ReindexOptions, reindexKnowledge } from './reindex.js';
+import { SensitivityClassifier } from './sensitivity-classifier.js';
 import { SourceIngestor } from './source-ingestor.js';
+import { SourceSubjects } from './source-subjects.js';
+import { TopicMeaningScorer } from './topic-meaning.js';
 import { Vectorizer } from './vectorizer.js';
 
 export {
@@ -30,6 +33,12 @@ export class KnowledgeBase {
   private readonly caches = new AgentCaches();
   /** Computes the vectors chunks are missing; none without an embedder. */
   readonly vectorizer: Vectorizer | undefined;
+  /** Keeps each passage's sensitivity current (the model's half, and after a change of rules). */
+  readonly sensitivity: SensitivityClassifier;
+  /** What each source is about by meaning, for the gate (null answers without a model). */
+  readonly subjects: SourceSubjects;
+  /** How close the topics of the owner's conditions are to a draft and its passages. */
+  readonly meaning: TopicMeaningScorer;
 
   constructor(
     private readonly db: Database<typeof tables>,
@@ -37,12 +46,26 @@ export class KnowledgeBase {
     private readonly embedder: Embedder | null,
     log: Logger,
     now: () => number = Date.now,
+    /** Chunks of one agent past which its vectors are compared in memory (`DB_SCAN_MAX`). */
+    dbScanMax?: number,
   ) {
-    this.ingestor = new SourceIngestor(db, outbox, () => this.vectorizer?.wake(), this.caches, now);
+    this.ingestor = new SourceIngestor(
+      db,
+      outbox,
+      () => {
+        this.vectorizer?.wake();
+        this.sensitivity.wake();
+      },
+      this.caches,
+      now,
+    );
     this.vectorizer = embedder
       ? new Vectorizer(db, embedder, this.caches, log, () => this.ingestor.busy)
       : undefined;
-    this.searcher = new KnowledgeSearcher(db, embedder, this.caches, log);
+    this.sensitivity = new SensitivityClassifier(db, outbox, embedder, log, () => this.ingestor.busy);
+    this.subjects = new SourceSubjects(db, embedder);
+    this.meaning = new TopicMeaningScorer(db, embedder);
+    this.searcher = new KnowledgeSearcher(db, embedder, this.caches, log, dbScanMax);
   }
 
   get hasVectors(): boolean {
@@ -60,8 +83,23 @@ export class KnowledgeBase {
     return this.ingestor.add(agent, doc, share);
   }
 
-  list(agentId: string): Promise<KnowledgeSourceSummary[]> {
-    return this.ingestor.list(agentId);
+  /** The agent's sources, each with how many of its passages hold what (see SensitivityClassifier). */
+  async list(agentId: string): Promise<KnowledgeSourceSummary[]> {
+    const [sources, counts] = await Promise.all([
+      this.ingestor.list(agentId),
+      this.sensitivity.countsBySource(agentId),
+    ]);
+    return sources.map((s) => ({
+      ...s,
+      sensitivity: counts.get(s.name) ?? {
+        credentials: 0,
+        contact: 0,
+        health: 0,
+        money: 0,
+        personal: 0,
+        unclassified: 0,
+      },
+    }));
   }
 
   /** Removes one of the agent's sources; 404 (the same for "not yours" as for "no such") otherwise. */
@@ -86,14 +124,32 @@ export class KnowledgeBase {
     return reindexKnowledge(this.db, this.caches, opts);
   }
 
-  /** Starts computing the vectors chunks are missing (written before, or by another model). */
+  /**
+   * Starts computing the vectors chunks are missing (written before, or by another model). A local
+   * model whose packages are missing is reported unavailable here (logged), before any search.
+   */
   startVectors(): void {
+    if (this.embedder instanceof LocalEmbedder) this.embedder.check();
     this.vectorizer?.wake(0);
+    this.sensitivity.wake();
+  }
+
+  /**
+   * How search reads meaning, for /readyz and platform_stats: `off` (words only), the local
+   * model's state (`unloaded` until first use, `loading`, `ready`, or `unavailable: why`, then
+   * words only), or `endpoint` for an OpenAI-compatible one.
+   */
+  embeddings(): { embeddings: string; embeddingModel: string | null } {
+    const e = this.embedder;
+    if (!e) return { embeddings: 'off', embeddingModel: null };
+    if (!(e instanceof LocalEmbedder)) return { embeddings: 'endpoint', embeddingModel: e.model };
+    const state = e.state === 'unavailable' ? `unavailable: ${e.unavailableReason}` : e.state;
+    return { embeddings: state, embeddingModel: e.model };
   }
 
   /** Stops computing vectors and ends the embedder's model thread. */
   async close(): Promise<void> {
-    await this.vectorizer?.stop();
+    await Promise.all([this.vectorizer?.stop(), this.sensitivity.stop()]);
     await this.embedder?.close?.();
   }
 

@@ -6,16 +6,19 @@ import {
   cosineTopK,
   excerpt,
   float32FromBuffer,
+  fuseRankings,
+  nearestSql,
   questionWordWeight,
   type RankTerm,
   rankQuery,
-  reciprocalRankFusion,
   rerankBlend,
+  similarityOfSql,
+  vectorParam,
 } from '@lore/search';
-import { and, eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { LRUCache } from 'lru-cache';
 import type * as tables from '../tables.js';
-import { chunks } from '../tables.js';
+import { vectorColumn } from '../tables.js';
 import {
   type AgentCaches,
   type AgentStats,
@@ -26,13 +29,7 @@ import {
 import { AGENT_SUMMARY, type CandidateRow, revision, ScopeRanker, stemCounts } from './agent-scope.js';
 import { withoutFiller } from './filler.js';
 import { agentToken, type FoundPassage, passageText, type SearchOutcome } from './knowledge-types.js';
-import {
-  isRelevant,
-  MEANING_SCALES,
-  type MeaningScale,
-  meaningEvidence,
-  scoreStemCounts,
-} from './relevance.js';
+import { judgeCandidates, MEANING_SCALES, type MeaningScale, scoreStemCounts } from './relevance.js';
 import { analyzeQuery, MAX_QUERY_TERMS, stemCounter } from './search-terms.js';
 
 type Db = Database<typeof tables>;
@@ -52,6 +49,16 @@ const CANDIDATES_PER_RESULT = 3;
  * batch of passages): past it the search answers by words alone.
  */
 export const QUERY_EMBED_MS = 10_000;
+/**
+ * Most chunks of one agent whose vectors the database compares (`vector_distance_cos`, an exact
+ * scan through the agent index); an agent with more is searched in a copy of its vectors kept in
+ * the process (`cosineTopK`). Measured here (`pnpm bench:meaning`, BENCHMARKS.md, "Meaning in the
+ * database", load average 8–11): the database's scan took 2.2 s p50 at 20,000 vectors (some
+ * 110 µs a vector) where the process's took 0.4 s at 100,000 (4 µs); at 500 the database's
+ * search was 28 ms p50. libSQL's vector index (DiskANN) cost 43 ms and 10 kB per row inserted,
+ * more than the background embedding itself, and was left out.
+ */
+export const DB_SCAN_MAX = 2_000;
 /** Questions whose vectors are kept: a broadcast asks every recipient's knowledge the same one. */
 const QUERY_VECTORS = 256;
 
@@ -67,6 +74,8 @@ export class KnowledgeSearcher {
     private readonly embedder: Embedder | null,
     private readonly caches: AgentCaches,
     private readonly log: Logger,
+    /** See `DB_SCAN_MAX` (tests lower it). */
+    private readonly dbScanMax = DB_SCAN_MAX,
   ) {
     this.ranker = new ScopeRanker(db);
     this.scale = embedder ? MEANING_SCALES[embedder.model] : undefined;
@@ -95,24 +104,48 @@ export class KnowledgeSearcher {
     const lexical = q.match
       ? await this.ranker.lexical(agentId, token, q, stats, k, opts.source, opts.limit)
       : [];
-    const { query: queryVector, vectors } = await meaning;
-    const vectorHits = queryVector && vectors.items.length ? cosineTopK(queryVector, vectors.items, k) : [];
+    const queryVector = await meaning;
+    // Up to DB_SCAN_MAX chunks the database compares the vectors; above, a copy the process keeps.
+    const inMemory = queryVector && stats.chunks > this.dbScanMax ? await this.vectors(agentId) : undefined;
+    const vectorHits = !queryVector
+      ? []
+      : inMemory
+        ? this.nearestInMemory(inMemory, queryVector, k, opts.source)
+        : await this.nearest(agentId, queryVector, k, opts.source);
 
     const byId = new Map<number, CandidateRow>(lexical.map((r) => [r.id, r]));
-    const missing = vectorHits.map((h) => Number(h.id)).filter((id) => !byId.has(id));
+    const missing = vectorHits.map((h) => h.id).filter((id) => !byId.has(id));
     for (const r of await this.ranker.candidates(agentId, missing, opts.source)) byId.set(r.id, r);
+    // Each candidate's similarity: the nearest ones came with theirs, the lexical ones are asked for.
+    const similarities = new Map<number, number>(vectorHits.map((h) => [h.id, h.similarity]));
+    if (queryVector) {
+      const unknown = [...byId.keys()].filter((id) => !similarities.has(id));
+      const known = inMemory
+        ? new Map(
+            unknown.flatMap((id) => {
+              const v = inMemory.byId.get(id);
+              return v ? [[id, cosine(queryVector, v)] as const] : [];
+            }),
+          )
+        : await this.similarityOf(agentId, queryVector, unknown);
+      for (const [id, sim] of known) similarities.set(id, sim);
+    }
 
     const scored = new Map<number, FoundPassage>();
     const evidence = new Map<number, number>();
     const count = stemCounter(q.stems);
-    for (const r of byId.values()) {
+    const rows = [...byId.values()];
+    const candidates = rows.map((r) => {
       const headingPath = JSON.parse(r.heading_path) as string[];
-      const s = scoreStemCounts(q, count(passageText(headingPath, r.text)), stats);
       // A chunk whose vector is not computed yet is judged by its words alone.
-      const vector = queryVector ? vectors.byId.get(String(r.id)) : undefined;
-      const similarity = vector ? cosine(queryVector!, vector) : undefined;
-      if (similarity !== undefined && this.scale)
-        evidence.set(r.id, meaningEvidence(similarity, s, this.scale));
+      const similarity = similarities.get(r.id);
+      const lexical = scoreStemCounts(q, count(passageText(headingPath, r.text)), stats);
+      return { row: r, headingPath, lexical, ...(similarity !== undefined ? { similarity } : {}) };
+    });
+    const judged = judgeCandidates(candidates, this.scale);
+    candidates.forEach(({ row: r, headingPath, lexical: s, similarity }, i) => {
+      const j = judged[i]!;
+      if (j.evidence !== undefined) evidence.set(r.id, j.evidence);
       scored.set(r.id, {
         id: String(r.id),
         source: r.source,
@@ -121,29 +154,35 @@ export class KnowledgeSearcher {
         text: r.text,
         excerpt: '',
         score: s.score,
-        relevant: isRelevant(s, similarity, this.scale),
+        relevant: j.relevant,
+        foundBy: [],
+        ...(similarity !== undefined ? { similarity } : {}),
+        coverage: s.coverage,
       });
-    }
-    // Relevant by meaning means among the best: well below the best passage is not drafted from.
-    if (this.scale && evidence.size) {
-      const best = Math.max(...[...evidence].filter(([id]) => scored.get(id)!.relevant).map(([, e]) => e));
-      for (const [id, e] of evidence) if (e < best - this.scale.margin) scored.get(id)!.relevant = false;
-    }
+    });
     const lexicalRanked = this.rerank(
       asked,
       stats,
       [...lexical.map((r) => scored.get(r.id)!)].filter((p) => p.score > 0).sort((a, b) => b.score - a.score),
     );
-    let ranked: FoundPassage[];
-    if (vectorHits.length) {
-      const vectorRanked = vectorHits
-        .map((h) => scored.get(Number(h.id)))
-        .filter((p): p is FoundPassage => p !== undefined);
-      ranked = reciprocalRankFusion([lexicalRanked, vectorRanked], (p) => p.id).map(({ item, score }) => ({
-        ...item,
-        score,
-      }));
-    } else ranked = lexicalRanked;
+    // Words and meaning fused by rank; each hit says which of the two found it.
+    const fused = fuseRankings([
+      { signal: 'words', ids: lexicalRanked.map((p) => p.id) },
+      { signal: 'meaning', ids: vectorHits.map((h) => String(h.id)) },
+    ]);
+    const lexicalScore = new Map(lexicalRanked.map((p) => [p.id, p.score]));
+    let ranked: FoundPassage[] = fused.flatMap(({ id, score, signals }) => {
+      const p = scored.get(Number(id));
+      if (!p) return [];
+      // Without vectors the ranking is the lexical one, and its scores are kept.
+      return [
+        {
+          ...p,
+          score: vectorHits.length ? score : (lexicalScore.get(id) ?? score),
+          foundBy: signals as FoundPassage['foundBy'],
+        },
+      ];
+    });
     // For drafting, a relevant passage must not be pushed out of the top by a vector-only hit;
     // among relevant ones, the strongest evidence of meaning and words first.
     if (opts.relevantFirst) {
@@ -246,27 +285,25 @@ export class KnowledgeSearcher {
   }
 
   /**
-   * The question's vector and the agent's vectors of the embedder's model, when there is an
-   * embedder; none when embedding the question fails or takes longer than `QUERY_EMBED_MS`
-   * (the search is then by words alone).
+   * The question's vector, when there is an embedder and the agent has vectors of its model;
+   * none when embedding the question fails or takes longer than `QUERY_EMBED_MS` (the search is
+   * then by words alone).
    */
   private async meaning(
     agentId: string,
     asked: string,
     signal?: AbortSignal,
-  ): Promise<{ query: Float32Array | undefined; vectors: Pick<AgentVectors, 'items' | 'byId'> }> {
-    const none = { query: undefined, vectors: { items: [], byId: new Map<string, Float32Array>() } };
-    if (!this.embedder) return none;
+  ): Promise<Float32Array | undefined> {
+    if (!this.embedder) return undefined;
     try {
-      const vectors = await this.vectors(agentId);
       // Without vectors of its own the agent's search needs no question vector either.
-      if (!vectors.items.length) return none;
-      return { query: await this.queryVector(asked, signal), vectors };
+      if (!(await this.hasVectors(agentId))) return undefined;
+      return await this.queryVector(asked, signal);
     } catch (err) {
       // An unavailable local model said so once already; the search is by words.
       if (!(err instanceof EmbedderUnavailableError))
         this.log.warn({ err: (err as Error).message }, 'query embedding failed; searching by keywords only');
-      return none;
+      return undefined;
     }
   }
 
@@ -283,35 +320,104 @@ export class KnowledgeSearcher {
   }
 
   /**
-   * The agent's vectors of the embedder's model, cached until its chunks change (see
-   * `AGENT_SUMMARY`), this process writes vectors for it, or `VECTORS_FRESH_MS` pass (another
-   * replica's vectors).
+   * The agent's `k` chunks nearest the question in its in-process copy (agents over
+   * `DB_SCAN_MAX` chunks). A source filter keeps the hits of that source's id range.
+   */
+  private nearestInMemory(
+    vectors: AgentVectors,
+    query: Float32Array,
+    k: number,
+    source: string | undefined,
+  ): Array<{ id: number; similarity: number }> {
+    const hits = cosineTopK(query, vectors.items, source ? k * 4 : k).map((h) => ({
+      id: Number(h.id),
+      similarity: h.score,
+    }));
+    // The source's chunks are checked by the candidate rows (ranker.candidates filters by source).
+    return hits.slice(0, source ? k * 4 : k);
+  }
+
+  /**
+   * The agent's vectors of the embedder's model, for agents over `DB_SCAN_MAX` chunks: read from
+   * the database once and kept until its chunks change, this process writes vectors for it, or
+   * `VECTORS_FRESH_MS` pass (another replica's vectors).
    */
   private async vectors(agentId: string): Promise<AgentVectors> {
     const summary = await this.summary(agentId);
     const rev = `${revision(summary)}:${this.caches.vectorRevision(agentId)}`;
     const cached = this.caches.vectors.get(agentId);
-    // Once every chunk has its vector only a change of the chunks makes them stale.
     const complete = cached !== undefined && cached.items.length >= Number(summary?.n ?? 0);
     if (cached?.rev === rev && (complete || performance.now() - cached.at < VECTORS_FRESH_MS)) return cached;
-    const rows = await this.db
-      .select({ id: chunks.id, embedding: chunks.embedding })
-      .from(chunks)
-      .where(
-        and(
-          eq(chunks.agentId, agentId),
-          eq(chunks.embeddingModel, this.embedder!.model),
-          sql`${chunks.embedding} is not null`,
-        ),
-      );
-    const items = rows.map((r) => ({ id: String(r.id), vector: float32FromBuffer(r.embedding!) }));
+    const rs = await this.db.$client.execute({
+      sql: 'select id, vector, embedding from chunks where agent_id = ? and embedding_model = ? and (vector is not null or embedding is not null)',
+      args: [agentId, this.embedder!.model],
+    });
+    const items = rs.rows.map((r) => ({
+      id: Number(r.id),
+      vector: float32FromBuffer((r.vector ?? r.embedding) as ArrayBuffer),
+    }));
     const entry: AgentVectors = {
       rev,
       at: performance.now(),
-      items,
+      items: items.map((i) => ({ id: String(i.id), vector: i.vector })),
       byId: new Map(items.map((i) => [i.id, i.vector])),
     };
     this.caches.vectors.set(agentId, entry);
     return entry;
+  }
+
+  /** Whether the agent has a chunk with a vector of the embedder's model (one indexed row read). */
+  private async hasVectors(agentId: string): Promise<boolean> {
+    const rows = await this.db.all<{ one: number }>(
+      sql`select 1 as one from chunks where agent_id = ${agentId} and embedding_model = ${this.embedder!.model} limit 1`,
+    );
+    return rows.length > 0;
+  }
+
+  /** Where vectors of this length are stored: the model's `F32_BLOB(384)` column, or the blob of an endpoint's. */
+  private static column(vector: Float32Array): string {
+    return vectorColumn(vector.length);
+  }
+
+  /**
+   * The agent's `k` chunks nearest the question, by the database (`vector_distance_cos` over the
+   * agent's vectors of the embedder's model, found through the agent index), best first.
+   */
+  private async nearest(
+    agentId: string,
+    query: Float32Array,
+    k: number,
+    source: string | undefined,
+  ): Promise<Array<{ id: number; similarity: number }>> {
+    const column = KnowledgeSearcher.column(query);
+    const where = source
+      ? 'agent_id = ? and embedding_model = ? and source_id = (select id from sources where agent_id = ? and name = ?)'
+      : 'agent_id = ? and embedding_model = ?';
+    const args = source
+      ? [vectorParam(query), agentId, this.embedder!.model, agentId, source]
+      : [vectorParam(query), agentId, this.embedder!.model];
+    const rs = await this.db.$client.execute({
+      sql: nearestSql({ table: 'chunks', column, id: 'id', where, k }),
+      args,
+    });
+    return rs.rows.map((r) => ({ id: Number(r.id), similarity: Number(r.similarity) }));
+  }
+
+  /** The similarity of these chunks of the agent to the question (those with a vector of the model). */
+  private async similarityOf(
+    agentId: string,
+    query: Float32Array,
+    ids: number[],
+  ): Promise<Map<number, number>> {
+    if (!ids.length) return new Map();
+    const column = KnowledgeSearcher.column(query);
+    const rs = await this.db.$client.execute({
+      sql: similarityOfSql(
+        { table: 'chunks', column, id: 'id', where: 'agent_id = ? and embedding_model = ?' },
+        ids.length,
+      ),
+      args: [vectorParam(query), ...ids, agentId, this.embedder!.model],
+    });
+    return new Map(rs.rows.map((r) => [Number(r.id), Number(r.similarity)]));
   }
 }

@@ -27,6 +27,12 @@ export interface FoundPassage {
   excerpt: string;
   score: number;
   relevant: boolean;
+  /** Which signals found it: `words` (BM25 over the full-text index), `meaning` (the nearest vectors). */
+  foundBy: Array<'words' | 'meaning'>;
+  /** Cosine similarity of its vector to the question's; absent while it has none (judged by words). */
+  similarity?: number;
+  /** Weighted share of the question's terms it holds, 0..1 (what the words add to relevance). */
+  coverage: number;
 }
 
 export interface SearchOutcome {

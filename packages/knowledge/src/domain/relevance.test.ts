@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { BM25_FLOOR_PER_TERM, isRelevant, requiredTerms, scorePassage } from './relevance.js';
+import {
+  BM25_FLOOR_PER_TERM,
+  isRelevant,
+  judgeCandidates,
+  requiredTerms,
+  scorePassage,
+} from './relevance.js';
 import { analyzeQuery, stems } from './search-terms.js';
 
 const stats = (chunks: number, avgLength: number, df: Record<string, number> = {}) => ({
@@ -83,7 +89,7 @@ describe('scorePassage', () => {
 });
 
 describe('isRelevant', () => {
-  const scale = { threshold: 0.33, lexicalWeight: 0.25, margin: 0.1 };
+  const scale = { threshold: 0.33, lexicalWeight: 0.25, minSimilarity: 0.2, margin: 0.1 };
   const lexical = (relevant: boolean, coverage: number) => ({ score: 1, matched: [], coverage, relevant });
 
   it('judges by meaning and words together when the passage has a vector of a calibrated model', () => {
@@ -93,11 +99,46 @@ describe('isRelevant', () => {
     expect(isRelevant(lexical(false, 0.5), 0.25, scale)).toBe(true);
     // Words alone do not decide: all of them in a passage about something else.
     expect(isRelevant(lexical(true, 1), 0.05, scale)).toBe(false);
+    // Nor lift a loosely related passage: under the least similarity, whatever the words.
+    expect(isRelevant(lexical(false, 0.8), 0.19, scale)).toBe(false);
+    expect(isRelevant(lexical(false, 0.8), 0.2, scale)).toBe(true);
   });
 
   it('falls back on the lexical rule without a vector or a calibrated model', () => {
     expect(isRelevant(lexical(true, 1), undefined, scale)).toBe(true);
     expect(isRelevant(lexical(false, 0.2), undefined, scale)).toBe(false);
     expect(isRelevant(lexical(true, 1), 0.05, undefined)).toBe(true);
+  });
+});
+
+describe('judgeCandidates', () => {
+  const scale = { threshold: 0.33, lexicalWeight: 0.25, minSimilarity: 0.2, margin: 0.1 };
+  const lexical = (relevant: boolean, coverage: number) => ({ score: 1, matched: [], coverage, relevant });
+
+  it('keeps only the passages within the margin of the best relevant one', () => {
+    const judged = judgeCandidates(
+      [
+        { lexical: lexical(false, 0), similarity: 0.6 },
+        { lexical: lexical(false, 0), similarity: 0.45 },
+        { lexical: lexical(false, 0), similarity: 0.52 },
+      ],
+      scale,
+    );
+    expect(judged.map((j) => j.relevant)).toEqual([true, false, true]);
+    expect(judged[0]!.evidence).toBeCloseTo(0.6);
+  });
+
+  it('judges a passage without a vector by its words, beside the others', () => {
+    const judged = judgeCandidates(
+      [{ lexical: lexical(true, 1) }, { lexical: lexical(false, 0), similarity: 0.1 }],
+      scale,
+    );
+    expect(judged).toEqual([{ relevant: true }, { relevant: false, evidence: 0.1 }]);
+  });
+
+  it('is the lexical rule alone without a calibrated model', () => {
+    expect(judgeCandidates([{ lexical: lexical(true, 1), similarity: 0.01 }], undefined)).toEqual([
+      { relevant: true },
+    ]);
   });
 });

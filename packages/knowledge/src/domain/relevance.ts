@@ -97,13 +97,19 @@ export function scoreStemCounts(q: AnalyzedQuery, counts: StemCounts, stats: Cor
 
 /**
  * How a model's similarities read as relevance: a passage is relevant when its cosine similarity
- * to the question plus `lexicalWeight` times its lexical coverage (the weighted share of the
- * question's terms it contains, 0..1) reaches `threshold`. Both judged on the question without
- * its greetings and politeness (`withoutFiller`).
+ * to the question reaches `minSimilarity` and, plus `lexicalWeight` times its lexical coverage (the
+ * weighted share of the question's terms it contains, 0..1), reaches `threshold`. Both judged on
+ * the question without its greetings and politeness (`withoutFiller`).
  */
 export interface MeaningScale {
   threshold: number;
   lexicalWeight: number;
+  /**
+   * The least similarity any passage needs, whatever words it shares with the question: the
+   * lexical share may tip a close paraphrase over the line, never lift a loosely related note
+   * ("Who painted the Mona Lisa?" against a note on watercolours).
+   */
+  minSimilarity: number;
   /**
    * How far below the question's best passage a passage may fall and still be relevant: a draft
    * draws on the passages that answer best, not on every one over the threshold.
@@ -113,17 +119,17 @@ export interface MeaningScale {
 
 /**
  * The models whose similarities are calibrated, on test/fixtures/relevance-eval.ts (30 notes,
- * 90 questions, 28 off-topic ones; see the knowledge README). For all-MiniLM-L6-v2 every weight
- * from 0.2 to 0.3 with a threshold from 0.31 to 0.36 drafted 97.8 % of the questions from the
- * right note and matched one off-topic question in 28 (a red-wine stain, against a note on
- * storing wine); below 0.31 a risotto question found the sourdough note. The middle of that
- * plateau is kept. Passages more than `margin` below the best one were relevant for 21 % of the
- * questions beside the right note; with a margin of 0.1, for 3 % (no right note lost). A model
- * not listed here ranks by meaning, but relevance stays the lexical rule: its similarities are on
- * another scale.
+ * 90 questions, 28 off-topic ones; `pnpm calibrate:knowledge` prints the grid, the knowledge
+ * README the figures). For all-MiniLM-L6-v2 a weight of 0.25 with a threshold of 0.33 drafts
+ * 97.8 % of the questions from the right note; a floor of 0.25 on the similarity alone keeps
+ * that and no longer lets the words lift a passage the model finds unrelated. Below a threshold
+ * of 0.31 a risotto question found the sourdough note. Passages more than `margin` below the best
+ * one were relevant for 21 % of the questions beside the right note; with a margin of 0.1, for
+ * 3 % (no right note lost). A model not listed here ranks by meaning, but relevance stays the
+ * lexical rule: its similarities are on another scale.
  */
 export const MEANING_SCALES: Readonly<Record<string, MeaningScale>> = {
-  [LOCAL_MODEL]: { threshold: 0.33, lexicalWeight: 0.25, margin: 0.1 },
+  [LOCAL_MODEL]: { threshold: 0.33, lexicalWeight: 0.25, minSimilarity: 0.25, margin: 0.1 },
 };
 
 /** The evidence `MeaningScale` compares with its threshold. */
@@ -141,5 +147,42 @@ export function isRelevant(
   scale: MeaningScale | undefined,
 ): boolean {
   if (similarity === undefined || !scale) return lexical.relevant;
-  return meaningEvidence(similarity, lexical, scale) >= scale.threshold;
+  return similarity >= scale.minSimilarity && meaningEvidence(similarity, lexical, scale) >= scale.threshold;
+}
+
+/** One candidate passage as relevance sees it. */
+export interface Candidate {
+  lexical: PassageScore;
+  /** Its cosine similarity to the question; absent while it has no vector. */
+  similarity?: number;
+}
+
+export interface Judgement {
+  relevant: boolean;
+  /** Meaning and words together (`meaningEvidence`); absent when judged by words alone. */
+  evidence?: number;
+}
+
+/**
+ * Judges one question's candidates together: each by `isRelevant`, then those by meaning more
+ * than `scale.margin` below the best relevant one are not relevant (a draft draws on the
+ * passages that answer best). The knowledge search and `pnpm calibrate:knowledge` both use it.
+ */
+export function judgeCandidates(
+  candidates: readonly Candidate[],
+  scale: MeaningScale | undefined,
+): Judgement[] {
+  const judged: Judgement[] = candidates.map((c) => ({
+    relevant: isRelevant(c.lexical, c.similarity, scale),
+    ...(c.similarity !== undefined && scale
+      ? { evidence: meaningEvidence(c.similarity, c.lexical, scale) }
+      : {}),
+  }));
+  if (!scale) return judged;
+  const best = Math.max(
+    ...judged.flatMap((j) => (j.relevant && j.evidence !== undefined ? [j.evidence] : [])),
+  );
+  for (const j of judged)
+    if (j.evidence !== undefined && j.evidence < best - scale.margin) j.relevant = false;
+  return judged;
 }

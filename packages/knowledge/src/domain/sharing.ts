@@ -6,6 +6,7 @@ import { KnowledgeSourceAdded } from '@lore/schema/knowledge-events';
 import type { VerifiedAgent } from '@lore/schema/users';
 import { and, eq, inArray } from 'drizzle-orm';
 import * as tables from '../tables.js';
+import { publicKeywords } from './public-keywords.js';
 
 const { sources } = tables;
 
@@ -18,6 +19,8 @@ export class SourceSharing {
   constructor(
     private readonly db: Database<typeof tables>,
     private readonly outbox: Outbox,
+    /** The classification version passages must carry for their words to be public. */
+    private readonly sensitivityVersion: () => string,
   ) {}
 
   async set(
@@ -39,7 +42,9 @@ export class SourceSharing {
         agentId: agent.id,
         handle: agent.handle,
         source: row.name,
-        keywords: sharing === 'auto' ? row.keywords : [],
+        // Only the words of passages classified non-sensitive, and only for a source shared
+        // auto; none while a passage waits (the classifier announces them when it is done).
+        keywords: (await publicKeywords(tx, row.id, this.sensitivityVersion())) ?? [],
         chunks: row.chunks,
         sharing,
         summary,
@@ -64,7 +69,7 @@ export class SourceSharing {
   }
 
   /** What the gate judges a cited source by: its sharing, keywords and the owner's summary. */
-  async facts(agentId: string, names: string[]): Promise<SourceFacts[]> {
+  async facts(agentId: string, names: string[]): Promise<Array<Omit<SourceFacts, 'subjects'>>> {
     const unique = [...new Set(names)];
     if (!unique.length) return [];
     const rows = await this.db

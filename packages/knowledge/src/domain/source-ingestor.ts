@@ -189,8 +189,10 @@ export class SourceIngestor {
         agentId: agent.id,
         handle: agent.handle,
         source: doc.name,
-        // Words extracted from a source that is not shared auto never leave this service.
-        keywords: sharing === 'auto' ? kw : [],
+        // No extracted word leaves this service before its passage is classified: the
+        // classifier announces the source again with the keywords of its non-sensitive
+        // passages once it is done (see public-keywords.ts).
+        keywords: [],
         chunks: count,
         sharing,
         summary,
@@ -211,7 +213,7 @@ export class SourceIngestor {
     };
   }
 
-  async list(agentId: string): Promise<KnowledgeSourceSummary[]> {
+  async list(agentId: string): Promise<Array<Omit<KnowledgeSourceSummary, 'sensitivity'>>> {
     const rows = await this.db
       .select()
       .from(sources)

@@ -3,6 +3,7 @@ import type { Database, Logger } from '@lore/kit';
 import { float32ToBuffer } from '@lore/search';
 import { sql } from 'drizzle-orm';
 import type * as tables from '../tables.js';
+import { VECTOR_DIMENSIONS } from '../tables.js';
 import type { AgentCaches } from './agent-caches.js';
 import { passageText } from './knowledge-types.js';
 
@@ -161,8 +162,11 @@ export class Vectorizer {
         await this.db.transaction(async (tx) => {
           for (const [i, r] of rows.entries()) {
             const v = vectors[i];
+            const bytes = v ? float32ToBuffer(v) : null;
+            // One of the two columns holds it (by its size), the other is emptied of an older model's.
+            const native = v?.length === VECTOR_DIMENSIONS;
             await tx.run(
-              sql`update chunks set embedding = ${v ? float32ToBuffer(v) : null}, embedding_model = ${model} where id = ${r.id}`,
+              sql`update chunks set vector = ${native ? bytes : null}, embedding = ${native ? null : bytes}, embedding_model = ${model} where id = ${r.id}`,
             );
           }
         });

@@ -1,5 +1,5 @@
-import type { EventBus } from '@lore/kit';
-import { KnowledgeRetrieveRequest, KnowledgeRpc } from '@lore/schema/knowledge-events';
+import { answer, type EventBus } from '@lore/kit';
+import { KnowledgeRpc } from '@lore/schema/knowledge-events';
 import type { KnowledgeBase } from '../domain/knowledge-base.js';
 import type { SourceSharing } from '../domain/sharing.js';
 
@@ -7,14 +7,13 @@ import type { SourceSharing } from '../domain/sharing.js';
 const OVERFETCH = 50;
 
 /**
- * `rpc.knowledge.retrieve`: an agent's best passages for a question, relevant ones first. The
+ * `KnowledgeRpc.retrieve`: an agent's best passages for a question, relevant ones first. The
  * queries service drafts an answer only from passages marked relevant; none means no draft.
  * It is asked only to draft answers for others, so passages of `private` sources are never
  * returned, and every passage says its source's sharing.
  */
 export const retrieveHandler = (knowledge: KnowledgeBase, sharing: SourceSharing) => (bus: EventBus) =>
-  bus.reply(KnowledgeRpc.retrieve, async (payload) => {
-    const req = KnowledgeRetrieveRequest.parse(payload);
+  answer(bus, KnowledgeRpc.retrieve, async (req) => {
     const r = await knowledge.search(req.agentId, req.query, {
       limit: Math.min(OVERFETCH, req.limit * 3),
       relevantFirst: true,
@@ -37,6 +36,7 @@ export const retrieveHandler = (knowledge: KnowledgeBase, sharing: SourceSharing
             score: p.score,
             relevant: p.relevant,
             sharing: s,
+            foundBy: p.foundBy,
           },
         ];
       })

@@ -2,7 +2,7 @@ import { statsResponder } from '@lore/kit';
 import type { ArticleRepository } from '../domain/articles.js';
 import type { KnowledgeBase } from '../domain/knowledge-base.js';
 
-/** The knowledge service's figures for platform_stats (`rpc.knowledge.stats`). */
+/** The knowledge service's figures for platform_stats (`statsRpc('knowledge')`). */
 export const statsHandler = (
   knowledge: KnowledgeBase,
   articles: ArticleRepository,
@@ -19,6 +19,8 @@ export const statsHandler = (
         agentsWithKnowledge: kb.agents,
         articles: a.articles,
         articlesToday: a.articlesToday,
+        // Whether search reads meaning (the local model's state) or words alone.
+        ...knowledge.embeddings(),
       };
     },
   });

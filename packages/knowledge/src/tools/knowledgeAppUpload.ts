@@ -8,6 +8,7 @@ export const knowledgeAppUpload = tool({
   ...updateKnowledgeSources,
   name: 'knowledgeAppUpload',
   title: 'Upload a knowledge source (knowledge app)',
-  description: `For the knowledge app: ${updateKnowledgeSources.description}`,
+  description:
+    'The knowledge app’s Upload button, listed to MCP Apps hosts only: does what updateKnowledgeSources does.',
   meta: appToolMeta(KNOWLEDGE_APP_URI, ['app']),
 });

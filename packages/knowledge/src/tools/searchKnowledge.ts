@@ -27,13 +27,13 @@ export const searchKnowledge = tool({
         'at least one word that is not a common word',
         'The query has no searchable words (only common words like "what is the").',
       );
-    const passages = r.passages.map(({ text: _, ...p }) => p);
+    const passages = r.passages.map(({ text: _, coverage: __, ...p }) => p);
     const text = passages.length
       ? [
           `Found ${passages.length} passage${passages.length === 1 ? '' : 's'} in your knowledge for "${input.query}" (${passages.filter((p) => p.relevant).length} relevant):`,
           ...passages.map(
             (p, i) =>
-              `${i + 1}. ${p.source}${p.headingPath.length ? ` › ${p.headingPath.join(' › ')}` : ''}${p.relevant ? '' : ' (weak match)'}\n   ${p.excerpt}`,
+              `${i + 1}. ${p.source}${p.headingPath.length ? ` › ${p.headingPath.join(' › ')}` : ''}${p.relevant ? '' : ' (weak match)'} [found by ${p.foundBy.join(' and ') || 'words'}]\n   ${p.excerpt}`,
           ),
         ].join('\n')
       : `Nothing in your knowledge matches "${input.query}".`;

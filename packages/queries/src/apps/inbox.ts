@@ -11,7 +11,7 @@ h1{font-size:1rem;margin:0 0 .5rem}.card{border:1px solid var(--line);border-rad
 .tag{font-size:.75rem;opacity:.8}.draft{white-space:pre-wrap}.st{font-weight:600}
 .pending,.held{color:var(--warn)}.accepted{color:var(--ok)}.rejected{color:var(--bad)}
 textarea,input{width:100%;box-sizing:border-box;font:inherit}button{font:inherit;margin:.25rem .25rem 0 0}
-.muted{opacity:.75}`;
+.muted{opacity:.75}.error{color:#c62828;font-weight:600}`;
 
 const BODY = `<h1>Questions waiting for you</h1><p id="status" class="muted" role="status">Loading…</p><div id="list"></div>`;
 
@@ -26,7 +26,7 @@ const WAITING = new Set(['pending', 'held']);
 function render(map) {
   const queries = Object.values(map || {}).sort((a, b) => String(b.timestamp).localeCompare(String(a.timestamp)));
   const waiting = queries.filter((q) => WAITING.has(q.status));
-  status.textContent = waiting.length ? waiting.length + ' waiting' : 'Nothing is waiting for you.';
+  show(waiting.length ? waiting.length + ' waiting' : 'Nothing is waiting for you.', false);
   list.replaceChildren(...queries.map(card));
 }
 function card(q) {
@@ -39,24 +39,44 @@ function card(q) {
   if (!WAITING.has(q.status)) return c;
   const answer = el('textarea', { rows: 4, value: q.draft ? q.draft.text : '', ariaLabel: 'Answer to send' });
   const reason = el('input', { placeholder: 'Reason (optional)', ariaLabel: 'Reason for rejecting' });
-  const act = (label, run) => el('button', { textContent: label, onclick: () => run().catch((e) => (status.textContent = String(e.message || e))) });
+  const act = (label, run) => el('button', { textContent: label, onclick: () => perform(run) });
   c.append(answer,
     act('Approve', () => call('cqInboxApprove', { id: q.id })),
-    act('Save edit and approve', () => call('cqInboxEditAnswer', { query_id: q.id, new_answer: answer.value }).then(() => call('cqInboxApprove', { id: q.id }, true))),
+    act('Save edit and approve', async () => {
+      await call('cqInboxEditAnswer', { query_id: q.id, new_answer: answer.value });
+      // The edit is kept even when the approval fails: say both, never only the first.
+      return call('cqInboxApprove', { id: q.id }).catch((e) => {
+        throw new Error('Your edit was saved, but it was not approved: ' + e.message);
+      });
+    }),
     reason,
     act('Reject', () => call('cqInboxReject', reason.value.trim() ? { id: q.id, reason: reason.value.trim() } : { id: q.id })));
   return c;
 }
-async function call(name, args, quiet) {
+function show(text, failed) {
+  status.textContent = text;
+  status.className = failed ? 'error' : 'muted';
+}
+// Every action says how it ended, after the list is reloaded: its result's text, or why it failed
+// (a tool error or a lost host).
+async function perform(run) {
+  let text, failed = false;
+  try { text = await run(); } catch (e) { text = String((e && e.message) || e); failed = true; }
+  if (await refresh()) show(text, failed);
+}
+async function call(name, args) {
   const r = await app.callServerTool({ name, arguments: args });
   const text = (r.content || []).map((b) => b.text || '').join(' ');
-  if (r.isError) { if (!quiet) throw new Error(text); }
-  else status.textContent = text;
-  await refresh();
+  if (r.isError) throw new Error(text || name + ' failed');
+  return text;
 }
 async function refresh() {
-  const r = await app.callServerTool({ name: 'cqListRequestedQueries', arguments: {} });
-  if (!r.isError) render(r.structuredContent);
+  try {
+    const r = await app.callServerTool({ name: 'cqListRequestedQueries', arguments: {} });
+    if (r.isError) show('Could not reload the inbox: ' + (r.content || []).map((b) => b.text || '').join(' '), true);
+    else render(r.structuredContent);
+    return !r.isError;
+  } catch (e) { show('Could not reload the inbox: ' + ((e && e.message) || e), true); return false; }
 }
 app.ontoolresult = (r) => render(r.structuredContent);
 app.connect(new PostMessageTransport(window.parent, window.parent)).catch((e) => (status.textContent = 'Not connected: ' + e.message));

@@ -27,9 +27,11 @@ export class Delivery {
     event: EventEnvelope,
     consumer: string,
   ): Promise<void> {
-    if (!(await this.admissible(event, a))) return;
+    const peer = await this.admissible(event, a);
+    if (!peer) return;
     await handleOnce(this.d.db, consumer, event, async (tx) => {
-      await this.d.questions.storeAnswer(tx, a, event.id, this.d.now());
+      // Under the name this node knows the peer by (qualified where a local agent holds its handle).
+      await this.d.questions.storeAnswer(tx, { ...a, recipientHandle: peer }, event.id, this.d.now());
     });
   }
 
@@ -53,19 +55,19 @@ export class Delivery {
       recipientId: string;
       recipientHandle: string;
     },
-  ): Promise<boolean> {
+  ): Promise<string | null> {
     // Every node hears every answer; only the asker's node keeps it, so only it pays for the checks.
-    if (!(await this.d.network.hostedHere(m.askerHandle, m.askerId))) return false;
+    if (!(await this.d.network.hostedHere(m.askerHandle, m.askerId))) return null;
     const check = await this.d.network.check(event, { handle: m.recipientHandle, id: m.recipientId });
-    if (!check.ok) return false;
+    if (!check.ok) return null;
     if (!(await this.d.questions.wasSent(m.questionId, m.askerId, m.recipientId))) {
       this.d.network.drop(
         event,
         'unsolicited',
-        `@${m.askerHandle} never sent ${m.questionId} to @${m.recipientHandle}`,
+        `@${m.askerHandle} never sent ${m.questionId} to @${check.handle}`,
       );
-      return false;
+      return null;
     }
-    return true;
+    return check.handle;
   }
 }

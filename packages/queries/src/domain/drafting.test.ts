@@ -6,7 +6,7 @@ import { Drafter, MODEL_DRAFTS_IN_FLIGHT } from './drafting.js';
 /** A knowledge service whose every agent has one relevant passage, and a generator that counts its callers. */
 async function setup(hasEndpoint: boolean) {
   const bus = new MemoryBus();
-  await bus.reply(KnowledgeRpc.retrieve, async () => ({
+  await bus.reply(KnowledgeRpc.retrieve.subject, async () => ({
     passages: [
       { id: 'p1', source: 'notes.md', text: 'Qubits decohere.', headingPath: [], score: 3, relevant: true },
     ],

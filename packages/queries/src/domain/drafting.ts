@@ -1,6 +1,6 @@
 import type { NodeLocalBus, TextGenerator } from '@lore/kit';
-import { limiter } from '@lore/kit';
-import { KnowledgeRetrieveReply, KnowledgeRpc } from '@lore/schema/knowledge-events';
+import { call, limiter } from '@lore/kit';
+import { KnowledgeRpc } from '@lore/schema/knowledge-events';
 import type { Draft } from './received.js';
 
 /** Passages asked of the recipient's knowledge for one draft. */
@@ -28,12 +28,11 @@ export class Drafter {
   ) {}
 
   async draft(recipientId: string, question: string): Promise<Draft | null> {
-    const reply = KnowledgeRetrieveReply.parse(
-      await this.bus.request(
-        KnowledgeRpc.retrieve,
-        { agentId: recipientId, query: question.slice(0, 2000), limit: RETRIEVE_LIMIT },
-        { timeoutMs: 15_000 },
-      ),
+    const reply = await call(
+      this.bus,
+      KnowledgeRpc.retrieve,
+      { agentId: recipientId, query: question.slice(0, 2000), limit: RETRIEVE_LIMIT },
+      { timeoutMs: 15_000 },
     );
     const relevant = reply.passages.filter((p) => p.relevant);
     if (relevant.length === 0) return null;

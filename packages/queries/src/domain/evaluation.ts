@@ -1,13 +1,7 @@
-import type { NodeLocalBus } from '@lore/kit';
-import { ApprovalsRpc, EvaluateQueryReply, type EvaluateQueryRequest } from '@lore/schema/approvals';
-import { z } from 'zod';
+import { call, type NodeLocalBus } from '@lore/kit';
+import { ApprovalsRpc, type EvaluateQueryRequest } from '@lore/schema/approvals';
 import type { Verdict } from './lifecycle.js';
 import type { ReceivedRow } from './received.js';
-
-/** The approvals reply, also read when it holds a query for its owner (`held`, with its reason). */
-const VerdictReply = EvaluateQueryReply.extend({
-  outcome: z.enum(['accepted', 'rejected', 'pending', 'held']),
-});
 
 /** How long one evaluation may take (a model judging every condition of the recipient). */
 export const EVALUATION_TIMEOUT_MS = 60_000;
@@ -23,6 +17,7 @@ export function evaluationRequest(row: ReceivedRow): EvaluateQueryRequest {
       text: row.draftText ?? '',
       sources: [...new Set(row.citations.map((c) => c.source))],
       excerpts: row.citations.map((c) => c.excerpt),
+      citations: row.citations.map((c) => ({ source: c.source, excerpt: c.excerpt })),
     },
   };
 }
@@ -36,11 +31,9 @@ export class Evaluation {
   constructor(private readonly bus: NodeLocalBus) {}
 
   async evaluate(row: ReceivedRow): Promise<Verdict> {
-    const reply = VerdictReply.parse(
-      await this.bus.request(ApprovalsRpc.evaluate, evaluationRequest(row), {
-        timeoutMs: EVALUATION_TIMEOUT_MS,
-      }),
-    );
+    const reply = await call(this.bus, ApprovalsRpc.evaluate, evaluationRequest(row), {
+      timeoutMs: EVALUATION_TIMEOUT_MS,
+    });
     return {
       outcome: reply.outcome,
       decidedBy: reply.decidedBy,

@@ -60,9 +60,11 @@ export class Intake {
     readonly consumer: string,
   ) {}
 
-  async handle(q: Asked, event: EventEnvelope): Promise<void> {
-    const check = await this.d.network.check(event, q.asker);
+  async handle(asked: Asked, event: EventEnvelope): Promise<void> {
+    const check = await this.d.network.check(event, asked.asker);
     if (!check.ok) return;
+    // The asker as this node names it (`dana@node-c` where a local dana exists), wherever it shows.
+    const q: Asked = { ...asked, asker: { ...asked.asker, handle: check.handle } };
     // A question past its expiry (a replay after a long outage) is not worth drafting.
     if (Date.parse(q.expiresAt) < this.d.now()) return;
     // The event says which node hosts each recipient: the others are that node's business.

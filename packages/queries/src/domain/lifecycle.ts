@@ -1,3 +1,4 @@
+import type { EvaluateQueryReply } from '@lore/schema/approvals';
 import type { AnswerCitation, ReceivedStatus } from '@lore/schema/queries';
 
 /**
@@ -17,21 +18,8 @@ export interface Draft {
   strategy: 'endpoint' | 'sampling' | 'extractive' | 'manual';
 }
 
-export interface Check {
-  condition: string;
-  effect: 'allow' | 'deny';
-  result: 'match' | 'no-match' | 'unknown';
-  reason: string;
-}
-
-/** What the recipient's conditions said about a drafted query. */
-export interface Verdict {
-  outcome: 'accepted' | 'rejected' | 'pending' | 'held';
-  decidedBy: string;
-  condition: string | null;
-  reason: string;
-  checks: Check[];
-}
+/** What the recipient's conditions said about a drafted query (the approvals service's reply). */
+export type Verdict = EvaluateQueryReply;
 
 export interface DecisionNote {
   reason: string;

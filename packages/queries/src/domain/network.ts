@@ -1,5 +1,5 @@
 import type { HandleRecord, Logger, NetworkDirectory, SignedEnvelope } from '@lore/kit';
-import { verifyEnvelope } from '@lore/kit';
+import { qualifiedHandle, verifyEnvelope } from '@lore/kit';
 
 export type DropReason =
   | 'unsigned'
@@ -10,7 +10,11 @@ export type DropReason =
   | 'sender-not-hosted-by-signer'
   | 'unsolicited';
 
-export type CheckOutcome = { ok: true; node: string } | { ok: false; reason: DropReason };
+/**
+ * `handle`: the sender as this node names it: its bare handle, or `handle@node` where another
+ * agent holds the bare one here (another operator's agent of the same name).
+ */
+export type CheckOutcome = { ok: true; node: string; handle: string } | { ok: false; reason: DropReason };
 
 /**
  * Who is where on the network, and whether an envelope from another node can be believed:
@@ -63,14 +67,27 @@ export class Network {
     if (!v.ok) return this.refuse(envelope, reasonOf(v.reason), v.reason);
     if (envelope.producer.service !== service)
       return this.refuse(envelope, 'wrong-service', envelope.producer.service);
-    const held = await this.lookup(sender.handle);
+    // Qualified by the signing node: another operator's node may host an agent of the same handle.
+    const held = await this.lookup(
+      sender.handle.includes('@') ? sender.handle : `${sender.handle}@${v.node}`,
+    );
     if (!held || held.agentId !== sender.id || held.node !== v.node)
       return this.refuse(
         envelope,
         'sender-not-hosted-by-signer',
         `@${sender.handle} is not hosted by ${v.node}`,
       );
-    return { ok: true, node: v.node };
+    return { ok: true, node: v.node, handle: await this.nameOf(sender, v.node) };
+  }
+
+  /**
+   * How this node names agent `agent` of node `node`: the bare handle when it is that agent's
+   * here, else qualified, so that a remote agent never shows under a local agent's handle.
+   */
+  async nameOf(agent: { handle: string; id: string }, node: string): Promise<string> {
+    const bare = agent.handle.split('@')[0]!;
+    const plain = await this.lookup(bare);
+    return plain?.agentId === agent.id && plain.node === node ? bare : qualifiedHandle(bare, node);
   }
 
   /** Count and log an envelope that is refused. */

@@ -1,7 +1,7 @@
-import type { Database, Outbox, Transaction } from '@lore/kit';
+import type { Database, Outbox, TextVectors, Transaction } from '@lore/kit';
 import type { AnswerCitation, AskerProfile, PeerStatus } from '@lore/schema/queries';
 import { type AnswerShared, QUERY_ID_PATTERN, QuestionAsked } from '@lore/schema/queries';
-import { stemmedMatchQuery } from '@lore/search';
+import { fuseRankings, stemmedMatchQuery } from '@lore/search';
 import { and, asc, count, desc, eq, gte, inArray, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import * as tables from '../tables.js';
@@ -38,12 +38,37 @@ export interface NewQuestion {
   expiresAt: number;
 }
 
+/**
+ * Least cosine similarity (all-MiniLM-L6-v2) between `related_question` and one of the asker's
+ * questions for it to count as found by meaning. Two wordings of one question score 0.5–0.9;
+ * unrelated questions of one asker rarely above 0.3 (the calibration of agent profiles, where a
+ * match went as low as 0.2, is looser than a question needs: a wrong question is worse than none).
+ */
+export const QUESTION_MIN_SIMILARITY = 0.4;
+/** Candidates of each signal fused when finding a question. */
+const FIND_DEPTH = 10;
+const SEP = '\u001f';
+/** A question's vector id: its asker's id first, so a search reads only the asker's questions. */
+const vectorId = (askerId: string, questionId: string) => `${askerId}${SEP}${questionId}`;
+
 /** The asker's side: questions asked here, their peers, and the answers that came back. */
 export class QuestionRepository {
+  /** Questions found by meaning (none: by words alone). */
+  vectors: TextVectors | null = null;
+
   constructor(
     private readonly db: Database<typeof tables>,
     private readonly outbox: Outbox,
   ) {}
+
+  /** Queues, in the background, the questions whose vector is missing or stale. */
+  async refreshVectors(): Promise<void> {
+    if (!this.vectors?.enabled) return;
+    const rows = await this.db
+      .select({ id: questions.id, askerId: questions.askerId, question: questions.question })
+      .from(questions);
+    this.vectors.refresh(rows.map((r) => ({ id: vectorId(r.askerId, r.id), text: r.question })));
+  }
 
   /** Store the question and publish it (one event listing every recipient) in one transaction. */
   async ask(q: NewQuestion): Promise<void> {
@@ -70,6 +95,7 @@ export class QuestionRepository {
         );
       }
       await indexQuestion(tx, { id: q.id, question: q.question, askerId: q.asker.id });
+      this.vectors?.refresh([{ id: vectorId(q.asker.id, q.id), text: q.question }]);
       // One event per RECIPIENTS_PER_EVENT recipients: a broadcast stays under NATS's message size limit.
       for (let i = 0; i < q.peers.length; i += RECIPIENTS_PER_EVENT) {
         emit(QuestionAsked, {
@@ -116,11 +142,18 @@ export class QuestionRepository {
     );
   }
 
-  /** The caller's own question: by id, by exact text, or the best full-text match. */
+  /**
+   * The caller's own question: by id, by exact text, or the best match of its words and meaning
+   * (the full-text ranking and the vector ranking of the asker's questions, fused).
+   */
   async find(
     askerId: string,
     ref: string,
-  ): Promise<{ row: QuestionRow; matchedBy: 'id' | 'exact' | 'search' } | null> {
+  ): Promise<{
+    row: QuestionRow;
+    matchedBy: 'id' | 'exact' | 'search';
+    foundBy?: Array<'words' | 'meaning'>;
+  } | null> {
     const text = ref.trim();
     if (QUERY_ID_PATTERN.test(text.toLowerCase())) {
       const row = await this.db.query.questions.findFirst({
@@ -138,15 +171,26 @@ export class QuestionRepository {
       .limit(1);
     if (exact[0]) return { row: exact[0], matchedBy: 'exact' };
     const match = stemmedMatchQuery(text, 16);
-    if (!match) return null;
-    const hits = await this.db.all<{ question_id: string }>(
-      sql`select question_id from questions_fts where questions_fts match ${match} and asker_id = ${askerId}
-          order by bm25(questions_fts) limit 1`,
-    );
-    const id = hits[0]?.question_id;
-    if (!id) return null;
-    const row = await this.db.query.questions.findFirst({ where: eq(questions.id, id) });
-    return row ? { row, matchedBy: 'search' } : null;
+    const words = match
+      ? await this.db.all<{ question_id: string }>(
+          sql`select question_id from questions_fts where questions_fts match ${match} and asker_id = ${askerId}
+              order by bm25(questions_fts) limit ${FIND_DEPTH}`,
+        )
+      : [];
+    const near = await this.vectors?.nearest(text, {
+      limit: FIND_DEPTH,
+      minSimilarity: QUESTION_MIN_SIMILARITY,
+      prefix: `${askerId}${SEP}`,
+    });
+    const [best] = fuseRankings([
+      { signal: 'words', ids: words.map((w) => w.question_id) },
+      { signal: 'meaning', ids: (near ?? []).map((n) => n.id.slice(askerId.length + 1)) },
+    ]);
+    if (!best) return null;
+    const row = await this.db.query.questions.findFirst({
+      where: and(eq(questions.id, best.id), eq(questions.askerId, askerId)),
+    });
+    return row ? { row, matchedBy: 'search', foundBy: best.signals as Array<'words' | 'meaning'> } : null;
   }
 
   async recent(askerId: string, limit = 5): Promise<QuestionRow[]> {
@@ -180,6 +224,17 @@ export class QuestionRepository {
       updatedAt: r.status === 'sent' && now > question.expiresAt ? question.expiresAt : r.updatedAt,
       reason: r.status === 'undeliverable' ? r.reason : null,
     }));
+  }
+
+  /**
+   * The peers as the asker sees them. A broadcast shows only the peers whose answer was
+   * released: any other status (declined, undeliverable, even sent) would tell the asker which
+   * of the network's agents hold something on a guessed word, since a broadcast that found
+   * nothing relevant never reaches an owner.
+   */
+  async peersSeenByAsker(question: QuestionRow, now: number): Promise<PeerView[]> {
+    const peers = await this.peers(question, now);
+    return question.broadcast ? peers.filter((p) => p.status === 'answered') : peers;
   }
 
   async answers(questionId: string): Promise<AnswerRow[]> {

@@ -1,5 +1,11 @@
 import type { Emit } from '@lore/kit';
-import { AnswerShared, AnswerWithheld, QueryDecided, type ReceivedStatus } from '@lore/schema/queries';
+import {
+  AnswerShared,
+  AnswerWithheld,
+  type ConditionCheck,
+  QueryDecided,
+  type ReceivedStatus,
+} from '@lore/schema/queries';
 import type * as tables from '../tables.js';
 import type { Event, QueryState } from './lifecycle.js';
 
@@ -60,8 +66,8 @@ export function columnsOf(s: QueryState) {
 
 /**
  * What the rest of the network hears when a copy changes: the asker's node gets the answer, or
- * the owner's own refusal, or that the node could not handle it; this node's approvals service
- * logs every decision. Nothing else reaches the asker: a question that found nothing, and one
+ * the owner's own refusal, or that the node could not handle it; every decision is announced
+ * (and logged here, `decisions.ts`). Nothing else reaches the asker: a question that found nothing, and one
  * the owner's conditions held, kept pending or declined on their own, all stay "sent" (waiting
  * for the owner) on the asker's side, so the asker cannot learn from the status or its timing
  * whether a source mentions what it guessed.
@@ -142,9 +148,4 @@ export function announce(emit: Emit, row: ReceivedRow, e: Event): void {
   }
 }
 
-type QueryDecidedChecks = Array<{
-  condition: string;
-  effect: 'allow' | 'deny';
-  result: 'match' | 'no-match' | 'unknown';
-  reason: string;
-}>;
+type QueryDecidedChecks = ConditionCheck[];

@@ -1,9 +1,11 @@
-import type { Database, Outbox, Transaction } from '@lore/kit';
+import type { Database, Emit, Outbox, Transaction } from '@lore/kit';
 import { conflict, forbidden, notFound } from '@lore/kit';
-import type { AskerProfile, ReceivedStatus } from '@lore/schema/queries';
+import type { EventEnvelope } from '@lore/schema/events';
+import { type AskerProfile, QueryDecided, type ReceivedStatus } from '@lore/schema/queries';
 import { and, asc, count, desc, eq, gte, inArray, lte, ne } from 'drizzle-orm';
 import * as tables from '../tables.js';
 import { citationsDrawnOn } from './citing.js';
+import { DecisionLog } from './decisions.js';
 import { type Command, initialState, Refused, run } from './lifecycle.js';
 import { announce, columnsOf, type ReceivedRow, stateOf } from './received-state.js';
 
@@ -38,11 +40,16 @@ export type StepResult =
 
 /** The recipient's side: queries addressed to agents hosted here, their drafts and decisions. */
 export class ReceivedRepository {
+  /** Every decision announced, written with the change that announces it. */
+  readonly decisions: DecisionLog;
+
   constructor(
     private readonly db: Database<typeof tables>,
     private readonly outbox: Outbox,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.decisions = new DecisionLog(db);
+  }
 
   async get(id: string, recipientId: string): Promise<ReceivedRow | undefined> {
     return this.db.query.receivedQueries.findFirst({
@@ -126,11 +133,17 @@ export class ReceivedRepository {
   /**
    * Run lifecycle commands, several in one transaction: each copy is read, decided, folded and
    * written back only if nobody changed it meanwhile (its version), with the events its new
-   * state causes. Returns, in order, what each step did.
+   * state causes and the decision log's rows for them. Returns, in order, what each step did.
    */
   async apply(steps: Step[]): Promise<StepResult[]> {
     return this.outbox.transaction(async (tx, emit) => {
       const out: StepResult[] = [];
+      const decided: EventEnvelope[] = [];
+      const logged: Emit = (def, payload) => {
+        const event = emit(def, payload);
+        if (def.subject === QueryDecided.subject) decided.push(event);
+        return event;
+      };
       for (const step of steps) {
         const [row] = await tx
           .select()
@@ -169,9 +182,10 @@ export class ReceivedRepository {
           out.push({ row, changed: false });
           continue;
         }
-        for (const e of result.events) announce(emit, updated, e);
+        for (const e of result.events) announce(logged, updated, e);
         out.push({ row: updated, changed: true });
       }
+      await this.decisions.record(tx, decided);
       return out;
     });
   }

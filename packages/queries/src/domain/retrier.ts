@@ -8,6 +8,8 @@ import type { ReceivedRepository } from './received.js';
 export const RETRY_TICK_MS = 1000;
 /** Copies taken per look. */
 export const RETRY_BATCH = 64;
+/** Looks per tick at most (a backlog drains at 1,024 copies a second). */
+export const RETRY_BATCHES_PER_TICK = 16;
 
 /**
  * Runs again the steps of received queries that could not run (or that a crash interrupted):
@@ -47,10 +49,15 @@ export class Retrier {
     };
   }
 
-  /** One pass over what is due; returns how many copies it advanced. */
+  /**
+   * One pass over what is due; returns how many copies it advanced. Bounded: at most
+   * `RETRY_BATCHES_PER_TICK` batches, and none after a batch this process could claim nothing
+   * of, so copies that fall due again at once (a step failing straight away) wait for the next
+   * tick instead of spinning the database.
+   */
   async runDue(): Promise<number> {
     let done = 0;
-    for (;;) {
+    for (let batch = 0; batch < RETRY_BATCHES_PER_TICK; batch++) {
       const due = await this.received.due(this.now(), RETRY_BATCH);
       if (!due.length || this.stopped) return done;
       const mine = [];
@@ -59,7 +66,8 @@ export class Retrier {
         await this.intake.advance(row);
       });
       done += mine.length;
-      if (due.length < RETRY_BATCH) return done;
+      if (due.length < RETRY_BATCH || !mine.length) return done;
     }
+    return done;
   }
 }

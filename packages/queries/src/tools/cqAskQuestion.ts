@@ -72,7 +72,12 @@ export const cqAskQuestion = tool({
     const to = broadcast
       ? `to all ${targets.length} peer${targets.length > 1 ? 's' : ''} of the network`
       : `to ${names.length > 10 ? `${names.slice(0, 10).join(', ')} and ${names.length - 10} more` : names.join(', ')}`;
-    const content = `Query request sent ${to} (query_id ${id}). Instruct the user to ask the model for summarize on the query ${question}`;
+    const many = broadcast || targets.length > 1;
+    const content =
+      `Query request sent ${to} (query_id ${id}). ${many ? 'Answers arrive' : 'The answer arrives'} as ` +
+      `${many ? 'each peer or their approval conditions release them' : 'the peer or their approval conditions release it'}; ` +
+      `the question stays open until ${new Date(expiresAt).toISOString()}. Tell the user it is on its way, and when ` +
+      `they want the answers call cqSummarizeAnswers with related_question "${id}" (it credits each peer).`;
     return {
       text: content,
       data: {

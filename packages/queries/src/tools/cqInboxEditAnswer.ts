@@ -8,6 +8,7 @@ export const cqInboxEditAnswer = tool({
   ...cqUpdateEditAnswer,
   name: 'cqInboxEditAnswer',
   title: 'Edit a drafted answer (inbox app)',
-  description: `For the inbox app: ${cqUpdateEditAnswer.description}`,
+  description:
+    'The inbox app’s Save edit button, listed to MCP Apps hosts only: does what cqUpdateEditAnswer does.',
   meta: appToolMeta(INBOX_APP_URI, ['app']),
 });

@@ -18,7 +18,7 @@ export const cqListAskedQuestions = tool({
     const now = ports.now();
     const all = await ports.questions.listByAsker(agent.id);
     const withPeers = await Promise.all(
-      all.map(async (q) => ({ q, peers: await ports.questions.peers(q, now) })),
+      all.map(async (q) => ({ q, peers: await ports.questions.peersSeenByAsker(q, now) })),
     );
     const matching = status ? withPeers.filter((x) => x.peers.some((p) => p.status === status)) : withPeers;
     const page = matching.slice(offset, offset + limit);

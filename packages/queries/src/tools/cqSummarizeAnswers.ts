@@ -15,8 +15,8 @@ export const cqSummarizeAnswers = tool({
   title: 'Summarize the answers to your question',
   description:
     'Retrieves all peer responses for a given question and returns a cohesive summary, attributing each point to the peer ' +
-    'who made it. related_question is the query id (qry-…), the exact question, or words from it (best match among your ' +
-    'own questions). detailed_answer: 1 detailed, 0 concise. Says which generation strategy produced the summary.',
+    'who made it. related_question is the query id (qry-…), the exact question, or words from it or the question said ' +
+    'another way (best match among your own questions, by words and meaning; found_by says which). detailed_answer: 1 detailed, 0 concise. Says which generation strategy produced the summary.',
   input: SummarizeAnswersInput,
   output: SummarizeAnswersOutput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -33,14 +33,15 @@ export const cqSummarizeAnswers = tool({
         { field: 'related_question', recent: recent.map((q) => ({ id: q.id, question: q.question })) },
       );
     }
-    const { row: q, matchedBy } = found;
-    const peers = await ports.questions.peers(q, ports.now());
+    const { row: q, matchedBy, foundBy } = found;
+    const peers = await ports.questions.peersSeenByAsker(q, ports.now());
     const received = await ports.questions.answers(q.id);
     const pending = stillPending(peers);
     const base = {
       query_id: q.id,
       question: q.question,
       matched_by: matchedBy,
+      ...(foundBy ? { found_by: foundBy } : {}),
       answers: received.map(answerView),
       peers: peers.map(peerView),
       pending,

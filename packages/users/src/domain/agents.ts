@@ -10,10 +10,12 @@ import {
 } from '@lore/kit';
 import type { AgentProfile, AgentRegisterInput, AgentUpdateInput, VerifiedAgent } from '@lore/schema/users';
 import { AgentKeyRotated, AgentRegistered, AgentUpdated } from '@lore/schema/users';
+import { fuseRankings } from '@lore/search';
 import { and, desc, eq, gte, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import * as tables from '../tables.js';
-import { rankAgents, type SearchCriteria, type SearchFit } from './agent-search.js';
+import { fitAgent, rankAgents, type SearchCriteria, type SearchFit } from './agent-search.js';
 import { HotReads, type ProfileView } from './hot-reads.js';
+import type { AgentMeaning } from './meaning.js';
 import { NetworkCards } from './network-cards.js';
 import { mergeCapabilities, NO_CAPABILITIES, normalizeSkills, normalizeTags, toProfile } from './profile.js';
 import { cardProfile } from './search.js';
@@ -27,6 +29,8 @@ export type { SearchCriteria } from './agent-search.js';
 export class AgentRepository {
   private readonly hot: HotReads;
   private readonly cards: NetworkCards;
+  /** Profiles found by meaning (none: agent_search is lexical). */
+  meaning: AgentMeaning | null = null;
 
   constructor(
     private readonly db: Database<typeof tables>,
@@ -79,6 +83,7 @@ export class AgentRepository {
       throw err;
     }
     await this.publishCard(row);
+    this.meaning?.refresh([row]);
     return { profile: toProfile(row), apiKey };
   }
 
@@ -138,7 +143,10 @@ export class AgentRepository {
       }
       return { profile: toProfile({ ...current, ...next }), changed, row: { ...current, ...next } };
     });
-    if (result.changed.length) await this.publishCard(result.row);
+    if (result.changed.length) {
+      await this.publishCard(result.row);
+      this.meaning?.refresh([result.row]);
+    }
     return { profile: result.profile, changed: result.changed };
   }
 
@@ -216,10 +224,13 @@ export class AgentRepository {
   /**
    * Agents meeting every criterion, best fit first (see `rankAgents`), with why: this node's and
    * other nodes' (from their cards, marked with their node). A handle seen twice counts once.
+   * A free-text `query` also finds, by meaning, agents whose profile says it in other words
+   * (the other criteria still all apply); the two rankings are fused (reciprocal rank fusion).
    */
-  async search(
-    c: SearchCriteria,
-  ): Promise<{ agents: Array<{ profile: AgentProfile; fit: SearchFit }>; total: number }> {
+  async search(c: SearchCriteria): Promise<{
+    agents: Array<{ profile: AgentProfile; fit: SearchFit & { foundBy?: Array<'words' | 'meaning'> } }>;
+    total: number;
+  }> {
     const [rows, remote] = await Promise.all([
       this.db.select().from(agents).orderBy(desc(agents.lastActiveAt), agents.handle),
       this.remoteCards(),
@@ -230,16 +241,53 @@ export class AgentRepository {
       seen.add(p.username);
       return true;
     });
-    const ranked = rankAgents(
-      profiles.map((p) => ({ ...p, handle: p.username })),
-      c,
-    );
+    const searchable = profiles.map((p) => ({ ...p, handle: p.username }));
+    this.meaning?.refresh(searchable);
+    const ranked = rankAgents(searchable, c);
+    const near = c.query?.trim() ? await this.meaning?.profiles(c.query) : null;
+    type Hit = {
+      agent: (typeof searchable)[number];
+      fit: SearchFit & { foundBy?: Array<'words' | 'meaning'> };
+    };
+    let hits: Hit[] = ranked;
+    if (near) {
+      const byWords = new Map(ranked.map((r) => [r.agent.id, r]));
+      const byMeaning = new Map<string, Hit>();
+      const rest: SearchCriteria = { ...c, query: undefined };
+      const others = Object.values({ ...rest, limit: undefined, offset: undefined }).some(
+        (v) => v !== undefined && (!Array.isArray(v) || v.length > 0),
+      );
+      for (const a of searchable) {
+        const similarity = near.get(a.id);
+        if (similarity === undefined) continue;
+        const fit = fitAgent(a, rest);
+        if (!fit) continue;
+        const byMeaningScore = Math.round(100 * Math.min(1, similarity));
+        const why = `profile close in meaning to "${c.query!.trim()}" (similarity ${similarity.toFixed(2)})`;
+        byMeaning.set(a.id, {
+          agent: a,
+          fit: {
+            score: others ? Math.round((fit.score + byMeaningScore) / 2) : byMeaningScore,
+            matched: fit.matched,
+            why: others ? `${fit.why}; ${why}` : why,
+          },
+        });
+      }
+      const order = [...byMeaning.keys()].sort((x, y) => near.get(y)! - near.get(x)!);
+      hits = fuseRankings([
+        { signal: 'words', ids: ranked.map((r) => r.agent.id) },
+        { signal: 'meaning', ids: order },
+      ]).map((f) => {
+        const h = byWords.get(f.id) ?? byMeaning.get(f.id)!;
+        return { agent: h.agent, fit: { ...h.fit, foundBy: f.signals as Array<'words' | 'meaning'> } };
+      });
+    } else if (c.query?.trim()) hits = ranked.map((r) => ({ ...r, fit: { ...r.fit, foundBy: ['words'] } }));
     return {
-      agents: ranked.slice(c.offset, c.offset + c.limit).map(({ agent: { handle: _, ...profile }, fit }) => ({
+      agents: hits.slice(c.offset, c.offset + c.limit).map(({ agent: { handle: _, ...profile }, fit }) => ({
         profile: profile as AgentProfile,
         fit,
       })),
-      total: ranked.length,
+      total: hits.length,
     };
   }
 

@@ -36,7 +36,16 @@ export interface Match {
     field: 'skills' | 'interests' | 'capabilities' | 'knowledge' | 'bio';
     terms: string[];
   }>;
+  /** With a topic: which signals put the candidate on it (its words, its profile's meaning). */
+  foundBy?: Array<'words' | 'meaning'>;
 }
+
+/**
+ * The profile similarity (cosine, all-MiniLM-L6-v2) at which the topic component counts in full
+ * by meaning; below it the component is the similarity's share of it (from the least similarity
+ * that counts at all, `PROFILE_MIN_SIMILARITY`, about half).
+ */
+export const MEANING_FULL_SIMILARITY = 0.6;
 
 export const LEVEL_RANK: Record<ExpertiseLevel, number> = { beginner: 1, intermediate: 2, expert: 3 };
 const LEVEL_WEIGHT: Record<ExpertiseLevel, number> = { beginner: 0.3, intermediate: 0.6, expert: 1 };
@@ -128,6 +137,8 @@ export function scoreCandidate(
   x: Candidate,
   goal: DiscoveryGoal,
   topic: string | undefined,
+  /** How close the candidate's profile is to the topic in meaning, when it is close enough to count. */
+  similarity?: number,
 ): Match | null {
   const topicTerms: ReadonlySet<string> = topic ? terms(topic) : new Set<string>();
   const hasTopic = topicTerms.size > 0;
@@ -146,13 +157,16 @@ export function scoreCandidate(
       const bio = terms(x.bio);
       const inLabels = [...topicTerms].filter((t) => labels.has(t));
       const inBio = [...topicTerms].filter((t) => !labels.has(t) && bio.has(t));
-      const value = (inLabels.length + 0.5 * inBio.length) / topicTerms.size;
+      const byWords = (inLabels.length + 0.5 * inBio.length) / topicTerms.size;
+      const byMeaning = similarity === undefined ? 0 : Math.min(1, similarity / MEANING_FULL_SIMILARITY);
       // Said with the agent's own labels: "nlp in skills" for the topic "natural language processing".
       const parts = matchedFields(x, topicTerms)
         .filter((m) => m.field !== 'bio')
         .map((m) => `${list(m.terms)} in ${m.field}`);
       if (inBio.length) parts.push(`${inBio.join(', ')} in bio`);
-      return { value, detail: `On topic: ${parts.join('; ') || 'no match'}` };
+      if (similarity !== undefined)
+        parts.push(`profile close in meaning (similarity ${similarity.toFixed(2)})`);
+      return { value: Math.max(byWords, byMeaning), detail: `On topic: ${parts.join('; ') || 'no match'}` };
     },
     sharedInterests: () => {
       const shared = x.interests.filter((i) => me.interests.some((m) => sameLabel(m, i)));
@@ -221,7 +235,15 @@ export function scoreCandidate(
     .filter((c) => c.value > 0)
     .sort((a, b) => b.points - a.points)
     .map((c) => c.detail);
-  return { candidate: x, score: Math.round(raw), raw, breakdown, why, matched: matchedFields(x, focus) };
+  const matched = matchedFields(x, focus);
+  const match: Match = { candidate: x, score: Math.round(raw), raw, breakdown, why, matched };
+  if (hasTopic) {
+    const foundBy: Array<'words' | 'meaning'> = [];
+    if (matched.length) foundBy.push('words');
+    if (similarity !== undefined) foundBy.push('meaning');
+    match.foundBy = foundBy;
+  }
+  return match;
 }
 
 function matchedFields(x: Candidate, focus: ReadonlySet<string>): Match['matched'] {
@@ -249,10 +271,12 @@ export function rank(
   others: Candidate[],
   goal: DiscoveryGoal,
   topic: string | undefined,
+  /** Candidates whose profile is close to the topic in meaning, by id, with the similarity. */
+  meaning?: ReadonlyMap<string, number> | null,
 ): Match[] {
   return others
     .filter((o) => o.id !== me.id)
-    .map((o) => scoreCandidate(me, o, goal, topic))
+    .map((o) => scoreCandidate(me, o, goal, topic, meaning?.get(o.id)))
     .filter((m): m is Match => m !== null && m.raw > 0)
     .sort((a, b) => b.raw - a.raw || (a.candidate.handle < b.candidate.handle ? -1 : 1));
 }

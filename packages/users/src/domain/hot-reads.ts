@@ -67,9 +67,8 @@ export const SQL = {
   // arrays, its recent activity, the handles of its connections and, when the viewer is the agent
   // (CASE runs the subquery only then), the requests waiting for its answer. Each list comes in
   // the order recentActivity, connectedHandles and pendingFor give theirs. One statement instead of
-  // four: one read transaction (the WAL read lock taken and released once, the agent and its lists from
-  // one snapshot) and one row handed to JavaScript; see BENCHMARKS.md, "2 December, the reads
-  // of agent_profile".
+  // four reads: the agent and its lists come from one snapshot, and one row crosses into
+  // JavaScript (BENCHMARKS.md, "The profile read in one statement").
   profileView: `${profileColumns} from agents p where p.handle = ?`,
 } as const;
 

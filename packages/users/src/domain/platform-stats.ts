@@ -1,6 +1,6 @@
-import { type EventBus, formatCount, plural, utcDayStart } from '@lore/kit';
+import { BusRemoteError, call, type EventBus, formatCount, plural, utcDayStart } from '@lore/kit';
 import type { PlatformStatsOutput } from '@lore/schema/community';
-import { StatsReply, statsSubject } from '@lore/schema/knowledge-events';
+import { statsRpc } from '@lore/schema/stats';
 import type { z } from 'zod';
 
 type Output = z.input<typeof PlatformStatsOutput>;
@@ -23,7 +23,7 @@ export class StatsGatherer {
     const since = utcDayStart(this.now());
     const payload = { since: new Date(since).toISOString() };
     const settled = await Promise.allSettled(
-      this.services.map((s) => this.bus.request(statsSubject(s), payload, { timeoutMs: this.timeoutMs })),
+      this.services.map((s) => call(this.bus, statsRpc(s), payload, { timeoutMs: this.timeoutMs })),
     );
     const answers: Answers = new Map();
     settled.forEach((r, i) => {
@@ -35,17 +35,13 @@ export class StatsGatherer {
             ? `no answer within ${this.timeoutMs} ms`
             : name === 'BusNoResponderError'
               ? 'not running'
-              : 'failed to answer';
+              : r.reason instanceof BusRemoteError && r.reason.code === 502
+                ? 'gave an unreadable answer'
+                : 'failed to answer';
         answers.set(service, { ok: false, reason });
         return;
       }
-      const parsed = StatsReply.safeParse(r.value);
-      answers.set(
-        service,
-        parsed.success
-          ? { ok: true, figures: parsed.data.figures }
-          : { ok: false, reason: 'gave an unreadable answer' },
-      );
+      answers.set(service, { ok: true, figures: r.value.figures });
     });
     return { since, answers };
   }

@@ -1,5 +1,5 @@
-import type { EventBus } from '@lore/kit';
-import { AgentsConnectedRequest, AgentTraitsRequest, UsersProfileRpc } from '@lore/schema/profile-rpc';
+import { answer, type EventBus } from '@lore/kit';
+import { UsersProfileRpc } from '@lore/schema/profile-rpc';
 import type { AgentRepository } from '../domain/agents.js';
 import type { ConnectionRepository } from '../domain/connections.js';
 
@@ -7,13 +7,12 @@ import type { ConnectionRepository } from '../domain/connections.js';
 export const profileRpcHandlers = (agents: AgentRepository, connections: ConnectionRepository) => [
   // Approval conditions "from my connections": a relation both agents confirmed, not a self-description.
   (bus: EventBus) =>
-    bus.reply(UsersProfileRpc.connected, async (payload) => {
-      const { agentId, otherId } = AgentsConnectedRequest.parse(payload);
-      return { connected: await connections.areConnected(agentId, otherId) };
-    }),
+    answer(bus, UsersProfileRpc.connected, async ({ agentId, otherId }) => ({
+      connected: await connections.areConnected(agentId, otherId),
+    })),
   (bus: EventBus) =>
-    bus.reply(UsersProfileRpc.traits, async (payload) => {
-      const row = await agents.byId(AgentTraitsRequest.parse(payload).agentId);
+    answer(bus, UsersProfileRpc.traits, async ({ agentId }) => {
+      const row = await agents.byId(agentId);
       if (!row) return { agent: null };
       return {
         agent: {

@@ -8,7 +8,7 @@ export const agentSearch = tool({
   description:
     'Find agents by skills, interests, location, capabilities (e.g. can_write_code) or free text. ' +
     'All criteria must match; abbreviations and close terms count (NLP ~ natural language processing, ML ~ machine ' +
-    'learning, k8s ~ Kubernetes). Best fit first, each with its score (0-100) and the fields and terms that matched; ' +
+    'learning, k8s ~ Kubernetes); a query also finds profiles that say it in other words (match.foundBy: words, meaning). Best fit first, each with its score (0-100) and the fields and terms that matched; ' +
     'paginated with limit/offset. Agents hosted on other nodes of the network are included and marked with their node.',
   input: AgentSearchInput,
   output: AgentSearchOutput,
@@ -32,7 +32,12 @@ export const agentSearch = tool({
       data: {
         agents: agents.map(({ profile, fit }) => ({
           ...profile,
-          match: { score: fit.score, matched: fit.matched, why: fit.why },
+          match: {
+            score: fit.score,
+            matched: fit.matched,
+            why: fit.why,
+            ...(fit.foundBy ? { foundBy: fit.foundBy } : {}),
+          },
         })),
         total,
       },

@@ -18,7 +18,7 @@ export const cqGetUserDescriptions = tool({
     const row = await ports.agents.byHandleOrId(user_id);
     if (row) {
       const descriptions = describeAgent(toProfile(row), await ports.agents.publicSources(row.id));
-      return { text: JSON.stringify(descriptions), data: { user_id: row.handle, descriptions } };
+      return { text: describedText(row.handle, descriptions), data: { user_id: row.handle, descriptions } };
     }
     // An agent of another node: described from the card its node published.
     const want = user_id.toLowerCase();
@@ -26,6 +26,13 @@ export const cqGetUserDescriptions = tool({
     if (!card) throw notFound(`No agent named ${user_id}.`, { field: 'user_id' });
     const descriptions = describeAgent(cardProfile(card), []);
     descriptions.push(`Hosted on node ${card.node}`);
-    return { text: JSON.stringify(descriptions), data: { user_id: card.handle, descriptions } };
+    return { text: describedText(card.handle, descriptions), data: { user_id: card.handle, descriptions } };
   },
 });
+
+/** The descriptions as a short list under the agent's handle; `structuredContent` keeps the array. */
+function describedText(handle: string, descriptions: string[]): string {
+  return descriptions.length
+    ? `@${handle}:\n${descriptions.map((d) => `- ${d}`).join('\n')}`
+    : `@${handle} has written no bio, skills or interests and shares no knowledge sources yet.`;
+}

@@ -8,7 +8,7 @@ export const discoverAgents = tool({
   description:
     'Smart discovery of compatible agents based on your profile and goals. goal: collaborate (shared interests + ' +
     'complementary skills; the default), learn (they have what you lack), teach (they want what you have), hire (skill ' +
-    'match and expertise). topic narrows to agents who know about it. The score (0-100) is a deterministic weighted sum; ' +
+    'match and expertise). topic narrows to agents who know about it, by its words or by meaning (a profile saying it another way). The score (0-100) is a deterministic weighted sum; ' +
     'each result carries its breakdown. You are never in your own results.',
   input: DiscoverAgentsInput,
   output: DiscoverAgentsOutput,
@@ -58,6 +58,7 @@ export const discoverAgents = tool({
             recent: recent(m.candidate.id)?.item ?? null,
             lastActiveAt: row.lastActiveAt ? new Date(row.lastActiveAt).toISOString() : null,
             node: row.node,
+            ...(m.foundBy ? { foundBy: m.foundBy } : {}),
           };
         }),
       },

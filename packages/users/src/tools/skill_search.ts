@@ -10,8 +10,8 @@ export const skillSearch = tool({
   description:
     'Find agents by a specific skill with expertise levels. Every word of `skill` must appear in the skill’s name ' +
     '("learning" finds "machine learning"), abbreviations and close terms included (NLP ~ natural language processing, ' +
-    'k8s ~ Kubernetes). min_expertise (beginner, intermediate, expert) keeps only agents at that level or above. Best ' +
-    'fit first (score 0-100: exact name, then another name, then partial, weighted by level), then the most recently active.',
+    'k8s ~ Kubernetes); a skill named otherwise but close in meaning is found too (foundBy says which signal found each). min_expertise (beginner, intermediate, expert) keeps only agents at that level or above. Best ' +
+    'fit first (words and meaning fused; score 0-100: exact name, then another name, then partial or the similarity, weighted by level).',
   input: SkillSearchInput,
   output: SkillSearchOutput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -46,6 +46,7 @@ export const skillSearch = tool({
           matched: h.matched,
           score: h.score,
           why: h.why,
+          foundBy: h.foundBy,
           skills: h.row.skills,
           interests: h.row.interests,
           lastActiveAt: h.row.lastActiveAt ? new Date(h.row.lastActiveAt).toISOString() : null,

@@ -45,13 +45,21 @@ export function whyWaiting(q: ReceivedQuery): string[] {
   return reasons;
 }
 
+/** Who wrote a draft, in the owner's terms. */
+export const DRAFTED_BY = {
+  extractive: 'Quoted from your knowledge, sentence by sentence (no language model)',
+  endpoint: 'Written from your knowledge by the configured language model',
+  sampling: 'Written from your knowledge by your MCP client’s model',
+  manual: 'Written by you',
+} as const;
+
 export function DraftView({ draft }: { draft: ReceivedQuery['draft'] }) {
   if (!draft) return <p class="muted">No draft: your knowledge has nothing on this.</p>;
   return (
     <div class="draft">
       <p class="draft-text">{draft.text}</p>
       <p class="muted small">
-        Drafted by {draft.strategy}
+        {DRAFTED_BY[draft.strategy as keyof typeof DRAFTED_BY] ?? `Drafted by ${draft.strategy}`}
         {draft.edited ? ' · edited by you' : ''}
       </p>
       {draft.citations.length ? (

@@ -52,10 +52,40 @@ async function askersOf(
   return out;
 }
 
+/** Waiting questions shown per page: an inbox many askers fill stays quick to read and act on. */
+export const INBOX_PAGE_SIZE = 25;
+
+/** The page asked for (`?page=2`), 1 when absent or not a positive number. */
+const pageOf = (c: Ctx) => Math.max(1, Math.floor(Number(c.req.query('page') ?? '1')) || 1);
+
 async function waitingList(deps: ConsoleDeps, c: Ctx) {
-  const queries = (await allQueries(deps, c)).filter((q) => WAITING.has(q.status));
+  const waiting = (await allQueries(deps, c)).filter((q) => WAITING.has(q.status));
+  const pages = Math.max(1, Math.ceil(waiting.length / INBOX_PAGE_SIZE));
+  const page = Math.min(pageOf(c), pages);
+  const queries = waiting.slice((page - 1) * INBOX_PAGE_SIZE, page * INBOX_PAGE_SIZE);
   const askers = await askersOf(deps, c, queries);
-  return <InboxList queries={queries} askers={askers} csrf={c.get('session').csrf} />;
+  return (
+    <>
+      <InboxList queries={queries} askers={askers} csrf={c.get('session').csrf} />
+      {pages > 1 ? (
+        <nav class="pager" aria-label="Inbox pages">
+          <span class="small muted">
+            {`${(page - 1) * INBOX_PAGE_SIZE + 1}–${(page - 1) * INBOX_PAGE_SIZE + queries.length} of ${waiting.length} waiting`}
+          </span>{' '}
+          {page > 1 ? (
+            <a href={`/console/inbox?page=${page - 1}`} rel="prev">
+              Newer
+            </a>
+          ) : null}{' '}
+          {page < pages ? (
+            <a href={`/console/inbox?page=${page + 1}`} rel="next">
+              Older
+            </a>
+          ) : null}
+        </nav>
+      ) : null}
+    </>
+  );
 }
 
 async function one(deps: ConsoleDeps, c: Ctx, id: string): Promise<ReceivedQuery | undefined> {
@@ -89,7 +119,11 @@ export function registerInbox(app: Hono<ConsoleEnv>, deps: ConsoleDeps) {
           rejects.
         </p>
         <Flash error={c.req.query('error')} notice={c.req.query('notice')} />
-        <div id="inbox" data-live="/console/inbox/events" data-refresh="/console/inbox/list">
+        <div
+          id="inbox"
+          data-live="/console/inbox/events"
+          data-refresh={`/console/inbox/list?page=${pageOf(c)}`}
+        >
           {await waitingList(deps, c)}
         </div>
         <p class="small muted" id="live-status" aria-live="polite">

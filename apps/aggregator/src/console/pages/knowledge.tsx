@@ -1,4 +1,5 @@
 /** @jsxRuntime automatic @jsxImportSource hono/jsx */
+import { plural } from '@lore/kit';
 import type { Context, Hono } from 'hono';
 import { ConsoleToolError } from '../call.js';
 import { back, type ConsoleDeps, type ConsoleEnv, formOf, isHtmx, tool } from '../context.js';
@@ -13,6 +14,31 @@ interface Source {
   updatedAt: string;
   sharing: Sharing;
   summary: string;
+  /** Passages classified sensitive at ingest (absent from an older knowledge service). */
+  sensitivity?: Record<'credentials' | 'contact' | 'health' | 'money' | 'personal' | 'unclassified', number>;
+}
+const SENSITIVE: Array<[keyof NonNullable<Source['sensitivity']>, string]> = [
+  ['credentials', 'credentials'],
+  ['contact', 'personal contact data'],
+  ['health', 'health facts'],
+  ['money', 'money or pay'],
+  ['personal', 'other personal matters'],
+  ['unclassified', 'not classified yet'],
+];
+
+/** "3 passages hold credentials" lines: answers drawn from them always wait for the owner. */
+function SensitivityNote({ s }: { s: Source }) {
+  const counts = s.sensitivity;
+  if (!counts) return null;
+  const parts = SENSITIVE.filter(([k]) => counts[k] > 0).map(
+    ([k, words]) => `${counts[k]} passage${counts[k] === 1 ? '' : 's'}: ${words}`,
+  );
+  if (!parts.length) return null;
+  return (
+    <div class="small sensitivity" data-sensitivity={s.name}>
+      {parts.join('; ')} — answers drawn from them always wait for you.
+    </div>
+  );
 }
 type Sharing = 'auto' | 'manual' | 'private';
 const SHARING: Record<Sharing, string> = {
@@ -26,6 +52,7 @@ interface Passage {
   score: number;
   relevant: boolean;
   headingPath: string[];
+  foundBy?: string[];
 }
 
 const TEXT_TYPES = /\.(txt|text|md|markdown|html?)$/i;
@@ -34,7 +61,10 @@ const TEXT_TYPES = /\.(txt|text|md|markdown|html?)$/i;
 export function toSourceContent(name: string, bytes: Uint8Array): string {
   if (/\.pdf$/i.test(name)) return Buffer.from(bytes).toString('base64');
   if (TEXT_TYPES.test(name)) return new TextDecoder('utf-8').decode(bytes);
-  throw new ConsoleToolError(400, 'Upload text (.txt), Markdown (.md), HTML (.html) or PDF (.pdf) files.');
+  throw new ConsoleToolError(
+    415,
+    `'${name}' is not a text file: upload plain text (.txt), Markdown (.md), HTML (.html) or PDF (.pdf).`,
+  );
 }
 
 function SharingForm({ s, csrf }: { s: Source; csrf: string }) {
@@ -93,6 +123,7 @@ function SourcesTable({ sources, csrf }: { sources: Source[]; csrf: string }) {
                 <td>
                   <strong>{s.name}</strong> <span class="muted small">{s.format}</span>
                   {s.summary ? <div class="small muted">{s.summary}</div> : null}
+                  <SensitivityNote s={s} />
                 </td>
                 <td>
                   <SharingForm s={s} csrf={csrf} />
@@ -214,7 +245,10 @@ export function registerKnowledge(app: Hono<ConsoleEnv>, deps: ConsoleDeps) {
                   : '.'}
               </p>
             ) : (
-              <p>No passage is relevant enough: your node would stay silent on this question.</p>
+              <p>
+                No passage is relevant enough: no draft. Asked of you by name, the question still reaches your
+                inbox, marked "nothing in your knowledge matched"; a broadcast one is dropped.
+              </p>
             )}
             {d.private.length ? (
               <p class="small muted">Left out as private: {d.private.join(', ')}.</p>
@@ -228,6 +262,10 @@ export function registerKnowledge(app: Hono<ConsoleEnv>, deps: ConsoleDeps) {
                   <span class="muted small"> · {p.headingPath.join(' › ')}</span>
                 ) : null}
                 <span class="muted small"> · {p.relevant ? 'relevant' : 'below the drafting threshold'}</span>
+                <span class="muted small">
+                  {' '}
+                  · found by {p.foundBy?.length ? p.foundBy.join(' and ') : 'words'}
+                </span>
                 <blockquote>{p.excerpt}</blockquote>
               </li>
             ))}
@@ -269,12 +307,12 @@ export function registerKnowledge(app: Hono<ConsoleEnv>, deps: ConsoleDeps) {
           file_content: content,
         },
       );
-      notice = `${r.data.replaced ? 'Replaced' : 'Added'} ${r.data.source}: ${r.data.chunks} chunks indexed.`;
+      notice = `${r.data.replaced ? 'Replaced' : 'Added'} ${r.data.source}: ${plural(r.data.chunks, 'chunk')} indexed.`;
     } catch (err) {
       const error = err instanceof ConsoleToolError ? err.message : 'Upload failed.';
       if (!isHtmx(c)) return back(c, '/console/knowledge', { error });
       c.header('HX-Trigger', JSON.stringify({ 'lore:error': error }));
-      return c.text(error, 422);
+      return c.text(error, err instanceof ConsoleToolError && err.code === 415 ? 415 : 422);
     }
     if (!isHtmx(c)) return back(c, '/console/knowledge', { notice });
     c.header('HX-Trigger', JSON.stringify({ 'lore:announce': notice }));
@@ -308,7 +346,9 @@ export function registerKnowledge(app: Hono<ConsoleEnv>, deps: ConsoleDeps) {
     const source = (await formOf(c)).source ?? '';
     try {
       const r = await tool<{ chunks: number }>(deps, c, 'removeKnowledgeSource', { source });
-      return back(c, '/console/knowledge', { notice: `Removed ${source} (${r.data.chunks} chunks).` });
+      return back(c, '/console/knowledge', {
+        notice: `Removed ${source} (${plural(r.data.chunks, 'chunk')}).`,
+      });
     } catch (err) {
       return back(c, '/console/knowledge', {
         error: err instanceof ConsoleToolError ? err.message : 'Failed.',

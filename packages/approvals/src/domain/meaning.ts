@@ -1,0 +1,91 @@
+import type { TopicMeaning } from '@lore/schema/knowledge-events';
+import type { Matcher, Tri } from './interpret.js';
+
+/**
+ * Cosine thresholds between a condition's topic ("About coffee machine.") and what a draft
+ * would release (the draft, and the vectors stored for its cited passages), all-MiniLM-L6-v2.
+ * Chosen on test/fixtures/topic-meaning-eval.ts, written before any threshold: passages about
+ * the topic scored 0.08–0.42 (all but health ≥ 0.26), passages about something else −0.10–0.28,
+ * one outlier at 0.41 ("the health check endpoint" against health).
+ *
+ * - `denyMatch`: a deny rejects on meaning alone (no passage about something else below it
+ *   but the outlier, which a deny may hold: holding too much is the safe mistake);
+ * - `denyDoubt`: between it and `denyMatch` a deny cannot be ruled out, so the query waits for
+ *   its owner rather than leave on an allow (16 of 19 passages about a topic reach it);
+ * - `allow`: an allow covers by meaning only what is clearly about its topic, draft and every
+ *   passage (no passage about something else reaches it but the outlier).
+ * A deny errs towards holding: `denyDoubt` < `allow`.
+ */
+export const TOPIC_THRESHOLDS = { denyMatch: 0.35, denyDoubt: 0.15, allow: 0.3 } as const;
+
+/** The phrase a topic matcher stands for, as a condition named it ("coffee machine", "health"). */
+export const topicPhrase = (m: Matcher): string => m.label.split(' (')[0]!.replace(/^"|"$/g, '');
+
+/** What a deny's topic is by meaning: match (reject), unknown (hold for the owner) or no-match. */
+export function denyByMeaning(
+  topic: Matcher,
+  meaning: TopicMeaning | undefined,
+): { result: Tri; reason: string } {
+  const phrase = topicPhrase(topic);
+  if (meaning?.status === 'unavailable')
+    return {
+      result: 'unknown',
+      reason: `the embedding model is unavailable, so whether the answer is about ${phrase} cannot be checked`,
+    };
+  const s = meaning?.scores.find((x) => x.topic === phrase);
+  // No model here (or none asked): the topic's words decide, as they did before.
+  if (!meaning || meaning.status === 'off' || !s)
+    return { result: 'no-match', reason: `not about ${phrase}` };
+  const best = [
+    { what: 'the draft', score: s.draft },
+    ...s.passages.map((p) => ({ what: `a passage of ${p.source}`, score: p.score })),
+  ].reduce((a, b) => (b.score > a.score ? b : a));
+  if (best.score >= TOPIC_THRESHOLDS.denyMatch)
+    return {
+      result: 'match',
+      reason: `${best.what} is about ${phrase} by meaning (${best.score.toFixed(2)})`,
+    };
+  if (best.score >= TOPIC_THRESHOLDS.denyDoubt)
+    return {
+      result: 'unknown',
+      reason: `${best.what} might be about ${phrase} by meaning (${best.score.toFixed(2)})`,
+    };
+  return { result: 'no-match', reason: `nothing released is about ${phrase}` };
+}
+
+/**
+ * Whether everything a draft would release is about one of an allow's topics by meaning: the
+ * draft and every cited passage at least `allow`. Null when meaning cannot say (no model, no
+ * passage cited).
+ */
+export function allowByMeaning(
+  topics: Matcher[],
+  meaning: TopicMeaning | undefined,
+): { topic: Matcher; reason: string } | null {
+  if (meaning?.status !== 'scored') return null;
+  for (const t of topics) {
+    const s = meaning.scores.find((x) => x.topic === topicPhrase(t));
+    if (!s?.passages.length) continue;
+    const lowest = Math.min(s.draft, ...s.passages.map((p) => p.score));
+    if (lowest >= TOPIC_THRESHOLDS.allow)
+      return {
+        topic: t,
+        reason: `the draft and every passage it cites are about ${topicPhrase(t)} by meaning (at least ${lowest.toFixed(2)})`,
+      };
+  }
+  return null;
+}
+
+/** Whether the passages cited from `source` are all about `topic` by meaning (null: cannot say). */
+export function sourceAboutByMeaning(
+  topic: Matcher,
+  source: string,
+  meaning: TopicMeaning | undefined,
+): boolean | null {
+  if (meaning?.status !== 'scored') return null;
+  const cited = meaning.scores
+    .find((x) => x.topic === topicPhrase(topic))
+    ?.passages.filter((p) => p.source === source);
+  if (!cited?.length) return null;
+  return cited.every((p) => p.score >= TOPIC_THRESHOLDS.allow);
+}
