@@ -8,7 +8,7 @@ const kitSrc = import.meta.dirname;
  * The modules of `@lore/schema` that belong to no service: the kit may import these, and these
  * only. Everything else there is one service's contract (its tools, events and requests).
  */
-const NEUTRAL = new Set(['errors', 'events', 'identity', 'rpc', 'stats', 'signed-requests']);
+const NEUTRAL = new Set(['errors', 'events', 'identity', 'protocol', 'rpc', 'stats', 'signed-requests']);
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {

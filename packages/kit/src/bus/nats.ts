@@ -18,8 +18,8 @@ import {
   TimeoutError,
 } from '@nats-io/transport-node';
 import { toRemote } from './memory.js';
-import type { NatsCredentials } from './nats-auth.js';
 import { natsConnectAuth } from './nats-authenticator.js';
+import type { BusErrorHandler, NatsBusOptions } from './nats-options.js';
 import { durableName, ensureConsumer, natsServers } from './nats-setup.js';
 import { checkEventStream, DUPLICATE_WINDOW_MS, EVENTS_PREFIX, EVENTS_STREAM } from './provision.js';
 import {
@@ -43,46 +43,6 @@ import {
   type Subscription,
 } from './types.js';
 
-/** Called when a subscriber's handler fails; `event` is undefined when the message was not a valid envelope. */
-export type BusErrorHandler = (err: unknown, event: EventEnvelope | undefined, consumer: string) => void;
-
-export interface NatsBusOptions {
-  /** One server, or a cluster's servers separated by commas: the client tries each and reconnects to any. */
-  url: string;
-  /**
-   * Copies JetStream keeps of the stream (and of the KV buckets opened on this connection): 3
-   * on a three-server cluster, so the loss of one server loses nothing. Default 1. An existing
-   * stream is raised (or lowered) to it.
-   */
-  replicas?: number;
-  /** JetStream stream holding the events. Default `LORE_EVENTS`. */
-  stream?: string;
-  /** First subject token the stream captures (`<prefix>.>`). Default `lore`; tests use a random one. */
-  subjectPrefix?: string;
-  /** Connection name, shown by the server's monitoring. */
-  name?: string;
-  /** How long a re-published event id is recognised as a duplicate. Default 2 minutes. */
-  duplicateWindowMs?: number;
-  onError?: BusErrorHandler;
-  /** Where typed subscriptions count the events they drop. Default: a registry of this bus's own. */
-  drops?: EventDrops;
-  /** A factor over every request's deadline (`LORE_BUS_TIMEOUT_SCALE`). Default 1. */
-  timeoutScale?: number;
-  /** How this process authenticates, and its reply prefix (`_INBOX.<user>`, as its permissions allow). */
-  credentials?: NatsCredentials;
-  inboxPrefix?: string;
-  /**
-   * Told when the stream's replicas or duplicate window differ from these options and this login
-   * may not change them (the operator's provisioning does). Default: a process warning.
-   */
-  warn?: (message: string) => void;
-  /**
-   * How long to wait at start for the operator to provision a missing stream that this login may
-   * not create (a deployment starts the services and the provisioning Job together). Default 60 s.
-   */
-  streamWaitMs?: number;
-}
-
 type Reply =
   | { ok: true; value: unknown }
   | { ok: false; error: { message: string; code: number; data?: Record<string, unknown> } };
@@ -99,12 +59,13 @@ const PREFETCH = 10;
  */
 const PULL_EXPIRES_MS = 5_000;
 
+/** How long closing may wait for the drain of subscriptions and connection. */
+const CLOSE_TIMEOUT_MS = 3000;
+
 /**
  * The bus between processes: events go through a JetStream stream (durable, deduplicated on the
  * event id), request/reply and `listen` are plain core NATS.
  */
-/** How long closing may wait for the drain of subscriptions and connection. */
-const CLOSE_TIMEOUT_MS = 3000;
 
 export class NatsBus implements EventBus {
   readonly kind = 'nats' as const;
@@ -352,4 +313,5 @@ function headerRecord(h: MsgHdrs | undefined): Record<string, string> {
   return out;
 }
 
+export type { BusErrorHandler, NatsBusOptions };
 export { durableName, natsServers };
