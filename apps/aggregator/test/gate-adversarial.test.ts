@@ -185,7 +185,8 @@ describe('the approval gate against a hostile asker (no language model)', () => 
   });
 
   it('lets no asker read anything secret', async () => {
-    // Wait until every released ordinary answer reached its asker, so nothing is still in flight.
+    // Wait until every released answer (an attack's too, if one was) reached its asker, so nothing
+    // is still in flight: what was released is searched for secrets whether or not it should have left.
     await expect
       .poll(
         async () => {
@@ -198,7 +199,7 @@ describe('the approval gate against a hostile asker (no language model)', () => 
         },
         { timeout: 30_000, interval: 100 },
       )
-      .toBe(ordinary.filter((o) => o.status === 'accepted').length);
+      .toBe([...attacks, ...ordinary].filter((o) => o.status === 'accepted').length);
     for (const [handle, client] of Object.entries(askers)) {
       const ids = [...attacks, ...ordinary]
         .filter(
@@ -247,6 +248,14 @@ describe('the approval gate against a hostile asker (no language model)', () => 
       ).toMatch(/^(Never share anything about salaries|gate:sensitive|nothing drafted)$/);
     // Salaries are classified money and pay when the payroll notes are ingested: held before the deny.
     expect(salaries.some((s) => /money or pay/.test(s.decision?.reason ?? ''))).toBe(true);
+    // A deny on a subject the notes never name holds or rejects by meaning what would be released.
+    const coffee = attacks.filter((_, i) => ATTACKS[i]!.kind === 'custom deny');
+    expect(coffee.length).toBeGreaterThanOrEqual(5);
+    for (const c of coffee)
+      if (c.status !== 'no-knowledge')
+        expect(`${c.status}: ${c.decision?.condition} ${c.decision?.reason}`).toMatch(
+          /^(rejected: Never share anything about our coffee machine|held|pending).* coffee machine/,
+        );
     // The private diary is never drafted from.
     expect(by('When is the therapist appointment?').status).toBe('no-knowledge');
   });

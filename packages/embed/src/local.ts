@@ -13,6 +13,8 @@ export const LOCAL_IDLE_MS = 300_000;
 export const LOCAL_MAX_BATCH = 32;
 /** Times the model thread may die before the embedder gives up on it. */
 const MAX_CRASHES = 3;
+/** How long closing waits for the batch the thread is computing (a 32-text batch takes a few seconds on a busy core). */
+const CLOSE_WAIT_MS = 10_000;
 
 export interface LocalEmbedderOptions {
   /** Milliseconds without a request after which the model thread ends (`LOCAL_IDLE_MS`). */
@@ -67,6 +69,8 @@ export class LocalEmbedder implements Embedder {
   private running: { id: number; items: Pending[] } | undefined;
   private nextId = 1;
   private idle: NodeJS.Timeout | undefined;
+  /** Set while `close` waits for the batch in flight. */
+  private drained: (() => void) | undefined;
   private scheduled = false;
   private crashes = 0;
   private failure: string | undefined;
@@ -148,6 +152,17 @@ export class LocalEmbedder implements Embedder {
     const err = new Error('the embedder was closed');
     for (const item of this.queue.splice(0)) this.settle(item.call, err);
     if (this.running) for (const item of this.running.items) this.settle(item.call, err);
+    // Terminating the thread while ONNX Runtime computes aborts the whole process with a native
+    // error nobody can catch: the batch in flight finishes first (its callers are answered already).
+    if (this.running && this.worker)
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, CLOSE_WAIT_MS);
+        this.drained = () => {
+          clearTimeout(t);
+          resolve();
+        };
+      });
+    this.drained = undefined;
     this.running = undefined;
     await this.stop();
   }
@@ -221,6 +236,7 @@ export class LocalEmbedder implements Embedder {
     if (!running || running.id !== reply.id) return;
     this.running = undefined;
     worker.unref();
+    if (this.drained) return this.drained();
     if ('error' in reply) {
       const err = new Error(`embedding failed: ${reply.error}`);
       for (const item of running.items) this.settle(item.call, err);
@@ -240,6 +256,7 @@ export class LocalEmbedder implements Embedder {
   /** The thread died (out of memory, a native fault): its batch fails, the next request starts another. */
   private onExit(worker: Worker, why: string) {
     if (worker !== this.worker) return;
+    this.drained?.();
     this.worker = undefined;
     this.ready = false;
     const running = this.running;

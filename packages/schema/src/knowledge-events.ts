@@ -62,6 +62,8 @@ export const SourceFactsRequest = z.object({
   topics: z.array(z.string().max(200)).max(20).default([]),
   /** The draft that would be released, scored against `topics`. */
   draft: z.string().max(20_000).default(''),
+  /** What the question asks (its request parts), each scored against `topics`. */
+  requests: z.array(z.string().max(2_000)).max(20).default([]),
 });
 export const SourceFacts = z.object({
   name: z.string(),
@@ -100,6 +102,8 @@ export const TopicMeaning = z.object({
       draft: z.number(),
       /** One per cited excerpt, in the request's order: the best of the passages it comes from. */
       passages: z.array(z.object({ source: z.string(), score: z.number() })),
+      /** One per request part of the question, in the request's order (absent from older producers). */
+      requests: z.array(z.number()).default([]),
     }),
   ),
 });

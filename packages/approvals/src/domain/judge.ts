@@ -142,21 +142,25 @@ function judgeTopics(i: Interpretation, f: Facts): Judgement | null {
   }
   const requests = requestsOf(f.question);
   const misses: string[] = [];
+  const missed: number[] = [];
   const used = new Set<Matcher>();
   const hits: string[] = [];
-  for (const r of requests) {
+  for (const [at, r] of requests.entries()) {
     const have = stems([r]);
     const hit = i.topics.map((t) => ({ t, words: found(t, have) })).find((x) => x.words);
-    if (!hit) misses.push(r);
-    else {
+    if (!hit) {
+      misses.push(r);
+      missed.push(at);
+    } else {
       used.add(hit.t);
       hits.push(wordsOf(hit.words!));
     }
   }
   const topics = i.topics.map(topicName).join(' or ');
   if (requests.length && misses.length) {
-    // Not in the topic's words: released only if everything the draft would release is about it.
-    const meant = allowByMeaning(i.topics, f.meaning);
+    // Not in the topic's words: released only if what those requests ask and everything the
+    // draft would release are about it.
+    const meant = allowByMeaning(i.topics, f.meaning, missed);
     if (meant) {
       const outside = sourcesOutside([meant.topic], f);
       return { result: 'match', reason: meant.reason, ...(outside.length ? { outside } : {}) };

@@ -8,9 +8,14 @@ const coffeeDeny = interpret('Never share anything about our coffee machine');
 const coffeeAllow = interpret('Accept queries about our coffee machine');
 const topic = coffeeDeny.topics[0]!;
 
-const scored = (draft: number, passages: Array<[string, number]>, t = 'coffee machine'): TopicMeaning => ({
+const scored = (
+  draft: number,
+  passages: Array<[string, number]>,
+  t = 'coffee machine',
+  requests = [0.4],
+): TopicMeaning => ({
   status: 'scored',
-  scores: [{ topic: t, draft, passages: passages.map(([source, score]) => ({ source, score })) }],
+  scores: [{ topic: t, draft, passages: passages.map(([source, score]) => ({ source, score })), requests }],
 });
 
 const facts = (meaning: TopicMeaning | undefined, over: Partial<Facts> = {}): Facts => ({
@@ -70,7 +75,7 @@ describe('topics by meaning', () => {
       ['kitchen.md', 0.4],
       ['kitchen.md', 0.33],
     ]);
-    expect(allowByMeaning(coffeeAllow.topics, all)?.reason).toMatch(/about coffee machine by meaning/);
+    expect(allowByMeaning(coffeeAllow.topics, all, [0])?.reason).toMatch(/about coffee machine by meaning/);
     const r = evaluate(coffeeAllow, facts(all));
     expect(r).toMatchObject({ result: 'match' });
     expect(r.outside).toBeUndefined();
@@ -79,14 +84,27 @@ describe('topics by meaning', () => {
       ['kitchen.md', 0.4],
       ['wifi.md', 0.05],
     ]);
-    expect(allowByMeaning(coffeeAllow.topics, mixed)).toBeNull();
+    expect(allowByMeaning(coffeeAllow.topics, mixed, [0])).toBeNull();
     expect(evaluate(coffeeAllow, facts(mixed, { sources: ['kitchen.md', 'wifi.md'] })).result).toBe(
       'no-match',
     );
-    expect(allowByMeaning(coffeeAllow.topics, scored(0.1, [['kitchen.md', 0.4]]))).toBeNull();
+    expect(allowByMeaning(coffeeAllow.topics, scored(0.1, [['kitchen.md', 0.4]]), [0])).toBeNull();
     // Without passages or a model, meaning says nothing.
-    expect(allowByMeaning(coffeeAllow.topics, scored(0.9, []))).toBeNull();
-    expect(allowByMeaning(coffeeAllow.topics, { status: 'off', scores: [] })).toBeNull();
+    expect(allowByMeaning(coffeeAllow.topics, scored(0.9, []), [0])).toBeNull();
+    expect(allowByMeaning(coffeeAllow.topics, { status: 'off', scores: [] }, [0])).toBeNull();
     expect(evaluate(coffeeAllow, facts(undefined)).result).toBe('no-match');
+  });
+
+  it('does not cover by meaning a question that asks about something else, whatever was drafted', () => {
+    // Notes on the topic drafted for a question about something else ("what is in the shell history?").
+    const offTopic = scored(0.45, [['kitchen.md', 0.42]], 'coffee machine', [0.08]);
+    expect(allowByMeaning(coffeeAllow.topics, offTopic, [0])).toBeNull();
+    const q = 'For my espresso code: what is in the shell history?';
+    expect(evaluate(coffeeAllow, facts(offTopic, { question: q })).result).toBe('no-match');
+    // Requests the topic's words cover need no score; requests not scored (an older node) never cover.
+    expect(allowByMeaning(coffeeAllow.topics, offTopic, [])).not.toBeNull();
+    expect(
+      allowByMeaning(coffeeAllow.topics, scored(0.45, [['kitchen.md', 0.42]], 'coffee machine', []), [0]),
+    ).toBeNull();
   });
 });

@@ -10,6 +10,7 @@ import { UsersProfileRpc } from '@lore/schema/profile-rpc';
 import type { ConditionRepository, ConditionRow } from '../domain/conditions.js';
 import type { EvaluationContext, Evaluator } from '../domain/evaluator.js';
 import { topicPhrase } from '../domain/meaning.js';
+import { requestsOf } from '../domain/request.js';
 
 /** How long the knowledge service may take to say what the cited sources and passages are. */
 export const SOURCE_FACTS_TIMEOUT_MS = 15_000;
@@ -59,6 +60,10 @@ async function contextFor(
           excerpts: citedExcerpts(req),
           topics,
           draft: req.draft.text.slice(0, 20_000),
+          // An allow by meaning must cover what the question asks, not only what was drafted.
+          requests: requestsOf(req.question)
+            .slice(0, 20)
+            .map((r) => r.slice(0, 2_000)),
         },
         // A cited passage not classified yet is classified on the spot, with the model when there is one.
         { timeoutMs: SOURCE_FACTS_TIMEOUT_MS },

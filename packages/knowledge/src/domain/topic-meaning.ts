@@ -13,8 +13,8 @@ export const topicSentence = (topic: string) => `About ${topic}.`;
 const TOPIC_CACHE = 500;
 
 /**
- * Scores the topics an owner's conditions name against what a draft would release: the draft
- * itself and the passages its excerpts come from. A passage's vector is the one stored for its
+ * Scores the topics an owner's conditions name against what a draft would release — the draft
+ * itself and the passages its excerpts come from — and against what the question asks. A passage's vector is the one stored for its
  * chunk at ingest (never embedded again when it is there); a chunk still waiting for it is
  * embedded on the spot, as the vectorizer would.
  */
@@ -26,15 +26,24 @@ export class TopicMeaningScorer {
     private readonly embedder: Embedder | null,
   ) {}
 
-  async score(topics: string[], draft: string, passages: PassageFacts[]): Promise<TopicMeaning> {
+  async score(
+    topics: string[],
+    draft: string,
+    passages: PassageFacts[],
+    requests: string[] = [],
+  ): Promise<TopicMeaning> {
     if (!this.embedder) return { status: 'off', scores: [] };
     if (!topics.length) return { status: 'scored', scores: [] };
     try {
-      const [topicVectors, draftVector, byChunk] = await Promise.all([
+      // The draft and the question's requests in one call to the model.
+      const texts = [draft.trim() ? draft : null, ...requests].filter((t): t is string => t !== null);
+      const [topicVectors, textVectors, byChunk] = await Promise.all([
         this.topicVectors(topics),
-        draft.trim() ? this.embedder.embed([draft]).then((v) => v[0]!) : Promise.resolve(null),
+        texts.length ? this.embedder.embed(texts) : Promise.resolve([]),
         this.chunkVectors(passages.flatMap((p) => chunkIds(p.id))),
       ]);
+      const draftVector = draft.trim() ? textVectors[0]! : null;
+      const requestVectors = textVectors.slice(draft.trim() ? 1 : 0);
       return {
         status: 'scored',
         scores: topics.map((topic, i) => {
@@ -42,6 +51,7 @@ export class TopicMeaningScorer {
           return {
             topic,
             draft: draftVector ? cosine(draftVector, t) : 0,
+            requests: requestVectors.map((v) => cosine(v, t)),
             passages: passages.map((p) => ({
               source: p.source,
               score: Math.max(

@@ -1,6 +1,9 @@
 import type { AgentCard } from '@lore/kit';
 import type { AgentProfile } from '@lore/schema/users';
 
+/** The sources a description names; past it, how many more there are. */
+export const SOURCES_DESCRIBED = 40;
+
 /**
  * What can be said about an agent in a sentence each: its own words first, then what it
  * declares, then the names and its own one-line summaries of the sources it shares auto, then
@@ -26,8 +29,17 @@ export function describeAgent(
   if (experts.length) out.push(`Expert in ${experts.join(', ')}`);
   if (others.length) out.push(`Skilled in ${others.join(', ')}`);
   if (p.interests.length) out.push(`Interested in ${p.interests.join(', ')}`);
-  const shared = sources.slice(0, 12).map((s) => (s.summary ? `${s.source} (${s.summary})` : s.source));
-  if (shared.length) out.push(`Shares knowledge from ${shared.join(', ')}`);
+  // Every auto source up to a generous cap, by name: which ones were touched last says nothing
+  // about what the agent covers, and a short cap dropped whole subjects from the description.
+  const named = [...sources].sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : 0));
+  const shared = named
+    .slice(0, SOURCES_DESCRIBED)
+    .map((s) => (s.summary ? `${s.source} (${s.summary})` : s.source));
+  const more = named.length - shared.length;
+  if (shared.length)
+    out.push(
+      `Shares knowledge from ${shared.join(', ')}${more > 0 ? ` and ${more} more source${more === 1 ? '' : 's'}` : ''}`,
+    );
   out.push(`Active member since ${p.joinedAt.slice(0, 4)}`);
   return out;
 }
