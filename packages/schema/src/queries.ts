@@ -54,6 +54,22 @@ export type AnswerCitation = z.infer<typeof AnswerCitation>;
 
 export const GenerationStrategyName = z.enum(['endpoint', 'sampling', 'extractive', 'manual']);
 
+/**
+ * One of the passages of the recipient's knowledge that came closest to a question nothing
+ * matched: shown to the recipient only (never to the asker), so that it can write an answer or
+ * decline.
+ */
+export const ClosestPassage = z.object({
+  source: z.string().describe('The knowledge source (document name) the passage comes from.'),
+  excerpt: z.string().describe('The passage, cut around the words it shares with the question.'),
+  score: z
+    .number()
+    .describe(
+      'How close it came: its similarity of meaning to the question (cosine, at most 1) when judged by meaning, else its BM25 score.',
+    ),
+});
+export type ClosestPassage = z.infer<typeof ClosestPassage>;
+
 /** Public traits of an asker, as its own node vouches for them (sender-trait conditions read these). */
 export const AskerProfile = z.object({
   displayName: z.string(),
@@ -121,6 +137,13 @@ export const RequestedQuery = z.object({
       at: z.string().nullable(),
     })
     .nullable(),
+  closest: z
+    .array(ClosestPassage)
+    .max(3)
+    .optional()
+    .describe(
+      'When nothing in your knowledge matched (status no-knowledge): the passages that came closest, best first, below the relevance threshold. Only you see them.',
+    ),
 });
 export const ListRequestedQueriesOutput = z.record(z.string(), RequestedQuery);
 
