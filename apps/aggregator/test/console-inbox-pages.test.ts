@@ -1,12 +1,43 @@
 import { createApprovalsService } from '@lore/approvals';
 import { type HttpServerHandle, serveHttp } from '@lore/kit';
-import { appFetch, connectClient, ok, tempDir, testConfig } from '@lore/kit/testing';
+import { appFetch, type Client, connectClient, ok, tempDir, testConfig } from '@lore/kit/testing';
 import { createKnowledgeService } from '@lore/knowledge';
 import { createQueriesService } from '@lore/queries';
 import { createUsersService } from '@lore/users';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { INBOX_PAGE_SIZE } from '../src/console/pages/inbox.js';
 import { type AllInOne, startAllInOne } from '../src/index.js';
+
+const SERVICES = [
+  { name: 'users', create: createUsersService },
+  {
+    name: 'knowledge',
+    create: (deps: Parameters<typeof createKnowledgeService>[0]) => createKnowledgeService(deps),
+  },
+  { name: 'queries', create: createQueriesService },
+  { name: 'approvals', create: createApprovalsService },
+];
+
+/** Signs in to the console with an agent's key, as a browser would; the session cookie. */
+async function signIn(port: number, key: string): Promise<string> {
+  const base = `http://127.0.0.1:${port}`;
+  const form = await fetch(`${base}/console/sign-in`);
+  const pre = form.headers
+    .getSetCookie()
+    .find((c) => c.startsWith('lore_console_pre='))!
+    .split(';')[0]!;
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1]!;
+  const signedIn = await fetch(`${base}/console/sign-in`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { origin: base, cookie: pre, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ _csrf: csrf, key }).toString(),
+  });
+  return signedIn.headers
+    .getSetCookie()
+    .find((c) => c.startsWith('lore_console='))!
+    .split(';')[0]!;
+}
 
 /** An owner many questions wait for still reads and acts on its inbox a page at a time. */
 describe('the console inbox, paged', () => {
@@ -22,14 +53,7 @@ describe('the console inbox, paged', () => {
 
   beforeAll(async () => {
     const config = testConfig(dir.path, { LORE_RATE_LIMITS: 'false', LORE_PORT: '0' });
-    lore = await startAllInOne(config, {
-      services: [
-        { name: 'users', create: createUsersService },
-        { name: 'knowledge', create: (deps) => createKnowledgeService(deps) },
-        { name: 'queries', create: createQueriesService },
-        { name: 'approvals', create: createApprovalsService },
-      ],
-    });
+    lore = await startAllInOne(config, { services: SERVICES });
     http = await serveHttp(lore.app, config, 0);
     const anon = await connectClient(appFetch(lore.app));
     const join = async (username: string) =>
@@ -61,23 +85,7 @@ describe('the console inbox, paged', () => {
       },
       { timeout: 60_000, interval: 200 },
     );
-    const base = `http://127.0.0.1:${http.port}`;
-    const form = await fetch(`${base}/console/sign-in`);
-    const pre = form.headers
-      .getSetCookie()
-      .find((c) => c.startsWith('lore_console_pre='))!
-      .split(';')[0]!;
-    const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1]!;
-    const signedIn = await fetch(`${base}/console/sign-in`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { origin: base, cookie: pre, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ _csrf: csrf, key: ownerKey }).toString(),
-    });
-    cookie = signedIn.headers
-      .getSetCookie()
-      .find((c) => c.startsWith('lore_console='))!
-      .split(';')[0]!;
+    cookie = await signIn(http.port, ownerKey);
   }, 120_000);
   afterAll(async () => {
     await http?.close();
@@ -105,5 +113,115 @@ describe('the console inbox, paged', () => {
   it('reads a page out of range as the nearest one', async () => {
     expect(cards(await get('/console/inbox?page=99'))).toBe(WAITING - INBOX_PAGE_SIZE);
     expect(cards(await get('/console/inbox?page=-3'))).toBe(INBOX_PAGE_SIZE);
+  });
+});
+
+/**
+ * A question asked by name that nothing in the owner's knowledge matched waits in the console
+ * inbox with the passages that came closest: the owner writes an answer or declines it, and has
+ * no empty draft to approve.
+ */
+describe('the console inbox, a question nothing matched', () => {
+  const dir = tempDir();
+  let lore: AllInOne;
+  let http: HttpServerHandle;
+  let cookie: string;
+  let owner: Client;
+  let asker: Client;
+  const NOTE = '# Python\n\nTo reverse a list in Python, call list.reverse() or slice it with list[::-1].';
+  const base = () => `http://127.0.0.1:${http.port}`;
+  const get = async (path: string) =>
+    (await fetch(`${base()}${path}`, { headers: { cookie, accept: 'text/html' } })).text();
+  const post = async (path: string, csrf: string, fields: Record<string, string>) =>
+    fetch(`${base()}${path}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie, origin: base(), 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
+    });
+  const status = async (id: string) =>
+    (await ok<Record<string, { status: string }>>(owner, 'cqListRequestedQueries')).data[id]?.status;
+  /** One question from the asker that shares a word with the note but is not about it. */
+  const askUnmatched = async (question: string) => {
+    const id = (await ok<{ query_id: string }>(asker, 'cqAskQuestion', { question, peers: ['owner'] })).data
+      .query_id;
+    await expect.poll(() => status(id), { timeout: 30_000, interval: 100 }).toBe('no-knowledge');
+    return id;
+  };
+  /** The card of one query in the inbox page. */
+  const cardOf = (html: string, id: string) => {
+    const at = html.indexOf(`id="q-${id}"`);
+    expect(at).toBeGreaterThan(-1);
+    const end = html.indexOf('</article>', at);
+    return html.slice(at, end);
+  };
+
+  beforeAll(async () => {
+    const config = testConfig(dir.path, { LORE_RATE_LIMITS: 'false', LORE_PORT: '0' });
+    lore = await startAllInOne(config, { services: SERVICES });
+    http = await serveHttp(lore.app, config, 0);
+    const anon = await connectClient(appFetch(lore.app));
+    const join = async (username: string) =>
+      (
+        await ok<{ apiKey: string }>(anon, 'agent_register', {
+          username,
+          email: `${username}@example.com`,
+          displayName: username,
+        })
+      ).data.apiKey;
+    const ownerKey = await join('owner');
+    owner = await connectClient(appFetch(lore.app), { key: ownerKey });
+    asker = await connectClient(appFetch(lore.app), { key: await join('asker') });
+    await ok(owner, 'updateKnowledgeSources', { file_name: 'python.md', file_content: NOTE });
+    cookie = await signIn(http.port, ownerKey);
+  }, 120_000);
+  afterAll(async () => {
+    await http?.close();
+    await lore?.close();
+    dir.cleanup();
+  });
+
+  it('shows the closest passages with Write an answer and Decline, and no Approve', async () => {
+    const id = await askUnmatched('What should I feed my pet python snake, and how often?');
+    const page = await get('/console/inbox');
+    const card = cardOf(page, id);
+    expect(card).toContain('feed my pet python snake');
+    expect(card).toContain('Nothing in your knowledge matched.');
+    expect(card).toContain('Closest passages (below the relevance threshold)');
+    expect(card).toContain('<strong>python.md</strong>');
+    expect(card).toContain('To reverse a list in Python');
+    expect(card).toMatch(/score \d/);
+    expect(card).toContain('<summary>Write an answer</summary>');
+    expect(card).toContain('<summary>Decline</summary>');
+    expect(card).not.toContain(`/console/inbox/${id}/approve`);
+    expect(card).not.toContain('Approve');
+  });
+
+  it('sends the answer the owner writes, and the asker receives it', async () => {
+    const id = await askUnmatched('Is a python snake a good pet for a small flat?');
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(await get('/console/inbox'))![1]!;
+    const answer = 'Not really: a ball python needs a large, warm enclosure.';
+    expect((await post(`/console/inbox/${id}/edit`, csrf, { answer })).status).toBe(303);
+    expect(await status(id)).toBe('accepted');
+    await expect
+      .poll(
+        async () =>
+          (
+            await ok<{ questions: Array<{ id: string; answers: Array<{ text: string }> }> }>(
+              asker,
+              'cqListAskedQuestions',
+            )
+          ).data.questions.find((q) => q.id === id)?.answers[0]?.text,
+        { timeout: 15_000, interval: 100 },
+      )
+      .toBe(answer);
+  });
+
+  it('declines it, and it leaves the inbox', async () => {
+    const id = await askUnmatched('Which python snake species stay smallest?');
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(await get('/console/inbox'))![1]!;
+    expect((await post(`/console/inbox/${id}/reject`, csrf, { reason: 'Not my field.' })).status).toBe(303);
+    expect(await status(id)).toBe('rejected');
+    expect(await get('/console/inbox')).not.toContain(`id="q-${id}"`);
   });
 });

@@ -168,6 +168,36 @@ describe.skipIf(!browserAvailable())('MCP Apps through the aggregator', () => {
     await page.close();
   });
 
+  it('shows a question nothing matched with its closest passages, and sends the answer the owner writes', async () => {
+    // Shares one word ("processor") with the owner's note and nothing of its subject.
+    const question = 'Which food processor should I buy to knead rye bread dough?';
+    const id = (await ok<{ query_id: string }>(asker, 'cqAskQuestion', { question, peers: ['olivia'] })).data
+      .query_id;
+    await expect
+      .poll(
+        async () =>
+          (await ok<Record<string, { status: string }>>(owner, 'cqListRequestedQueries')).data[id]?.status,
+        { timeout: 15_000 },
+      )
+      .toBe('no-knowledge');
+    const { page, calls, app } = await openApp('ui://lore/inbox', 'cqListRequestedQueries');
+    const card = app.locator(`#q-${id}`);
+    await card.waitFor({ timeout: 15_000 });
+    expect(await card.locator('.closest').textContent()).toMatch(
+      /Nothing in your knowledge matched\..*quantum\.txt/s,
+    );
+    expect(await card.getByRole('button', { name: 'Approve', exact: true }).count()).toBe(0);
+    expect(await card.getByRole('button', { name: 'Decline' }).count()).toBe(1);
+    await card.getByText('Write an answer').click();
+    await card
+      .getByLabel('Your answer')
+      .fill('A stand mixer with a dough hook; a food processor overheats on rye.');
+    await card.getByRole('button', { name: 'Send answer' }).click();
+    await app.locator(`#q-${id} .st.accepted`).waitFor({ timeout: 15_000 });
+    expect(calls).toEqual(expect.arrayContaining(['cqInboxEditAnswer', 'cqInboxApprove']));
+    await page.close();
+  });
+
   it('shows why an inbox action failed, and an upload the knowledge app was refused', async () => {
     const id = (
       await ok<{ query_id: string }>(asker, 'cqAskQuestion', { question: QUESTION, peers: ['olivia'] })

@@ -1,6 +1,7 @@
 import { createApprovalsService } from '@lore/approvals';
-import { appFetch, type Client, connectClient, ok, tempDir, testConfig } from '@lore/kit/testing';
-import { createKnowledgeService } from '@lore/knowledge';
+import { LOCAL_MODEL } from '@lore/embed';
+import { appFetch, type Client, call, connectClient, ok, tempDir, testConfig } from '@lore/kit/testing';
+import { createKnowledgeService, MEANING_SCALES } from '@lore/knowledge';
 import { createQueriesService } from '@lore/queries';
 import { KnowledgeRpc } from '@lore/schema';
 import { createUsersService } from '@lore/users';
@@ -18,7 +19,12 @@ const NOTES: Record<string, string> = {
 
 type Requested = Record<
   string,
-  { status: string; draft: { citations: Array<{ source: string }> } | null; question: string }
+  {
+    status: string;
+    draft: { citations: Array<{ source: string }> } | null;
+    question: string;
+    closest?: Array<{ source: string; excerpt: string; score: number }>;
+  }
 >;
 
 describe('a peer’s questions drafted from the owner’s notes by meaning (local model, all-in-one)', () => {
@@ -91,5 +97,43 @@ describe('a peer’s questions drafted from the owner’s notes by meaning (loca
       .query_id;
     await expect.poll(async () => (await requested())[id]?.status, { timeout: 20_000 }).toBe('no-knowledge');
     expect((await requested())[id]?.draft).toBeNull();
+  });
+
+  it('shows the owner the passages that came closest to a question nothing matched, and the asker nothing of them', async () => {
+    const question = 'Hello! Which grass seed grows best in a shady garden lawn?';
+    const id = (await ok<{ query_id: string }>(peer.c, 'cqAskQuestion', { question, peers: ['owner'] })).data
+      .query_id;
+    await expect.poll(async () => (await requested())[id]?.status, { timeout: 20_000 }).toBe('no-knowledge');
+    const listed = await ok<Requested>(owner.c, 'cqListRequestedQueries', { status: 'no-knowledge' });
+    const closest = listed.data[id]!.closest!;
+    // All three notes are closer than nothing, each below the relevance threshold, best first.
+    expect(closest.map((c) => c.source).sort()).toEqual(Object.keys(NOTES).sort());
+    const scale = MEANING_SCALES[LOCAL_MODEL]!;
+    for (const c of closest) {
+      expect(c.score).toBeLessThan(scale.threshold);
+      expect(NOTES[c.source]!.replace(/\s+/g, ' ')).toContain(c.excerpt.replace(/…/g, '').trim());
+    }
+    expect(closest.map((c) => c.score)).toEqual([...closest.map((c) => c.score)].sort((a, b) => b - a));
+    expect(listed.text).toContain('Closest passages (below the relevance threshold)');
+    expect(listed.text).toContain(closest[0]!.source);
+
+    // The asker's side: still "sent", and no word of the owner's notes in anything it can read.
+    const mine = await ok<{ questions: Array<{ id: string; peers: Array<{ status: string }> }> }>(
+      peer.c,
+      'cqListAskedQuestions',
+    );
+    expect(mine.data.questions.find((q) => q.id === id)?.peers[0]?.status).toBe('sent');
+    // No answer yet: whatever the summary says (an error or an empty summary), it says nothing of the notes.
+    const summary = await call(peer.c, 'cqSummarizeAnswers', { related_question: id });
+    const theirs = [
+      JSON.stringify(mine.data),
+      mine.text,
+      JSON.stringify(summary.data),
+      summary.text,
+      JSON.stringify((await ok<Requested>(peer.c, 'cqListRequestedQueries')).data),
+    ].join('\n');
+    expect(theirs).not.toMatch(/closest/i);
+    for (const c of closest) expect(theirs).not.toContain(c.excerpt.replace(/…/g, '').trim().slice(0, 40));
+    for (const note of Object.keys(NOTES)) expect(theirs).not.toContain(note);
   });
 });

@@ -49,6 +49,7 @@ type Requested = Record<
     from: string;
     draft: { text: string; citations: Array<{ source: string }> } | null;
     decision: { decided_by: string; condition: string | null } | null;
+    closest?: Array<{ source: string; excerpt: string; score: number }>;
   }
 >;
 type Asked = {
@@ -376,6 +377,47 @@ describe.skipIf(!natsUp)('two nodes on one NATS network', () => {
     const sentences = QUANTUM_TXT.split(/(?<=\.)\s+/).filter((s) => s.length > 40);
     expect(sentences.some((s) => summary.data.summary.includes(s.trim().slice(0, 50)))).toBe(true);
     expect(summary.data.peers.map((p) => p.status).sort()).toEqual(['answered', 'sent']);
+  }, 60_000);
+
+  it('keeps the passages closest to a question nothing matched on the owner’s node: bob on B sees them, nothing reaches A', async () => {
+    // Everything on the network while the question is handled: events every node consumes, and
+    // requests of every node (B's own services pass passages to each other on B's request subjects).
+    const seen: Array<{ subject: string; text: string }> = [];
+    const decoder = new TextDecoder();
+    const sub = nats.connection.subscribe('>', {
+      callback: (_err, m) => {
+        seen.push({ subject: m.subject, text: decoder.decode(m.data) });
+      },
+    });
+    // Shares one word ("processor") with bob's note and nothing of its subject.
+    const question = `Which food processor should I buy to knead rye sourdough dough (${run})?`;
+    const id = (await ok<{ query_id: string }>(alice, 'cqAskQuestion', { question, peers: [h('bob')] })).data
+      .query_id;
+    await until(
+      () => requested(bob),
+      (m) => m[id]?.status === 'no-knowledge',
+    );
+    const closest = (await requested(bob))[id]!.closest!;
+    expect(closest.length).toBeGreaterThan(0);
+    for (const c of closest) expect(c.source).toBe('quantum_computing.txt');
+    expect((await asked(alice)).questions.find((q) => q.id === id)?.peers[0]?.status).toBe('sent');
+    await nats.connection.flush();
+    sub.unsubscribe();
+
+    const excerpts = closest.map((c) => c.excerpt.replace(/…/g, '').trim().slice(0, 40));
+    // What node A receives: the network's events, and requests addressed to A.
+    const toA = seen.filter((m) => m.subject.startsWith('lore.') || m.subject.includes(`.node.${ids.a}`));
+    expect(toA.some((m) => m.text.includes(question.slice(0, 40)))).toBe(true);
+    for (const e of excerpts) expect(toA.filter((m) => m.text.includes(e)).map((m) => m.subject)).toEqual([]);
+    // And what alice can read of this question on A (her earlier question has bob's answer).
+    const onA = JSON.stringify([
+      (await asked(alice)).questions.find((q) => q.id === id),
+      (await requested(alice))[id] ?? null,
+      (await call(alice, 'cqSummarizeAnswers', { related_question: id })).data,
+    ]);
+    expect(onA).toContain(question);
+    expect(onA).not.toMatch(/closest|quantum_computing\.txt/);
+    for (const e of excerpts) expect(onA).not.toContain(e);
   }, 60_000);
 
   it('lets B’s policy decide: a seed condition accepts alice’s question using her profile from A', async () => {

@@ -1,7 +1,7 @@
 import type { Metrics } from './retrieval.js';
 
-/** The issue's targets for the pooled set. Not met yet: reported, not enforced (see BENCHMARKS.md). */
-export const RETRIEVAL_TARGETS = { recall5: 0.98, recall1: 0.85 } as const;
+/** Issue 28's targets for the pooled set. Not met yet: reported, not enforced (see BENCHMARKS.md). */
+export const RETRIEVAL_TARGETS = { recall5: 0.97, recall1: 0.85 } as const;
 
 /**
  * What CI enforces: the figures measured with versioned names joined in `@lore/search` (pooled

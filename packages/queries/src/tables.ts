@@ -1,4 +1,4 @@
-import type { AnswerCitation, AskerProfile, ConditionCheck } from '@lore/schema/queries';
+import type { AnswerCitation, AskerProfile, ClosestPassage, ConditionCheck } from '@lore/schema/queries';
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 /** Questions asked by agents hosted on this node. */
@@ -84,6 +84,8 @@ export const receivedQueries = sqliteTable(
     decidedBy: text('decided_by').notNull(),
     decisionCondition: text('decision_condition'),
     decidedAt: integer('decided_at'),
+    /** Nothing drafted: the passages of the recipient's knowledge that came closest (null: none kept). Never sent to the asker. */
+    closest: text('closest', { mode: 'json' }).$type<ClosestPassage[]>(),
     /** When the recipient's conditions were consulted (null: not yet). */
     evaluatedAt: integer('evaluated_at'),
     /** A step (drafting, evaluation) that could not run: attempts so far, the next, the deadline. */

@@ -166,6 +166,7 @@ export {
   AskerProfile,
   AskQuestionInput,
   AskQuestionOutput,
+  ClosestPassage,
   DecideQueryInput,
   DecideQueryOutput,
   GenerationStrategyName,

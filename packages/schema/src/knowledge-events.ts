@@ -42,6 +42,10 @@ export const RetrievedPassage = z.object({
   sharing: z.enum(['auto', 'manual']).default('auto'),
   /** Which signals found it (words, meaning); absent from older producers. */
   foundBy: FoundBy.default([]),
+  /** Its similarity of meaning to the question (cosine); absent when it was judged by words alone. */
+  similarity: z.number().optional(),
+  /** The passage cut around the words it shares with the question; absent from older producers. */
+  excerpt: z.string().optional(),
 });
 export const KnowledgeRetrieveReply = z.object({ passages: z.array(RetrievedPassage) });
 

@@ -1,67 +1,34 @@
 import { z } from 'zod';
 import { FoundBy, HandleRef } from './common.js';
 import { defineEvent } from './events.js';
+import {
+  AnswerCitation,
+  AskerProfile,
+  ClosestPassage,
+  GenerationStrategyName,
+  PeerStatus,
+  QueryId,
+  ReceivedStatus,
+} from './queries-common.js';
 
-/** Query ids name a question end to end: the asker's question and each recipient's copy share it. */
-export const QUERY_ID_PATTERN = /^qry-[a-z0-9]{6,32}$/;
-export const QueryId = z
-  .string()
-  .trim()
-  .regex(QUERY_ID_PATTERN, { error: 'a query id such as qry-1a2b3c4d5e' });
+export {
+  AnswerCitation,
+  AskerProfile,
+  ClosestPassage,
+  GenerationStrategyName,
+  PEER_STATUSES,
+  PeerStatus,
+  QUERY_ID_PATTERN,
+  QueryId,
+  RECEIVED_STATUSES,
+  ReceivedStatus,
+} from './queries-common.js';
 
 const QuestionText = z
   .string()
   .trim()
   .min(3, { error: 'between 3 and 2,000 characters' })
   .max(2000, { error: 'between 3 and 2,000 characters' });
-
-/**
- * A recipient's view of a query: `drafting` (its draft could not be written yet and is being
- * retried), `drafted` (drafted, its evaluation could not run yet and is being retried), `pending` (waiting for the owner), `held` (waiting for the owner, held back
- * by a check, with its reason), `accepted`, `rejected`, `no-knowledge` (nothing relevant to
- * draft from), `undeliverable` (drafting or evaluation could not run within the retry window).
- */
-export const RECEIVED_STATUSES = [
-  'pending',
-  'accepted',
-  'rejected',
-  'no-knowledge',
-  'drafting',
-  'drafted',
-  'held',
-  'undeliverable',
-] as const;
-export const ReceivedStatus = z.enum(RECEIVED_STATUSES);
-export type ReceivedStatus = z.infer<typeof ReceivedStatus>;
-
-/** The asker's view of one peer. */
-export const PEER_STATUSES = [
-  'sent',
-  'answered',
-  'declined',
-  'no-knowledge',
-  'expired',
-  'undeliverable',
-] as const;
-export const PeerStatus = z.enum(PEER_STATUSES);
-export type PeerStatus = z.infer<typeof PeerStatus>;
-
-export const AnswerCitation = z.object({
-  source: z.string().describe('The knowledge source (document name) the excerpt comes from.'),
-  excerpt: z.string(),
-});
-export type AnswerCitation = z.infer<typeof AnswerCitation>;
-
-export const GenerationStrategyName = z.enum(['endpoint', 'sampling', 'extractive', 'manual']);
-
-/** Public traits of an asker, as its own node vouches for them (sender-trait conditions read these). */
-export const AskerProfile = z.object({
-  displayName: z.string(),
-  bio: z.string(),
-  skills: z.array(z.string()),
-  interests: z.array(z.string()),
-});
-export type AskerProfile = z.infer<typeof AskerProfile>;
 
 const AgentRef = z.object({ id: z.string(), handle: z.string(), node: z.string() });
 
@@ -121,6 +88,13 @@ export const RequestedQuery = z.object({
       at: z.string().nullable(),
     })
     .nullable(),
+  closest: z
+    .array(ClosestPassage)
+    .max(3)
+    .optional()
+    .describe(
+      'When nothing in your knowledge matched (status no-knowledge): the passages that came closest, best first, below the relevance threshold. Only you see them.',
+    ),
 });
 export const ListRequestedQueriesOutput = z.record(z.string(), RequestedQuery);
 

@@ -37,6 +37,8 @@ export const retrieveHandler = (knowledge: KnowledgeBase, sharing: SourceSharing
             relevant: p.relevant,
             sharing: s,
             foundBy: p.foundBy,
+            ...(p.similarity !== undefined ? { similarity: p.similarity } : {}),
+            excerpt: p.excerpt,
           },
         ];
       })

@@ -1,7 +1,7 @@
 import { MemoryBus, nodeLocalBus, settleInPool, type TextGenerator } from '@lore/kit';
 import { KnowledgeRpc } from '@lore/schema';
 import { describe, expect, it } from 'vitest';
-import { Drafter, MODEL_DRAFTS_IN_FLIGHT } from './drafting.js';
+import { CLOSEST_KEPT, closestPassages, Drafter, MODEL_DRAFTS_IN_FLIGHT } from './drafting.js';
 
 /** A knowledge service whose every agent has one relevant passage, and a generator that counts its callers. */
 async function setup(hasEndpoint: boolean) {
@@ -35,7 +35,7 @@ async function setup(hasEndpoint: boolean) {
       Array.from({ length: n }, (_, i) => `agent-${i}`),
       32,
       async (id) => {
-        expect(await drafter.draft(id, 'Why do qubits decohere?')).not.toBeNull();
+        expect((await drafter.draft(id, 'Why do qubits decohere?')).draft).not.toBeNull();
       },
     );
     expect(failed).toEqual([]);
@@ -55,5 +55,37 @@ describe('Drafter', () => {
     const s = await setup(false);
     expect(await s.draftMany(40)).toBe(32);
     await s.close();
+  });
+});
+
+describe('closestPassages', () => {
+  const passage = (id: string, score: number, similarity?: number) => ({
+    id,
+    source: `${id}.md`,
+    text: `The text of ${id}, which is long enough to be cut into an excerpt around nothing in particular.`,
+    headingPath: [],
+    score,
+    relevant: false,
+    sharing: 'auto' as const,
+    foundBy: [],
+    ...(similarity !== undefined ? { similarity } : {}),
+  });
+
+  it('ranks by similarity of meaning, then the passages judged by words in retrieval order, and keeps a few', () => {
+    const got = closestPassages([
+      passage('words-1', 4.2),
+      passage('far', 0.03, 0.12),
+      passage('near', 0.05, 0.31),
+      passage('words-2', 3.1),
+      passage('middle', 0.04, 0.2),
+    ]);
+    expect(got.map((p) => p.source)).toEqual(['near.md', 'middle.md', 'far.md']);
+    expect(got[0]).toMatchObject({ score: 0.31 });
+    expect(got[0]!.excerpt).toContain('The text of near');
+    expect(closestPassages([passage('words-1', 4.2), passage('words-2', 3.1)]).map((p) => p.score)).toEqual([
+      4.2, 3.1,
+    ]);
+    expect(closestPassages([])).toEqual([]);
+    expect(CLOSEST_KEPT).toBe(3);
   });
 });

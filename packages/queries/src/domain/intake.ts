@@ -123,7 +123,7 @@ export class Intake {
       if (row.status === 'drafting') {
         command = await this.attempt('draft', row, async (at) => ({
           type: 'draft',
-          draft: await this.d.drafter.draft(row.recipientId, row.question),
+          ...(await this.d.drafter.draft(row.recipientId, row.question)),
           at,
         }));
       } else if (row.status === 'drafted' && row.evaluatedAt === null) {

@@ -125,6 +125,20 @@ describe('received query lifecycle: evolve', () => {
     }
   });
 
+  it('keeps the closest passages of a question nothing was drafted for, and none for a drafted one', () => {
+    const closest = [{ source: 'espresso.md', excerpt: 'Grind finer when the shot runs fast.', score: 0.21 }];
+    const nothing = after({ type: 'receive', at: T }, { type: 'draft', draft: null, closest, at: T + 1 });
+    expect(nothing).toMatchObject({ status: 'no-knowledge', closest });
+    // Written by the owner from there: the passages it was written beside stay on the copy.
+    const answered = run(
+      { type: 'edit', text: 'Mine.', citations: [], by: '@bob', at: T + 9 },
+      nothing,
+    ).state;
+    expect(answered).toMatchObject({ status: 'pending', closest });
+    expect(noKnowledge().closest).toEqual([]);
+    expect(drafted().closest).toBeNull();
+  });
+
   it('retries a step with doubling waits up to the ceiling, then gives it up as undeliverable', () => {
     let s = received();
     const waits: number[] = [];

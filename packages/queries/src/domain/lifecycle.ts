@@ -1,5 +1,5 @@
 import type { EvaluateQueryReply } from '@lore/schema/approvals';
-import type { AnswerCitation, ReceivedStatus } from '@lore/schema/queries';
+import type { AnswerCitation, ClosestPassage, ReceivedStatus } from '@lore/schema/queries';
 
 /**
  * The life of a query received by an agent hosted here, as pure functions: `decide` turns a
@@ -35,6 +35,8 @@ export interface QueryState {
   /** Revisions sent to the asker (0 until accepted). */
   revision: number;
   decision: DecisionNote;
+  /** Nothing drafted: the passages of the owner's knowledge that came closest (null: none kept). */
+  closest: ClosestPassage[] | null;
   evaluatedAt: number | null;
   /** Retries of the step that cannot run: how many so far, when the next, until when. */
   attempts: number;
@@ -48,6 +50,7 @@ export const initialState: QueryState = {
   draft: null,
   revision: 0,
   decision: { reason: '', decidedBy: 'none', condition: null, at: null },
+  closest: null,
   evaluatedAt: null,
   attempts: 0,
   nextAttemptAt: null,
@@ -67,7 +70,7 @@ export const STEP_LEASE_MS = 30_000;
 
 export type Command =
   | { type: 'receive'; at: number }
-  | { type: 'draft'; draft: Draft | null; at: number }
+  | { type: 'draft'; draft: Draft | null; closest?: ClosestPassage[]; at: number }
   | { type: 'fail'; step: 'draft' | 'evaluate'; error: string; policy: RetryPolicy; at: number }
   | { type: 'evaluate'; verdict: Verdict; at: number }
   | { type: 'accept'; by: string; reason: string; at: number }
@@ -77,7 +80,7 @@ export type Command =
 export type Event =
   | { type: 'received'; at: number }
   | { type: 'drafted'; draft: Draft; at: number }
-  | { type: 'nothing-drafted'; at: number }
+  | { type: 'nothing-drafted'; closest: ClosestPassage[]; at: number }
   | {
       type: 'retry-scheduled';
       step: 'draft' | 'evaluate';
@@ -125,7 +128,7 @@ export function decide(cmd: Command, s: QueryState): Event[] {
       if (s.status !== 'drafting') return [];
       return cmd.draft?.citations.length
         ? [{ type: 'drafted', draft: cmd.draft, at: cmd.at }]
-        : [{ type: 'nothing-drafted', at: cmd.at }];
+        : [{ type: 'nothing-drafted', closest: cmd.closest ?? [], at: cmd.at }];
     case 'fail': {
       const waiting = cmd.step === 'draft' ? 'drafting' : 'drafted';
       if (s.status !== waiting) return [];
@@ -208,6 +211,7 @@ export function evolve(s: QueryState, e: Event): QueryState {
         ...s,
         ...settled,
         status: 'no-knowledge',
+        closest: e.closest,
         decision: {
           reason:
             'Nothing in your knowledge matched, so nothing was drafted. The asker sees it as waiting for you: write an answer (cqUpdateEditAnswer) and accept it, or decline it (cqRejectQuery).',

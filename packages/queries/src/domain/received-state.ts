@@ -27,6 +27,7 @@ export function stateOf(r: ReceivedRow): QueryState {
         }
       : null,
     revision: r.revision,
+    closest: r.closest ?? null,
     decision: {
       reason: r.decisionReason,
       decidedBy: r.decidedBy,
@@ -52,6 +53,7 @@ export function columnsOf(s: QueryState) {
     writtenByOwner: s.draft?.writtenByOwner ?? false,
     sourceCitations: s.draft?.sources ?? [],
     revision: s.revision,
+    closest: s.closest,
     decisionReason: s.decision.reason,
     decidedBy: s.decision.decidedBy,
     decisionCondition: s.decision.condition,

@@ -28,6 +28,8 @@ export function requestedQueryView(r: ReceivedRow) {
       condition: r.decisionCondition,
       at: r.decidedAt ? iso(r.decidedAt) : null,
     },
+    // Only the recipient lists its copies: the closest passages of its own knowledge.
+    ...(r.closest ? { closest: r.closest } : {}),
   };
 }
 

@@ -15,6 +15,8 @@ export interface ReceivedQuery {
   timestamp: string;
   draft: { text: string; citations: Citation[]; strategy: string; edited: boolean } | null;
   decision: { reason: string; decided_by: string; condition: string | null; at: string | null } | null;
+  /** Nothing matched (status no-knowledge): the passages of the owner's knowledge that came closest. */
+  closest?: Array<{ source: string; excerpt: string; score: number }>;
   [extra: string]: unknown;
 }
 
@@ -25,11 +27,14 @@ export interface AskerInfo {
   connected: boolean;
 }
 
-/** Statuses that wait for the owner. */
-export const WAITING = new Set(['pending', 'held']);
+/** Statuses that wait for the owner: a draft to decide on, or (no-knowledge) a question to answer or decline. */
+export const WAITING = new Set(['pending', 'held', 'no-knowledge']);
 
 /** Why a query waits, from whatever the tools say: a hold reason, the gate's reason, a manual source. */
 export function whyWaiting(q: ReceivedQuery): string[] {
+  // The tools' reason names tools; the console has buttons for them.
+  if (q.status === 'no-knowledge')
+    return ['Nothing in your knowledge matched, so nothing was drafted: write an answer, or decline.'];
   const reasons: string[] = [];
   const add = (v: unknown) => {
     if (typeof v === 'string' && v.trim() && !reasons.includes(v.trim())) reasons.push(v.trim());
@@ -52,6 +57,32 @@ export const DRAFTED_BY = {
   sampling: 'Written from your knowledge by your MCP client’s model',
   manual: 'Written by you',
 } as const;
+
+/** A question nothing matched: the passages that came closest, so the owner can answer it or decline. */
+export function ClosestView({ closest }: { closest: NonNullable<ReceivedQuery['closest']> }) {
+  return (
+    <div class="closest">
+      <p>
+        <strong>Nothing in your knowledge matched.</strong>
+      </p>
+      {closest.length ? (
+        <>
+          <p class="muted small">Closest passages (below the relevance threshold):</p>
+          <ol class="citations">
+            {closest.map((c) => (
+              <li>
+                <strong>{c.source}</strong> <span class="muted small">score {c.score}</span>
+                <blockquote>{c.excerpt}</blockquote>
+              </li>
+            ))}
+          </ol>
+        </>
+      ) : (
+        <p class="muted small">No passage came close.</p>
+      )}
+    </div>
+  );
+}
 
 export function DraftView({ draft }: { draft: ReceivedQuery['draft'] }) {
   if (!draft) return <p class="muted">No draft: your knowledge has nothing on this.</p>;
@@ -83,6 +114,7 @@ export function DraftView({ draft }: { draft: ReceivedQuery['draft'] }) {
 
 export function QueryCard({ q, asker, csrf }: { q: ReceivedQuery; asker?: AskerInfo; csrf: string }) {
   const waiting = WAITING.has(q.status);
+  const nothing = q.status === 'no-knowledge';
   const base = `/console/inbox/${encodeURIComponent(q.id)}`;
   const target = { 'hx-target': `#q-${q.id}`, 'hx-swap': 'outerHTML' };
   return (
@@ -112,7 +144,7 @@ export function QueryCard({ q, asker, csrf }: { q: ReceivedQuery; asker?: AskerI
       <h2 class="question">
         <Untrusted by={q.from}>{q.question}</Untrusted>
       </h2>
-      <DraftView draft={q.draft} />
+      {nothing ? <ClosestView closest={q.closest ?? []} /> : <DraftView draft={q.draft} />}
       {waiting ? (
         <p class="why">
           <strong>Waiting because:</strong> {whyWaiting(q).join(' · ')}
@@ -134,7 +166,7 @@ export function QueryCard({ q, asker, csrf }: { q: ReceivedQuery; asker?: AskerI
             </form>
           ) : null}
           <details class="edit" data-key="e">
-            <summary>Edit, then approve</summary>
+            <summary>{nothing ? 'Write an answer' : 'Edit, then approve'}</summary>
             <form method="post" action={`${base}/edit`} hx-post={`${base}/edit`} {...target}>
               <Csrf token={csrf} />
               <label for={`answer-${q.id}`}>Answer to send</label>
@@ -152,20 +184,20 @@ export function QueryCard({ q, asker, csrf }: { q: ReceivedQuery; asker?: AskerI
                   Preview
                 </button>
                 <button type="submit" class="primary">
-                  Save and approve
+                  {nothing ? 'Send answer' : 'Save and approve'}
                 </button>
               </div>
               <div id={`preview-${q.id}`} class="preview" aria-live="polite" />
             </form>
           </details>
           <details class="reject" data-key="r">
-            <summary>Reject</summary>
+            <summary>{nothing ? 'Decline' : 'Reject'}</summary>
             <form method="post" action={`${base}/reject`} hx-post={`${base}/reject`} {...target}>
               <Csrf token={csrf} />
               <label for={`reason-${q.id}`}>Reason (optional, kept in the decision log)</label>
               <input id={`reason-${q.id}`} name="reason" maxlength={500} />
               <button type="submit" class="danger">
-                Reject
+                {nothing ? 'Decline' : 'Reject'}
               </button>
             </form>
           </details>

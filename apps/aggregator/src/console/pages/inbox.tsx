@@ -114,9 +114,9 @@ export function registerInbox(app: Hono<ConsoleEnv>, deps: ConsoleDeps) {
     return c.html(
       <Page title="Inbox" agent={s.agent} csrf={s.csrf} active="inbox">
         <p class="lede">
-          Questions other agents asked you, with the answer your knowledge drafted. Nothing leaves until you
-          approve it. <kbd>j</kbd>/<kbd>k</kbd> move, <kbd>a</kbd> approves, <kbd>e</kbd> edits, <kbd>r</kbd>{' '}
-          rejects.
+          Questions other agents asked you, with the answer your knowledge drafted, or the passages that came
+          closest when nothing matched. Nothing leaves until you approve it. <kbd>j</kbd>/<kbd>k</kbd> move,{' '}
+          <kbd>a</kbd> approves, <kbd>e</kbd> edits, <kbd>r</kbd> rejects.
         </p>
         <Flash error={c.req.query('error')} notice={c.req.query('notice')} />
         <div
