@@ -81,6 +81,9 @@ try {
   const words = new KnowledgeBase(db as unknown as Db, outbox, null, log);
   const meaning = new KnowledgeBase(db as unknown as Db, outbox, embedder, log);
   await meaning.vectorizer?.stop();
+  // Classifying 100k passages for sensitivity would share the process with the searches timed
+  // here (and the model thread with the question's embedding): the figure is the search's.
+  await Promise.all([words.sensitivity.stop(), meaning.sensitivity.stop()]);
   const fill = async (agentId: string, chunks: number, sourceOffset: number) => {
     const agent = { id: agentId, handle: agentId, node: 'bench' };
     const sources = Math.ceil(chunks / 100);

@@ -11,6 +11,12 @@ import { threadEntry } from './thread.js';
 export const LOCAL_IDLE_MS = 300_000;
 /** Most texts one message to the model thread carries (the requests waiting are joined up to it). */
 export const LOCAL_MAX_BATCH = 32;
+/**
+ * Texts per forward pass in the model thread. ONNX Runtime's arena grows to the largest pass: ~200-
+ * token passages two at a time held 16 MB where eight held 50 MB, for no more CPU a passage (34–36
+ * ms against 38; BENCHMARKS.md, "Meaning: memory").
+ */
+export const LOCAL_FORWARD_BATCH = 2;
 /** Times the model thread may die before the embedder gives up on it. */
 const MAX_CRASHES = 3;
 /** How long closing waits for the batch the thread is computing (a 32-text batch takes a few seconds on a busy core). */
@@ -206,6 +212,7 @@ export class LocalEmbedder implements Embedder {
       modelModule: this.opts.modelModule ?? LOCAL_MODEL_PACKAGE,
       sha256: this.opts.sha256 ?? LOCAL_WEIGHTS_SHA256,
       threads: this.opts.threads ?? 1,
+      batchSize: LOCAL_FORWARD_BATCH,
     };
     const worker = new Worker(spec.entry, {
       eval: spec.eval,

@@ -79,6 +79,8 @@ export const chunks = sqliteTable(
   (t) => [
     index('chunks_source').on(t.sourceId),
     index('chunks_agent').on(t.agentId),
+    // An agent's vectors of one model (the vector scan, `hasVectors`).
+    index('chunks_agent_model').on(t.agentId, t.embeddingModel),
     // The chunks still waiting for a vector of the current model are found through it.
     index('chunks_embedding_model').on(t.embeddingModel),
     index('chunks_sensitivity_version').on(t.sensitivityVersion),

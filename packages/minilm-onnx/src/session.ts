@@ -12,12 +12,19 @@ export interface RunnerOptions {
   threads: number;
 }
 
+/**
+ * One thread by default, the arena kept (without it glibc kept twice the memory after a few
+ * batches, and a passage took twice the CPU), and no prepacked copies of the weights: prepacking
+ * held 22–27 MB more for a query 1–2 ms of CPU faster and passages no faster (BENCHMARKS.md,
+ * "Meaning: memory").
+ */
 function sessionOptions(threads: number): ort.InferenceSession.SessionOptions {
   return {
     intraOpNumThreads: threads,
     interOpNumThreads: 1,
     executionMode: 'sequential',
     graphOptimizationLevel: 'all',
+    extra: { session: { disable_prepacking: '1' } },
   };
 }
 

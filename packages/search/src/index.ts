@@ -50,6 +50,7 @@ export {
 } from './synonyms.js';
 export { ftsMatchQuery, isContentTerm, queryTerms, STOP_WORDS, tokenize } from './terms.js';
 export { cosine, cosineTopK, float32FromBuffer, float32ToBuffer, reciprocalRankFusion } from './vector.js';
+export { VectorMatrix } from './vector-matrix.js';
 export {
   type NearestOptions,
   nearestSql,

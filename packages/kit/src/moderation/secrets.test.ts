@@ -68,6 +68,16 @@ describe('scanSensitive', () => {
     expect(f.some((x) => x.rule.startsWith('secretlint:'))).toBe(true);
   });
 
+  it("leaves nothing in the process's performance timeline (secretlint's profiler is off)", async () => {
+    await scanSensitive('token ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa');
+    performance.clearMarks();
+    performance.clearMeasures();
+    for (let i = 0; i < 20; i++) await scanSensitive(`passage ${i}: nothing to see here`);
+    await new Promise((r) => setImmediate(r));
+    expect(performance.getEntriesByType('mark')).toEqual([]);
+    expect(performance.getEntriesByType('measure')).toEqual([]);
+  });
+
   it('scans several texts and names each kind once', async () => {
     const f = await scanSensitive(['password: abc12345', 'PASSWORD = xyz98765', 'mail a@b.co']);
     expect([...new Set(f.map((x) => x.label))]).toEqual(['a password', 'an e-mail address']);

@@ -93,7 +93,12 @@ export function foldLookalikes(text: string): string {
   );
 }
 
-/** secretlint and its rules, loaded on the first draft scanned (a process may never scan one). */
+/**
+ * secretlint and its rules, loaded on the first draft scanned (a process may never scan one).
+ * Its profiler is switched off: on by default, it leaves a `performance.mark` per rule and per text
+ * in Node's global timeline and keeps every entry and measure in arrays of its own, for good
+ * (over a million marks while a 100k-chunk knowledge base was classified, and the CPU to match).
+ */
 let secretlint:
   | Promise<{ lintSource: typeof import('@secretlint/core').lintSource; config: { rules: unknown[] } }>
   | undefined;
@@ -101,10 +106,14 @@ const loadSecretlint = () =>
   (secretlint ??= Promise.all([
     import('@secretlint/core'),
     import('@secretlint/secretlint-rule-preset-recommend'),
-  ]).then(([core, preset]) => ({
-    lintSource: core.lintSource,
-    config: { rules: [{ id: '@secretlint/secretlint-rule-preset-recommend', rule: preset.creator }] },
-  })));
+    import('@secretlint/profiler'),
+  ]).then(([core, preset, profiler]) => {
+    profiler.secretLintProfiler.setEnabled(false);
+    return {
+      lintSource: core.lintSource,
+      config: { rules: [{ id: '@secretlint/secretlint-rule-preset-recommend', rule: preset.creator }] },
+    };
+  }));
 
 const SECRETLINT_LABELS: Array<[RegExp, string]> = [
   [/privatekey/i, 'a private key'],

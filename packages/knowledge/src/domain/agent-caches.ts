@@ -1,3 +1,4 @@
+import type { VectorMatrix } from '@lore/search';
 import { LRUCache } from 'lru-cache';
 import type { CorpusStats } from './relevance.js';
 
@@ -21,8 +22,7 @@ export interface AgentVectors {
   rev: string;
   /** When they were read (`performance.now()`): see `VECTORS_FRESH_MS`. */
   at: number;
-  items: Array<{ id: string; vector: Float32Array }>;
-  byId: Map<number, Float32Array>;
+  matrix: VectorMatrix;
 }
 
 /**
@@ -39,7 +39,7 @@ export const VECTORS_FRESH_MS = 30_000;
  */
 export class AgentCaches {
   readonly stats = new LRUCache<string, AgentStats>({ max: CACHED_AGENTS });
-  /** Only agents over `DB_SCAN_MAX` chunks; a few, each up to ~1.5 kB a chunk. */
+  /** Only agents over `DB_SCAN_MAX` chunks; a few, each 1.5 kB a chunk (384 float32 values). */
   readonly vectors = new LRUCache<string, AgentVectors>({ max: 4 });
   /**
    * The agent's summary row (`AGENT_SUMMARY`) and the database's data version it was read at:

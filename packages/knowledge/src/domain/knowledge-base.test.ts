@@ -6,7 +6,7 @@ import { type Embedder, LOCAL_MODEL, LocalEmbedder } from '@lore/embed';
 import { createLogger, type Database, MemoryBus, Outbox, openDatabase } from '@lore/kit';
 import type { EventEnvelope, VerifiedAgent } from '@lore/schema';
 import { KnowledgeSourceAdded } from '@lore/schema';
-import { float32FromBuffer, keywords, splitDocument } from '@lore/search';
+import { float32FromBuffer, keywords, nearestSql, splitDocument } from '@lore/search';
 import { sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as tables from '../tables.js';
@@ -225,6 +225,22 @@ describe('KnowledgeBase ingest', () => {
       for (const [i, p] of b.entries()) expect(p.similarity).toBeCloseTo(a[i]!.similarity!, 5);
     }
     await inMemory.close();
+  });
+
+  it("compares an agent's vectors found through the agent-and-model index, not every agent's of the model", async () => {
+    // Without `chunks_agent_model`, SQLite read every agent's vectors of the model to keep one agent's.
+    const nearest = nearestSql({
+      table: 'chunks',
+      column: 'vector',
+      id: 'id',
+      where: 'agent_id = ? and embedding_model = ?',
+      k: 30,
+    });
+    const plan = await db.$client.execute({
+      sql: `explain query plan ${nearest}`,
+      args: [new Uint8Array(384 * 4), ada.id, LOCAL_MODEL],
+    });
+    expect(plan.rows.map((r) => String(r.detail)).join('\n')).toContain('USING INDEX chunks_agent_model');
   });
 
   it('computes no vectors while sources are being added, and catches up after', async () => {

@@ -2,8 +2,6 @@ import { type Embedder, EmbedderUnavailableError } from '@lore/embed';
 import { type Database, type Logger, preparedReads } from '@lore/kit';
 import {
   bm25Idf,
-  cosine,
-  cosineTopK,
   excerpt,
   float32FromBuffer,
   fuseRankings,
@@ -13,12 +11,13 @@ import {
   rankQuery,
   rerankBlend,
   similarityOfSql,
+  VectorMatrix,
   vectorParam,
 } from '@lore/search';
 import { sql } from 'drizzle-orm';
 import { LRUCache } from 'lru-cache';
 import type * as tables from '../tables.js';
-import { vectorColumn } from '../tables.js';
+import { VECTOR_DIMENSIONS, vectorColumn } from '../tables.js';
 import {
   type AgentCaches,
   type AgentStats,
@@ -123,8 +122,8 @@ export class KnowledgeSearcher {
       const known = inMemory
         ? new Map(
             unknown.flatMap((id) => {
-              const v = inMemory.byId.get(id);
-              return v ? [[id, cosine(queryVector, v)] as const] : [];
+              const sim = inMemory.matrix.similarity(id, queryVector);
+              return sim === undefined ? [] : [[id, sim] as const];
             }),
           )
         : await this.similarityOf(agentId, queryVector, unknown);
@@ -329,12 +328,8 @@ export class KnowledgeSearcher {
     k: number,
     source: string | undefined,
   ): Array<{ id: number; similarity: number }> {
-    const hits = cosineTopK(query, vectors.items, source ? k * 4 : k).map((h) => ({
-      id: Number(h.id),
-      similarity: h.score,
-    }));
     // The source's chunks are checked by the candidate rows (ranker.candidates filters by source).
-    return hits.slice(0, source ? k * 4 : k);
+    return vectors.matrix.nearest(query, source ? k * 4 : k);
   }
 
   /**
@@ -346,22 +341,19 @@ export class KnowledgeSearcher {
     const summary = await this.summary(agentId);
     const rev = `${revision(summary)}:${this.caches.vectorRevision(agentId)}`;
     const cached = this.caches.vectors.get(agentId);
-    const complete = cached !== undefined && cached.items.length >= Number(summary?.n ?? 0);
+    const complete = cached !== undefined && cached.matrix.size >= Number(summary?.n ?? 0);
     if (cached?.rev === rev && (complete || performance.now() - cached.at < VECTORS_FRESH_MS)) return cached;
     const rs = await this.db.$client.execute({
       sql: 'select id, vector, embedding from chunks where agent_id = ? and embedding_model = ? and (vector is not null or embedding is not null)',
       args: [agentId, this.embedder!.model],
     });
-    const items = rs.rows.map((r) => ({
-      id: Number(r.id),
-      vector: float32FromBuffer((r.vector ?? r.embedding) as ArrayBuffer),
-    }));
-    const entry: AgentVectors = {
-      rev,
-      at: performance.now(),
-      items: items.map((i) => ({ id: String(i.id), vector: i.vector })),
-      byId: new Map(items.map((i) => [i.id, i.vector])),
-    };
+    const rows = rs.rows.map(
+      (r) => [Number(r.id), float32FromBuffer((r.vector ?? r.embedding) as ArrayBuffer)] as const,
+    );
+    // One model's vectors share a dimension; a row of another is left out (never compared).
+    const matrix = new VectorMatrix(rows[0]?.[1].length ?? VECTOR_DIMENSIONS, rows.length);
+    for (const [id, vector] of rows) matrix.add(id, vector);
+    const entry: AgentVectors = { rev, at: performance.now(), matrix };
     this.caches.vectors.set(agentId, entry);
     return entry;
   }
