@@ -206,3 +206,20 @@ export function toolsCallBody(name: string, args: Record<string, unknown>): stri
 export function fileExists(p: string) {
   return existsSync(p);
 }
+
+/** Runs `fn` over `items` with at most `n` in flight. */
+export async function pool<T>(
+  items: T[],
+  n: number,
+  fn: (item: T, i: number) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(n, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        await fn(items[i]!, i);
+      }
+    }),
+  );
+}

@@ -26,19 +26,16 @@
  * as its own process too (`lore network link`, base port + 10), as the `link` NATS user.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { runJetStreamCli } from '@lore/kit/nats';
-import { renderAuth, renderServer } from '../infra/nats/generate.js';
-import { NATS_USERS, passwordVariable } from '../infra/nats/permissions.js';
 import type { LoreConfig } from '../packages/kit/src/config.js';
 import { loadNodeIdentity } from '../packages/kit/src/node.js';
+import { natsPasswords, natsUp, startNats } from './dev-nats.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -98,20 +95,6 @@ export function formatLine(line: string): string {
   return `${paint(90, time)} ${paint(code, label)} ${String(rec.msg ?? '')}${extra ? ` ${extra}` : ''}`;
 }
 
-function natsUp(url: string): Promise<boolean> {
-  const u = new URL(url.replace(/^nats:/, 'http:'));
-  return new Promise((done) => {
-    const socket = connect({ host: u.hostname, port: Number(u.port || 4222) });
-    const finish = (ok: boolean) => {
-      socket.destroy();
-      done(ok);
-    };
-    socket.setTimeout(1000, () => finish(false));
-    socket.once('connect', () => finish(true));
-    socket.once('error', () => finish(false));
-  });
-}
-
 async function healthy(port: number, timeoutMs: number, alive: () => boolean): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline && alive()) {
@@ -121,47 +104,6 @@ async function healthy(port: number, timeoutMs: number, alive: () => boolean): P
     await new Promise((r) => setTimeout(r, 250));
   }
   return false;
-}
-
-const NATS_BIN = ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'].find((p) =>
-  existsSync(p),
-);
-
-/** One password per NATS user, made once (they start with a letter: nats-server parses the values). */
-function natsPasswords(file: string): Record<string, string> {
-  const saved = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>) : {};
-  const all = Object.fromEntries(
-    NATS_USERS.map((u) => [u, saved[u] ?? `pw${randomBytes(16).toString('hex')}`]),
-  );
-  writeFileSync(file, JSON.stringify(all, null, 2), { mode: 0o600 });
-  return all;
-}
-
-/** A nats-server with the shipped configuration, unless one already answers on the port. */
-async function startNats(port: number, dataRoot: string, passwords: Record<string, string>, nodeId: string) {
-  const url = `nats://127.0.0.1:${port}`;
-  if (await natsUp(url)) return { url, child: undefined };
-  if (!NATS_BIN) throw new Error('nats-server is not installed (or set NATS_URL to a running one)');
-  const env = Object.fromEntries(NATS_USERS.map((u) => [passwordVariable(u), passwords[u]!]));
-  // Lore's configuration, rendered for this node: each service is allowed exactly its own
-  // durable consumers of it (consumer names end with the node id; no generic auth.conf exists).
-  const confDir = join(dataRoot, 'nats-conf');
-  mkdirSync(confDir, { recursive: true });
-  writeFileSync(join(confDir, 'nats-server.conf'), renderServer());
-  writeFileSync(join(confDir, 'auth.conf'), renderAuth([nodeId]));
-  const child = spawn(
-    NATS_BIN,
-    ['-c', join(confDir, 'nats-server.conf'), '-a', '127.0.0.1', '-p', String(port)].concat([
-      '-sd',
-      join(dataRoot, 'nats'),
-    ]),
-    { env: { ...process.env, ...env }, stdio: 'ignore', detached: true },
-  );
-  for (let i = 0; i < 100 && !(await natsUp(url)); i++) {
-    if (child.exitCode !== null) throw new Error(`nats-server exited with ${child.exitCode}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return { url, child };
 }
 
 interface Proc {

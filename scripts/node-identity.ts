@@ -10,34 +10,32 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { Command, CommanderError } from 'commander';
 import { loadConfig } from '../packages/kit/src/config.js';
 import { loadNodeIdentity } from '../packages/kit/src/node.js';
 
-const USAGE = 'Usage: pnpm node-identity <node-id>   (lower-case letters, digits and dashes)\n';
-let parsed: { values: { help?: boolean | undefined }; positionals: string[] };
+const command = new Command('pnpm node-identity')
+  .description('print a new node identity (node.json) for the node id given')
+  .argument('<node-id>', 'lower-case letters, digits and dashes')
+  .exitOverride()
+  .configureOutput({ writeErr: (s) => process.stderr.write(s) })
+  .showHelpAfterError()
+  .action((id: string) => {
+    const dir = mkdtempSync(join(tmpdir(), 'lore-node-'));
+    try {
+      loadNodeIdentity(loadConfig({ LORE_DATA_DIR: dir, LORE_NODE_ID: id }));
+      process.stdout.write(readFileSync(join(dir, 'node.json'), 'utf8'));
+    } catch (err) {
+      process.stderr.write(`${(err as Error).message}\n`);
+      process.exitCode = 1;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
 try {
-  parsed = parseArgs({ options: { help: { type: 'boolean', short: 'h' } }, allowPositionals: true });
+  command.parse(process.argv.slice(2), { from: 'user' });
 } catch (err) {
-  process.stderr.write(`${(err as Error).message}\n${USAGE}`);
-  process.exit(2);
-}
-if (parsed.values.help) {
-  process.stdout.write(USAGE);
-  process.exit(0);
-}
-if (parsed.positionals.length !== 1) {
-  process.stderr.write(`${parsed.positionals.length ? 'Name one node id' : 'Name the node id'}\n${USAGE}`);
-  process.exit(2);
-}
-const id = parsed.positionals[0]!;
-const dir = mkdtempSync(join(tmpdir(), 'lore-node-'));
-try {
-  loadNodeIdentity(loadConfig({ LORE_DATA_DIR: dir, LORE_NODE_ID: id }));
-  process.stdout.write(readFileSync(join(dir, 'node.json'), 'utf8'));
-} catch (err) {
-  process.stderr.write(`${(err as Error).message}\n`);
-  process.exitCode = 1;
-} finally {
-  rmSync(dir, { recursive: true, force: true });
+  if (!(err instanceof CommanderError)) throw err;
+  process.exitCode = err.exitCode === 0 ? 0 : 2;
 }

@@ -21,7 +21,7 @@ import {
 } from '@lore/kit/testing';
 import { KnowledgeRpc } from '@lore/schema';
 import { Corpus } from '../corpus.js';
-import { type Proc, ROOT, type Row, row, start, timeIt } from '../lib.js';
+import { type Proc, pool, ROOT, type Row, row, start, timeIt } from '../lib.js';
 import { type Agent, BENCH_ENV, benchConfig, registerAgent, sleep } from '../services.js';
 import { startCpuProfile } from '../tools/cpu-profile.js';
 import { Spans } from '../trace.js';
@@ -45,19 +45,6 @@ const condition = (i: number) => {
   const k = Math.floor(i / 5) % 10;
   return k < 4 ? `Accept all questions from @${ASKER}` : k === 4 ? `Reject questions from @${ASKER}` : null;
 };
-
-/** Runs `fn` over `items` with at most `n` in flight. */
-async function pool<T>(items: T[], n: number, fn: (item: T, i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(n, items.length) }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        await fn(items[i]!, i);
-      }
-    }),
-  );
-}
 
 interface Node {
   name: string;

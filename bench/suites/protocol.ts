@@ -1,8 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { connectClient } from '@lore/kit/testing';
 import { median, perRound, type Rung, type RungResult, runLadder, TARGETS } from '../ladder.js';
 import {
   LADDER_ENV,
@@ -17,7 +15,7 @@ import {
   timeIt,
   toolsCallBody,
 } from '../lib.js';
-import { GROUPS, groupProfile } from '../tools/profile-groups.js';
+import { breakdown, freePort, registerAgent, v1Session } from './protocol-rungs.js';
 
 // Lore's rungs run the bundled JavaScript, as `pnpm start`, `pnpm lore` and the image do (built
 // and bundled first when stale); every rung, baselines included, runs with the same node flags.
@@ -29,17 +27,6 @@ const usersSource = join(ROOT, 'packages/users/src/main.ts');
 const loreSource = join(ROOT, 'apps/aggregator/src/main.ts');
 const HOOK = ['--import', join(ROOT, 'bench/targets/profile-hook.ts')];
 
-/** Registers `handle` on the Lore at `url` and returns its API key. */
-export async function registerAgent(url: string, handle: string): Promise<string> {
-  const c = await connectClient(undefined, { url });
-  const r = (await c.callTool({
-    name: 'agent_register',
-    arguments: { username: handle, email: `${handle}@example.com`, displayName: handle },
-  })) as { structuredContent: { apiKey: string } };
-  await c.close();
-  return r.structuredContent.apiKey;
-}
-
 /**
  * The SDK v1 reference server: `@modelcontextprotocol/server-everything` in its Streamable HTTP
  * mode (`dist/index.js streamableHttp`, Express, a session per client, an in-memory event store,
@@ -47,83 +34,6 @@ export async function registerAgent(url: string, handle: string): Promise<string
  * system picks, so the bench chooses a free port first.
  */
 const everything = join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-/** A 2025-11-25 session on an SDK v1 server, as a 2025-11-25 client opens one. */
-async function v1Session(url: string): Promise<Record<string, string>> {
-  const headers = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
-  const init = await fetch(url, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-11-25',
-        capabilities: {},
-        clientInfo: { name: 'lore-bench', version: '1' },
-      },
-    }),
-  });
-  await init.text();
-  const session = init.headers.get('mcp-session-id');
-  if (!session) throw new Error(`the SDK v1 server opened no session (${init.status})`);
-  const h = { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
-  await (
-    await fetch(url, {
-      method: 'POST',
-      headers: h,
-      body: '{"jsonrpc":"2.0","method":"notifications/initialized"}',
-    })
-  ).text();
-  return h;
-}
-
-/** The CPU a call costs on one rung, by group, from a V8 profile of the measured window. */
-async function breakdown(proc: Proc, rung: Rung, out: string, seconds: number): Promise<Row[]> {
-  const said = (re: RegExp) =>
-    new Promise<void>((resolve) => {
-      const on = (d: Buffer) => {
-        if (re.test(String(d))) {
-          proc.child.stderr!.off('data', on);
-          resolve();
-        }
-      };
-      proc.child.stderr!.on('data', on);
-    });
-  const started = said(/profile started/);
-  proc.child.kill('SIGUSR1');
-  await started;
-  const r = await load(rung.url, { connections: 50, seconds, body: rung.body, headers: rung.headers });
-  const written = said(/profile written/);
-  proc.child.kill('SIGUSR2');
-  await written;
-  if (!existsSync(out)) throw new Error(`no profile at ${out}`);
-  const { total, byGroup } = groupProfile(out);
-  const perCall = (us: number) => us / 1000 / r.total;
-  return [
-    row({ suite: 'cpu', name: `${rung.name}: sampled CPU per call`, value: perCall(total), unit: 'ms' }),
-    ...GROUPS.filter((g) => byGroup[g] > 0).map((g) =>
-      row({
-        suite: 'cpu',
-        name: `${rung.name}: ${g}`,
-        value: perCall(byGroup[g]) * 1000,
-        unit: `µs (${((100 * byGroup[g]) / total).toFixed(0)}%)`,
-      }),
-    ),
-  ];
-}
 
 /**
  * The protocol ladder (see bench/ladder.ts): bare Hono echo, a minimal server on the MCP SDK v2,

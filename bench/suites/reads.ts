@@ -6,10 +6,10 @@ import { Bench } from 'tinybench';
 import { ROOT, type Row, row } from '../lib.js';
 
 /**
- * The users service's hot reads: the four reads of an `agent_profile` call and the key
- * verification, through the service's repositories (statements prepared once through the kit's
- * database adapter) against the same reads built by drizzle's query builders on every call (the
- * baseline, as the repositories made them before), on one database in the same run.
+ * The users service's per-call reads: the reads of an `agent_profile` call and the key
+ * verification, through the service's repositories (drizzle prepared statements, made once)
+ * against the same reads built by drizzle's query builders on every call (the baseline), on one
+ * database in the same run.
  */
 export async function readsSuite(opts: { seconds: number; dataDir: string }): Promise<Row[]> {
   const db = await openDatabase({
@@ -92,12 +92,7 @@ export async function readsSuite(opts: { seconds: number; dataDir: string }): Pr
       )
       .orderBy(t.connectionRequests.createdAt);
   };
-  const preparedProfile = async () => {
-    await agents.byHandle('reader');
-    await agents.recentActivity(id);
-    await connections.connectedHandles(id);
-    await connections.pendingFor(id);
-  };
+  const preparedProfile = () => agents.profileView('reader', id);
   const builtKey = () =>
     db
       .select({
@@ -112,10 +107,8 @@ export async function readsSuite(opts: { seconds: number; dataDir: string }): Pr
       .limit(1);
   const preparedKey = () => agents.verifyKey(keyHash);
   // Both sides read the same rows.
-  if (
-    (await connections.connectedHandles(id)).length !== 2 ||
-    (await connections.pendingFor(id)).length !== 2
-  )
+  const seen = await agents.profileView('reader', id);
+  if (seen?.connections.length !== 2 || seen.pending.length !== 2)
     throw new Error('the hot reads do not see the seeded rows');
 
   const bench = new Bench({ time: Math.max(500, opts.seconds * 200) });

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { measure, median, type Rung } from '../ladder.js';
 import { LADDER_ENV, MCP_HEADERS, start, toolsCallBody } from '../lib.js';
-import { registerAgent } from '../suites/protocol.js';
+import { registerAgent } from '../suites/protocol-rungs.js';
 
 const [rootA, rootB] = [process.argv[2]!, process.argv[3]!];
 const rounds = Number(process.argv[4] ?? 4);

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LADDER_ENV, load, MCP_HEADERS, ROOT, start, toolsCallBody } from '../lib.js';
-import { registerAgent } from '../suites/protocol.js';
+import { registerAgent } from '../suites/protocol-rungs.js';
 
 const outDir = process.argv[2]!;
 const seconds = Number(process.argv[3] ?? 8);

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { median, type Rung, runLadder } from '../ladder.js';
 import { LADDER_ENV, MCP_HEADERS, type Proc, ROOT, start, toolsCallBody } from '../lib.js';
-import { registerAgent } from '../suites/protocol.js';
+import { registerAgent } from '../suites/protocol-rungs.js';
 
 const base = process.env.BENCH_BASE_ROOT;
 if (!base) throw new Error('BENCH_BASE_ROOT: the other checkout to compare with');

@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cpuMs, LADDER_ENV, load, MCP_HEADERS, type Proc, ROOT, start, toolsCallBody } from '../lib.js';
-import { registerAgent } from '../suites/protocol.js';
+import { registerAgent } from '../suites/protocol-rungs.js';
 
 const rounds = Number(process.argv[2] ?? 3);
 const seconds = Number(process.argv[3] ?? 8);

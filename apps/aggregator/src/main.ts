@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { runDocsCli } from '@lore/docs';
 import {
   assertPortFree,
@@ -19,6 +18,7 @@ import {
 import { runKnowledgeCli } from '@lore/knowledge';
 import { handleRegistered } from '@lore/users';
 import { ExponentialBackoff, handleWhen, retry } from 'cockatiel';
+import { Command, CommanderError, Help, InvalidArgumentError } from 'commander';
 import { startAllInOne } from './all-in-one.js';
 import { AggregatorConfigSchema } from './config.js';
 import { startDistributed } from './distributed.js';
@@ -47,50 +47,93 @@ Commands:
 \`lore docs --help\` and \`lore articles --help\` describe their options.
 `;
 
-async function main(argv: string[]) {
-  const [command = 'start', ...rest] = argv;
-  if (command === 'help' || command === '--help' || command === '-h') {
-    process.stdout.write(USAGE);
-    return;
-  }
-  if (command === 'docs' || command === 'articles') {
-    const config = loadConfig(process.env, AggregatorConfigSchema);
-    config.LORE_DATA_DIR = resolve(config.LORE_DATA_DIR);
-    // `pnpm lore …` runs in the checkout; the paths the user typed are relative to where they typed them.
-    if (process.env.INIT_CWD) process.chdir(process.env.INIT_CWD);
-    process.exitCode = await (command === 'docs' ? docs(rest, config) : articles(rest, config));
-    return;
-  }
-  if (command === 'jetstream') {
-    if (process.env.INIT_CWD) process.chdir(process.env.INIT_CWD);
+/** The `lore` command: each subcommand with its options, help and errors, through commander. */
+function program(): Command {
+  const lore = new Command('lore')
+    .exitOverride()
+    .enablePositionalOptions()
+    .configureOutput({ writeOut: (s) => process.stdout.write(s), writeErr: () => {} })
+    .configureHelp({
+      // The command list as the README prints it; each subcommand's own help is commander's.
+      formatHelp: (cmd, helper) => (cmd.parent ? Help.prototype.formatHelp.call(helper, cmd, helper) : USAGE),
+    });
+  lore
+    .command('start')
+    .description('run every Lore service in this process and serve them at one MCP endpoint')
+    .option('--stdio', 'serve the catalog over stdin/stdout (key: LORE_API_KEY, else the owner key)')
+    .option('--port <n>', 'listen on port N instead of LORE_PORT (default 7400)', portOption)
+    .action((opts: { stdio?: boolean; port?: number }) => start(opts));
+  const passThrough = (name: string, description: string, run: (args: string[]) => Promise<void>) =>
+    lore
+      .command(name)
+      .description(description)
+      .helpOption(false)
+      .allowUnknownOption()
+      .passThroughOptions()
+      .argument('[args...]')
+      .action(run);
+  passThrough('docs', 'the documentation corpus (lore docs --help)', async (args) => {
+    process.exitCode = await docs(args, chdirToCaller(aggregatorConfig()));
+  });
+  passThrough('articles', 'the community articles (lore articles --help)', async (args) => {
+    process.exitCode = await articles(args, chdirToCaller(aggregatorConfig()));
+  });
+  passThrough('jetstream', "Lore's event stream and KV buckets on NATS_URL", async (args) => {
+    chdirToCaller(undefined);
     const { runJetStreamCli } = await import('@lore/kit/nats');
-    process.exitCode = await runJetStreamCli(rest, {
+    process.exitCode = await runJetStreamCli(args, {
       natsUrl: process.env.NATS_URL,
       env: process.env,
       stdout: process.stdout,
       stderr: process.stderr,
     });
-    return;
+  });
+  const network = lore
+    .command('network')
+    .description("the network key and this node's signing key (lore network --help)")
+    .helpOption(false)
+    .helpCommand(false)
+    .allowUnknownOption()
+    .passThroughOptions()
+    .argument('[args...]')
+    .action((args: string[]) => {
+      const config = loadConfig(process.env, AggregatorConfigSchema);
+      chdirToCaller(undefined);
+      process.exitCode = runNetworkCli(args, config, { stdout: process.stdout });
+    });
+  network
+    .command('link')
+    .helpOption('-h, --help', 'display help for command')
+    .description("this node's link to a network of several operators, as its own process")
+    .option('--port <n>', 'serve /healthz and /readyz on port N instead of LORE_PORT', portOption)
+    .action((opts: { port?: number }) => networkLink(opts));
+  return lore;
+}
+
+function portOption(value: string): number {
+  try {
+    return parsePort(value, '--port');
+  } catch (err) {
+    throw new InvalidArgumentError((err as Error).message);
   }
-  if (command === 'network' && rest[0] === 'link') {
-    await networkLink(rest.slice(1));
-    return;
-  }
-  if (command === 'network') {
-    const config = loadConfig(process.env, AggregatorConfigSchema);
-    if (process.env.INIT_CWD) process.chdir(process.env.INIT_CWD);
-    process.exitCode = runNetworkCli(rest, config, { stdout: process.stdout });
-    return;
-  }
-  if (command !== 'start') throw new UsageError(`Unknown command: ${command}`);
-  await start(rest);
+}
+
+function aggregatorConfig(): LoreConfig {
+  const config = loadConfig(process.env, AggregatorConfigSchema);
+  config.LORE_DATA_DIR = resolve(config.LORE_DATA_DIR);
+  return config;
+}
+
+/** `pnpm lore …` runs in the checkout; the paths the user typed are relative to where they typed them. */
+function chdirToCaller<T>(value: T): T {
+  if (process.env.INIT_CWD) process.chdir(process.env.INIT_CWD);
+  return value;
 }
 
 /** `lore network link`: the network link alone, beside services that each run in their own process. */
-async function networkLink(argv: string[]) {
-  const { values } = parseArgs({ args: argv, strict: true, options: { port: { type: 'string' } } });
+async function networkLink(opts: { port?: number }) {
   const config = loadConfig(process.env, AggregatorConfigSchema);
-  const port = values.port === undefined ? config.LORE_PORT : parsePort(values.port, '--port');
+  const port = opts.port ?? config.LORE_PORT;
   await assertPortFree(config.LORE_HOST, port);
   const log = createLogger({ name: 'lore-network-link', level: config.LORE_LOG_LEVEL });
   const standalone = await startStandaloneLink(config, log);
@@ -133,26 +176,8 @@ function articles(argv: string[], config: LoreConfig) {
   });
 }
 
-async function start(argv: string[]) {
-  let values: { stdio?: boolean; port?: string; help?: boolean };
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      options: {
-        stdio: { type: 'boolean' },
-        port: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
-  if (values.help) {
-    process.stdout.write(USAGE);
-    return;
-  }
-  const port = values.port === undefined ? undefined : parsePort(values.port, '--port');
+async function start(values: { stdio?: boolean; port?: number }) {
+  const port = values.port;
   const config = loadConfig(process.env, AggregatorConfigSchema);
   const distributed = !!(config.LORE_SERVICES || config.LORE_SERVICES_FILE);
   // A taken port is said before anything starts, not after the services logged that they did.
@@ -253,16 +278,25 @@ async function start(argv: string[]) {
   if (values.stdio) process.stdin.once('end', stop);
 }
 
-main(process.argv.slice(2)).catch((err) => {
-  if (err instanceof UsageError) {
-    process.stderr.write(`lore: ${err.message}\n\n${USAGE}`);
-    process.exit(2);
-  }
-  if (err instanceof ConfigError || err instanceof PortInUseError)
-    process.stderr.write(`lore: ${err.message}\n`);
-  else process.stderr.write(`lore: ${(err as Error).stack ?? err}\n`);
-  process.exit(1);
-});
+const argv = process.argv.slice(2);
+// `lore` alone starts Lore.
+program()
+  .parseAsync(argv.length ? argv : ['start'], { from: 'user' })
+  .catch((err) => {
+    if (err instanceof CommanderError) {
+      if (err.exitCode === 0) return;
+      process.stderr.write(`lore: ${err.message.replace(/^error: /, '')}\n\n${USAGE}`);
+      process.exit(2);
+    }
+    if (err instanceof UsageError) {
+      process.stderr.write(`lore: ${err.message}\n\n${USAGE}`);
+      process.exit(2);
+    }
+    if (err instanceof ConfigError || err instanceof PortInUseError)
+      process.stderr.write(`lore: ${err.message}\n`);
+    else process.stderr.write(`lore: ${(err as Error).stack ?? err}\n`);
+    process.exit(1);
+  });
 
 /** Retries the owner's creation while the users service is not up yet, for two minutes at most. */
 async function untilUsersAnswer<T>(log: Logger, fn: () => Promise<T>): Promise<T> {

@@ -1,6 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import {
   createNetworkKey,
   endorseNodeKey,
@@ -10,6 +9,7 @@ import {
   rotateNodeIdentity,
   UsageError,
 } from '@lore/kit';
+import { Command, CommanderError } from 'commander';
 
 export const NETWORK_USAGE = `Usage: lore network <command> [options]
 
@@ -46,69 +46,90 @@ interface Io {
   stdout: { write(s: string): unknown };
 }
 
+type Flags = { out?: string; key?: string; node?: string; publicKey?: string };
+
 /** `lore network …`: the operator's side of node identity. */
 export function runNetworkCli(argv: string[], config: LoreConfig, io: Io): number {
-  const [command, ...rest] = argv;
-  const { values } = parseArgs({
-    args: rest,
-    strict: true,
-    options: {
-      out: { type: 'string' },
-      key: { type: 'string' },
-      node: { type: 'string' },
-      'public-key': { type: 'string' },
-    },
-  });
-  switch (command) {
-    case 'create-key': {
-      if (!values.out) throw new UsageError('lore network create-key needs --out <file> for the private key');
+  if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h') {
+    io.stdout.write(NETWORK_USAGE);
+    return 0;
+  }
+  try {
+    networkCommand(config, io).parse(argv, { from: 'user' });
+    return 0;
+  } catch (err) {
+    if (!(err instanceof CommanderError)) throw err;
+    if (err.exitCode === 0) return 0;
+    if (err.code === 'commander.unknownCommand')
+      throw new UsageError(`Unknown network command: ${argv[0]}\n${NETWORK_USAGE}`);
+    throw new UsageError(`network ${argv[0]}: ${err.message.replace(/^error: /, '')}`);
+  }
+}
+
+const needs = (command: string, values: Flags, names: Array<keyof Flags>) => {
+  const flag = (k: keyof Flags) => (k === 'publicKey' ? 'public-key' : k);
+  const missing = names.filter((k) => !values[k]).map(flag);
+  if (missing.length) throw new UsageError(`lore network ${command} needs --${missing.join(', --')}`);
+};
+
+function networkCommand(config: LoreConfig, io: Io): Command {
+  const network = new Command('lore network')
+    .exitOverride()
+    .helpCommand(false)
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: () => {} });
+  network
+    .command('create-key')
+    .description('make the network key pair; prints the public key')
+    .option('--out <file>', 'where the private key goes (mode 600)')
+    .action((values: Flags) => {
+      needs('create-key', values, ['out']);
       const key = createNetworkKey();
-      writeFileSync(values.out, key.privateKey, { mode: 0o600, flag: 'wx' });
+      writeFileSync(values.out!, key.privateKey, { mode: 0o600, flag: 'wx' });
       io.stdout.write(key.publicKey);
-      return 0;
-    }
-    case 'sign-node': {
-      const missing = (['key', 'node', 'public-key'] as const).filter((k) => !values[k]);
-      if (missing.length) throw new UsageError(`lore network sign-node needs --${missing.join(', --')}`);
+    });
+  network
+    .command('sign-node')
+    .description("endorse a node's signing key with the network key; prints the endorsement")
+    .option('--key <file>', "the network's private key")
+    .option('--node <id>', "the node's id")
+    .option('--public-key <file>', "the node's public key (lore network node-key)")
+    .action((values: Flags) => {
+      needs('sign-node', values, ['key', 'node', 'publicKey']);
       const endorsement = endorseNodeKey(
         readFileSync(values.key!, 'utf8'),
         values.node!,
-        readFileSync(values['public-key']!, 'utf8'),
+        readFileSync(values.publicKey!, 'utf8'),
       );
       io.stdout.write(`${endorsement}\n`);
-      return 0;
-    }
-    case 'node-key': {
+    });
+  network
+    .command('node-key')
+    .description("print this node's id and public signing key (from LORE_DATA_DIR)")
+    .action(() => {
       const node = loadNodeIdentity(config);
       io.stdout.write(`# node ${node.id}\n${node.publicKey}`);
-      return 0;
-    }
-    case 'rotate-node-key': {
-      const node = loadNodeIdentity(config);
-      const next = rotateNodeIdentity(node);
-      writeFileSync(nodeIdentityFile(config), JSON.stringify(next, null, 2), {
-        mode: 0o600,
-      });
+    });
+  network
+    .command('rotate-node-key')
+    .description("replace this node's signing key; the old key signs the new one")
+    .action(() => {
+      const next = rotateNodeIdentity(loadNodeIdentity(config));
+      writeFileSync(nodeIdentityFile(config), JSON.stringify(next, null, 2), { mode: 0o600 });
       io.stdout.write(`# node ${next.id}: new key, handed over by the old one\n${next.publicKey}`);
-      return 0;
-    }
-    case 'confirm-key': {
-      const missing = (['node', 'public-key'] as const).filter((k) => !values[k]);
-      if (missing.length) throw new UsageError(`lore network confirm-key needs --${missing.join(', --')}`);
-      const key = readFileSync(values['public-key']!, 'utf8');
+    });
+  network
+    .command('confirm-key')
+    .description('accept the new key another node announces, in place of the pinned one')
+    .option('--node <id>', "the other node's id")
+    .option('--public-key <file>', 'its new public key (PEM)')
+    .action((values: Flags) => {
+      needs('confirm-key', values, ['node', 'publicKey']);
+      const key = readFileSync(values.publicKey!, 'utf8');
       if (!key.includes('BEGIN PUBLIC KEY'))
-        throw new UsageError(`--public-key ${values['public-key']}: not a public key (PEM)`);
+        throw new UsageError(`--public-key ${values.publicKey}: not a public key (PEM)`);
       const keys = { ...readConfirmedKeys(config.LORE_DATA_DIR), [values.node!]: key };
       writeFileSync(confirmedKeysFile(config.LORE_DATA_DIR), JSON.stringify(keys, null, 2), { mode: 0o600 });
       io.stdout.write(`# node ${values.node}: this key is accepted at its next announcement\n`);
-      return 0;
-    }
-    case undefined:
-    case 'help':
-    case '--help':
-      io.stdout.write(NETWORK_USAGE);
-      return 0;
-    default:
-      throw new UsageError(`Unknown network command: ${command}\n${NETWORK_USAGE}`);
-  }
+    });
+  return network;
 }

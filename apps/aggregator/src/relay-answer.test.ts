@@ -1,6 +1,6 @@
 import { wireToolResult } from '@lore/kit';
 import { describe, expect, it } from 'vitest';
-import { renamedAnswer } from './relay.js';
+import { renamedAnswer } from './relay-answer.js';
 
 const SERVICE = { name: 'lore-users', version: '0.1.0' };
 const LORE = JSON.stringify({ name: 'lore', version: '0.1.0', title: 'Lore' });

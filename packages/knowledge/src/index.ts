@@ -7,7 +7,8 @@ export {
   knowledgeSettings,
 } from './config.js';
 export { articleFromMarkdown } from './domain/article-files.js';
-export { ArticleRepository, LORE_AUTHOR, slugify } from './domain/articles.js';
+export { slugify } from './domain/article-text.js';
+export { ArticleRepository, LORE_AUTHOR } from './domain/articles.js';
 export { extractDocument, formatFromName, MAX_TEXT_CHARS } from './domain/ingest.js';
 export type { AddedSource, FoundPassage, SearchOutcome } from './domain/knowledge-base.js';
 export { agentToken, KnowledgeBase } from './domain/knowledge-base.js';

@@ -2,7 +2,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import { frontMatter } from '@lore/ingest';
 import { ArticleCategory, ArticlePublishInput } from '@lore/schema/knowledge';
-import { type ArticleDraft, slugify } from './articles.js';
+import { slugify } from './article-text.js';
+import type { ArticleDraft } from './articles.js';
 
 const str = (v: string | string[] | undefined) => (Array.isArray(v) ? v.join(', ') : v);
 const list = (v: string | string[] | undefined) =>

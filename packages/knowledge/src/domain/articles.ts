@@ -1,18 +1,12 @@
-import { createHash } from 'node:crypto';
-import {
-  conflict,
-  type Database,
-  notFound,
-  type Outbox,
-  type TextVectors,
-  type Transaction,
-} from '@lore/kit';
+import { conflict, type Database, notFound, type Outbox, type TextVectors } from '@lore/kit';
 import { type ArticleCategory, ArticlePublished } from '@lore/schema/knowledge';
 import type { VerifiedAgent } from '@lore/schema/users';
 import { excerpt, fuseRankings } from '@lore/search';
 import { and, eq, gte, type SQL, sql } from 'drizzle-orm';
 import * as tables from '../tables.js';
-import { type AnalyzedQuery, analyzeQuery, indexTerms } from './search-terms.js';
+import { articleText, defaultSummary, slugify } from './article-text.js';
+import { freeSlug, hashOf, indexArticle, insertArticle } from './article-writes.js';
+import { type AnalyzedQuery, analyzeQuery } from './search-terms.js';
 
 const { articles } = tables;
 type Db = Database<typeof tables>;
@@ -58,45 +52,6 @@ export interface ArticleHit extends ArticleView {
 export const ARTICLE_MIN_SIMILARITY = 0.25;
 /** Ranked candidates of each signal fused per search (articles are few; the limit is at most 50). */
 const FUSION_DEPTH = 50;
-
-/** What an article is embedded from (the model reads about its first 256 tokens). */
-export function articleText(a: { title: string; tags: string[]; summary: string; content: string }): string {
-  return [a.title, a.tags.length ? `Tags: ${a.tags.join(', ')}` : '', a.summary, a.content.slice(0, 2000)]
-    .filter(Boolean)
-    .join('\n');
-}
-
-export function slugify(title: string): string {
-  const s = title
-    .normalize('NFD')
-    .replace(/\p{M}/gu, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 80)
-    .replace(/-+$/, '');
-  return s || 'article';
-}
-
-/** The start of the article's text (Markdown syntax stripped) when no summary was given. */
-export function defaultSummary(content: string, max = 240): string {
-  const plain = content
-    .replace(/```[\s\S]*?```/g, ' ')
-    .replace(/^#{1,6}\s+.*$/gm, ' ')
-    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/[*_`>#|]/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
-  if (plain.length <= max) return plain;
-  const cut = plain.slice(0, max - 1);
-  const sp = cut.lastIndexOf(' ');
-  return `${sp > max / 2 ? cut.slice(0, sp) : cut}…`;
-}
-
-const hashOf = (d: ArticleDraft, summary: string) =>
-  createHash('sha256')
-    .update(JSON.stringify([d.title, d.content, d.category, d.tags, summary]))
-    .digest('hex');
 
 /** An article as a search reads it. */
 interface ArticleRow {
@@ -341,54 +296,4 @@ export class ArticleRepository {
       .where(gte(articles.publishedAt, since));
     return { articles: Number(all?.n ?? 0), articlesToday: Number(today?.n ?? 0) };
   }
-}
-
-async function freeSlug(tx: Transaction, base: string): Promise<string> {
-  const taken = new Set(
-    (
-      await tx
-        .select({ slug: articles.slug })
-        .from(articles)
-        .where(sql`${articles.slug} = ${base} or ${articles.slug} like ${`${base}-%`}`)
-    ).map((r) => r.slug),
-  );
-  if (!taken.has(base)) return base;
-  for (let i = 2; ; i++) if (!taken.has(`${base}-${i}`)) return `${base}-${i}`;
-}
-
-async function insertArticle(
-  tx: Transaction,
-  d: ArticleDraft & { slug: string; summary: string },
-  by: { authorId: string | null; author: string; origin: ArticleOrigin },
-  t: number,
-): Promise<Row> {
-  const [row] = await tx
-    .insert(articles)
-    .values({
-      slug: d.slug,
-      title: d.title,
-      content: d.content,
-      category: d.category,
-      tags: d.tags,
-      summary: d.summary,
-      authorId: by.authorId,
-      author: by.author,
-      origin: by.origin,
-      contentHash: hashOf(d, d.summary),
-      publishedAt: t,
-      updatedAt: t,
-    })
-    .returning();
-  await indexArticle(tx, row!.seq, d);
-  return row!;
-}
-
-/** Writes an article's FTS row (its stems; also what `reindexKnowledge` rewrites it with). */
-export async function indexArticle(
-  tx: Transaction,
-  seq: number,
-  d: Pick<ArticleDraft, 'title' | 'tags' | 'content'> & { summary: string },
-): Promise<void> {
-  await tx.run(sql`insert into articles_fts(rowid, title, tags, summary, body)
-    values (${seq}, ${indexTerms(d.title)}, ${indexTerms(d.tags.join(' '))}, ${indexTerms(d.summary)}, ${indexTerms(d.content)})`);
 }

@@ -3,31 +3,26 @@ import { type Database, type Logger, preparedReads } from '@lore/kit';
 import {
   bm25Idf,
   excerpt,
-  float32FromBuffer,
   fuseRankings,
-  nearestSql,
   questionWordWeight,
   type RankTerm,
   rankQuery,
   rerankBlend,
-  similarityOfSql,
-  VectorMatrix,
-  vectorParam,
 } from '@lore/search';
 import { sql } from 'drizzle-orm';
 import { LRUCache } from 'lru-cache';
 import type * as tables from '../tables.js';
-import { VECTOR_DIMENSIONS, vectorColumn } from '../tables.js';
-import {
-  type AgentCaches,
-  type AgentStats,
-  type AgentVectors,
-  STATS_CACHE_STEMS,
-  VECTORS_FRESH_MS,
-} from './agent-caches.js';
+import { type AgentCaches, type AgentStats, type AgentVectors, STATS_CACHE_STEMS } from './agent-caches.js';
 import { AGENT_SUMMARY, type CandidateRow, revision, ScopeRanker, stemCounts } from './agent-scope.js';
 import { withoutFiller } from './filler.js';
 import { agentToken, type FoundPassage, passageText, type SearchOutcome } from './knowledge-types.js';
+import {
+  agentVectors,
+  hasVectors,
+  nearestByDatabase,
+  nearestInMemory,
+  similarityOf,
+} from './knowledge-vectors.js';
 import { judgeCandidates, MEANING_SCALES, type MeaningScale, scoreStemCounts } from './relevance.js';
 import { analyzeQuery, MAX_QUERY_TERMS, stemCounter } from './search-terms.js';
 
@@ -318,98 +313,28 @@ export class KnowledgeSearcher {
     return vector;
   }
 
-  /**
-   * The agent's `k` chunks nearest the question in its in-process copy (agents over
-   * `DB_SCAN_MAX` chunks). A source filter keeps the hits of that source's id range.
-   */
   private nearestInMemory(
     vectors: AgentVectors,
     query: Float32Array,
     k: number,
     source: string | undefined,
   ): Array<{ id: number; similarity: number }> {
-    // The source's chunks are checked by the candidate rows (ranker.candidates filters by source).
-    return vectors.matrix.nearest(query, source ? k * 4 : k);
+    return nearestInMemory(vectors, query, k, source);
   }
 
-  /**
-   * The agent's vectors of the embedder's model, for agents over `DB_SCAN_MAX` chunks: read from
-   * the database once and kept until its chunks change, this process writes vectors for it, or
-   * `VECTORS_FRESH_MS` pass (another replica's vectors).
-   */
   private async vectors(agentId: string): Promise<AgentVectors> {
-    const summary = await this.summary(agentId);
-    const rev = `${revision(summary)}:${this.caches.vectorRevision(agentId)}`;
-    const cached = this.caches.vectors.get(agentId);
-    const complete = cached !== undefined && cached.matrix.size >= Number(summary?.n ?? 0);
-    if (cached?.rev === rev && (complete || performance.now() - cached.at < VECTORS_FRESH_MS)) return cached;
-    const rs = await this.db.$client.execute({
-      sql: 'select id, vector, embedding from chunks where agent_id = ? and embedding_model = ? and (vector is not null or embedding is not null)',
-      args: [agentId, this.embedder!.model],
-    });
-    const rows = rs.rows.map(
-      (r) => [Number(r.id), float32FromBuffer((r.vector ?? r.embedding) as ArrayBuffer)] as const,
-    );
-    // One model's vectors share a dimension; a row of another is left out (never compared).
-    const matrix = new VectorMatrix(rows[0]?.[1].length ?? VECTOR_DIMENSIONS, rows.length);
-    for (const [id, vector] of rows) matrix.add(id, vector);
-    const entry: AgentVectors = { rev, at: performance.now(), matrix };
-    this.caches.vectors.set(agentId, entry);
-    return entry;
+    return agentVectors(this.db, this.caches, this.embedder!.model, agentId, await this.summary(agentId));
   }
 
-  /** Whether the agent has a chunk with a vector of the embedder's model (one indexed row read). */
-  private async hasVectors(agentId: string): Promise<boolean> {
-    const rows = await this.db.all<{ one: number }>(
-      sql`select 1 as one from chunks where agent_id = ${agentId} and embedding_model = ${this.embedder!.model} limit 1`,
-    );
-    return rows.length > 0;
+  private hasVectors(agentId: string): Promise<boolean> {
+    return hasVectors(this.db, agentId, this.embedder!.model);
   }
 
-  /** Where vectors of this length are stored: the model's `F32_BLOB(384)` column, or the blob of an endpoint's. */
-  private static column(vector: Float32Array): string {
-    return vectorColumn(vector.length);
+  private nearest(agentId: string, query: Float32Array, k: number, source: string | undefined) {
+    return nearestByDatabase(this.db, this.embedder!.model, agentId, query, k, source);
   }
 
-  /**
-   * The agent's `k` chunks nearest the question, by the database (`vector_distance_cos` over the
-   * agent's vectors of the embedder's model, found through the agent index), best first.
-   */
-  private async nearest(
-    agentId: string,
-    query: Float32Array,
-    k: number,
-    source: string | undefined,
-  ): Promise<Array<{ id: number; similarity: number }>> {
-    const column = KnowledgeSearcher.column(query);
-    const where = source
-      ? 'agent_id = ? and embedding_model = ? and source_id = (select id from sources where agent_id = ? and name = ?)'
-      : 'agent_id = ? and embedding_model = ?';
-    const args = source
-      ? [vectorParam(query), agentId, this.embedder!.model, agentId, source]
-      : [vectorParam(query), agentId, this.embedder!.model];
-    const rs = await this.db.$client.execute({
-      sql: nearestSql({ table: 'chunks', column, id: 'id', where, k }),
-      args,
-    });
-    return rs.rows.map((r) => ({ id: Number(r.id), similarity: Number(r.similarity) }));
-  }
-
-  /** The similarity of these chunks of the agent to the question (those with a vector of the model). */
-  private async similarityOf(
-    agentId: string,
-    query: Float32Array,
-    ids: number[],
-  ): Promise<Map<number, number>> {
-    if (!ids.length) return new Map();
-    const column = KnowledgeSearcher.column(query);
-    const rs = await this.db.$client.execute({
-      sql: similarityOfSql(
-        { table: 'chunks', column, id: 'id', where: 'agent_id = ? and embedding_model = ?' },
-        ids.length,
-      ),
-      args: [vectorParam(query), ...ids, agentId, this.embedder!.model],
-    });
-    return new Map(rs.rows.map((r) => [Number(r.id), Number(r.similarity)]));
+  private similarityOf(agentId: string, query: Float32Array, ids: number[]): Promise<Map<number, number>> {
+    return similarityOf(this.db, this.embedder!.model, agentId, query, ids);
   }
 }

@@ -2,7 +2,7 @@ import { type Database, insertRows, rebuildIndex, type Transaction } from '@lore
 import { STEMMER_VERSION } from '@lore/search';
 import { sql } from 'drizzle-orm';
 import type { AgentCaches } from './agent-caches.js';
-import { indexArticle } from './articles.js';
+import { indexArticle } from './article-writes.js';
 import { agentToken, passageText } from './knowledge-types.js';
 import { indexTerms } from './search-terms.js';
 

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import * as t from '../tables.js';
 import { AgentRepository } from './agents.js';
 import { ConnectionRepository } from './connections.js';
-import { HotReads, SQL } from './hot-reads.js';
+import { HotReads } from './hot-reads.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../../migrations', import.meta.url));
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -119,7 +119,7 @@ describe.each([
     expect(await hot.liveKey(keyRow!.keyHash)).toBeUndefined();
   }, 30_000);
 
-  it('profileView returns what the separate reads return, in one statement', async () => {
+  it('profileView returns what the separate reads return', async () => {
     const db = await open();
     cleanups.push(() => db.$client.close());
     const outbox = new Outbox(
@@ -199,16 +199,5 @@ describe.each([
     expect((await hot.profileView('me', ann.id, 5))?.pending).toEqual([]);
     expect(await hot.profileView('cy', me.id, 5)).toEqual(await separate('cy', me.id));
     expect(await hot.profileView('nobody', me.id, 5)).toBeUndefined();
-
-    // Every part is found through an index: no table is scanned.
-    const plan = await db.$client.execute({
-      sql: `explain query plan ${SQL.profileView}`,
-      args: [5, me.id, 'me'],
-    });
-    const details = plan.rows.map((r) => String(r.detail));
-    expect(details.some((d) => d.startsWith('SEARCH p USING INDEX agents_handle_unique'))).toBe(true);
-    expect(details.some((d) => /^SEARCH activity USING INDEX activity_agent_at/.test(d))).toBe(true);
-    // (`SCAN x` is the five activities the subquery found.)
-    expect(details.filter((d) => d.startsWith('SCAN') && d !== 'SCAN x')).toEqual([]);
   }, 30_000);
 });
