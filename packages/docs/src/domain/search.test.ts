@@ -5,7 +5,7 @@ import { ftsPhrase, type TermSplit } from '@lore/search';
 import { type SQL, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tables from '../tables.js';
-import { DocsSearch, RERANK_DEPTH } from './search.js';
+import { clearMeaningLeader, DocsSearch, RERANK_DEPTH } from './search.js';
 import { BM25_WEIGHTS, DocsStore, type DocumentWrite } from './store.js';
 
 // Letters only (the tokenizer would split "w12"), ending in x (which the stemmer leaves alone).
@@ -154,5 +154,33 @@ describe('DocsSearch on a corpus large enough to split query terms', () => {
         for (const h of page.hits) expect(passing.has(h.chunkId)).toBe(true);
       }
     }
+  });
+});
+
+describe('clearMeaningLeader', () => {
+  const page: Record<string, string> = { a1: 'a', a2: 'a', b1: 'b', c1: 'c' };
+  const pageOf = (id: string) => page[id];
+
+  it('names the nearest chunk when it leads the nearest chunk of every other page by the lead', () => {
+    const nearest = [
+      { id: 'a1', score: 0.52 },
+      { id: 'a2', score: 0.5 },
+      { id: 'b1', score: 0.45 },
+      { id: 'c1', score: 0.3 },
+    ];
+    expect(clearMeaningLeader(nearest, pageOf, 0.06)).toBe('a1');
+    // The second chunk of the same page is no rival; the next page's is, and it is too close.
+    expect(clearMeaningLeader(nearest, pageOf, 0.08)).toBeUndefined();
+  });
+
+  it('skips chunks the search does not serve, and leads by default on a one-page corpus', () => {
+    const nearest = [
+      { id: 'x9', score: 0.9 },
+      { id: 'b1', score: 0.4 },
+      { id: 'c1', score: 0.39 },
+    ];
+    expect(clearMeaningLeader(nearest, pageOf, 0.06)).toBeUndefined();
+    expect(clearMeaningLeader(nearest.slice(0, 2), pageOf, 0.06)).toBe('b1');
+    expect(clearMeaningLeader([], pageOf, 0.06)).toBeUndefined();
   });
 });

@@ -47,6 +47,24 @@ export const RERANK_DEPTH = 20;
 /** Words a query's synonyms and identifier parts may add to its FTS terms. */
 const MAX_EXPANSION_TERMS = 8;
 
+/**
+ * The chunk nearest the query by meaning, when its cosine leads the nearest chunk of every other
+ * page by at least `lead`; otherwise none. `pageOf` names a chunk's page, undefined for a chunk
+ * the search does not serve (outside its filter), which is skipped.
+ */
+export function clearMeaningLeader(
+  nearest: ReadonlyArray<{ id: string; score: number }>,
+  pageOf: (id: string) => string | undefined,
+  lead: number,
+): string | undefined {
+  const kept = nearest.filter((r) => pageOf(r.id) !== undefined);
+  const top = kept[0];
+  if (!top) return undefined;
+  const next = kept.find((r) => pageOf(r.id) !== pageOf(top.id));
+  // A corpus of one page has nothing to lead: its nearest chunk leads by default.
+  return top.score - (next?.score ?? -1) >= lead ? top.id : undefined;
+}
+
 /** A query prepared for search: FTS5 terms, the field-aware query, and IDFs. */
 interface PreparedQuery {
   split: TermSplit | null;
@@ -164,7 +182,9 @@ export class DocsSearch {
     const hydrated = new Map(lexical.map((h) => [h.chunkId, h]));
     const unseen = semantic.filter((id) => !hydrated.has(id));
     for (const h of await this.store.chunksById(unseen, req.filter)) hydrated.set(h.chunkId, h);
-    const lead = this.leader(nearest, hydrated);
+    const lead = this.meaningOnly
+      ? undefined
+      : clearMeaningLeader(nearest, (id) => hydrated.get(Number(id))?.document, this.meaningLead);
     const fused = fuseRankings(
       [
         { signal: 'words', ids: lexical.map((h) => String(h.chunkId)) },
@@ -180,7 +200,7 @@ export class DocsSearch {
       this.fusionK,
     );
     if (lead !== undefined) {
-      const at = fused.findIndex((f) => f.id === String(lead));
+      const at = fused.findIndex((f) => f.id === lead);
       if (at > 0) fused.unshift(...fused.splice(at, 1));
     }
     const page = fused.slice(req.offset, req.offset + req.limit).map(
@@ -191,22 +211,6 @@ export class DocsSearch {
       }),
     );
     return { hits: page, more: fused.length > req.offset + req.limit, mode: 'hybrid' };
-  }
-
-  /**
-   * The chunk nearest the query by meaning (within the filter) when its cosine leads the nearest
-   * chunk of any other page by `meaningLead`; otherwise none.
-   */
-  private leader(
-    nearest: Array<{ id: string; score: number }>,
-    hydrated: Map<number, ChunkHit>,
-  ): number | undefined {
-    const kept = nearest.filter((r) => hydrated.has(Number(r.id)));
-    const top = kept[0];
-    if (!top || this.meaningOnly) return undefined;
-    const page = hydrated.get(Number(top.id))!.document;
-    const next = kept.find((r) => hydrated.get(Number(r.id))!.document !== page);
-    return top.score - (next?.score ?? -1) >= this.meaningLead ? Number(top.id) : undefined;
   }
 
   /** Chunks of one page together, pages ordered by their best chunks (see `groupByPage`). */
