@@ -21,7 +21,7 @@ describe('VectorMatrix', () => {
       const want = cosineTopK(query, items, 10);
       const got = m.nearest(query, 10);
       expect(got.map((h) => h.id)).toEqual(want.map((h) => Number(h.id)));
-      got.forEach((h, i) => expect(h.similarity).toBeCloseTo(want[i]!.score, 5));
+      for (const [i, h] of got.entries()) expect(h.similarity).toBeCloseTo(want[i]!.score, 5);
     }
   });
 
