@@ -23,6 +23,7 @@ describe('topic thresholds on the calibration set (all-MiniLM-L6-v2)', () => {
   let owner: { id: string; knowledge: Client };
   const scored: Array<{ topic: string; about: boolean; text: string; score: number }> = [];
   const questions: Array<{ topic: string; about: boolean; text: string; score: number }> = [];
+  const pages: Array<{ topic: string; about: boolean; text: string; score: number }> = [];
 
   beforeAll(async () => {
     const node = loadNodeIdentity(t.deps.config);
@@ -84,6 +85,27 @@ describe('topic thresholds on the calibration set (all-MiniLM-L6-v2)', () => {
         questions.push({ topic: e.topic, about, text, score: Math.min(...mine) });
       }
     }
+    // Each topic's passages as the sections of one page, and its other passages as another: a
+    // page is read as a whole (its mean vector) beside its cited passage.
+    for (const [i, e] of TOPIC_EVAL.entries())
+      for (const [about, list] of [
+        [true, e.about],
+        [false, e.not],
+      ] as const) {
+        const name = `page-${i}-${about ? 'a' : 'b'}.md`;
+        const body = list.map((p, k) => `## Part ${k + 1}\n${p}`).join('\n\n');
+        await ok(owner.knowledge, 'updateKnowledgeSources', {
+          file_name: name,
+          file_content: `# Notes\n\n${body}`,
+        });
+        const reply = (await t.deps.bus.request(KnowledgeRpc.sourceFacts.subject, {
+          agentId: owner.id,
+          sources: [name],
+          excerpts: [{ source: name, text: list[0]! }],
+          topics: [e.topic],
+        })) as { meaning: TopicMeaning };
+        pages.push({ topic: e.topic, about, text: name, score: reply.meaning.scores[0]!.sources[0]!.score });
+      }
     const fmt = (xs: typeof scored) =>
       xs
         .map((x) => `${x.score.toFixed(3)} ${x.topic}: ${x.text.slice(0, 50)}`)
@@ -91,7 +113,8 @@ describe('topic thresholds on the calibration set (all-MiniLM-L6-v2)', () => {
         .join('\n  ');
     console.info(
       `topic eval, about:\n  ${fmt(scored.filter((x) => x.about))}\nnot about:\n  ${fmt(scored.filter((x) => !x.about))}` +
-        `\nasks about:\n  ${fmt(questions.filter((x) => x.about))}\nasks something else:\n  ${fmt(questions.filter((x) => !x.about))}`,
+        `\nasks about:\n  ${fmt(questions.filter((x) => x.about))}\nasks something else:\n  ${fmt(questions.filter((x) => !x.about))}` +
+        `\npages:\n  ${fmt(pages.map((p) => ({ ...p, text: `${p.about ? 'about' : 'other'} ${p.text}` })))}`,
     );
   }, 300_000);
   afterAll(async () => {
@@ -131,5 +154,12 @@ describe('topic thresholds on the calibration set (all-MiniLM-L6-v2)', () => {
     );
     // A question meaning misses waits for its owner: coverage may be modest, a wrong cover may not.
     expect(covered / about.length).toBeGreaterThanOrEqual(0.5);
+  });
+
+  it('reads every page about a topic as about it, and no page of other passages', () => {
+    const missed = pages.filter((p) => p.about && p.score < TOPIC_THRESHOLDS.sourceDoubt);
+    expect(missed.map((p) => `${p.topic} (${p.score.toFixed(3)})`)).toEqual([]);
+    const held = pages.filter((p) => !p.about && p.score >= TOPIC_THRESHOLDS.sourceDoubt);
+    expect(held.map((p) => `${p.topic} (${p.score.toFixed(3)})`)).toEqual([]);
   });
 });

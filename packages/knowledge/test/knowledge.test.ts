@@ -7,6 +7,9 @@ import { KnowledgeRpc, KnowledgeSourceAdded, KnowledgeSourceRemoved, statsRpc } 
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Env, QUANTUM_TEXT, SOURDOUGH_TEXT, startEnv } from './helpers.js';
 
+/** Classification runs in the background: on a busy machine it takes more than vi.waitFor's default second. */
+const WAIT = { timeout: 30_000, interval: 50 };
+
 type Passage = {
   id: string;
   source: string;
@@ -142,7 +145,7 @@ describe('knowledge sources over MCP', () => {
     expect(r.data.keywords).toContain('quantum');
     // Announced at once without extracted words, then again once its passages are classified.
     const announced = () => t.events.filter((e) => e.subject === KnowledgeSourceAdded.subject);
-    await vi.waitFor(() => expect(announced()).toHaveLength(2));
+    await vi.waitFor(() => expect(announced()).toHaveLength(2), WAIT);
     const [first, classified] = announced();
     const payload = {
       agentId: bobId,

@@ -3,6 +3,9 @@ import { KnowledgeRpc, KnowledgeSourceAdded } from '@lore/schema';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Env, startEnv } from './helpers.js';
 
+/** Classification runs in the background: on a busy machine it takes more than vi.waitFor's default second. */
+const WAIT = { timeout: 30_000, interval: 50 };
+
 type Passage = { source: string; relevant: boolean; sharing: string; text: string };
 type Listed = { sources: Array<{ name: string; sharing: string; summary: string }> };
 
@@ -76,9 +79,9 @@ describe('per-source sharing', () => {
 
   it('sends no extracted keywords for sources that are not shared auto', async () => {
     // Once classified, each source is announced again: with its keywords only when shared auto.
-    await vi.waitFor(() => expect(added('typescript.md')).toHaveLength(2));
-    await vi.waitFor(() => expect(added('diary.md')).toHaveLength(2));
-    await vi.waitFor(() => expect(added('payroll.md')).toHaveLength(2));
+    await vi.waitFor(() => expect(added('typescript.md')).toHaveLength(2), WAIT);
+    await vi.waitFor(() => expect(added('diary.md')).toHaveLength(2), WAIT);
+    await vi.waitFor(() => expect(added('payroll.md')).toHaveLength(2), WAIT);
     for (const e of [...added('diary.md'), ...added('payroll.md')])
       expect((e.payload as { keywords: string[] }).keywords).toEqual([]);
     expect(added('diary.md')[1]!.payload).toMatchObject({ sharing: 'private', keywords: [] });
@@ -95,7 +98,7 @@ describe('per-source sharing', () => {
       '# Team notes\n\nThe release train leaves every Tuesday; the release notes list each change.\n\n' +
       '## Marguerite\n\nMarguerite takes Zorvexil for her diabetes and injects insulin twice a day; Zorvexil makes her tired, so Zorvexil doses are taken at night.';
     await ok(dave, 'updateKnowledgeSources', { file_name: 'team.md', file_content: HEALTH });
-    await vi.waitFor(() => expect(added('team.md')).toHaveLength(2));
+    await vi.waitFor(() => expect(added('team.md')).toHaveLength(2), WAIT);
     // The owner's own listing keeps every word: the word would be a keyword if it were public.
     const own = await ok<{ sources: Array<{ name: string; keywords: string[] }> }>(
       dave,
@@ -109,7 +112,7 @@ describe('per-source sharing', () => {
       expect(a.keywords.join(' ')).not.toMatch(/zorvexil|insulin|diabetes|marguerite/);
     await ok(dave, 'setKnowledgeSourceSharing', { source: 'team.md', sharing: 'manual' });
     await ok(dave, 'setKnowledgeSourceSharing', { source: 'team.md', sharing: 'auto' });
-    await vi.waitFor(() => expect(added('team.md')).toHaveLength(4));
+    await vi.waitFor(() => expect(added('team.md')).toHaveLength(4), WAIT);
     expect(added('team.md')[2]!.payload).toMatchObject({ sharing: 'manual', keywords: [] });
     const back = added('team.md')[3]!.payload as { sharing: string; keywords: string[] };
     expect(back.sharing).toBe('auto');
@@ -125,7 +128,7 @@ describe('per-source sharing', () => {
     expect(r.data).toMatchObject({ sharing: 'auto', previous: 'private' });
     expect(r.text).toMatch(/shared auto \(was private\)/);
     expect((await retrieve('Mallory payroll review')).some((p) => p.source === 'diary.md')).toBe(true);
-    await vi.waitFor(() => expect(added('diary.md')).toHaveLength(3));
+    await vi.waitFor(() => expect(added('diary.md')).toHaveLength(3), WAIT);
     expect(added('diary.md')[2]!.payload).toMatchObject({ sharing: 'auto' });
     expect((added('diary.md')[2]!.payload as { keywords: string[] }).keywords).toContain('payroll');
     await ok(dave, 'setKnowledgeSourceSharing', { source: 'diary.md', sharing: 'private' });

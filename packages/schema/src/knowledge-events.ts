@@ -108,6 +108,12 @@ export const TopicMeaning = z.object({
       passages: z.array(z.object({ source: z.string(), score: z.number() })),
       /** One per request part of the question, in the request's order (absent from older producers). */
       requests: z.array(z.number()).default([]),
+      /**
+       * One per cited source: the mean vector of its first passages, so that a passage which
+       * says what it is about only through its neighbours ("put a descaling tablet in the water
+       * tank" on a page about the coffee machine) is judged with them.
+       */
+      sources: z.array(z.object({ source: z.string(), score: z.number() })).default([]),
     }),
   ),
 });

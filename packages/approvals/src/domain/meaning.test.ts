@@ -15,7 +15,15 @@ const scored = (
   requests = [0.4],
 ): TopicMeaning => ({
   status: 'scored',
-  scores: [{ topic: t, draft, passages: passages.map(([source, score]) => ({ source, score })), requests }],
+  scores: [
+    {
+      topic: t,
+      draft,
+      passages: passages.map(([source, score]) => ({ source, score })),
+      requests,
+      sources: [],
+    },
+  ],
 });
 
 const facts = (meaning: TopicMeaning | undefined, over: Partial<Facts> = {}): Facts => ({
@@ -57,6 +65,21 @@ describe('topics by meaning', () => {
     expect(denyByMeaning(topic, scored(0.5, [['a.md', 0]])).result).toBe('match');
     expect(denyByMeaning(topic, scored(0.2, [['a.md', 0.1]])).result).toBe('unknown');
     expect(denyByMeaning(topic, scored(0.1, [['a.md', 0.1]])).result).toBe('no-match');
+  });
+
+  it('reads a passage with its source: a page about the topic holds a passage that does not name it', () => {
+    const m = scored(0.12, [['kitchen.md', 0.14]]);
+    expect(denyByMeaning(topic, m).result).toBe('no-match');
+    m.scores[0]!.sources = [{ source: 'kitchen.md', score: 0.31 }];
+    expect(denyByMeaning(topic, m)).toMatchObject({
+      result: 'unknown',
+      reason: 'kitchen.md as a whole might be about coffee machine by meaning (0.31)',
+    });
+    // A whole page drifts towards any topic: it holds from a higher floor than a passage.
+    m.scores[0]!.sources = [{ source: 'kitchen.md', score: 0.25 }];
+    expect(denyByMeaning(topic, m).result).toBe('no-match');
+    m.scores[0]!.sources = [{ source: 'kitchen.md', score: 0.4 }];
+    expect(denyByMeaning(topic, m).result).toBe('match');
   });
 
   it('holds on doubt when the model is unavailable, and reads words alone when there is none', () => {

@@ -18,6 +18,9 @@ import type { Matcher, Tri } from './interpret.js';
  * - `denyDoubt`: between it and `denyMatch` a deny cannot be ruled out, so the query waits for
  *   its owner rather than leave on an allow. 0.20 sits above every passage from another domain
  *   (at 0.15, passages of ordinary notes about nothing of the kind were held);
+ * - `sourceDoubt`: a cited source as a whole (the mean of its first passages) holds from here:
+ *   pages made of one topic's passages scored 0.32–0.58, pages of other passages 0.06–0.28 (a
+ *   mean of unrelated passages drifts towards any topic: 0.22 against salaries at 0.20);
  * - `allow`: an allow covers by meaning only what is clearly about its topic, draft and every
  *   passage (no passage about something else reaches it but the outlier);
  * - `request`: and only a question whose every request its words do not cover scores at least
@@ -25,7 +28,13 @@ import type { Matcher, Tri } from './interpret.js';
  *   the query for the owner.
  * A deny errs towards holding: `denyDoubt` < `allow`.
  */
-export const TOPIC_THRESHOLDS = { denyMatch: 0.35, denyDoubt: 0.2, allow: 0.3, request: 0.25 } as const;
+export const TOPIC_THRESHOLDS = {
+  denyMatch: 0.35,
+  denyDoubt: 0.2,
+  sourceDoubt: 0.3,
+  allow: 0.3,
+  request: 0.25,
+} as const;
 
 /** The phrase a topic matcher stands for, as a condition named it ("coffee machine", "health"). */
 export const topicPhrase = (m: Matcher): string => m.label.split(' (')[0]!.replace(/^"|"$/g, '');
@@ -45,16 +54,21 @@ export function denyByMeaning(
   // No model here (or none asked): the topic's words decide, as they did before.
   if (!meaning || meaning.status === 'off' || !s)
     return { result: 'no-match', reason: `not about ${phrase}` };
+  // A passage is read with its source: one that names its subject only through its neighbours
+  // ("put a descaling tablet in the water tank" on a page about the coffee machine) is caught
+  // by the source's mean. Only the cited sources count, never the question.
   const best = [
     { what: 'the draft', score: s.draft },
     ...s.passages.map((p) => ({ what: `a passage of ${p.source}`, score: p.score })),
+    ...s.sources.map((x) => ({ what: `${x.source} as a whole`, score: x.score, whole: true })),
   ].reduce((a, b) => (b.score > a.score ? b : a));
   if (best.score >= TOPIC_THRESHOLDS.denyMatch)
     return {
       result: 'match',
       reason: `${best.what} is about ${phrase} by meaning (${best.score.toFixed(2)})`,
     };
-  if (best.score >= TOPIC_THRESHOLDS.denyDoubt)
+  const doubt = 'whole' in best ? TOPIC_THRESHOLDS.sourceDoubt : TOPIC_THRESHOLDS.denyDoubt;
+  if (best.score >= doubt)
     return {
       result: 'unknown',
       reason: `${best.what} might be about ${phrase} by meaning (${best.score.toFixed(2)})`,

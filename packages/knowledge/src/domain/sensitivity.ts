@@ -214,7 +214,14 @@ export function sentencesOf(text: string): string[] {
     .slice(0, SENTENCES_PER_PASSAGE);
 }
 
-/** The model's half of the classification: prototype vectors, computed once per embedder. */
+/**
+ * The model's half of the classification: prototype vectors, computed once per embedder. It
+ * embeds a passage's sentences, not the passage: one sentence about a person inside a long
+ * passage would drown in the passage's vector. Nor does it take a one-sentence chunk's stored
+ * vector instead: that vector holds the heading or the file's title too, and judged on it the
+ * model recognised 12 (under a name as heading) or 14 (under a title) of the 24 one-sentence
+ * health, pay and personal facts of the calibration set, against 15 on the sentence alone.
+ */
 export class SemanticSensitivity {
   private prototypes: Promise<Record<'health' | 'money' | 'personal', Float32Array[]>> | undefined;
 

@@ -9,6 +9,9 @@ import { embeddedText } from './vectorizer.js';
 /** How a condition's topic is put to the model: a short sentence scores better than a bare word. */
 export const topicSentence = (topic: string) => `About ${topic}.`;
 
+/** The passages of a source whose mean says what the source as a whole is about. */
+export const SOURCE_PASSAGES = 12;
+
 /** Topic vectors kept: conditions are few and change rarely. */
 const TOPIC_CACHE = 500;
 
@@ -31,16 +34,19 @@ export class TopicMeaningScorer {
     draft: string,
     passages: PassageFacts[],
     requests: string[] = [],
+    agentId?: string,
   ): Promise<TopicMeaning> {
     if (!this.embedder) return { status: 'off', scores: [] };
     if (!topics.length) return { status: 'scored', scores: [] };
     try {
       // The draft and the question's requests in one call to the model.
       const texts = [draft.trim() ? draft : null, ...requests].filter((t): t is string => t !== null);
-      const [topicVectors, textVectors, byChunk] = await Promise.all([
+      const cited = [...new Set(passages.map((p) => p.source))];
+      const [topicVectors, textVectors, byChunk, bySource] = await Promise.all([
         this.topicVectors(topics),
         texts.length ? this.embedder.embed(texts) : Promise.resolve([]),
         this.chunkVectors(passages.flatMap((p) => chunkIds(p.id))),
+        agentId ? this.sourceVectors(agentId, cited) : Promise.resolve(new Map<string, Float32Array>()),
       ]);
       const draftVector = draft.trim() ? textVectors[0]! : null;
       const requestVectors = textVectors.slice(draft.trim() ? 1 : 0);
@@ -52,6 +58,7 @@ export class TopicMeaningScorer {
             topic,
             draft: draftVector ? cosine(draftVector, t) : 0,
             requests: requestVectors.map((v) => cosine(v, t)),
+            sources: [...bySource].map(([source, v]) => ({ source, score: cosine(v, t) })),
             passages: passages.map((p) => ({
               source: p.source,
               score: Math.max(
@@ -75,6 +82,34 @@ export class TopicMeaningScorer {
       for (const [i, t] of missing.entries()) this.topics.set(t, vectors[i]!);
     }
     return topics.map((t) => this.topics.get(t)!);
+  }
+
+  /**
+   * Each cited source's mean vector: the stored vectors of its first `SOURCE_PASSAGES` chunks
+   * (those still without one are embedded now, as for a cited passage).
+   */
+  private async sourceVectors(agentId: string, names: string[]): Promise<Map<string, Float32Array>> {
+    const out = new Map<string, Float32Array>();
+    if (!names.length) return out;
+    const rows = await this.db.all<{ id: number; source: string }>(sql`
+      select c.id, s.name as source from sources s
+      join chunks c on c.id in (
+        select id from chunks where source_id = s.id order by position limit ${SOURCE_PASSAGES})
+      where s.agent_id = ${agentId} and s.name in (${sql.join(
+        names.map((n) => sql`${n}`),
+        sql`, `,
+      )})`);
+    const vectors = await this.chunkVectors(rows.map((r) => Number(r.id)));
+    for (const name of names) {
+      const mine = rows.flatMap((r) =>
+        r.source === name && vectors.has(Number(r.id)) ? [vectors.get(Number(r.id))!] : [],
+      );
+      if (!mine.length) continue;
+      const mean = new Float32Array(mine[0]!.length);
+      for (const v of mine) for (let i = 0; i < v.length; i++) mean[i]! += v[i]! / mine.length;
+      out.set(name, mean);
+    }
+    return out;
   }
 
   /** The chunks' stored vectors of the current model; those without one are embedded now. */

@@ -27,6 +27,6 @@ export const sourceFactsHandler =
       ]);
       const sources = facts.map((f) => ({ ...f, subjects: about?.get(f.name) ?? null }));
       // The topics the owner's conditions name, against what would be released.
-      const topics = await meaning.score(req.topics, req.draft, passages, req.requests);
+      const topics = await meaning.score(req.topics, req.draft, passages, req.requests, req.agentId);
       return { sources, passages, meaning: topics };
     });
