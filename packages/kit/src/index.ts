@@ -80,6 +80,7 @@ export {
   outbox,
   PreparedReads,
   preparedReads,
+  preparedSelect,
   rebuildInBackground,
   rebuildIndex,
   tableReader,

@@ -87,5 +87,12 @@ export const migrationsFolder = (moduleUrl: string) => fileURLToPath(new URL('..
 export { ADAPTED_VERSIONS, isBusy, isRemote, LoreClient, localPath } from './adapter.js';
 export { insertRows, insertRowsReturning, type RowValue } from './insert-rows.js';
 export { inbox, indexVersions, outbox } from './kit-tables.js';
-export { type PreparedReadStats, PreparedReads, type RawRow, type ReadArg, tableReader } from './prepared.js';
+export {
+  type PreparedReadStats,
+  PreparedReads,
+  preparedSelect,
+  type RawRow,
+  type ReadArg,
+  tableReader,
+} from './prepared.js';
 export { type IndexRebuild, rebuildInBackground, rebuildIndex } from './rebuild-index.js';

@@ -1,5 +1,5 @@
 import type { Client, InValue } from '@libsql/client';
-import { type Column, getTableColumns, getTableName, type Table } from 'drizzle-orm';
+import { type Column, fillPlaceholders, getTableColumns, getTableName, type Table } from 'drizzle-orm';
 import Libsql from 'libsql';
 import { LRUCache } from 'lru-cache';
 
@@ -43,6 +43,7 @@ export class PreparedReads {
     get: new LRUCache<string, Statement>({ max: MAX_STATEMENTS }),
     all: new LRUCache<string, Statement>({ max: MAX_STATEMENTS }),
     values: new LRUCache<string, Statement>({ max: MAX_STATEMENTS }),
+    rows: new LRUCache<string, Statement>({ max: MAX_STATEMENTS }),
   };
 
   constructor(
@@ -80,6 +81,12 @@ export class PreparedReads {
     return this.#run('values', sql, (s) => s.get(args) as unknown[] | undefined);
   }
 
+  /** Every row the SELECT returns, each as its values in the order of the SELECT list (raw mode). */
+  async rows(sql: string, args: ReadArg[] = []): Promise<ArrayLike<unknown>[]> {
+    if (this.path === undefined) return (await this.client.execute({ sql, args: args as InValue[] })).rows;
+    return this.#run('rows', sql, (s) => s.all(args) as unknown[][]);
+  }
+
   /**
    * A number that changes whenever another connection commits to the database (SQLite's
    * `PRAGMA data_version` on the read connection, which never writes), so that what a caller
@@ -94,6 +101,7 @@ export class PreparedReads {
     this.#statements.get.clear();
     this.#statements.all.clear();
     this.#statements.values.clear();
+    this.#statements.rows.clear();
     this.#connection?.close();
     this.#connection = undefined;
   }
@@ -103,7 +111,7 @@ export class PreparedReads {
    * an `all` (or an unfinished `iterate`) of the same statement returns that earlier run's first
    * row, whatever the new arguments; and raw mode (`values`) is a setting of the statement.
    */
-  #run<T>(mode: 'get' | 'all' | 'values', sql: string, run: (s: Statement) => T): T {
+  #run<T>(mode: 'get' | 'all' | 'values' | 'rows', sql: string, run: (s: Statement) => T): T {
     const statements = this.#statements[mode];
     let stmt = statements.get(sql);
     if (stmt) this.stats.hits++;
@@ -111,7 +119,7 @@ export class PreparedReads {
       this.stats.misses++;
       this.#connection ??= new Libsql(this.path!, { readonly: true });
       stmt = this.#connection.prepare<ReadArg[]>(sql) as unknown as Statement;
-      if (mode === 'values') stmt.raw(true);
+      if (mode === 'values' || mode === 'rows') stmt.raw(true);
       statements.set(sql, stmt);
     }
     try {
@@ -158,4 +166,34 @@ export function tableReader<T extends Table>(
       return out as T['$inferSelect'];
     },
   };
+}
+
+/** What `preparedSelect` uses of a drizzle prepared select (drizzle's SQLitePreparedQuery). */
+interface DrizzlePreparedSelect {
+  getQuery(): { sql: string; params: unknown[] };
+  mapGetResult(rows: unknown): unknown;
+  mapAllResult(rows: unknown): unknown;
+}
+
+type Placeholders = Record<string, unknown>;
+
+/**
+ * A drizzle prepared select (`db.select()….prepare()`, placeholders by `sql.placeholder`) run on
+ * the service's prepared reads: drizzle's SQL, drizzle's placeholder filling and drizzle's own
+ * row mapping (`mapGetResult`, `mapAllResult`), so `get` and `all` return exactly what the
+ * prepared query's would, but on a statement kept by SQL text instead of one that
+ * @libsql/client prepares afresh for every run (bench `reads`; prepared.test.ts compares the two).
+ */
+export function preparedSelect<
+  P extends { get(values?: Placeholders): Promise<unknown>; all(values?: Placeholders): Promise<unknown> },
+>(reads: PreparedReads, prepared: P): Pick<P, 'get' | 'all'> {
+  const drizzle = prepared as unknown as DrizzlePreparedSelect;
+  const { sql, params } = drizzle.getQuery();
+  const args = (values: Placeholders | undefined) => fillPlaceholders(params, values ?? {}) as ReadArg[];
+  const get = async (values?: Placeholders) => {
+    const row = await reads.values(sql, args(values));
+    return drizzle.mapGetResult(row ? [row] : []);
+  };
+  const all = async (values?: Placeholders) => drizzle.mapAllResult(await reads.rows(sql, args(values)));
+  return { get, all } as Pick<P, 'get' | 'all'>;
 }

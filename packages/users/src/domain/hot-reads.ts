@@ -1,4 +1,4 @@
-import type { Database } from '@lore/kit';
+import { type Database, preparedReads, preparedSelect } from '@lore/kit';
 import { and, desc, eq, isNull, notExists, or, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/sqlite-core';
 import * as tables from '../tables.js';
@@ -21,65 +21,86 @@ const { agents, apiKeys, activity, connections, connectionRequests } = tables;
 const back = alias(connectionRequests, 'back');
 const id = sql.placeholder('id');
 
-/** drizzle prepared statements for the reads every call (key verification) or profile view makes. */
+/**
+ * The reads every call (key verification) or profile view makes: drizzle's prepared selects, run
+ * on the service's prepared reads (`preparedSelect`), which keep each statement instead of
+ * preparing it afresh on every call and return what drizzle's own `get` and `all` return.
+ */
 function prepare(db: Database<typeof tables>) {
+  const reads = preparedReads(db);
+  const fast = <P extends Parameters<typeof preparedSelect>[1]>(p: P) => preparedSelect(reads, p);
   return {
-    agentByHandle: db
-      .select()
-      .from(agents)
-      .where(eq(agents.handle, sql.placeholder('handle')))
-      .prepare(),
-    agentById: db.select().from(agents).where(eq(agents.id, id)).prepare(),
-    liveKey: db
-      .select({ id: agents.id, handle: agents.handle, node: agents.node, lastActiveAt: agents.lastActiveAt })
-      .from(apiKeys)
-      .innerJoin(agents, eq(agents.id, apiKeys.agentId))
-      .where(and(eq(apiKeys.keyHash, sql.placeholder('keyHash')), isNull(apiKeys.revokedAt)))
-      .limit(1)
-      .prepare(),
-    recentActivity: db
-      .select()
-      .from(activity)
-      .where(eq(activity.agentId, id))
-      .orderBy(desc(activity.at))
-      .limit(sql.placeholder('limit'))
-      .prepare(),
+    agentByHandle: fast(
+      db
+        .select()
+        .from(agents)
+        .where(eq(agents.handle, sql.placeholder('handle')))
+        .prepare(),
+    ),
+    agentById: fast(db.select().from(agents).where(eq(agents.id, id)).prepare()),
+    liveKey: fast(
+      db
+        .select({
+          id: agents.id,
+          handle: agents.handle,
+          node: agents.node,
+          lastActiveAt: agents.lastActiveAt,
+        })
+        .from(apiKeys)
+        .innerJoin(agents, eq(agents.id, apiKeys.agentId))
+        .where(and(eq(apiKeys.keyHash, sql.placeholder('keyHash')), isNull(apiKeys.revokedAt)))
+        .limit(1)
+        .prepare(),
+    ),
+    recentActivity: fast(
+      db
+        .select()
+        .from(activity)
+        .where(eq(activity.agentId, id))
+        .orderBy(desc(activity.at))
+        .limit(sql.placeholder('limit'))
+        .prepare(),
+    ),
     // The other side of each connection, oldest first; a side whose agent is gone is left out.
-    connectedHandles: db
-      .select({ handle: agents.handle })
-      .from(connections)
-      .innerJoin(
-        agents,
-        eq(
-          agents.id,
-          sql`case when ${connections.a} = ${id} then ${connections.b} else ${connections.a} end`,
-        ),
-      )
-      .where(or(eq(connections.a, id), eq(connections.b, id)))
-      .orderBy(connections.createdAt)
-      .prepare(),
-    // Requests to the agent that it has not asked back.
-    pendingFor: db
-      .select({ request: connectionRequests, fromHandle: agents.handle })
-      .from(connectionRequests)
-      .innerJoin(agents, eq(agents.id, connectionRequests.fromId))
-      .where(
-        and(
-          eq(connectionRequests.toId, id),
-          notExists(
-            db
-              .select({ one: sql`1` })
-              .from(back)
-              .where(and(eq(back.fromId, id), eq(back.toId, connectionRequests.fromId))),
+    connectedHandles: fast(
+      db
+        .select({ handle: agents.handle })
+        .from(connections)
+        .innerJoin(
+          agents,
+          eq(
+            agents.id,
+            sql`case when ${connections.a} = ${id} then ${connections.b} else ${connections.a} end`,
           ),
-        ),
-      )
-      .orderBy(connectionRequests.createdAt)
-      .prepare(),
+        )
+        .where(or(eq(connections.a, id), eq(connections.b, id)))
+        .orderBy(connections.createdAt)
+        .prepare(),
+    ),
+    // Requests to the agent that it has not asked back.
+    pendingFor: fast(
+      db
+        .select({ request: connectionRequests, fromHandle: agents.handle })
+        .from(connectionRequests)
+        .innerJoin(agents, eq(agents.id, connectionRequests.fromId))
+        .where(
+          and(
+            eq(connectionRequests.toId, id),
+            notExists(
+              db
+                .select({ one: sql`1` })
+                .from(back)
+                .where(and(eq(back.fromId, id), eq(back.toId, connectionRequests.fromId))),
+            ),
+          ),
+        )
+        .orderBy(connectionRequests.createdAt)
+        .prepare(),
+    ),
   };
 }
 
-/** The users service's per-call reads, as drizzle prepared statements made once per database. */
+/** The users service's per-call reads, prepared once per database. */
 export class HotReads {
   private readonly q: ReturnType<typeof prepare>;
 
