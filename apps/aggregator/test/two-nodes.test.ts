@@ -420,6 +420,27 @@ describe.skipIf(!natsUp)('two nodes on one NATS network', () => {
     for (const e of excerpts) expect(onA).not.toContain(e);
   }, 60_000);
 
+  it('drops on B a broadcast from A that matched nothing there, and keeps it where it matched', async () => {
+    const question = `How hot should I bake a sourdough loaf, and with steam (${run})?`;
+    const r = await ok<{ query_id: string; broadcast: boolean }>(alice, 'cqAskQuestion', {
+      question,
+      peers: [],
+    });
+    expect(r.data.broadcast).toBe(true);
+    const id = r.data.query_id;
+    // Carol on A holds the sourdough note: her copy waits for her with a draft.
+    await until(
+      () => requested(carol),
+      (m) => m[id]?.status === 'pending',
+    );
+    expect((await requested(carol))[id]?.draft?.citations[0]?.source).toBe('sourdough.md');
+    // Bob on B had nothing relevant: once B has handled the event, his inbox does not hold it.
+    await waitFor(settled, 20_000);
+    expect((await requested(bob))[id]).toBeUndefined();
+    // Alice sees no peer of a broadcast until an answer is released.
+    expect((await asked(alice)).questions.find((q) => q.id === id)?.peers).toEqual([]);
+  }, 30_000);
+
   it('lets B’s policy decide: a seed condition accepts alice’s question using her profile from A', async () => {
     await ok(bob, 'cqAddAutoApprovalCondition', { sentence: SEEDS[0] });
     const t0 = performance.now();

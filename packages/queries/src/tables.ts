@@ -63,6 +63,8 @@ export const receivedQueries = sqliteTable(
     askerNode: text('asker_node').notNull(),
     askerProfile: text('asker_profile', { mode: 'json' }).$type<AskerProfile | null>(),
     question: text('question').notNull(),
+    /** Asked of the whole network, not by name: dropped, not kept for the owner, when nothing is relevant. */
+    broadcast: integer('broadcast', { mode: 'boolean' }).notNull().default(false),
     askedAt: integer('asked_at').notNull(),
     receivedAt: integer('received_at').notNull(),
     /** A lifecycle status (domain/lifecycle.ts): drafting, drafted, pending, held, accepted, rejected, no-knowledge, undeliverable. */

@@ -248,6 +248,11 @@ export const QuestionAsked = defineEvent(
     expiresAt: z.string(),
     asker: AgentRef.extend({ profile: AskerProfile.nullable() }),
     recipients: z.array(AgentRef).min(1),
+    /**
+     * Sent to the whole network rather than to named peers: a recipient with nothing relevant
+     * drops its copy. Absent (a node from before the field) is a question asked by name.
+     */
+    broadcast: z.boolean().optional(),
   }),
 );
 

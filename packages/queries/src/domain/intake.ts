@@ -180,6 +180,7 @@ export class Intake {
             profile: b.q.asker.profile,
           },
           question: b.q.question,
+          broadcast: b.q.broadcast === true,
           askedAt: Date.parse(b.q.askedAt),
         })),
       );

@@ -41,6 +41,7 @@ const decided = (o: Verdict['outcome']) =>
     { type: 'draft', draft, at: T + 1 },
     { type: 'evaluate', verdict: verdict(o), at: T + 2 },
   );
+const broadcast = () => ({ ...received(), broadcast: true });
 const noKnowledge = () => after({ type: 'receive', at: T }, { type: 'draft', draft: null, at: T + 1 });
 const fail = (step: 'draft' | 'evaluate', at: number): Command => ({
   type: 'fail',
@@ -62,6 +63,14 @@ describe('received query lifecycle: decide', () => {
     ['drafting', received, { type: 'draft', draft, at: T }, ['drafted']],
     ['drafting', received, { type: 'draft', draft: null, at: T }, ['nothing-drafted']],
     ['drafting', received, { type: 'draft', draft: { ...draft, citations: [] }, at: T }, ['nothing-drafted']],
+    ['drafting (broadcast)', broadcast, { type: 'draft', draft: null, at: T }, ['dropped']],
+    [
+      'drafting (broadcast)',
+      broadcast,
+      { type: 'draft', draft: { ...draft, citations: [] }, at: T },
+      ['dropped'],
+    ],
+    ['drafting (broadcast)', broadcast, { type: 'draft', draft, at: T }, ['drafted']],
     ['drafting', received, fail('draft', T + 5), ['retry-scheduled']],
     ['drafting', received, fail('evaluate', T + 5), []],
     ['drafted (late draft)', drafted, { type: 'draft', draft, at: T }, []],
@@ -123,6 +132,13 @@ describe('received query lifecycle: evolve', () => {
       expect(s.decision.reason).toBe(`${outcome} because the table says so`);
       expect(s.decision.at).toBe(outcome === 'accepted' || outcome === 'rejected' ? T + 2 : null);
     }
+  });
+
+  it('drops a broadcast nothing relevant was found for, and keeps one asked by name for its owner', () => {
+    const closest = [{ source: 'espresso.md', excerpt: 'Grind finer when the shot runs fast.', score: 0.21 }];
+    const nothing = { type: 'draft', draft: null, closest, at: T + 1 } as const;
+    expect(run(nothing, broadcast()).state).toMatchObject({ status: 'dropped', nextAttemptAt: null });
+    expect(run(nothing, received()).state).toMatchObject({ status: 'no-knowledge', closest });
   });
 
   it('keeps the closest passages of a question nothing was drafted for, and none for a drafted one', () => {

@@ -9,6 +9,7 @@ import type { AnswerCitation, ClosestPassage, ReceivedStatus } from '@lore/schem
  *   drafting ─draft→ drafted ─evaluate→ pending | accepted | rejected | held
  *      │ nothing relevant → no-knowledge        pending | held ─owner→ accepted | rejected | edited
  *                           no-knowledge ─owner→ rejected, or ─edit→ pending
+ *      │ nothing relevant to a broadcast → dropped (the copy is deleted: no inbox entry)
  *      └─ a step that cannot run is retried with backoff, then → undeliverable
  */
 
@@ -29,7 +30,9 @@ export interface DecisionNote {
 }
 
 export interface QueryState {
-  status: ReceivedStatus | 'new';
+  status: ReceivedStatus | 'new' | 'dropped';
+  /** Asked of the whole network: with nothing relevant the copy is dropped, not kept for the owner. */
+  broadcast: boolean;
   /** `sources`: the citations of the draft as written, which later edits are checked against. */
   draft: (Draft & { edited: boolean; writtenByOwner: boolean; sources: AnswerCitation[] }) | null;
   /** Revisions sent to the asker (0 until accepted). */
@@ -47,6 +50,7 @@ export interface QueryState {
 
 export const initialState: QueryState = {
   status: 'new',
+  broadcast: false,
   draft: null,
   revision: 0,
   decision: { reason: '', decidedBy: 'none', condition: null, at: null },
@@ -81,6 +85,7 @@ export type Event =
   | { type: 'received'; at: number }
   | { type: 'drafted'; draft: Draft; at: number }
   | { type: 'nothing-drafted'; closest: ClosestPassage[]; at: number }
+  | { type: 'dropped'; at: number }
   | {
       type: 'retry-scheduled';
       step: 'draft' | 'evaluate';
@@ -126,8 +131,10 @@ export function decide(cmd: Command, s: QueryState): Event[] {
     case 'draft':
       // A late draft (another replica finished first, or the query was given up) changes nothing.
       if (s.status !== 'drafting') return [];
-      return cmd.draft?.citations.length
-        ? [{ type: 'drafted', draft: cmd.draft, at: cmd.at }]
+      if (cmd.draft?.citations.length) return [{ type: 'drafted', draft: cmd.draft, at: cmd.at }];
+      // Only a question asked by name is kept for the owner when nothing matched.
+      return s.broadcast
+        ? [{ type: 'dropped', at: cmd.at }]
         : [{ type: 'nothing-drafted', closest: cmd.closest ?? [], at: cmd.at }];
     case 'fail': {
       const waiting = cmd.step === 'draft' ? 'drafting' : 'drafted';
@@ -220,6 +227,8 @@ export function evolve(s: QueryState, e: Event): QueryState {
           at: e.at,
         },
       };
+    case 'dropped':
+      return { ...s, ...settled, status: 'dropped' };
     case 'retry-scheduled':
       return {
         ...s,

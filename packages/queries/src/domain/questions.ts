@@ -105,6 +105,7 @@ export class QuestionRepository {
           expiresAt: new Date(q.expiresAt).toISOString(),
           asker: q.asker,
           recipients: q.peers.slice(i, i + RECIPIENTS_PER_EVENT),
+          broadcast: q.broadcast,
         });
       }
     });

@@ -15,6 +15,7 @@ export type ReceivedRow = typeof tables.receivedQueries.$inferSelect;
 export function stateOf(r: ReceivedRow): QueryState {
   return {
     status: r.status as ReceivedStatus,
+    broadcast: r.broadcast,
     draft: r.draftText
       ? {
           text: r.draftText,
@@ -72,7 +73,9 @@ export function columnsOf(s: QueryState) {
  * (and logged here, `decisions.ts`). Nothing else reaches the asker: a question that found nothing, and one
  * the owner's conditions held, kept pending or declined on their own, all stay "sent" (waiting
  * for the owner) on the asker's side, so the asker cannot learn from the status or its timing
- * whether a source mentions what it guessed.
+ * whether a source mentions what it guessed. A broadcast's asker hears only released answers:
+ * its copy with nothing relevant is dropped unannounced, so a refusal or a give-up would tell the
+ * asker (whatever its node claims the question was) that this owner held something.
  */
 export function announce(emit: Emit, row: ReceivedRow, e: Event): void {
   const at = new Date(e.at).toISOString();
@@ -102,6 +105,10 @@ export function announce(emit: Emit, row: ReceivedRow, e: Event): void {
       checks: d.checks ?? [],
       at,
     });
+  const withheld = (reason: 'declined' | 'undeliverable', detail?: string) => {
+    if (row.broadcast) return;
+    emit(AnswerWithheld, { ...base, reason, ...(detail === undefined ? {} : { detail }), at });
+  };
   const share = () => {
     if (!row.draftText) return;
     emit(AnswerShared, {
@@ -120,8 +127,10 @@ export function announce(emit: Emit, row: ReceivedRow, e: Event): void {
     case 'nothing-drafted':
       // In the owner's inbox as "nothing matched"; the asker is not told.
       return;
+    case 'dropped':
+      return;
     case 'given-up':
-      emit(AnswerWithheld, { ...base, reason: 'undeliverable', detail: e.reason, at });
+      withheld('undeliverable', e.reason);
       decided('system', 'undeliverable', { decidedBy: 'system', condition: null, reason: e.reason });
       return;
     case 'auto-decided':
@@ -133,7 +142,7 @@ export function announce(emit: Emit, row: ReceivedRow, e: Event): void {
     case 'manually-decided':
       decided('manual', e.outcome, { decidedBy: e.by, condition: null, reason: e.reason });
       if (e.outcome === 'accepted') share();
-      else emit(AnswerWithheld, { ...base, reason: 'declined', at });
+      else withheld('declined');
       return;
     case 'edited':
       decided('manual', 'edited', {

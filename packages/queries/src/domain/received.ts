@@ -2,7 +2,7 @@ import type { Database, Emit, Outbox, Transaction } from '@lore/kit';
 import { conflict, forbidden, notFound } from '@lore/kit';
 import type { EventEnvelope } from '@lore/schema/events';
 import { type AskerProfile, QueryDecided, type ReceivedStatus } from '@lore/schema/queries';
-import { and, asc, count, desc, eq, gte, inArray, lte, ne } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gte, inArray, lte, ne, or } from 'drizzle-orm';
 import * as tables from '../tables.js';
 import { citationsDrawnOn } from './citing.js';
 import { DecisionLog } from './decisions.js';
@@ -22,6 +22,8 @@ export interface IncomingQuery {
   recipient: { id: string; handle: string };
   asker: { id: string; handle: string; node: string; profile: AskerProfile | null };
   question: string;
+  /** Asked of the whole network, as the asker's node says; anything but `true` is asked by name. */
+  broadcast: boolean;
   askedAt: number;
 }
 
@@ -121,6 +123,7 @@ export class ReceivedRepository {
           askerNode: q.asker.node,
           askerProfile: q.asker.profile,
           question: q.question,
+          broadcast: q.broadcast,
           askedAt: q.askedAt,
           receivedAt: t,
           ...columnsOf(state),
@@ -167,16 +170,22 @@ export class ReceivedRepository {
           out.push({ row, changed: false });
           continue;
         }
+        const same = and(
+          eq(receivedQueries.id, row.id),
+          eq(receivedQueries.recipientId, row.recipientId),
+          eq(receivedQueries.version, row.version),
+        );
+        if (result.state.status === 'dropped') {
+          // A broadcast nothing was relevant to leaves no trace in the inbox; the event's inbox
+          // row (written when the copy was recorded) keeps a redelivery from recording it again.
+          const gone = await tx.delete(receivedQueries).where(same).returning({ id: receivedQueries.id });
+          out.push(gone.length ? null : { row, changed: false });
+          continue;
+        }
         const [updated] = await tx
           .update(receivedQueries)
           .set({ ...columnsOf(result.state), version: row.version + 1 })
-          .where(
-            and(
-              eq(receivedQueries.id, row.id),
-              eq(receivedQueries.recipientId, row.recipientId),
-              eq(receivedQueries.version, row.version),
-            ),
-          )
+          .where(same)
           .returning();
         if (!updated) {
           out.push({ row, changed: false });
@@ -262,7 +271,11 @@ export class ReceivedRepository {
     recipientId: string,
     filter: { status?: ReceivedStatus; from?: string },
   ): Promise<ReceivedRow[]> {
-    const where = [eq(receivedQueries.recipientId, recipientId)];
+    const where = [
+      eq(receivedQueries.recipientId, recipientId),
+      // A broadcast is the owner's business only once something relevant was found.
+      or(eq(receivedQueries.broadcast, false), ne(receivedQueries.status, 'drafting')),
+    ];
     if (filter.status) where.push(eq(receivedQueries.status, filter.status));
     if (filter.from) where.push(eq(receivedQueries.askerHandle, filter.from));
     return this.db
