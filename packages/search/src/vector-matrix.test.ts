@@ -25,6 +25,20 @@ describe('VectorMatrix', () => {
     }
   });
 
+  it('finds the same rows with the WebAssembly kernel (384 dimensions), growing past its first memory', () => {
+    const items = Array.from({ length: 3_000 }, (_, i) => ({ id: String(i), vector: vector(384) }));
+    const m = new VectorMatrix(384, 4);
+    for (const it of items) m.add(Number(it.id), it.vector);
+    for (let q = 0; q < 10; q++) {
+      const query = vector(384);
+      const want = cosineTopK(query, items, 30);
+      const got = m.nearest(query, 30);
+      expect(got.map((h) => h.id)).toEqual(want.map((h) => Number(h.id)));
+      got.forEach((h, i) => expect(h.similarity).toBeCloseTo(want[i]!.score, 5));
+      expect(m.similarity(Number(want[0]!.id), query)).toBeCloseTo(want[0]!.score, 5);
+    }
+  });
+
   it('gives the cosine of one row, and nothing for an id it does not hold', () => {
     const a = vector(16);
     const q = vector(16);
