@@ -107,7 +107,12 @@ export class DocsSearch {
   vectorsAdded(rows: Array<{ id: number; vector: Float32Array }>, before: string, after: string): void {
     const c = this.cache;
     if (!c?.generation.endsWith(`/${before}`)) return;
-    for (const r of rows) c.vectors.add(r.id, r.vector);
+    for (const r of rows) {
+      // A corpus read before it had any vector holds an empty matrix of no model's dimension.
+      if (c.vectors.size === 0 && c.vectors.dimensions !== r.vector.length)
+        c.vectors = new VectorMatrix(r.vector.length, rows.length);
+      c.vectors.add(r.id, r.vector);
+    }
     c.generation = `${c.generation.slice(0, -before.length - 1)}/${after}`;
   }
 
