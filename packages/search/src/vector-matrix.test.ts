@@ -21,7 +21,7 @@ describe('VectorMatrix', () => {
       const want = cosineTopK(query, items, 10);
       const got = m.nearest(query, 10);
       expect(got.map((h) => h.id)).toEqual(want.map((h) => Number(h.id)));
-      got.forEach((h, i) => expect(h.similarity).toBeCloseTo(want[i]!.score, 5));
+      for (const [i, h] of got.entries()) expect(h.similarity).toBeCloseTo(want[i]!.score, 5);
     }
   });
 
@@ -34,7 +34,7 @@ describe('VectorMatrix', () => {
       const want = cosineTopK(query, items, 30);
       const got = m.nearest(query, 30);
       expect(got.map((h) => h.id)).toEqual(want.map((h) => Number(h.id)));
-      got.forEach((h, i) => expect(h.similarity).toBeCloseTo(want[i]!.score, 5));
+      for (const [i, h] of got.entries()) expect(h.similarity).toBeCloseTo(want[i]!.score, 5);
       expect(m.similarity(Number(want[0]!.id), query)).toBeCloseTo(want[0]!.score, 5);
     }
   });
