@@ -258,7 +258,8 @@ export async function ingestSuite(opts: { seconds: number; dataDir: string }): P
     );
     const s = seconds(t0);
     if (code !== 0) throw new Error(`lore docs ingest failed (${code}): ${cli.text()}`);
-    const chunks = Number(/; (\d+) chunks in/.exec(cli.text())?.[1] ?? 0);
+    // The command writes counts with thousands separators ("20,000 chunks").
+    const chunks = Number((/; ([\d,]+) chunks in/.exec(cli.text())?.[1] ?? '0').replaceAll(',', ''));
     say(`docs CLI: ${cli.text().trim()}`);
     rows.push(
       row({

@@ -22,6 +22,23 @@ describe('VectorMatrix', () => {
       const got = m.nearest(query, 10);
       expect(got.map((h) => h.id)).toEqual(want.map((h) => Number(h.id)));
       for (const [i, h] of got.entries()) expect(h.similarity).toBeCloseTo(want[i]!.score, 5);
+<<<<<<< HEAD
+=======
+    }
+  });
+
+  it('finds the same rows with the WebAssembly kernel (384 dimensions), growing past its first memory', () => {
+    const items = Array.from({ length: 3_000 }, (_, i) => ({ id: String(i), vector: vector(384) }));
+    const m = new VectorMatrix(384, 4);
+    for (const it of items) m.add(Number(it.id), it.vector);
+    for (let q = 0; q < 10; q++) {
+      const query = vector(384);
+      const want = cosineTopK(query, items, 30);
+      const got = m.nearest(query, 30);
+      expect(got.map((h) => h.id)).toEqual(want.map((h) => Number(h.id)));
+      for (const [i, h] of got.entries()) expect(h.similarity).toBeCloseTo(want[i]!.score, 5);
+      expect(m.similarity(Number(want[0]!.id), query)).toBeCloseTo(want[0]!.score, 5);
+>>>>>>> h/perf
     }
   });
 

@@ -2,7 +2,6 @@ import type { Embedder } from '@lore/ingest';
 import type { Logger } from '@lore/kit';
 import {
   bm25Idf,
-  cosineTopK,
   expansionWords,
   fuseRankings,
   groupByPage,
@@ -15,6 +14,7 @@ import {
   stemmedTerms,
   stemmedText,
   type TermSplit,
+  VectorMatrix,
 } from '@lore/search';
 import type { SQL } from 'drizzle-orm';
 import { LRUCache } from 'lru-cache';
@@ -97,9 +97,9 @@ export interface SearchPage {
  * chunk vectors, fused by reciprocal rank fusion. Without vectors, pages come straight from SQL.
  */
 export class DocsSearch {
-  private cache: { generation: string; vectors: Array<{ id: string; vector: Float32Array }> } | undefined;
+  private cache: { generation: string; vectors: VectorMatrix } | undefined;
   private stats: { generation: string; chunks: number; df: LRUCache<string, number> } | undefined;
-  private loading: Promise<Array<{ id: string; vector: Float32Array }>> | undefined;
+  private loading: Promise<VectorMatrix> | undefined;
 
   /** Depth of the meaning list fused (`FUSION_DEPTH` unless an evaluation asks otherwise). */
   semanticDepth = FUSION_DEPTH;
@@ -139,12 +139,11 @@ export class DocsSearch {
   vectorsAdded(rows: Array<{ id: number; vector: Float32Array }>, before: string, after: string): void {
     const c = this.cache;
     if (!c?.generation.endsWith(`/${before}`)) return;
-    const at = new Map(c.vectors.map((v, i) => [v.id, i]));
     for (const r of rows) {
-      const id = String(r.id);
-      const i = at.get(id);
-      if (i === undefined) c.vectors.push({ id, vector: r.vector });
-      else c.vectors[i] = { id, vector: r.vector };
+      // A corpus read before it had any vector holds an empty matrix of no model's dimension.
+      if (c.vectors.size === 0 && c.vectors.dimensions !== r.vector.length)
+        c.vectors = new VectorMatrix(r.vector.length, rows.length);
+      c.vectors.add(r.id, r.vector);
     }
     c.generation = `${c.generation.slice(0, -before.length - 1)}/${after}`;
   }
@@ -177,7 +176,9 @@ export class DocsSearch {
     ];
     const vectors = await this.vectors();
     // Over-fetch when filtering: candidates outside the filter are dropped on hydration.
-    const nearest = cosineTopK(queryVector, vectors, req.filter ? FUSION_DEPTH * 4 : FUSION_DEPTH);
+    const nearest = vectors
+      .nearest(queryVector, req.filter ? FUSION_DEPTH * 4 : FUSION_DEPTH)
+      .map((r) => ({ id: String(r.id), score: r.similarity }));
     const semantic = nearest.map((r) => Number(r.id));
     const hydrated = new Map(lexical.map((h) => [h.chunkId, h]));
     const unseen = semantic.filter((id) => !hydrated.has(id));
@@ -293,12 +294,20 @@ export class DocsSearch {
   }
 
   /** The chunk vectors of the embedder's model, cached per corpus and vector generation. */
-  private async vectors(): Promise<Array<{ id: string; vector: Float32Array }>> {
+  private async vectors(): Promise<VectorMatrix> {
     const generation = `${await this.store.generation()}/${await this.store.vectorGeneration()}`;
     if (this.cache?.generation === generation) return this.cache.vectors;
-    this.loading ??= this.store.vectors(this.embedder!.model).finally(() => {
-      this.loading = undefined;
-    });
+    this.loading ??= this.store
+      .vectors(this.embedder!.model)
+      .then((rows) => {
+        // One model's vectors share a dimension; a row of another is left out (never compared).
+        const matrix = new VectorMatrix(rows[0]?.vector.length ?? 1, rows.length);
+        for (const r of rows) matrix.add(Number(r.id), r.vector);
+        return matrix;
+      })
+      .finally(() => {
+        this.loading = undefined;
+      });
     const vectors = await this.loading;
     this.cache = { generation, vectors };
     return vectors;
