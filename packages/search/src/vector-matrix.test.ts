@@ -22,8 +22,6 @@ describe('VectorMatrix', () => {
       const got = m.nearest(query, 10);
       expect(got.map((h) => h.id)).toEqual(want.map((h) => Number(h.id)));
       for (const [i, h] of got.entries()) expect(h.similarity).toBeCloseTo(want[i]!.score, 5);
-<<<<<<< HEAD
-=======
     }
   });
 
@@ -38,7 +36,6 @@ describe('VectorMatrix', () => {
       expect(got.map((h) => h.id)).toEqual(want.map((h) => Number(h.id)));
       for (const [i, h] of got.entries()) expect(h.similarity).toBeCloseTo(want[i]!.score, 5);
       expect(m.similarity(Number(want[0]!.id), query)).toBeCloseTo(want[0]!.score, 5);
->>>>>>> h/perf
     }
   });
 
