@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import {
   createLogger,
   databaseFor,
@@ -8,6 +7,7 @@ import {
   migrationsFolder,
   Outbox,
   openDatabase,
+  parseCommandLine,
 } from '@lore/kit';
 import { docsSettings } from './config.js';
 import { ingestInputs, summaryLine } from './domain/ingest.js';
@@ -154,17 +154,12 @@ export async function runDocsCli(argv: string[], io: DocsCliIo): Promise<number>
 }
 
 function parse(args: string[]) {
-  return parseArgs({
-    args,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      source: { type: 'string' },
-      'base-uri': { type: 'string' },
-      concurrency: { type: 'string' },
-      'max-pages': { type: 'string' },
-      'keep-missing': { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
+  return parseCommandLine(args, {
+    source: { type: 'string' },
+    'base-uri': { type: 'string' },
+    concurrency: { type: 'string' },
+    'max-pages': { type: 'string' },
+    'keep-missing': { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
   });
 }

@@ -48,6 +48,7 @@ export { nodeLocalBus, nodeSubject } from './bus/local.js';
 export type { NatsCredentials } from './bus/nats-auth.js';
 export type { Completer, ServicePrompt, ServiceResourceTemplate } from './catalog.js';
 export { catalogBackend } from './catalog.js';
+export { type FlagSpec, type FlagValues, parseCommandLine } from './cli-args.js';
 export { GroupCommit, limiter, settleInPool } from './concurrency.js';
 export type { BaseConfig, LoreConfig } from './config.js';
 export {

@@ -1,5 +1,4 @@
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import {
   createLogger,
   databaseFor,
@@ -8,6 +7,7 @@ import {
   migrationsFolder,
   Outbox,
   openDatabase,
+  parseCommandLine,
 } from '@lore/kit';
 import { HANDLE_PATTERN } from '@lore/schema/common';
 import { markdownFiles, readArticleFile } from './domain/article-files.js';
@@ -139,14 +139,9 @@ export async function runKnowledgeCli(argv: string[], io: KnowledgeCliIo): Promi
 }
 
 function parse(args: string[]) {
-  return parseArgs({
-    args,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      author: { type: 'string' },
-      category: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
+  return parseCommandLine(args, {
+    author: { type: 'string' },
+    category: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
   });
 }
