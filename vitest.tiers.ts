@@ -53,6 +53,7 @@ export const SLOW_TESTS: readonly string[] = [
   // The local embedding model loaded in its thread, each surface's vectors computed in the
   // background, then searched by meaning and by words alone (two services per file).
   'packages/users/test/meaning.test.ts',
+  'packages/knowledge/test/meaning.test.ts',
   'packages/docs/test/meaning.test.ts',
   'packages/knowledge/test/article-meaning.test.ts',
   'packages/queries/test/question-meaning.test.ts',
