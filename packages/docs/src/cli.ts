@@ -1,14 +1,6 @@
-import {
-  createLogger,
-  databaseFor,
-  type LoreConfig,
-  loadNodeIdentity,
-  MemoryBus,
-  migrationsFolder,
-  Outbox,
-  openDatabase,
-  parseCommandLine,
-} from '@lore/kit';
+import { createLogger, databaseFor, type LoreConfig, loadNodeIdentity, parseCommandLine } from '@lore/kit';
+import { MemoryBus, Outbox } from '@lore/kit/bus';
+import { migrationsFolder, openDatabase } from '@lore/kit/db';
 import { docsSettings } from './config.js';
 import { ingestInputs, summaryLine } from './domain/ingest.js';
 import { DocsStore } from './domain/store.js';

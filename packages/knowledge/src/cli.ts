@@ -1,14 +1,7 @@
 import { resolve } from 'node:path';
-import {
-  createLogger,
-  databaseFor,
-  type LoreConfig,
-  MemoryBus,
-  migrationsFolder,
-  Outbox,
-  openDatabase,
-  parseCommandLine,
-} from '@lore/kit';
+import { createLogger, databaseFor, type LoreConfig, parseCommandLine } from '@lore/kit';
+import { MemoryBus, Outbox } from '@lore/kit/bus';
+import { migrationsFolder, openDatabase } from '@lore/kit/db';
 import { HANDLE_PATTERN } from '@lore/schema/common';
 import { markdownFiles, readArticleFile } from './domain/article-files.js';
 import { ArticleRepository, LORE_AUTHOR } from './domain/articles.js';
