@@ -1,13 +1,7 @@
 /** Helpers for suites that host Lore services in the bench process (in-process bus and fetch). */
 import { AggregatorConfigSchema } from '@lore/aggregator';
-import {
-  createLogger,
-  type EventBus,
-  type LoreConfig,
-  loadConfig,
-  MemoryBus,
-  type ServiceDeps,
-} from '@lore/kit';
+import { createLogger, type LoreConfig, loadConfig, type ServiceDeps } from '@lore/kit';
+import { type EventBus, MemoryBus } from '@lore/kit/bus';
 import { appFetch, type Client, connectClient, ok } from '@lore/kit/testing';
 
 /** The environment every in-process suite runs with: no rate limits, no LLM, quiet. */

@@ -1,15 +1,8 @@
 import { join } from 'node:path';
 import { type AllInOne, startAllInOne } from '@lore/aggregator';
-import {
-  createBus,
-  createDirectory,
-  createLogger,
-  type Database,
-  type EventBus,
-  natsAccess,
-  nodeLocalBus,
-  openDatabase,
-} from '@lore/kit';
+import { createDirectory, createLogger } from '@lore/kit';
+import { createBus, type EventBus, natsAccess, nodeLocalBus } from '@lore/kit/bus';
+import { type Database, openDatabase } from '@lore/kit/db';
 import {
   appFetch,
   type Client,

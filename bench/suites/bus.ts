@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { createLogger, Outbox, openDatabase } from '@lore/kit';
+import { createLogger } from '@lore/kit';
+import { Outbox } from '@lore/kit/bus';
+import { openDatabase } from '@lore/kit/db';
 import { NatsBus } from '@lore/kit/nats';
 import { freePort, NatsServerProcess } from '@lore/kit/testing';
 import { defineEvent } from '@lore/schema';

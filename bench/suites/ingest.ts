@@ -1,7 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DocsStore, ingestInputs, parseDocument, runDocsCli } from '@lore/docs';
-import { createLogger, type Database, MemoryBus, migrationsFolder, Outbox, openDatabase } from '@lore/kit';
+import { createLogger } from '@lore/kit';
+import { MemoryBus, Outbox } from '@lore/kit/bus';
+import { type Database, migrationsFolder, openDatabase } from '@lore/kit/db';
 import { appFetch, connectClient, ok } from '@lore/kit/testing';
 import { createKnowledgeService } from '@lore/knowledge';
 import { DocsCorpusIngested, KnowledgeSourceAdded } from '@lore/schema';

@@ -1,5 +1,7 @@
 import { join } from 'node:path';
-import { createLogger, MemoryBus, Outbox, openDatabase } from '@lore/kit';
+import { createLogger } from '@lore/kit';
+import { MemoryBus, Outbox } from '@lore/kit/bus';
+import { openDatabase } from '@lore/kit/db';
 import { AgentRepository, ConnectionRepository, usersTables as t } from '@lore/users';
 import { and, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import { Bench } from 'tinybench';

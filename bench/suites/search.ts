@@ -1,7 +1,9 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDocsService, DocsSearch, DocsStore, runDocsCli } from '@lore/docs';
-import { createLogger, databaseFor, MemoryBus, Outbox, openDatabase } from '@lore/kit';
+import { createLogger, databaseFor } from '@lore/kit';
+import { MemoryBus, Outbox } from '@lore/kit/bus';
+import { openDatabase } from '@lore/kit/db';
 import { appFetch, connectClient, ok } from '@lore/kit/testing';
 import { agentToken, createKnowledgeService, KnowledgeBase, stem } from '@lore/knowledge';
 import { KnowledgeSourceAdded } from '@lore/schema';

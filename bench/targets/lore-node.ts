@@ -5,7 +5,8 @@
  * SIGUSR1/SIGUSR2 start and write a CPU profile (into BENCH_CPU_PROF).
  */
 import { AggregatorConfigSchema, startAllInOne } from '@lore/aggregator';
-import { createBus, createDirectory, loadConfig, natsAccess, serveHttp } from '@lore/kit';
+import { createDirectory, loadConfig, serveHttp } from '@lore/kit';
+import { createBus, natsAccess } from '@lore/kit/bus';
 import { startCpuProfile } from '../tools/cpu-profile.js';
 
 const config = loadConfig(process.env, AggregatorConfigSchema);

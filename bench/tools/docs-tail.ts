@@ -14,7 +14,8 @@
 import { join } from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { DocsSearch, DocsStore } from '@lore/docs';
-import { createLogger, openDatabase } from '@lore/kit';
+import { createLogger } from '@lore/kit';
+import { openDatabase } from '@lore/kit/db';
 import { Corpus } from '../corpus.js';
 import { percentile } from '../lib.js';
 

@@ -10,7 +10,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MemoryBus } from '@lore/kit';
+import { MemoryBus } from '@lore/kit/bus';
 import { appFetch, connectClient, ok } from '@lore/kit/testing';
 import { createKnowledgeService } from '@lore/knowledge';
 import { KnowledgeSourceAdded } from '@lore/schema';

@@ -15,7 +15,9 @@
  */
 import { join } from 'node:path';
 import { DocsSearch, DocsStore } from '@lore/docs';
-import { createLogger, type Database, MemoryBus, Outbox, openDatabase } from '@lore/kit';
+import { createLogger } from '@lore/kit';
+import { MemoryBus, Outbox } from '@lore/kit/bus';
+import { type Database, openDatabase } from '@lore/kit/db';
 import { KnowledgeBase } from '@lore/knowledge';
 import type { TermSplit } from '@lore/search';
 import { Corpus } from '../corpus.js';

@@ -2,22 +2,19 @@ import { mkdirSync } from 'node:fs';
 import {
   Authenticator,
   agentKeysOverBus,
-  createBus,
   createDirectory,
   createLogger,
   directoryTrust,
-  type EventBus,
   type Logger,
   type LoreConfig,
   type LoreService,
   loadNodeIdentity,
   type NetworkDirectory,
   type NetworkLink,
-  natsAccess,
-  nodeLocalBus,
   registerNodeKey,
   stopWithin,
 } from '@lore/kit';
+import { createBus, type EventBus, natsAccess, nodeLocalBus } from '@lore/kit/bus';
 import { UsersAgentKeys } from '@lore/schema/users';
 import type { Hono } from 'hono';
 import { Aggregator } from './aggregator.js';

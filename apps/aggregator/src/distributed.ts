@@ -1,14 +1,5 @@
-import {
-  createBus,
-  createLogger,
-  type EventBus,
-  type Lane,
-  type Logger,
-  type LoreConfig,
-  loadNodeIdentity,
-  NatsInsecureError,
-  natsAccess,
-} from '@lore/kit';
+import { createLogger, type Lane, type Logger, type LoreConfig, loadNodeIdentity } from '@lore/kit';
+import { createBus, type EventBus, NatsInsecureError, natsAccess } from '@lore/kit/bus';
 import type { Hono } from 'hono';
 import { Aggregator } from './aggregator.js';
 import { aggregatorSettings } from './config.js';

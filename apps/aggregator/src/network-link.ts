@@ -7,10 +7,8 @@
 import {
   type CarriedEvent,
   ConfigError,
-  createBus,
   createDirectory,
   directoryTrust,
-  type EventBus,
   type Logger,
   type LoreConfig,
   loadNodeIdentity,
@@ -18,9 +16,9 @@ import {
   NetworkLink,
   type NetworkTraffic,
   type NodeIdentity,
-  natsAccess,
   stopWithin,
 } from '@lore/kit';
+import { createBus, type EventBus, natsAccess } from '@lore/kit/bus';
 import { AnswerShared, AnswerWithheld, QuestionAsked } from '@lore/schema/queries';
 import { Hono } from 'hono';
 import { readConfirmedKeys } from './network-cli.js';

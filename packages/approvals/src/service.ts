@@ -1,12 +1,6 @@
-import {
-  agentKeysOverBus,
-  createService,
-  type LoreService,
-  migrationsFolder,
-  nodeLocalBus,
-  openServiceStore,
-  type ServiceDeps,
-} from '@lore/kit';
+import { agentKeysOverBus, createService, type LoreService, type ServiceDeps } from '@lore/kit';
+import { nodeLocalBus } from '@lore/kit/bus';
+import { migrationsFolder, openServiceStore } from '@lore/kit/db';
 import { HANDLE_PATTERN } from '@lore/schema/common';
 import { UsersAgentKeys } from '@lore/schema/users';
 import { createTextGenerator } from '@lore/textgen';

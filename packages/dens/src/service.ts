@@ -1,11 +1,5 @@
-import {
-  agentKeysOverBus,
-  createService,
-  type LoreService,
-  migrationsFolder,
-  openServiceStore,
-  type ServiceDeps,
-} from '@lore/kit';
+import { agentKeysOverBus, createService, type LoreService, type ServiceDeps } from '@lore/kit';
+import { migrationsFolder, openServiceStore } from '@lore/kit/db';
 import { UsersAgentKeys, type VerifiedAgent } from '@lore/schema/users';
 import { densSettings } from './config.js';
 import { DenRepository } from './domain/dens.js';

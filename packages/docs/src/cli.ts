@@ -1,14 +1,6 @@
-import { parseArgs } from 'node:util';
-import {
-  createLogger,
-  databaseFor,
-  type LoreConfig,
-  loadNodeIdentity,
-  MemoryBus,
-  migrationsFolder,
-  Outbox,
-  openDatabase,
-} from '@lore/kit';
+import { createLogger, databaseFor, type LoreConfig, loadNodeIdentity, parseCommandLine } from '@lore/kit';
+import { MemoryBus, Outbox } from '@lore/kit/bus';
+import { migrationsFolder, openDatabase } from '@lore/kit/db';
 import { docsSettings } from './config.js';
 import { ingestInputs, summaryLine } from './domain/ingest.js';
 import { DocsStore } from './domain/store.js';
@@ -154,17 +146,12 @@ export async function runDocsCli(argv: string[], io: DocsCliIo): Promise<number>
 }
 
 function parse(args: string[]) {
-  return parseArgs({
-    args,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      source: { type: 'string' },
-      'base-uri': { type: 'string' },
-      concurrency: { type: 'string' },
-      'max-pages': { type: 'string' },
-      'keep-missing': { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
+  return parseCommandLine(args, {
+    source: { type: 'string' },
+    'base-uri': { type: 'string' },
+    concurrency: { type: 'string' },
+    'max-pages': { type: 'string' },
+    'keep-missing': { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
   });
 }

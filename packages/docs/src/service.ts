@@ -5,13 +5,11 @@ import {
   agentKeysOverBus,
   createService,
   type LoreService,
-  migrationsFolder,
-  openServiceStore,
-  rebuildInBackground,
   type ServiceDeps,
   sharedEmbedder,
   sharedRateLimitStore,
 } from '@lore/kit';
+import { migrationsFolder, openServiceStore, rebuildInBackground } from '@lore/kit/db';
 import { UsersAgentKeys } from '@lore/schema/users';
 import { createTextGenerator } from '@lore/textgen';
 import { docsSettings } from './config.js';

@@ -1,4 +1,5 @@
-import { createLogger, databaseFor, migrationsFolder, openDatabase } from '@lore/kit';
+import { createLogger, databaseFor } from '@lore/kit';
+import { migrationsFolder, openDatabase } from '@lore/kit/db';
 import { type Client, ok, tempDir, testConfig } from '@lore/kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DocsStore, ingestInputs } from '../src/index.js';

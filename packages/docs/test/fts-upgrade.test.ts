@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { type Database, databaseFor, migrationsFolder, openDatabase } from '@lore/kit';
+import { databaseFor } from '@lore/kit';
+import { type Database, migrationsFolder, openDatabase } from '@lore/kit/db';
 import { eventually, migrationsBefore, ok, tempDir, testConfig } from '@lore/kit/testing';
 import { FTS_TOKENIZER, stemmedText } from '@lore/search';
 import { afterAll, describe, expect, it } from 'vitest';

@@ -2,7 +2,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
-import type { Database, EventBus, LoreService } from '@lore/kit';
+import type { LoreService } from '@lore/kit';
+import type { EventBus } from '@lore/kit/bus';
+import type { Database } from '@lore/kit/db';
 import { appFetch, type Client, type ConnectOptions, connectClient, ok, testDeps } from '@lore/kit/testing';
 // Tests only: the users service answers key verification on the bus (services never import each other).
 import { startUsersService } from '@lore/users/testing';

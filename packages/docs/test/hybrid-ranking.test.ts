@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Embedder } from '@lore/ingest';
-import { createLogger, databaseFor, migrationsFolder, openDatabase } from '@lore/kit';
+import { createLogger, databaseFor } from '@lore/kit';
+import { migrationsFolder, openDatabase } from '@lore/kit/db';
 import { tempDir, testConfig } from '@lore/kit/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UNDICI_QUESTIONS } from '../eval/questions.js';

@@ -1,15 +1,9 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import {
-  createLogger,
-  type Database,
-  databaseFor,
-  MemoryBus,
-  migrationsFolder,
-  Outbox,
-  openDatabase,
-} from '@lore/kit';
+import { createLogger, databaseFor } from '@lore/kit';
+import { MemoryBus, Outbox } from '@lore/kit/bus';
+import { type Database, migrationsFolder, openDatabase } from '@lore/kit/db';
 import { ok, tempDir, testConfig } from '@lore/kit/testing';
 import { DocsCorpusIngested, type EventEnvelope } from '@lore/schema';
 import { stemmedText } from '@lore/search';

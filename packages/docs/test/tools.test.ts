@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { createLogger, databaseFor, migrationsFolder, openDatabase } from '@lore/kit';
+import { createLogger, databaseFor } from '@lore/kit';
+import { migrationsFolder, openDatabase } from '@lore/kit/db';
 import { type Client, call, describeConformance, ok, tempDir } from '@lore/kit/testing';
 import { StatsReply, statsRpc } from '@lore/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

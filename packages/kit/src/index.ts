@@ -1,3 +1,9 @@
+/**
+ * `@lore/kit`: the runtime a service is built from (config, logging, the Hono app and MCP serving,
+ * the tool-call pipeline, tools, auth, rate limits, errors, the network directory, telemetry).
+ * The other concerns have entry points of their own: `@lore/kit/bus`, `@lore/kit/db`,
+ * `@lore/kit/moderation`, `@lore/kit/nats` and `@lore/kit/testing`.
+ */
 export { type EmbeddingsConfig, EmbeddingsSettings } from '@lore/embed';
 export type { ServiceResource } from './apps.js';
 export { appHtml, appRuntime, appToolMeta, MCP_APP_MIME, MCP_APPS_EXTENSION } from './apps.js';
@@ -12,42 +18,9 @@ export {
   hashApiKey,
   KEY_PREFIX,
 } from './auth.js';
-export type {
-  DeliveryInfo,
-  EventBus,
-  EventHandler,
-  NatsBus,
-  RequestHandler,
-  RpcHandler,
-  SubscribeOptions,
-  Subscription,
-} from './bus/index.js';
-export {
-  answer,
-  BusNoResponderError,
-  BusRemoteError,
-  BusTimeoutError,
-  call,
-  createBus,
-  MemoryBus,
-  NatsCredentialsError,
-  NatsInsecureError,
-  NatsInsecureRemoteError,
-  natsAccess,
-  natsCredentialsFrom,
-  subjectMatches,
-} from './bus/index.js';
-export {
-  CONSOLE_SESSION_MAX_AGE_MS,
-  CONSOLE_SESSIONS_BUCKET,
-  DIRECTORY_BUCKETS,
-  EVENTS_STREAM,
-} from './bus/jetstream-names.js';
-export type { NodeLocalBus, NodeRequestOptions } from './bus/local.js';
-export { nodeLocalBus, nodeSubject } from './bus/local.js';
-export type { NatsCredentials } from './bus/nats-auth.js';
 export type { Completer, ServicePrompt, ServiceResourceTemplate } from './catalog.js';
 export { catalogBackend } from './catalog.js';
+export { type FlagSpec, type FlagValues, parseCommandLine } from './cli-args.js';
 export { GroupCommit, limiter, settleInPool } from './concurrency.js';
 export type { BaseConfig, LoreConfig } from './config.js';
 export {
@@ -61,30 +34,6 @@ export {
   loadConfig,
   settingsOf,
 } from './config.js';
-export type {
-  Database,
-  IndexRebuild,
-  OpenDatabaseOptions,
-  PreparedReadStats,
-  RawRow,
-  ReadArg,
-  RowValue,
-  Transaction,
-} from './db/index.js';
-export {
-  inbox,
-  insertRows,
-  insertRowsReturning,
-  migrationsFolder,
-  openDatabase,
-  outbox,
-  PreparedReads,
-  preparedReads,
-  preparedSelect,
-  rebuildInBackground,
-  rebuildIndex,
-  tableReader,
-} from './db/index.js';
 export { TOOL_ERROR_HEADER, wireToolResult } from './direct-call.js';
 export { trustedProxies } from './edge.js';
 export {
@@ -120,21 +69,6 @@ export {
   unknownTool,
 } from './mcp.js';
 export { mergedMetrics, ServiceMetrics } from './metrics.js';
-export type {
-  SensitiveFinding,
-  SensitiveKind,
-  UntrustedTextOptions,
-  UntrustedTextVerdict,
-} from './moderation/index.js';
-export {
-  checkUntrustedText,
-  DEFAULT_MAX_LINKS,
-  DEFAULT_MAX_REPEAT_RUN,
-  describeFindings,
-  foldLookalikes,
-  longestRepeatRun,
-  scanSensitive,
-} from './moderation/index.js';
 export type {
   AgentCard,
   Announcement,
@@ -184,8 +118,6 @@ export {
 } from './network/request-signing.js';
 export type { NodeIdentity } from './node.js';
 export { loadNodeIdentity, nodeIdentityFile, rotateNodeIdentity } from './node.js';
-export type { Emit } from './outbox.js';
-export { handleOnce, Outbox } from './outbox.js';
 export {
   type BodyLimits,
   type CallBody,
@@ -221,8 +153,6 @@ export type { StandaloneOptions } from './standalone.js';
 export { runStandalone, STANDALONE_USAGE, serviceMain, startupFailure, stopWithin } from './standalone.js';
 export type { StatsResponderOptions } from './stats.js';
 export { DailyCalls, statsResponder, utcDayStart } from './stats.js';
-export type { ServiceStore } from './store.js';
-export { openServiceStore } from './store.js';
 export type { CallContext } from './telemetry.js';
 export { callContext, nextTraceparent, spansExported, startTelemetry, withSpan } from './telemetry.js';
 export { type NearHit, sharedEmbedder, TextVectors, type VectorText } from './text-vectors.js';

@@ -20,18 +20,16 @@ import {
 import { MCP_APPS_EXTENSION } from './apps.js';
 import { elicitationPort, InputRequiredSignal, progressReporter, samplingPort } from './mcp-input.js';
 import { clientLogging, type Notify } from './mcp-logging.js';
-import { edgeFields } from './pipeline.js';
+import { type EdgeFields, edgeFields } from './pipeline.js';
 import type { SamplingPort } from './textgen-port.js';
 
 /** Everything about one tools/call that is not the arguments. */
-export interface CallInfo {
+export interface CallInfo extends EdgeFields {
   /** The bearer token the client sent, if any. */
   token: string | null;
   era: 'legacy' | 'modern';
   requestId: string;
   signal: AbortSignal;
-  ip?: string;
-  traceparent?: string;
   /** The calling client's model, when it offers sampling in this era. */
   sampling: SamplingPort | undefined;
   /** Responses to input requests from an earlier round (multi-round-trip). */
@@ -149,10 +147,8 @@ function remember(server: Server, backend: McpBackend, uri: string, call: CallIn
 
 export { ELICITATION_KEY, InputRequiredSignal, SAMPLING_KEY } from './mcp-input.js';
 
-export interface AuthExtra {
+export interface AuthExtra extends EdgeFields {
   requestId?: string;
-  ip?: string;
-  traceparent?: string;
 }
 
 /**

@@ -167,6 +167,18 @@ export interface Caller {
 }
 
 /**
+ * What every call carries from its request besides its key and request id, read by `callerOf` and
+ * put on the call by `edgeFields` (`CallInfo` and `AuthExtra` extend it). A header every call
+ * should read is one field here and one line in `callerOf`: nothing else changes.
+ */
+export interface EdgeFields {
+  /** The client's address, past trusted proxies only. */
+  ip?: string;
+  /** The W3C trace context the client sent. */
+  traceparent?: string;
+}
+
+/**
  * The caller of an HTTP request: its bearer key, its request id (the client's `X-Request-Id`, or
  * a new one), its address (the socket's peer, past trusted proxies only) and its trace context.
  * `header` reads one request header by its lower-case name.
@@ -186,8 +198,9 @@ export function callerOf(
 
 /** What step 3 found, onto the call a transport builds (only the fields present, set in place). */
 export function edgeFields(call: CallInfo, extra: AuthExtra): CallInfo {
-  if (extra.ip) call.ip = extra.ip;
-  if (extra.traceparent) call.traceparent = extra.traceparent;
+  const { requestId: _, ...edge } = extra;
+  for (const [name, value] of Object.entries(edge) as Array<[keyof EdgeFields, string | undefined]>)
+    if (value) call[name] = value;
   return call;
 }
 

@@ -1,6 +1,6 @@
-import { parseArgs } from 'node:util';
 import type { z } from 'zod';
 import { createBus, natsAccess } from './bus/index.js';
+import { parseCommandLine } from './cli-args.js';
 import { type BaseConfig, BaseConfigSchema, ConfigError, loadConfig } from './config.js';
 import { createLogger, type Logger } from './logger.js';
 import { createDirectory, directoryTrust, registerNodeKey } from './network/index.js';
@@ -123,16 +123,13 @@ function standaloneArgs(argv: string[]): { stdio?: boolean; port?: string } {
   // `pnpm start -- --stdio` (as the READMEs print it) hands the script the `--` itself, which
   // would end the options and make `--stdio` a stray argument.
   const args = argv[0] === '--' ? argv.slice(1) : argv;
-  try {
-    return parseArgs({
-      args,
-      strict: true,
-      options: { stdio: { type: 'boolean' }, port: { type: 'string' } },
-    }).values;
-  } catch (err) {
-    // `--port` with no value, an unknown flag: parseArgs says which; the user gets it as one line.
-    throw new UsageError((err as Error).message);
-  }
+  // `--port` with no value, an unknown flag: the UsageError names it; the user gets it as one line.
+  const { values, positionals } = parseCommandLine(args, {
+    stdio: { type: 'boolean' },
+    port: { type: 'string' },
+  });
+  if (positionals.length) throw new UsageError(`unexpected argument '${positionals[0]}'.`);
+  return values;
 }
 
 /**

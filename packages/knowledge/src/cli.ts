@@ -1,14 +1,7 @@
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
-import {
-  createLogger,
-  databaseFor,
-  type LoreConfig,
-  MemoryBus,
-  migrationsFolder,
-  Outbox,
-  openDatabase,
-} from '@lore/kit';
+import { createLogger, databaseFor, type LoreConfig, parseCommandLine } from '@lore/kit';
+import { MemoryBus, Outbox } from '@lore/kit/bus';
+import { migrationsFolder, openDatabase } from '@lore/kit/db';
 import { HANDLE_PATTERN } from '@lore/schema/common';
 import { markdownFiles, readArticleFile } from './domain/article-files.js';
 import { ArticleRepository, LORE_AUTHOR } from './domain/articles.js';
@@ -139,14 +132,9 @@ export async function runKnowledgeCli(argv: string[], io: KnowledgeCliIo): Promi
 }
 
 function parse(args: string[]) {
-  return parseArgs({
-    args,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      author: { type: 'string' },
-      category: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
+  return parseCommandLine(args, {
+    author: { type: 'string' },
+    category: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
   });
 }

@@ -5,13 +5,11 @@ import {
   appToolMeta,
   createService,
   type LoreService,
-  migrationsFolder,
-  openServiceStore,
-  rebuildInBackground,
   type ServiceDeps,
   sharedEmbedder,
   TextVectors,
 } from '@lore/kit';
+import { migrationsFolder, openServiceStore, rebuildInBackground } from '@lore/kit/db';
 import { UsersAgentKeys } from '@lore/schema/users';
 import { KNOWLEDGE_APP_URI, knowledgeApp } from './apps/knowledge.js';
 import { knowledgeSettings } from './config.js';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Database, openDatabase } from '@lore/kit';
+import { type Database, openDatabase } from '@lore/kit/db';
 import { appFetch, connectClient, eventually, ok, tempDir } from '@lore/kit/testing';
 import { STEMMER_VERSION } from '@lore/search';
 import { afterAll, describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openDatabase } from '@lore/kit';
+import { openDatabase } from '@lore/kit/db';
 import { appFetch, connectClient, eventually, ok, tempDir } from '@lore/kit/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sensitivityVersion } from '../src/domain/sensitivity.js';

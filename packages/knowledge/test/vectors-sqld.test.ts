@@ -1,6 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import type { Embedder } from '@lore/embed';
-import { createLogger, type Database, MemoryBus, Outbox, openDatabase } from '@lore/kit';
+import { createLogger } from '@lore/kit';
+import { MemoryBus, Outbox } from '@lore/kit/bus';
+import { type Database, openDatabase } from '@lore/kit/db';
 import { SqldProcess, tempDir } from '@lore/kit/testing';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

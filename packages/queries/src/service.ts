@@ -1,17 +1,14 @@
 import {
   agentKeysOverBus,
   appToolMeta,
-  call,
   createService,
   type LoreService,
-  migrationsFolder,
-  nodeLocalBus,
-  openServiceStore,
-  rebuildInBackground,
   type ServiceDeps,
   sharedEmbedder,
   TextVectors,
 } from '@lore/kit';
+import { call, nodeLocalBus } from '@lore/kit/bus';
+import { migrationsFolder, openServiceStore, rebuildInBackground } from '@lore/kit/db';
 import { UsersProfileRpc } from '@lore/schema/profile-rpc';
 import { UsersAgentKeys } from '@lore/schema/users';
 import { createTextGenerator } from '@lore/textgen';

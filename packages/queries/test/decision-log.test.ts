@@ -4,7 +4,8 @@
  * a database from before gets the log rebuilt from its received copies (migration 0005).
  */
 import { join } from 'node:path';
-import { databaseFor, migrationsFolder, openDatabase } from '@lore/kit';
+import { databaseFor } from '@lore/kit';
+import { migrationsFolder, openDatabase } from '@lore/kit/db';
 import { call, migrationsBefore, ok, tempDir } from '@lore/kit/testing';
 import { type EventEnvelope, QueryDecided, statsRpc } from '@lore/schema';
 import { asc, eq, sql } from 'drizzle-orm';

@@ -1,5 +1,7 @@
 import { join } from 'node:path';
-import { createLogger, type Database, MemoryBus, migrationsFolder, Outbox, openDatabase } from '@lore/kit';
+import { createLogger } from '@lore/kit';
+import { MemoryBus, Outbox } from '@lore/kit/bus';
+import { type Database, migrationsFolder, openDatabase } from '@lore/kit/db';
 import { eventually, migrationsBefore, tempDir } from '@lore/kit/testing';
 import { FTS_TOKENIZER, STEMMER_VERSION } from '@lore/search';
 import { afterAll, describe, expect, it } from 'vitest';

@@ -1,11 +1,5 @@
-import {
-  agentKeysOverBus,
-  createService,
-  type LoreService,
-  migrationsFolder,
-  openServiceStore,
-  type ServiceDeps,
-} from '@lore/kit';
+import { agentKeysOverBus, createService, type LoreService, type ServiceDeps } from '@lore/kit';
+import { migrationsFolder, openServiceStore } from '@lore/kit/db';
 import { UsersAgentKeys } from '@lore/schema/users';
 import { ProjectRepository } from './domain/projects.js';
 import { statsHandler } from './handlers/stats.js';

@@ -1,4 +1,5 @@
-import { databaseFor, type LoreConfig, migrationsFolder, openDatabase } from '@lore/kit';
+import { databaseFor, type LoreConfig } from '@lore/kit';
+import { migrationsFolder, openDatabase } from '@lore/kit/db';
 import { eq } from 'drizzle-orm';
 import * as tables from './tables.js';
 

@@ -2,13 +2,12 @@ import {
   agentKeysOverBus,
   createService,
   type LoreService,
-  migrationsFolder,
-  nodeLocalBus,
-  openServiceStore,
   type ServiceDeps,
   sharedEmbedder,
   TextVectors,
 } from '@lore/kit';
+import { nodeLocalBus } from '@lore/kit/bus';
+import { migrationsFolder, openServiceStore } from '@lore/kit/db';
 import { SERVICE_NAMES } from '@lore/schema/services';
 import { UsersAgentKeys } from '@lore/schema/users';
 import { usersSettings } from './config.js';

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { type LoreService, migrationsFolder, openServiceStore } from '@lore/kit';
+import type { LoreService } from '@lore/kit';
+import { migrationsFolder, openServiceStore } from '@lore/kit/db';
 import { appFetch, type Client, call, connectClient, ok, testDeps } from '@lore/kit/testing';
 import {
   ConnectionMade,

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { createBus, type EventBus, type LoreService, loadNodeIdentity, natsAccess } from '@lore/kit';
+import { type LoreService, loadNodeIdentity } from '@lore/kit';
+import { createBus, type EventBus, natsAccess } from '@lore/kit/bus';
 import {
   appFetch,
   type Client,

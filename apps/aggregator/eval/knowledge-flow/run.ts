@@ -15,7 +15,7 @@ import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createApprovalsService } from '@lore/approvals';
 import { LocalEmbedder } from '@lore/embed';
-import { openDatabase } from '@lore/kit';
+import { openDatabase } from '@lore/kit/db';
 import { appFetch, type Client, connectClient, ok, tempDir, testConfig } from '@lore/kit/testing';
 import { createKnowledgeService, MEANING_SCALES } from '@lore/knowledge';
 import { createQueriesService } from '@lore/queries';

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { MemoryBus } from '@lore/kit';
+import { MemoryBus } from '@lore/kit/bus';
 import { describe, expect, it } from 'vitest';
 import { asset } from './assets.js';
 import { HTMX_FILE } from './layout.js';

@@ -1,16 +1,14 @@
 import {
   Authenticator,
   agentKeysOverBus,
-  type EventBus,
   hashApiKey,
   type Logger,
   type LoreConfig,
   type McpBackend,
-  type NatsBus,
   type NetworkDirectory,
   type NodeIdentity,
-  nodeLocalBus,
 } from '@lore/kit';
+import { type EventBus, type NatsBus, nodeLocalBus } from '@lore/kit/bus';
 import { AgentKeyRotated } from '@lore/schema';
 import { UsersAgentKeys } from '@lore/schema/users';
 import { LRUCache } from 'lru-cache';

@@ -1,4 +1,4 @@
-import type { EventBus, Subscription } from '@lore/kit';
+import type { EventBus, Subscription } from '@lore/kit/bus';
 import type { EventEnvelope } from '@lore/schema';
 
 /**

@@ -6,7 +6,7 @@ import {
   randomBytes,
   timingSafeEqual,
 } from 'node:crypto';
-import { CONSOLE_SESSION_MAX_AGE_MS, CONSOLE_SESSIONS_BUCKET, type NatsBus } from '@lore/kit';
+import { CONSOLE_SESSION_MAX_AGE_MS, CONSOLE_SESSIONS_BUCKET, type NatsBus } from '@lore/kit/bus';
 import type { KV } from '@nats-io/kv';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';

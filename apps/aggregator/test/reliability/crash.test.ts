@@ -6,7 +6,7 @@
  * event must have been applied exactly once (at-least-once delivery, idempotent effect).
  */
 import { join } from 'node:path';
-import { type Database, openDatabase } from '@lore/kit';
+import { type Database, openDatabase } from '@lore/kit/db';
 import { type Client, connectClient, freePort, NatsServerProcess, tempDir } from '@lore/kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, type Spawned, spawnTs } from '../helpers.js';

@@ -6,7 +6,7 @@
  * to the first question that crosses the network again is reported.
  */
 import { join } from 'node:path';
-import { openDatabase } from '@lore/kit';
+import { openDatabase } from '@lore/kit/db';
 import { NatsBus } from '@lore/kit/nats';
 import {
   type Client,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Database } from '@lore/kit';
 import { conflict, notFound } from '@lore/kit';
+import type { Database } from '@lore/kit/db';
 import { and, asc, count, eq } from 'drizzle-orm';
 import * as tables from '../tables.js';
 import type { Interpretation } from './interpret.js';

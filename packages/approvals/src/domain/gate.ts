@@ -1,4 +1,4 @@
-import { describeFindings, scanSensitive } from '@lore/kit';
+import { describeFindings, scanSensitive } from '@lore/kit/moderation';
 import type { EvaluateQueryRequest } from '@lore/schema/approvals';
 import type { SensitivityCategory } from '@lore/schema/knowledge';
 import type { PassageFacts, SourceFacts } from '@lore/schema/knowledge-events';

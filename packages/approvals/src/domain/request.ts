@@ -1,4 +1,4 @@
-import { foldLookalikes } from '@lore/kit';
+import { foldLookalikes } from '@lore/kit/moderation';
 
 /**
  * What a question actually asks. A topic condition approves only when the question's request

@@ -1,4 +1,5 @@
-import { answer, call, type EventBus, type Logger, type NodeLocalBus } from '@lore/kit';
+import type { Logger } from '@lore/kit';
+import { answer, call, type EventBus, type NodeLocalBus } from '@lore/kit/bus';
 import { ApprovalsRpc, type EvaluateQueryRequest } from '@lore/schema/approvals';
 import {
   KnowledgeRpc,

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { conflict, type Database, notFound, type Outbox, type Transaction, utcDayStart } from '@lore/kit';
+import { conflict, notFound, utcDayStart } from '@lore/kit';
+import type { Outbox } from '@lore/kit/bus';
+import type { Database, Transaction } from '@lore/kit/db';
 import { DenCreated, DenPostCreated, type DenSummary } from '@lore/schema/dens';
 import { and, asc, desc, eq, gt, gte, lt, sql } from 'drizzle-orm';
 import type { z } from 'zod';

@@ -1,4 +1,5 @@
-import { checkUntrustedText, invalid } from '@lore/kit';
+import { invalid } from '@lore/kit';
+import { checkUntrustedText } from '@lore/kit/moderation';
 
 /** Text another agent will read must pass the kit's screen; a refusal is a 400 naming the field and the reason. */
 export function screen(field: string, text: string): void {

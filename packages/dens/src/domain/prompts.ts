@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { conflict, type Database, notFound, type Outbox } from '@lore/kit';
+import { conflict, notFound } from '@lore/kit';
+import type { Outbox } from '@lore/kit/bus';
+import type { Database } from '@lore/kit/db';
 import { PromptAnswered, PromptPublished } from '@lore/schema/dens';
 import { and, desc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
 import * as tables from '../tables.js';

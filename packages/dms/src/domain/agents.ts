@@ -1,4 +1,5 @@
-import { call, type EventBus, notFound } from '@lore/kit';
+import { notFound } from '@lore/kit';
+import { call, type EventBus } from '@lore/kit/bus';
 import { UsersRpc, type VerifiedAgent } from '@lore/schema/users';
 
 /** Who a handle is, asked of the users service over the bus. */

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { type Database, forbidden, notFound, type Outbox } from '@lore/kit';
+import { forbidden, notFound } from '@lore/kit';
+import type { Outbox } from '@lore/kit/bus';
+import type { Database } from '@lore/kit/db';
 import { DmSent } from '@lore/schema/dms';
 import type { VerifiedAgent } from '@lore/schema/users';
 import { and, asc, desc, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm';

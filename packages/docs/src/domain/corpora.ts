@@ -1,4 +1,4 @@
-import type { Database } from '@lore/kit';
+import type { Database } from '@lore/kit/db';
 import { sql } from 'drizzle-orm';
 
 export interface CorpusStats {

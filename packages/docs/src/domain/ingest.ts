@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { basename, resolve } from 'node:path';
 import { ParseLimitError, parserPool, runIsolated, taskModule } from '@lore/ingest';
-import { type Logger, type Outbox, plural, settleInPool, type Transaction } from '@lore/kit';
+import { type Logger, plural, settleInPool } from '@lore/kit';
+import type { Outbox } from '@lore/kit/bus';
+import type { Transaction } from '@lore/kit/db';
 import { DocsCorpusIngested } from '@lore/schema/docs';
 import type { CrawlOptions } from './crawl.js';
 import { crawl } from './crawl-lazy.js';

@@ -1,4 +1,4 @@
-import { type Database, insertRows, rebuildIndex, type Transaction } from '@lore/kit';
+import { type Database, insertRows, rebuildIndex, type Transaction } from '@lore/kit/db';
 import { sql } from 'drizzle-orm';
 import { FTS_VERSION, ftsRow, inList, parseHeading, ROWS_PER_INSERT, titleStems } from './store-rows.js';
 import { bumpGeneration } from './store-writes.js';

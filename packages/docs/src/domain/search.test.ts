@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { type Database, databaseFor, migrationsFolder, openDatabase } from '@lore/kit';
+import { databaseFor } from '@lore/kit';
+import { type Database, migrationsFolder, openDatabase } from '@lore/kit/db';
 import { seededRandom as rng, tempDir, testConfig } from '@lore/kit/testing';
 import { ftsPhrase, type TermSplit } from '@lore/search';
 import { type SQL, sql } from 'drizzle-orm';

@@ -1,4 +1,4 @@
-import type { RowValue } from '@lore/kit';
+import type { RowValue } from '@lore/kit/db';
 import { STEMMER_VERSION } from '@lore/search';
 import { type SQL, sql } from 'drizzle-orm';
 import { chunkStems } from './fts-stems.js';

@@ -1,4 +1,4 @@
-import { type Database, insertRows, type Transaction } from '@lore/kit';
+import { type Database, insertRows, type Transaction } from '@lore/kit/db';
 import { float32ToBuffer } from '@lore/search';
 import { sql } from 'drizzle-orm';
 import { chunks } from '../tables.js';

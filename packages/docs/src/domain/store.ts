@@ -1,4 +1,4 @@
-import { type Database, type PreparedReads, preparedReads, type Transaction } from '@lore/kit';
+import { type Database, type PreparedReads, preparedReads, type Transaction } from '@lore/kit/db';
 import {
   float32FromBuffer,
   float32ToBuffer,

@@ -1,4 +1,4 @@
-import { answer, type EventBus } from '@lore/kit';
+import { answer, type EventBus } from '@lore/kit/bus';
 import { statsRpc } from '@lore/schema/stats';
 import type { DocsStore } from '../domain/store.js';
 import type { CallCounter } from '../ports.js';

@@ -1,5 +1,5 @@
-import { parseArgs } from 'node:util';
 import { connect } from '@nats-io/transport-node';
+import { parseCommandLine } from '../cli-args.js';
 import { plural } from '../format.js';
 import { backupStream, restoreStream } from './backup.js';
 import { type NatsAuthEnv, natsCredentialsFrom, natsInboxPrefix } from './nats-auth.js';
@@ -18,7 +18,7 @@ NATS_PASSWORD, NATS_TOKEN, NATS_NKEY_SEED or NATS_CREDS, as the ops user on a se
   restore <file>           create the stream of a backup and publish its messages again (the stream must not exist)
 `;
 
-/** What `argv` asks for, or the usage error to print (parsed by `node:util` parseArgs). */
+/** What `argv` asks for, or the usage error to print (parsed by commander, `parseCommandLine`). */
 function parseJetStreamArgs(
   argv: string[],
 ):
@@ -28,13 +28,12 @@ function parseJetStreamArgs(
   let values: { help?: boolean | undefined; replicas?: string | undefined };
   let positionals: string[];
   try {
-    ({ values, positionals } = parseArgs({
-      args: argv,
-      options: { help: { type: 'boolean', short: 'h' }, replicas: { type: 'string' } },
-      allowPositionals: true,
+    ({ values, positionals } = parseCommandLine(argv, {
+      help: { type: 'boolean', short: 'h' },
+      replicas: { type: 'string' },
     }));
   } catch (err) {
-    // An unknown option: parseArgs names it in its message.
+    // An unknown option: the message names it.
     return { error: (err as Error).message };
   }
   const [command, ...args] = positionals;

@@ -116,7 +116,7 @@ describe('JetStream backup and restore through the JetStream API', () => {
     });
     expect(await cli(['backup', '--stream', 'LORE_EVENTS', '/tmp/x'], undefined)).toMatchObject({
       code: 2,
-      text: expect.stringMatching(/Unknown option '--stream'[\s\S]*Usage: lore jetstream/),
+      text: expect.stringMatching(/unknown option '--stream'[\s\S]*Usage: lore jetstream/),
     });
     expect(await cli([], undefined)).toMatchObject({
       code: 2,

@@ -1,4 +1,4 @@
-import { type Database, type PreparedReads, preparedReads, type RawRow } from '@lore/kit';
+import { type Database, type PreparedReads, preparedReads, type RawRow } from '@lore/kit/db';
 import {
   ftsPhrase,
   type RankedRow,

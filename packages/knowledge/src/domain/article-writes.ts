@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Transaction } from '@lore/kit';
+import type { Transaction } from '@lore/kit/db';
 import { sql } from 'drizzle-orm';
 import { articles } from '../tables.js';
 import type { ArticleDraft, ArticleOrigin } from './articles.js';

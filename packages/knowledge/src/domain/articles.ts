@@ -1,4 +1,6 @@
-import { conflict, type Database, notFound, type Outbox, type TextVectors } from '@lore/kit';
+import { conflict, notFound, type TextVectors } from '@lore/kit';
+import type { Outbox } from '@lore/kit/bus';
+import type { Database } from '@lore/kit/db';
 import { type ArticleCategory, ArticlePublished } from '@lore/schema/knowledge';
 import type { VerifiedAgent } from '@lore/schema/users';
 import { excerpt, fuseRankings } from '@lore/search';

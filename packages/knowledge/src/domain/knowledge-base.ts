@@ -1,5 +1,7 @@
 import { type Embedder, LocalEmbedder } from '@lore/embed';
-import type { Database, Logger, Outbox } from '@lore/kit';
+import type { Logger } from '@lore/kit';
+import type { Outbox } from '@lore/kit/bus';
+import type { Database } from '@lore/kit/db';
 import type { KnowledgeSharing, KnowledgeSourceSummary } from '@lore/schema/knowledge';
 import type { VerifiedAgent } from '@lore/schema/users';
 import type * as tables from '../tables.js';

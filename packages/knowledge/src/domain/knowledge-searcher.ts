@@ -1,5 +1,6 @@
 import { type Embedder, EmbedderUnavailableError } from '@lore/embed';
-import { type Database, type Logger, preparedReads } from '@lore/kit';
+import type { Logger } from '@lore/kit';
+import { type Database, preparedReads } from '@lore/kit/db';
 import {
   bm25Idf,
   excerpt,

@@ -1,4 +1,4 @@
-import type { Database } from '@lore/kit';
+import type { Database } from '@lore/kit/db';
 import { float32FromBuffer, nearestSql, similarityOfSql, VectorMatrix, vectorParam } from '@lore/search';
 import { sql } from 'drizzle-orm';
 import type * as tables from '../tables.js';

@@ -1,4 +1,5 @@
-import { checkUntrustedText, invalid } from '@lore/kit';
+import { invalid } from '@lore/kit';
+import { checkUntrustedText } from '@lore/kit/moderation';
 
 /** Articles may cite more than a post: more links, longer rules in code samples. */
 export const ARTICLE_MAX_LINKS = 20;

@@ -1,4 +1,5 @@
-import type { Emit, Transaction } from '@lore/kit';
+import type { Emit } from '@lore/kit/bus';
+import type { Transaction } from '@lore/kit/db';
 import { KnowledgeSourceAdded } from '@lore/schema/knowledge-events';
 import { keywords } from '@lore/search';
 import { sql } from 'drizzle-orm';

@@ -1,4 +1,4 @@
-import { type Database, insertRows, rebuildIndex, type Transaction } from '@lore/kit';
+import { type Database, insertRows, rebuildIndex, type Transaction } from '@lore/kit/db';
 import { STEMMER_VERSION } from '@lore/search';
 import { sql } from 'drizzle-orm';
 import type { AgentCaches } from './agent-caches.js';

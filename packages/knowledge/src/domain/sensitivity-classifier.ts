@@ -1,5 +1,7 @@
 import { type Embedder, EmbedderUnavailableError } from '@lore/embed';
-import type { Database, Logger, Outbox } from '@lore/kit';
+import type { Logger } from '@lore/kit';
+import type { Outbox } from '@lore/kit/bus';
+import type { Database } from '@lore/kit/db';
 import type { SensitivityCategory, SourceSensitivity } from '@lore/schema/knowledge';
 import type { PassageFacts } from '@lore/schema/knowledge-events';
 import { sql } from 'drizzle-orm';

@@ -1,5 +1,5 @@
 import type { Embedder } from '@lore/embed';
-import { type SensitiveFinding, scanSensitive } from '@lore/kit';
+import { type SensitiveFinding, scanSensitive } from '@lore/kit/moderation';
 import type { SensitivityCategory } from '@lore/schema/knowledge';
 import { cosine } from '@lore/search';
 

@@ -1,5 +1,6 @@
-import type { Database, Outbox } from '@lore/kit';
 import { notFound } from '@lore/kit';
+import type { Outbox } from '@lore/kit/bus';
+import type { Database } from '@lore/kit/db';
 import type { KnowledgeSharing } from '@lore/schema/knowledge';
 import type { SourceFacts } from '@lore/schema/knowledge-events';
 import { KnowledgeSourceAdded } from '@lore/schema/knowledge-events';

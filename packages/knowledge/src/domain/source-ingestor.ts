@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { Database } from '@lore/kit';
-import { insertRows, insertRowsReturning, notFound, type Outbox, type Transaction } from '@lore/kit';
+import { notFound } from '@lore/kit';
+import type { Outbox } from '@lore/kit/bus';
+import type { Database } from '@lore/kit/db';
+import { insertRows, insertRowsReturning, type Transaction } from '@lore/kit/db';
 import type { KnowledgeSharing, KnowledgeSourceSummary } from '@lore/schema/knowledge';
 import { KnowledgeSourceAdded, KnowledgeSourceRemoved } from '@lore/schema/knowledge-events';
 import type { VerifiedAgent } from '@lore/schema/users';

@@ -1,5 +1,5 @@
 import type { Embedder } from '@lore/embed';
-import type { Database } from '@lore/kit';
+import type { Database } from '@lore/kit/db';
 import { cosine } from '@lore/search';
 import { sql } from 'drizzle-orm';
 import type * as tables from '../tables.js';

@@ -1,5 +1,5 @@
 import type { Embedder } from '@lore/embed';
-import type { Database } from '@lore/kit';
+import type { Database } from '@lore/kit/db';
 import type { PassageFacts, TopicMeaning } from '@lore/schema/knowledge-events';
 import { cosine, float32FromBuffer } from '@lore/search';
 import { sql } from 'drizzle-orm';

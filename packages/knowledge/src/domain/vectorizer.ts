@@ -1,5 +1,6 @@
 import { type Embedder, EmbedderUnavailableError } from '@lore/embed';
-import type { Database, Logger } from '@lore/kit';
+import type { Logger } from '@lore/kit';
+import type { Database } from '@lore/kit/db';
 import { float32ToBuffer } from '@lore/search';
 import { sql } from 'drizzle-orm';
 import type * as tables from '../tables.js';

@@ -1,4 +1,4 @@
-import { answer, type EventBus } from '@lore/kit';
+import { answer, type EventBus } from '@lore/kit/bus';
 import { KnowledgeRpc } from '@lore/schema/knowledge-events';
 import type { KnowledgeBase } from '../domain/knowledge-base.js';
 import type { SourceSharing } from '../domain/sharing.js';

@@ -1,4 +1,4 @@
-import { answer, type EventBus } from '@lore/kit';
+import { answer, type EventBus } from '@lore/kit/bus';
 import { KnowledgeRpc } from '@lore/schema/knowledge-events';
 import type { SensitivityClassifier } from '../domain/sensitivity-classifier.js';
 import type { SourceSharing } from '../domain/sharing.js';

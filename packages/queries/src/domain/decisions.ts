@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Database, Transaction } from '@lore/kit';
+import type { Database, Transaction } from '@lore/kit/db';
 import type { EventEnvelope } from '@lore/schema/events';
 import type { QueryDecided } from '@lore/schema/queries';
 import { and, asc, count, eq, gte, inArray } from 'drizzle-orm';

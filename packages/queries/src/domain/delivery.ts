@@ -1,5 +1,6 @@
-import type { Database, Outbox } from '@lore/kit';
-import { handleOnce } from '@lore/kit';
+import type { Outbox } from '@lore/kit/bus';
+import { handleOnce } from '@lore/kit/bus';
+import type { Database } from '@lore/kit/db';
 import type { EventEnvelope, EventPayload } from '@lore/schema/events';
 import type { AnswerShared, AnswerWithheld } from '@lore/schema/queries';
 import type * as tables from '../tables.js';

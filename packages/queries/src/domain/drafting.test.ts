@@ -1,4 +1,5 @@
-import { MemoryBus, nodeLocalBus, settleInPool, type TextGenerator } from '@lore/kit';
+import { settleInPool, type TextGenerator } from '@lore/kit';
+import { MemoryBus, nodeLocalBus } from '@lore/kit/bus';
 import { KnowledgeRpc } from '@lore/schema';
 import { describe, expect, it } from 'vitest';
 import { CLOSEST_KEPT, closestPassages, Drafter, MODEL_DRAFTS_IN_FLIGHT } from './drafting.js';

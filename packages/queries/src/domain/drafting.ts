@@ -1,5 +1,7 @@
-import type { NodeLocalBus, TextGenerator } from '@lore/kit';
-import { call, limiter } from '@lore/kit';
+import type { TextGenerator } from '@lore/kit';
+import { limiter } from '@lore/kit';
+import type { NodeLocalBus } from '@lore/kit/bus';
+import { call } from '@lore/kit/bus';
 import { KnowledgeRpc } from '@lore/schema/knowledge-events';
 import type { ClosestPassage } from '@lore/schema/queries';
 import type { RpcReply } from '@lore/schema/rpc';

@@ -1,4 +1,4 @@
-import { call, type NodeLocalBus } from '@lore/kit';
+import { call, type NodeLocalBus } from '@lore/kit/bus';
 import { ApprovalsRpc, type EvaluateQueryRequest } from '@lore/schema/approvals';
 import type { Verdict } from './lifecycle.js';
 import type { ReceivedRow } from './received.js';

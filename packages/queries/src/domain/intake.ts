@@ -1,5 +1,7 @@
-import type { Database, Logger } from '@lore/kit';
-import { GroupCommit, inbox, settleInPool } from '@lore/kit';
+import type { Logger } from '@lore/kit';
+import { GroupCommit, settleInPool } from '@lore/kit';
+import type { Database } from '@lore/kit/db';
+import { inbox } from '@lore/kit/db';
 import type { EventEnvelope } from '@lore/schema/events';
 import type { QuestionAsked } from '@lore/schema/queries';
 import type { z } from 'zod';

@@ -1,4 +1,4 @@
-import { type Database, rebuildIndex, type Transaction } from '@lore/kit';
+import { type Database, rebuildIndex, type Transaction } from '@lore/kit/db';
 import { STEMMER_VERSION, stemmedText } from '@lore/search';
 import { sql } from 'drizzle-orm';
 

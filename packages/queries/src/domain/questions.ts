@@ -1,4 +1,6 @@
-import type { Database, Outbox, TextVectors, Transaction } from '@lore/kit';
+import type { TextVectors } from '@lore/kit';
+import type { Outbox } from '@lore/kit/bus';
+import type { Database, Transaction } from '@lore/kit/db';
 import type { AnswerCitation, AskerProfile, PeerStatus } from '@lore/schema/queries';
 import { type AnswerShared, QUERY_ID_PATTERN, QuestionAsked } from '@lore/schema/queries';
 import { fuseRankings, stemmedMatchQuery } from '@lore/search';

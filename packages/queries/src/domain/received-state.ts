@@ -1,4 +1,4 @@
-import type { Emit } from '@lore/kit';
+import type { Emit } from '@lore/kit/bus';
 import {
   AnswerShared,
   AnswerWithheld,

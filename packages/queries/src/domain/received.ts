@@ -1,5 +1,6 @@
-import type { Database, Emit, Outbox, Transaction } from '@lore/kit';
 import { conflict, forbidden, notFound } from '@lore/kit';
+import type { Emit, Outbox } from '@lore/kit/bus';
+import type { Database, Transaction } from '@lore/kit/db';
 import type { EventEnvelope } from '@lore/schema/events';
 import { type AskerProfile, QueryDecided, type ReceivedStatus } from '@lore/schema/queries';
 import { and, asc, count, desc, eq, gte, inArray, lte, ne, or } from 'drizzle-orm';

@@ -1,4 +1,4 @@
-import type { EventBus } from '@lore/kit';
+import type { EventBus } from '@lore/kit/bus';
 import { AnswerShared } from '@lore/schema/queries';
 import type { Delivery } from '../domain/delivery.js';
 

@@ -1,4 +1,4 @@
-import type { EventBus } from '@lore/kit';
+import type { EventBus } from '@lore/kit/bus';
 import { QuestionAsked } from '@lore/schema/queries';
 import type { Intake } from '../domain/intake.js';
 

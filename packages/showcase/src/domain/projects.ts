@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { conflict, type Database, forbidden, notFound, type Outbox } from '@lore/kit';
+import { conflict, forbidden, notFound } from '@lore/kit';
+import type { Outbox } from '@lore/kit/bus';
+import type { Database } from '@lore/kit/db';
 import { ProjectSubmitted, ProjectVoted } from '@lore/schema/showcase';
 import { and, desc, eq, gte, type SQL, sql } from 'drizzle-orm';
 import * as tables from '../tables.js';

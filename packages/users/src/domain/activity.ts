@@ -1,4 +1,5 @@
-import { type Database, handleOnce } from '@lore/kit';
+import { handleOnce } from '@lore/kit/bus';
+import type { Database } from '@lore/kit/db';
 import type { EventEnvelope } from '@lore/schema/events';
 import { and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import * as tables from '../tables.js';

@@ -1,13 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import {
-  type AgentCard,
-  conflict,
-  type Database,
-  generateApiKey,
-  hashApiKey,
-  type NetworkDirectory,
-  type Outbox,
-} from '@lore/kit';
+import { type AgentCard, conflict, generateApiKey, hashApiKey, type NetworkDirectory } from '@lore/kit';
+import type { Outbox } from '@lore/kit/bus';
+import type { Database } from '@lore/kit/db';
 import type { AgentProfile, AgentRegisterInput, AgentUpdateInput, VerifiedAgent } from '@lore/schema/users';
 import { AgentKeyRotated, AgentRegistered, AgentUpdated } from '@lore/schema/users';
 import { fuseRankings } from '@lore/search';

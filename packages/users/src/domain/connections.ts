@@ -1,4 +1,6 @@
-import { conflict, type Database, type Outbox } from '@lore/kit';
+import { conflict } from '@lore/kit';
+import type { Outbox } from '@lore/kit/bus';
+import type { Database } from '@lore/kit/db';
 import { ConnectionMade, ConnectionRequested } from '@lore/schema/community';
 import { and, eq, sql } from 'drizzle-orm';
 import * as tables from '../tables.js';

@@ -1,4 +1,5 @@
-import { type AgentCard, type Database, timeAgo } from '@lore/kit';
+import { type AgentCard, timeAgo } from '@lore/kit';
+import type { Database } from '@lore/kit/db';
 import type { ExpertiseLevel, Skill } from '@lore/schema/users';
 import { fuseRankings } from '@lore/search';
 import { sql } from 'drizzle-orm';

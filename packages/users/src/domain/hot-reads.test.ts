@@ -1,5 +1,7 @@
 import { fileURLToPath } from 'node:url';
-import { createLogger, type Database, MemoryBus, Outbox, openDatabase } from '@lore/kit';
+import { createLogger } from '@lore/kit';
+import { MemoryBus, Outbox } from '@lore/kit/bus';
+import { type Database, openDatabase } from '@lore/kit/db';
 import { SqldProcess, tempDir } from '@lore/kit/testing';
 import { and, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-import { type Database, preparedReads, preparedSelect } from '@lore/kit';
+import { type Database, preparedReads, preparedSelect } from '@lore/kit/db';
 import { and, desc, eq, isNull, notExists, or, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/sqlite-core';
 import * as tables from '../tables.js';

@@ -1,4 +1,5 @@
-import type { AgentCard, Database, NetworkDirectory } from '@lore/kit';
+import type { AgentCard, NetworkDirectory } from '@lore/kit';
+import type { Database } from '@lore/kit/db';
 import { eq } from 'drizzle-orm';
 import * as tables from '../tables.js';
 

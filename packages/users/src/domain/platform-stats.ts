@@ -1,4 +1,5 @@
-import { BusRemoteError, call, type EventBus, formatCount, plural, utcDayStart } from '@lore/kit';
+import { formatCount, plural, utcDayStart } from '@lore/kit';
+import { BusRemoteError, call, type EventBus } from '@lore/kit/bus';
 import type { PlatformStatsOutput } from '@lore/schema/community';
 import { statsRpc } from '@lore/schema/stats';
 import type { z } from 'zod';

@@ -1,4 +1,4 @@
-import type { EventBus } from '@lore/kit';
+import type { EventBus } from '@lore/kit/bus';
 import { ConnectionMade } from '@lore/schema/community';
 import type { ActivityLog } from '../domain/activity.js';
 

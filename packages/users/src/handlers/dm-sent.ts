@@ -1,4 +1,4 @@
-import type { EventBus } from '@lore/kit';
+import type { EventBus } from '@lore/kit/bus';
 import { DmSent } from '@lore/schema/dms';
 import type { ActivityLog } from '../domain/activity.js';
 

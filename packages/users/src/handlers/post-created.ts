@@ -1,4 +1,5 @@
-import { type EventBus, preview } from '@lore/kit';
+import { preview } from '@lore/kit';
+import type { EventBus } from '@lore/kit/bus';
 import { DenPostCreated } from '@lore/schema/dens';
 import type { ActivityLog } from '../domain/activity.js';
 

@@ -1,4 +1,4 @@
-import { answer, type EventBus } from '@lore/kit';
+import { answer, type EventBus } from '@lore/kit/bus';
 import { UsersProfileRpc } from '@lore/schema/profile-rpc';
 import type { AgentRepository } from '../domain/agents.js';
 import type { ConnectionRepository } from '../domain/connections.js';

@@ -1,4 +1,5 @@
-import { type EventBus, preview } from '@lore/kit';
+import { preview } from '@lore/kit';
+import type { EventBus } from '@lore/kit/bus';
 import { ProjectSubmitted } from '@lore/schema/showcase';
 import type { ActivityLog } from '../domain/activity.js';
 

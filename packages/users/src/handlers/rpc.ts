@@ -1,4 +1,4 @@
-import { answer, type EventBus } from '@lore/kit';
+import { answer, type EventBus } from '@lore/kit/bus';
 import { UsersRpc } from '@lore/schema/users';
 import type { AgentRepository } from '../domain/agents.js';
 

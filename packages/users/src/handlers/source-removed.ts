@@ -1,4 +1,4 @@
-import type { EventBus } from '@lore/kit';
+import type { EventBus } from '@lore/kit/bus';
 import { KnowledgeSourceRemoved } from '@lore/schema/knowledge-events';
 import type { ActivityLog } from '../domain/activity.js';
 
