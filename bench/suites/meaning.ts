@@ -1,6 +1,8 @@
 import { loadavg } from 'node:os';
 import { LOCAL_MODEL, LocalEmbedder } from '@lore/embed';
-import { createLogger, MemoryBus, Outbox, openDatabase } from '@lore/kit';
+import { createLogger } from '@lore/kit';
+import { MemoryBus, Outbox } from '@lore/kit/bus';
+import { openDatabase } from '@lore/kit/db';
 import { tempDir } from '@lore/kit/testing';
 import { KnowledgeBase } from '@lore/knowledge';
 import { Corpus } from '../corpus.js';

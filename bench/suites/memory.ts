@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { load, MCP_HEADERS, ROOT, type Row, row, toolsCallBody } from '../lib.js';
-import { registerAgent } from './protocol.js';
+import { registerAgent } from './protocol-rungs.js';
 
 /**
  * What `pnpm start` costs in memory and time: the resident memory of every process it leaves
