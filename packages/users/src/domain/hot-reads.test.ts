@@ -202,4 +202,40 @@ describe.each([
     expect(await hot.profileView('cy', me.id, 5)).toEqual(await separate('cy', me.id));
     expect(await hot.profileView('nobody', me.id, 5)).toBeUndefined();
   }, 30_000);
+
+  it('profileView keeps a view only until the next commit: each write shows on the next view', async () => {
+    const db = await open();
+    cleanups.push(() => db.$client.close());
+    const outbox = new Outbox(
+      db,
+      new MemoryBus(),
+      { node: 'n', service: 'users' },
+      createLogger({ name: 't', level: 'silent' }),
+    );
+    const agents = new AgentRepository(db, outbox, 'n');
+    const connections = new ConnectionRepository(db, outbox);
+    const reg = async (h: string) => {
+      const r = await agents.register({ username: h, email: `${h}@example.com`, displayName: h } as never);
+      return { id: r.profile.id, handle: h, key: r.apiKey };
+    };
+    const [me, ann] = [await reg('me'), await reg('ann')];
+    const hot = new HotReads(db);
+    const first = await hot.profileView('me', me.id, 5);
+    expect(first?.pending).toEqual([]);
+    expect(await hot.profileView('me', me.id, 5)).toEqual(first);
+
+    await connections.request(ann, me, { purpose: 'pair' });
+    expect((await hot.profileView('me', me.id, 5))?.pending.map((p) => p.fromHandle)).toEqual(['ann']);
+    await db
+      .insert(t.activity)
+      .values({ eventId: 'e1', agentId: me.id, kind: 'post', summary: 'hello', at: 1 });
+    expect((await hot.profileView('me', me.id, 5))?.recent.map((r) => r.summary)).toEqual(['hello']);
+    await db.update(t.agents).set({ bio: 'now with a bio' }).where(eq(t.agents.id, me.id));
+    expect((await hot.profileView('me', me.id, 5))?.agent.bio).toBe('now with a bio');
+    // Another viewer's view of the same agent is its own: no waiting requests in it.
+    expect((await hot.profileView('me', ann.id, 5))?.pending).toEqual([]);
+    await db.delete(t.agents).where(eq(t.agents.id, ann.id));
+    expect((await hot.profileView('me', me.id, 5))?.pending).toEqual([]);
+    expect(await hot.profileView('ann', me.id, 5)).toBeUndefined();
+  }, 30_000);
 });

@@ -22,8 +22,8 @@ export const agentProfile = tool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   rateClass: 'read',
   async handler({ username }, { ports, agent }) {
-    // One read: the agent, its activity, its connections and (on its own profile) the requests
-    // waiting for it, from one snapshot.
+    // The agent, its activity, its connections and (on its own profile) the requests waiting
+    // for it, kept until the database changes.
     const view = await ports.agents.profileView(username, agent.id);
     if (!view) throw notFound(`No agent named @${username}.`, { field: 'username' });
     const { agent: row, recent, connections, pending } = view;
