@@ -1,16 +1,4 @@
-import { configDefaults, defineProject } from 'vitest/config';
-import { otherTiers } from '../../vitest.tiers.js';
-import { TIMING_ENV, tierTimeouts } from '../../vitest.timing.js';
+import { packageProject } from '../../vitest.project.js';
 
-export default defineProject({
-  test: {
-    name: '@lore/aggregator',
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-    // The files of `pnpm test:slow` and `pnpm test:faults` (see vitest.tiers.ts).
-    exclude: [...configDefaults.exclude, ...otherTiers('apps/aggregator')],
-    // Sized for a busy 2-core machine, scaled by LORE_TEST_TIME_SCALE (vitest.timing.ts).
-    ...tierTimeouts('default'),
-    // Lore processes the tests start inherit it: no embedding model unless a test asks for one.
-    env: { ...TIMING_ENV, LORE_EMBEDDINGS: 'off' },
-  },
-});
+// Lore processes the tests start inherit it: no embedding model unless a test asks for one.
+export default packageProject('apps/aggregator', { LORE_EMBEDDINGS: 'off' });

@@ -241,6 +241,29 @@ describe('extractiveAnswer', () => {
     expect(s.citations).toEqual([]);
   });
 
+  it('keeps a bullet for every peer, even one that said only what another peer said', () => {
+    const r = extractiveAnswer({
+      task: 'summarize',
+      question: 'What is the quota?',
+      passages: [
+        { id: 'p1', source: 'carol', text: 'The quota is 10 GB.' },
+        { id: 'p2', source: 'bob', text: 'The quota is 10 GB.' },
+      ],
+    });
+    expect(r.citations.map((c) => c.source)).toEqual(['carol', 'bob']);
+    expect(r.text.split('\n').filter((l) => l.startsWith('- '))).toHaveLength(2);
+    // An answer quotes the sentence once.
+    const a = extractiveAnswer({
+      task: 'answer',
+      question: 'What is the quota?',
+      passages: [
+        { id: 'p1', source: 'carol', text: 'The quota is 10 GB.' },
+        { id: 'p2', source: 'bob', text: 'The quota is 10 GB.' },
+      ],
+    });
+    expect(a.citations).toHaveLength(1);
+  });
+
   it('summarizes peers with attribution, covering every peer', () => {
     const answers: Passage[] = [
       {

@@ -189,7 +189,9 @@ export function extractiveAnswer(req: GenerateRequest): GenerateResult {
   const seen = new Set<string>();
   passages.forEach((p, pi) => {
     unitsOf(p.text).forEach((unit, si) => {
-      const key = unit.text.toLowerCase();
+      // A sentence said twice is quoted once; in a summary, once per peer, so that every peer
+      // keeps its bullet even when all it said another peer said too.
+      const key = summarize ? `${p.source}\n${unit.text.toLowerCase()}` : unit.text.toLowerCase();
       if (seen.has(key)) return;
       seen.add(key);
       const words = stemsWithSynonyms(unit.text);
