@@ -30,30 +30,36 @@ async function sqldDb(): Promise<Database<typeof t>> {
   return openDatabase({ url: server.url, schema: t, migrationsFolder: MIGRATIONS });
 }
 
+/** A users database with its repositories, and `reg(handle)` registering an agent (skills: go). */
+async function users(open: () => Promise<Database<typeof t>>) {
+  const db = await open();
+  cleanups.push(() => db.$client.close());
+  const outbox = new Outbox(
+    db,
+    new MemoryBus(),
+    { node: 'n', service: 'users' },
+    createLogger({ name: 't', level: 'silent' }),
+  );
+  const agents = new AgentRepository(db, outbox, 'n');
+  const connections = new ConnectionRepository(db, outbox);
+  const reg = async (h: string) => {
+    const r = await agents.register({
+      username: h,
+      email: `${h}@example.com`,
+      displayName: h,
+      skills: ['go'],
+    } as never);
+    return { id: r.profile.id, handle: h, key: r.apiKey };
+  };
+  return { db, connections, reg };
+}
+
 describe.each([
   ['a local file', fileDb],
   ['a libSQL server (sqld)', sqldDb],
 ])('the users hot reads on %s', (_name, open) => {
   it('return what the query builders return', async () => {
-    const db = await open();
-    cleanups.push(() => db.$client.close());
-    const outbox = new Outbox(
-      db,
-      new MemoryBus(),
-      { node: 'n', service: 'users' },
-      createLogger({ name: 't', level: 'silent' }),
-    );
-    const agents = new AgentRepository(db, outbox, 'n');
-    const connections = new ConnectionRepository(db, outbox);
-    const reg = async (h: string) => {
-      const r = await agents.register({
-        username: h,
-        email: `${h}@example.com`,
-        displayName: h,
-        skills: ['go'],
-      } as never);
-      return { id: r.profile.id, handle: h, key: r.apiKey };
-    };
+    const { db, connections, reg } = await users(open);
     const [me, ann, bob, cy] = [await reg('me'), await reg('ann'), await reg('bob'), await reg('cy')];
     await connections.request(me, ann, { purpose: 'pair' });
     await connections.request(ann, me, { purpose: 'pair' });
@@ -122,20 +128,7 @@ describe.each([
   }, 30_000);
 
   it('profileView returns what the separate reads return', async () => {
-    const db = await open();
-    cleanups.push(() => db.$client.close());
-    const outbox = new Outbox(
-      db,
-      new MemoryBus(),
-      { node: 'n', service: 'users' },
-      createLogger({ name: 't', level: 'silent' }),
-    );
-    const agents = new AgentRepository(db, outbox, 'n');
-    const connections = new ConnectionRepository(db, outbox);
-    const reg = async (h: string) => {
-      const r = await agents.register({ username: h, email: `${h}@example.com`, displayName: h } as never);
-      return { id: r.profile.id, handle: h, key: r.apiKey };
-    };
+    const { db, connections, reg } = await users(open);
     const [me, ann, bob, cy, dee] = [
       await reg('me'),
       await reg('ann'),
@@ -204,20 +197,7 @@ describe.each([
   }, 30_000);
 
   it('profileView keeps a view only until the next commit: each write shows on the next view', async () => {
-    const db = await open();
-    cleanups.push(() => db.$client.close());
-    const outbox = new Outbox(
-      db,
-      new MemoryBus(),
-      { node: 'n', service: 'users' },
-      createLogger({ name: 't', level: 'silent' }),
-    );
-    const agents = new AgentRepository(db, outbox, 'n');
-    const connections = new ConnectionRepository(db, outbox);
-    const reg = async (h: string) => {
-      const r = await agents.register({ username: h, email: `${h}@example.com`, displayName: h } as never);
-      return { id: r.profile.id, handle: h, key: r.apiKey };
-    };
+    const { db, connections, reg } = await users(open);
     const [me, ann] = [await reg('me'), await reg('ann')];
     const hot = new HotReads(db);
     const first = await hot.profileView('me', me.id, 5);
