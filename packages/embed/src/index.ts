@@ -12,6 +12,7 @@ export {
   LOCAL_MODEL,
   LOCAL_MODEL_PACKAGE,
   LOCAL_MODEL_VERSION,
+  LOCAL_PRECISION,
   LOCAL_WEIGHTS_SHA256,
 } from './model.js';
 export type { Embedder, EmbedLog } from './port.js';

@@ -8,6 +8,8 @@ export interface ModelThreadData {
   modelModule: string;
   /** The weights' expected sha256; other weights are refused. */
   sha256: string;
+  /** The graph's precision (`@lore/minilm-onnx`'s `Precision`). */
+  precision: 'fp32' | 'int8';
   /** ONNX Runtime's intra-op threads. */
   threads: number;
   /** Texts per forward pass. */
@@ -42,6 +44,7 @@ async function load() {
   const { createOnnxEmbedder } = await import('@lore/minilm-onnx');
   const embedder = await createOnnxEmbedder({
     inline: true,
+    precision: data.precision,
     threads: data.threads,
     batchSize: data.batchSize,
   });

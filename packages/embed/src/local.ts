@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { ModelThreadData, ModelThreadReply } from './local-worker.js';
-import { LOCAL_MODEL, LOCAL_MODEL_PACKAGE, LOCAL_WEIGHTS_SHA256 } from './model.js';
+import { LOCAL_MODEL, LOCAL_MODEL_PACKAGE, LOCAL_PRECISION, LOCAL_WEIGHTS_SHA256 } from './model.js';
 import { type Embedder, EmbedderUnavailableError, type EmbedLog } from './port.js';
 import { threadEntry } from './thread.js';
 
@@ -12,11 +12,13 @@ export const LOCAL_IDLE_MS = 300_000;
 /** Most texts one message to the model thread carries (the requests waiting are joined up to it). */
 export const LOCAL_MAX_BATCH = 32;
 /**
- * Texts per forward pass in the model thread. ONNX Runtime's arena grows to the largest pass: ~200-
- * token passages two at a time held 16 MB where eight held 50 MB, for no more CPU a passage (34–36
- * ms against 38; BENCHMARKS.md, "Meaning: memory").
+ * Texts per forward pass in the model thread: one. The int8 graph scales its activations per pass,
+ * so a text batched with others would get a vector that depends on its companions (cosine 0.990
+ * to itself alone); one at a time, a text always gets the same vector. It costs no throughput
+ * worth having (a ~200-token pass already fills the matrix kernels) and keeps ONNX Runtime's
+ * arena, which grows to the largest pass, small.
  */
-export const LOCAL_FORWARD_BATCH = 2;
+export const LOCAL_FORWARD_BATCH = 1;
 /** Times the model thread may die before the embedder gives up on it. */
 const MAX_CRASHES = 3;
 /** How long closing waits for the batch the thread is computing (a 32-text batch takes a few seconds on a busy core). */
@@ -211,6 +213,7 @@ export class LocalEmbedder implements Embedder {
     const workerData: ModelThreadData = {
       modelModule: this.opts.modelModule ?? LOCAL_MODEL_PACKAGE,
       sha256: this.opts.sha256 ?? LOCAL_WEIGHTS_SHA256,
+      precision: LOCAL_PRECISION,
       threads: this.opts.threads ?? 1,
       batchSize: LOCAL_FORWARD_BATCH,
     };

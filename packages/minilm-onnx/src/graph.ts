@@ -1,5 +1,5 @@
 import onnxProto from 'onnx-proto';
-import { GraphBuilder, quantizeColumns, transpose } from './graph-builder.js';
+import { GraphBuilder, quantizeColumns, quantizeRows, transpose } from './graph-builder.js';
 import type { Tensor } from './safetensors.js';
 
 const { onnx } = onnxProto;
@@ -19,8 +19,8 @@ export interface BertConfig {
 /**
  * `fp32`: every weight in fp32, plain ONNX operators (opset 17).
  * `int8`: the encoder's dense weights quantised to int8 per output column (symmetric), the
- * activations quantised per call (ONNX Runtime's `DynamicQuantizeMatMul`); embeddings, biases and
- * LayerNorms stay fp32.
+ * activations quantised per call (ONNX Runtime's `DynamicQuantizeMatMul`), and the word-embedding
+ * table int8 per row (symmetric); position embeddings, biases and LayerNorms stay fp32.
  */
 export type Precision = 'fp32' | 'int8';
 
@@ -121,14 +121,30 @@ export function buildBertGraph(
       : layerNorm(g.op('Add', [x, residual]), prefix);
 
   // Embeddings: word + (position + token type 0), LayerNorm.
-  const word = g.op(
-    'Gather',
-    [
-      g.float('word_embeddings', [config.vocab_size, H], get('embeddings.word_embeddings.weight').data),
-      'input_ids',
-    ],
-    [{ name: 'axis', i: 0 }],
-  );
+  const wordTable = get('embeddings.word_embeddings.weight').data;
+  let word: string;
+  if (precision === 'int8') {
+    // The table (47 MB in fp32, half the model) kept as int8 rows with a scale each: only the
+    // rows a text uses are gathered and scaled back to float.
+    const { q, scale } = quantizeRows(wordTable, config.vocab_size, H);
+    const rows = g.op(
+      'Gather',
+      [g.int8('word_embeddings_q', [config.vocab_size, H], q), 'input_ids'],
+      [{ name: 'axis', i: 0 }],
+    );
+    const scales = g.op(
+      'Gather',
+      [g.float('word_embeddings_scale', [config.vocab_size, 1], scale), 'input_ids'],
+      [{ name: 'axis', i: 0 }],
+    );
+    word = g.op('Mul', [g.op('Cast', [rows], [{ name: 'to', i: DT.FLOAT }]), scales]);
+  } else {
+    word = g.op(
+      'Gather',
+      [g.float('word_embeddings', [config.vocab_size, H], wordTable), 'input_ids'],
+      [{ name: 'axis', i: 0 }],
+    );
+  }
   const position = get('embeddings.position_embeddings.weight').data;
   const type0 = get('embeddings.token_type_embeddings.weight').data.subarray(0, H);
   const posType = new Float32Array(position.length);

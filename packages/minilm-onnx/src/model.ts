@@ -24,7 +24,7 @@ export const MODEL_FILES: ModelFiles = weightsPackage as unknown as ModelFiles;
 export const WEIGHTS_SHA256 = '6638f625a0a60bdaa1e34c5fee0a17c705f13b98b43a7973e9d366106a55273d';
 
 /** Bumped whenever `buildBertGraph` writes a different graph, so stale cached files are not used. */
-export const GRAPH_VERSION = 1;
+export const GRAPH_VERSION = 2;
 
 /** `.cache/` in this package (from `src/` in development, from `dist/` when built). */
 export const DEFAULT_CACHE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '.cache');
