@@ -43,8 +43,8 @@ export interface CorpusResult {
   meaning?: Metrics;
   /** Seconds the background embedding of the corpus took (with an embedder). */
   embedSeconds?: number;
-  /** Lore's figures on each half of the questions (see `HALVES`). */
-  halves: Record<Half, Metrics>;
+  /** Each ranking's figures on each half of the questions (see `Half`). */
+  halves: Halves;
   /**
    * Questions whose page Lore's ranking did not put first: the question, the expected page(s),
    * the rank of the first expected page (0 when not in the first 10) and the pages above it.
@@ -52,6 +52,8 @@ export interface CorpusResult {
   misses: Miss[];
   /** Median milliseconds per Lore search and per baseline search. */
   msPerSearch: { lore: number; baseline: number };
+  /** The 99th percentile of the same (with fewer than 100 questions, the slowest search). */
+  p99PerSearch: { lore: number; baseline: number };
 }
 
 /** A question whose page was not ranked first. */
@@ -71,6 +73,14 @@ export interface Miss {
  */
 export type Half = 'tune' | 'held-out';
 export const halfOf = (index: number): Half => (index % 2 === 0 ? 'tune' : 'held-out');
+
+/** The figures of each half, for every ranking of the run (words and meaning with an embedder). */
+export interface Halves {
+  lore: Record<Half, Metrics>;
+  baseline: Record<Half, Metrics>;
+  words?: Record<Half, Metrics>;
+  meaning?: Record<Half, Metrics>;
+}
 
 /** Pages ranked per question. */
 const DEPTH = 10;
@@ -125,7 +135,9 @@ function score(rankings: string[][], expected: string[][]): Metrics {
   return { questions: rankings.length, recall1: r1 / n, recall5: r5 / n, mrr: rr / n };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+const quantile = (xs: number[], q: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))] ?? 0;
+const median = (xs: number[]) => quantile(xs, 0.5);
 
 /**
  * The baseline: plain BM25 (FTS5's, Porter stemming, stop words dropped from the query) over the
@@ -236,9 +248,12 @@ export async function evaluateCorpus(
         },
       ];
     });
-    const half = (h: Half) => {
-      const keep = (_: unknown, i: number) => halfOf(i) === h;
-      return score(lore.filter(keep), expected.filter(keep));
+    const halves = (ranked: string[][]): Record<Half, Metrics> => {
+      const half = (h: Half) => {
+        const keep = (_: unknown, i: number) => halfOf(i) === h;
+        return score(ranked.filter(keep), expected.filter(keep));
+      };
+      return { tune: half('tune'), 'held-out': half('held-out') };
     };
     return {
       corpus: corpus.name,
@@ -247,9 +262,14 @@ export async function evaluateCorpus(
       lore: score(lore, expected),
       baseline: score(base, expected),
       ...(embedder ? { words: score(words, expected), meaning: score(meaning, expected), embedSeconds } : {}),
-      halves: { tune: half('tune'), 'held-out': half('held-out') },
+      halves: {
+        lore: halves(lore),
+        baseline: halves(base),
+        ...(embedder ? { words: halves(words), meaning: halves(meaning) } : {}),
+      },
       misses,
       msPerSearch: { lore: median(loreMs), baseline: median(baseMs) },
+      p99PerSearch: { lore: quantile(loreMs, 0.99), baseline: quantile(baseMs, 0.99) },
     };
   } finally {
     db.$client.close();
@@ -264,7 +284,7 @@ export async function evaluateRetrieval(opts: { embedder?: Embedder | null } = {
     baseline: Metrics;
     words?: Metrics;
     meaning?: Metrics;
-    halves: Record<Half, Metrics>;
+    halves: Halves;
   };
 }> {
   const dir = mkdtempSync(join(tmpdir(), 'lore-eval-'));
@@ -283,13 +303,23 @@ export async function evaluateRetrieval(opts: { embedder?: Embedder | null } = {
         mrr: w((m) => m.mrr),
       };
     };
+    const poolHalves = (pick: (r: CorpusResult) => Record<Half, Metrics>): Record<Half, Metrics> => ({
+      tune: pool((r) => pick(r).tune),
+      'held-out': pool((r) => pick(r)['held-out']),
+    });
     return {
       corpora,
       all: {
         lore: pool((r) => r.lore),
         baseline: pool((r) => r.baseline),
         ...(opts.embedder ? { words: pool((r) => r.words!), meaning: pool((r) => r.meaning!) } : {}),
-        halves: { tune: pool((r) => r.halves.tune), 'held-out': pool((r) => r.halves['held-out']) },
+        halves: {
+          lore: poolHalves((r) => r.halves.lore),
+          baseline: poolHalves((r) => r.halves.baseline),
+          ...(opts.embedder
+            ? { words: poolHalves((r) => r.halves.words!), meaning: poolHalves((r) => r.halves.meaning!) }
+            : {}),
+        },
       },
     };
   } finally {
@@ -320,9 +350,8 @@ export function formatTable(result: Awaited<ReturnType<typeof evaluateRetrieval>
   for (const c of result.corpora)
     add(`${c.corpus} (${c.documents} pages, ${c.chunks} chunks)`, c.lore, c.baseline, c.words, c.meaning);
   add('all', result.all.lore, result.all.baseline, result.all.words, result.all.meaning);
-  for (const h of ['tune', 'held-out'] as const) {
-    const m = result.all.halves[h];
-    rows.push(`| all, ${h} half | ${m.questions} | Lore | ${f(m.recall1)} | ${f(m.recall5)} | ${f(m.mrr)} |`);
-  }
+  const halves = result.all.halves;
+  for (const h of ['tune', 'held-out'] as const)
+    add(`all, ${h} half`, halves.lore[h], halves.baseline[h], halves.words?.[h], halves.meaning?.[h]);
   return rows.join('\n');
 }

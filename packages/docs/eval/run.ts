@@ -21,7 +21,7 @@ const result = await evaluateRetrieval({ embedder });
 process.stdout.write(`${formatTable(result)}\n\n`);
 for (const c of result.corpora) {
   process.stdout.write(
-    `${c.corpus}: median search ${c.msPerSearch.lore.toFixed(2)} ms (baseline ${c.msPerSearch.baseline.toFixed(2)} ms)` +
+    `${c.corpus}: search median ${c.msPerSearch.lore.toFixed(2)} ms, p99 ${c.p99PerSearch.lore.toFixed(2)} ms (baseline ${c.msPerSearch.baseline.toFixed(2)} / ${c.p99PerSearch.baseline.toFixed(2)} ms)` +
       `${c.embedSeconds !== undefined ? `; ${c.chunks} chunks embedded in the background in ${c.embedSeconds.toFixed(1)} s (${embedder?.model})` : ''}\n`,
   );
   for (const m of c.misses)

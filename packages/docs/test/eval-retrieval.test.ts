@@ -9,5 +9,8 @@ describe('retrieval evaluation (pnpm eval:retrieval)', () => {
     expect(result.all.lore.questions).toBeGreaterThanOrEqual(80);
     expect(result.corpora.length).toBeGreaterThanOrEqual(2);
     expect(belowFloors(result.all)).toEqual([]);
+    // Each ranking is scored on both halves, and the halves are the whole set.
+    for (const ranking of [result.all.halves.lore, result.all.halves.baseline])
+      expect(ranking.tune.questions + ranking['held-out'].questions).toBe(result.all.lore.questions);
   }, 120_000);
 });
