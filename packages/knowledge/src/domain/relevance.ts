@@ -125,9 +125,9 @@ export interface MeaningScale {
  * (int8) a weight of 0.25 with a threshold of 0.33 drafts 97.8 % of the questions from the right
  * note; the threshold can go no higher while "how often should I give my swiss cheese plant a
  * drink?" still finds a note on watering a monstera (similarity 0.34–0.37, no word shared). A floor
- * of 0.30 on the similarity alone keeps every right note and turns away the questions the words
- * alone had lifted ("a game of tennis" to a note on chess): 13.8 % of the questions no note
- * answers match with it, 19.0 % with a floor of 0.25; one unrelated question of 28 and seven near
+ * of 0.30 on the similarity alone keeps every right note and turns away questions that only share
+ * words with a note the model finds unrelated ("how much water should I drink each day?" and the
+ * houseplants note): 13.8 % of the questions no note answers match with it, 19.0 % with 0.25; one unrelated question of 28 and seven near
  * misses of 30 remain, which the model cannot tell from a paraphrase (a threshold of 0.43 turns
  * them away, and the swiss cheese plant with them). Passages more than `margin` below the best one
  * were relevant for 21 % of the questions beside the right note; with a margin of 0.1, for 3 % (no
