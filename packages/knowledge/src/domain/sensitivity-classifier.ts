@@ -117,7 +117,8 @@ export class SensitivityClassifier {
     do {
       this.again = false;
       for (;;) {
-        if (this.stopped || this.busy()) return;
+        // An upload since the run started (its quiet pending) stops it too: the pause restarts it.
+        if (this.stopped || this.busy() || this.quiet) return;
         const version = this.version;
         const rows = await this.db.all<{
           id: number;
