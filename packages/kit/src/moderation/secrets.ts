@@ -1,3 +1,4 @@
+import { mayFind } from './rule-gates.js';
 import { SENSITIVE_RULES, type SensitiveKind } from './sensitive-rules.js';
 
 /**
@@ -80,6 +81,7 @@ const LOOKALIKES: Record<string, string> = {
   Χ: 'X',
 };
 const LOOKALIKE = new RegExp(`[${Object.keys(LOOKALIKES).join('')}]`, 'gu');
+const HAS_LOOKALIKE = new RegExp(LOOKALIKE.source, 'u');
 
 /**
  * The form the rules see: NFKC (full-width digits and letters become ASCII), no invisible
@@ -88,6 +90,8 @@ const LOOKALIKE = new RegExp(`[${Object.keys(LOOKALIKES).join('')}]`, 'gu');
  */
 export function foldLookalikes(text: string): string {
   const t = text.normalize('NFKC').replace(INVISIBLE, '');
+  // Most text has no look-alike letter at all: nothing to fold, no word to visit.
+  if (!HAS_LOOKALIKE.test(t)) return t;
   return t.replace(/[\p{L}\p{M}]+/gu, (word) =>
     /[a-z]/i.test(word) ? word.replace(LOOKALIKE, (c) => LOOKALIKES[c] ?? c) : word,
   );
@@ -140,7 +144,8 @@ export async function scanSensitive(texts: string | readonly string[]): Promise<
   for (const raw of list) {
     const folded = foldLookalikes(raw);
     for (const rule of SENSITIVE_RULES)
-      if (rule.find(folded)) found.push({ kind: rule.kind, rule: rule.id, label: rule.label });
+      if (mayFind(rule.id, folded) && rule.find(folded))
+        found.push({ kind: rule.kind, rule: rule.id, label: rule.label });
     found.push(...(await secretlintFindings(folded)));
   }
   const seen = new Set<string>();

@@ -144,6 +144,34 @@ describe('KnowledgeBase ingest', () => {
     ]);
   });
 
+  it('classifies passages once uploads pause, holding them meanwhile and judging a cited one on the spot', async () => {
+    // A pause that does not end by itself here (a slow machine may take longer than the default
+    // between two uploads); the test ends it.
+    const outbox = new Outbox(db, bus, { node: 'n1', service: 'knowledge' }, log);
+    const kb = new KnowledgeBase(db, outbox, null, log, Date.now, undefined, 60_000);
+    const secret = '## Access\n\nThe payroll database password is Hunter2-Payroll! Rotate it in May.';
+    await kb.add(ada, doc('ops.md', `${secret}\n\n${markdown('scheduler', 3)}`));
+    await kb.add(ada, doc('more.md', markdown('alpha', 3)));
+    // Uploads in a row: nothing is classified between them, and every passage waits as unclassified.
+    expect(kb.sensitivity.classified).toBe(0);
+    const pending = await kb.sensitivity.countsBySource(ada.id);
+    expect(pending.get('ops.md')).toMatchObject({ unclassified: 4, credentials: 0 });
+    expect(pending.get('more.md')).toMatchObject({ unclassified: 3 });
+    // A draft citing the secret before its turn: the passage is classified now, never passed unjudged.
+    const [cited] = await kb.sensitivity.passagesOf(ada.id, [
+      { source: 'ops.md', text: 'The payroll database password is Hunter2-Payroll!' },
+    ]);
+    expect(cited).toMatchObject({ source: 'ops.md', classified: true, sensitivity: ['credentials'] });
+    expect(kb.sensitivity.classified).toBe(0);
+    // Once the uploads pause, the background pass classifies the rest.
+    kb.sensitivity.wake(0);
+    await kb.sensitivity.settled();
+    expect(kb.sensitivity.classified).toBe(6);
+    const done = await kb.sensitivity.countsBySource(ada.id);
+    expect(done.get('ops.md')).toMatchObject({ unclassified: 0, credentials: 1 });
+    expect(done.get('more.md')).toMatchObject({ unclassified: 0, credentials: 0 });
+  });
+
   it('never reuses a chunk id, after a removal or a replacement', async () => {
     const kb = open();
     await kb.add(ada, doc('a.md', markdown('alpha', 2)));

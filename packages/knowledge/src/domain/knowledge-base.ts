@@ -10,7 +10,7 @@ import type { ExtractedDocument } from './ingest.js';
 import { KnowledgeSearcher } from './knowledge-searcher.js';
 import type { AddedSource, SearchOutcome } from './knowledge-types.js';
 import { type ReindexOptions, reindexKnowledge } from './reindex.js';
-import { SensitivityClassifier } from './sensitivity-classifier.js';
+import { SENSITIVITY_BATCH, SENSITIVITY_QUIET_MS, SensitivityClassifier } from './sensitivity-classifier.js';
 import { SourceIngestor } from './source-ingestor.js';
 import { SourceSubjects } from './source-subjects.js';
 import { TopicMeaningScorer } from './topic-meaning.js';
@@ -50,6 +50,8 @@ export class KnowledgeBase {
     now: () => number = Date.now,
     /** Chunks of one agent past which its vectors are compared in memory (`DB_SCAN_MAX`). */
     dbScanMax?: number,
+    /** How long uploads must pause before their passages are classified (`SENSITIVITY_QUIET_MS`). */
+    sensitivityQuietMs = SENSITIVITY_QUIET_MS,
   ) {
     this.ingestor = new SourceIngestor(
       db,
@@ -64,7 +66,15 @@ export class KnowledgeBase {
     this.vectorizer = embedder
       ? new Vectorizer(db, embedder, this.caches, log, () => this.ingestor.busy)
       : undefined;
-    this.sensitivity = new SensitivityClassifier(db, outbox, embedder, log, () => this.ingestor.busy);
+    this.sensitivity = new SensitivityClassifier(
+      db,
+      outbox,
+      embedder,
+      log,
+      () => this.ingestor.busy,
+      SENSITIVITY_BATCH,
+      sensitivityQuietMs,
+    );
     this.subjects = new SourceSubjects(db, embedder);
     this.meaning = new TopicMeaningScorer(db, embedder);
     this.searcher = new KnowledgeSearcher(db, embedder, this.caches, log, dbScanMax);
@@ -133,7 +143,7 @@ export class KnowledgeBase {
   startVectors(): void {
     if (this.embedder instanceof LocalEmbedder) this.embedder.check();
     this.vectorizer?.wake(0);
-    this.sensitivity.wake();
+    this.sensitivity.wake(0);
   }
 
   /**

@@ -13,10 +13,17 @@ import { CATEGORIES, classifyByRules, SemanticSensitivity, sensitivityVersion } 
 export const SENSITIVITY_BATCH = 8;
 /** After a failed step (an endpoint down), the next try. */
 export const SENSITIVITY_RETRY_MS = 60_000;
+/**
+ * How long after an upload the classification starts: uploads in a row (a client adding a
+ * folder) are not slowed by the rules working between them (they cost more CPU than the writes
+ * of a passage); it starts once they pause. Its passages are held for their owner meanwhile,
+ * as every passage without a verdict is.
+ */
+export const SENSITIVITY_QUIET_MS = 250;
 
 /**
  * Keeps every chunk's sensitivity current: each chunk is classified once after it is written (in
- * the background, so an upload is as fast as before), and stored with the version of the rules
+ * the background, once uploads pause: see `SENSITIVITY_QUIET_MS`), and stored with the version of the rules
  * and model that decided it. A passage a draft cites before its turn is classified on the spot,
  * so the gate never decides on a passage without a verdict. A change of rules
  * (`SENSITIVITY_RULES_VERSION`) or of model makes every stored verdict stale: the chunks are
@@ -30,6 +37,7 @@ export class SensitivityClassifier {
   private again = false;
   private stopped = false;
   private retry: NodeJS.Timeout | undefined;
+  private quiet: NodeJS.Timeout | undefined;
   private readonly halt = new AbortController();
   /** Chunks classified in the background, for tests and the log. */
   classified = 0;
@@ -42,6 +50,7 @@ export class SensitivityClassifier {
     private readonly log: Logger,
     private readonly busy: () => boolean = () => false,
     private readonly batch = SENSITIVITY_BATCH,
+    private readonly quietMs = SENSITIVITY_QUIET_MS,
   ) {
     this.semantic = embedder ? new SemanticSensitivity(embedder) : undefined;
   }
@@ -51,10 +60,21 @@ export class SensitivityClassifier {
     return sensitivityVersion(this.semantic && !this.semanticUnavailable ? this.semantic.model : null);
   }
 
-  wake(): void {
+  /** Passages were written (or the rules changed): they are classified once uploads pause for `quietMs` (at once with 0). */
+  wake(quietMs = this.quietMs): void {
     if (this.stopped) return;
     clearTimeout(this.retry);
     this.retry = undefined;
+    clearTimeout(this.quiet);
+    this.quiet = undefined;
+    if (quietMs > 0) {
+      this.quiet = setTimeout(() => {
+        this.quiet = undefined;
+        this.wake(0);
+      }, quietMs);
+      this.quiet.unref();
+      return;
+    }
     if (this.running) {
       this.again = true;
       return;
@@ -68,7 +88,7 @@ export class SensitivityClassifier {
           { err: (err as Error).message, retryInMs: SENSITIVITY_RETRY_MS },
           'classifying passages failed; they are held for their owner meanwhile',
         );
-        this.retry = setTimeout(() => this.wake(), SENSITIVITY_RETRY_MS);
+        this.retry = setTimeout(() => this.wake(0), SENSITIVITY_RETRY_MS);
         this.retry.unref();
       })
       .finally(() => {
@@ -76,13 +96,19 @@ export class SensitivityClassifier {
       });
   }
 
+  /** Resolves once no step is running or due. */
   async settled(): Promise<void> {
-    while (this.running) await this.running;
+    while (this.running || this.quiet) {
+      if (this.running) await this.running;
+      else await new Promise((r) => setTimeout(r, 10));
+    }
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.retry);
+    clearTimeout(this.quiet);
+    this.quiet = undefined;
     this.halt.abort(new Error('the knowledge service is stopping'));
     await this.settled();
   }
@@ -91,7 +117,8 @@ export class SensitivityClassifier {
     do {
       this.again = false;
       for (;;) {
-        if (this.stopped || this.busy()) return;
+        // An upload since the run started (its quiet pending) stops it too: the pause restarts it.
+        if (this.stopped || this.busy() || this.quiet) return;
         const version = this.version;
         const rows = await this.db.all<{
           id: number;
@@ -113,7 +140,7 @@ export class SensitivityClassifier {
             { err: (err as Error).message, retryInMs: SENSITIVITY_RETRY_MS },
             'classifying passages failed; they are held for their owner meanwhile',
           );
-          this.retry = setTimeout(() => this.wake(), SENSITIVITY_RETRY_MS);
+          this.retry = setTimeout(() => this.wake(0), SENSITIVITY_RETRY_MS);
           this.retry.unref();
           return;
         }

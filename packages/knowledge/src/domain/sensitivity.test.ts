@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { classifyByRules, describeSensitivity, sensitivityVersion, sentencesOf } from './sensitivity.js';
+import {
+  MODEL_ONLY_HEALTH,
+  ORDINARY_PASSAGES,
+  SENSITIVE_PASSAGES,
+} from '../../test/fixtures/sensitivity-eval.js';
+import {
+  classifyByRules,
+  describeSensitivity,
+  moneyByRules,
+  sensitivityVersion,
+  sentencesOf,
+} from './sensitivity.js';
 
 describe('sensitivity by the rules alone (no model)', () => {
   it.each([
@@ -55,5 +66,23 @@ describe('sensitivity by the rules alone (no model)', () => {
       'Priya has type 1 diabetes.',
       'Tom broke his leg skiing',
     ]);
+  });
+
+  it('finds money with the amount gate exactly where it finds it without', () => {
+    const texts = [
+      ...SENSITIVE_PASSAGES.map(([t]) => t),
+      ...MODEL_ONLY_HEALTH,
+      ...ORDINARY_PASSAGES,
+      "Jensen Okafor's salary is 96,500 euros a year.",
+      'Jensen Okafor makes 96,500 euros a year.',
+      'She is on $120k. The license costs 500 euros a year per seat.',
+      'He is on 4.200 EUR\nnet a month',
+    ];
+    const all = [...texts, ...texts.map((t) => `# Team notes\n\nFrom the review: ${t} Thanks.`)];
+    const differ = all.filter((t) => moneyByRules(t) !== moneyByRules(t, false));
+    expect(differ).toEqual([]);
+    // The set exercises the searches the gate skips: amounts with and without pay around them.
+    expect(all.filter((t) => moneyByRules(t, false)).length).toBeGreaterThanOrEqual(10);
+    expect(all.filter((t) => !moneyByRules(t, false)).length).toBeGreaterThanOrEqual(10);
   });
 });

@@ -107,6 +107,11 @@ const near = (a: string, b: string) => `${a}[^.\\n]{0,60}?${b}|${b}[^.\\n]{0,60}
 /** Pay and money of a person: an amount beside a pay word, either way round, in one sentence. */
 const PAY = new RegExp(near(PAY_WORD, AMOUNT), 'i');
 const PERIOD_PAY = new RegExp(near(PERIOD_WORD, AMOUNT), 'i');
+/**
+ * An amount anywhere in the text: `PAY` and `PERIOD_PAY` match one (same pattern, same flags),
+ * so a text without one is spared their search, both ways round every word (sensitivity.test.ts).
+ */
+const HAS_AMOUNT = new RegExp(AMOUNT, 'i');
 /** A person: a pronoun, a name's possessive, or a first and last name. */
 const PERSON_CUE =
   /\b(?:he|she|him|her|his|hers|himself|herself)\b|\b[A-Z][a-z]+['’]s\b|(?:^|[^.]\s)[A-Z][a-z]+\s+[A-Z][a-z]+(?:'s)?\s+(?:makes|earns|is|gets|was|has)\b/m;
@@ -148,14 +153,22 @@ export async function classifyByRules(text: string): Promise<SensitivityCategory
   const found = new Set<SensitivityCategory>();
   for (const f of await scanSensitive(text)) found.add(categoryOf(f));
   if (HEALTH_WORDS.test(text)) found.add('health');
-  if (
-    PAY.test(text) ||
-    PAY_WORDS_ALONE.test(text) ||
-    text.split(/(?<=[.!?])\s+|\n+/).some((s) => PERIOD_PAY.test(s) && PERSON_CUE.test(s))
-  )
-    found.add('money');
+  if (moneyByRules(text)) found.add('money');
   if (PERSONAL_WORDS.test(text)) found.add('personal');
   return CATEGORIES.filter((c) => found.has(c));
+}
+
+/**
+ * Pay and money of a person by the rules: an amount beside a pay word, a pay word that says it
+ * alone, or an amount beside a period in a sentence about a person. `gated: false` runs every
+ * search whatever the text (what the gate is tested against).
+ */
+export function moneyByRules(text: string, gated = true): boolean {
+  if (PAY_WORDS_ALONE.test(text)) return true;
+  if (gated && !HAS_AMOUNT.test(text)) return false;
+  return (
+    PAY.test(text) || text.split(/(?<=[.!?])\s+|\n+/).some((s) => PERIOD_PAY.test(s) && PERSON_CUE.test(s))
+  );
 }
 
 /**
@@ -201,7 +214,6 @@ export const SEMANTIC_THRESHOLDS: Record<
 };
 
 const PERSON = PERSON_CUE;
-const HAS_AMOUNT = new RegExp(AMOUNT, 'i');
 
 /** The passage's sentences worth embedding: a few words each, at most `SENTENCES_PER_PASSAGE`. */
 export const SENTENCES_PER_PASSAGE = 16;
