@@ -273,6 +273,20 @@ describe('KnowledgeBase ingest', () => {
     expect(plan.rows.map((r) => String(r.detail)).join('\n')).toContain('USING INDEX chunks_agent_model');
   });
 
+  it("finds an agent's chunks through the agent-and-model index (no index on agent alone), and merges FTS segments by 8", async () => {
+    const plan = await db.$client.execute({
+      sql: 'explain query plan select count(*) from chunks where agent_id = ?',
+      args: [ada.id],
+    });
+    expect(plan.rows.map((r) => String(r.detail)).join('\n')).toContain('chunks_agent_model');
+    const indexes = await db.$client.execute(
+      "select name from sqlite_master where type = 'index' and tbl_name = 'chunks'",
+    );
+    expect(indexes.rows.map((r) => r.name)).not.toContain('chunks_agent');
+    const automerge = await db.$client.execute("select v from chunks_fts_config where k = 'automerge'");
+    expect(Number(automerge.rows[0]?.v)).toBe(8);
+  });
+
   it('computes no vectors while sources are being added, and catches up after', async () => {
     await open(null).add(ada, doc('a.md', markdown('alpha', 3)));
     let calls = 0;
