@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GroupCommit, limiter, settleInPool } from './concurrency.js';
+import { BackgroundWork, GroupCommit, limiter, settleInPool } from './concurrency.js';
 
 const tick = (ms = 1) => new Promise((r) => setTimeout(r, ms));
 
@@ -108,5 +108,79 @@ describe('GroupCommit', () => {
       'constraint failed',
       40,
     ]);
+  });
+});
+
+describe('BackgroundWork', () => {
+  const quietWork = (work: () => Promise<void>, failures: unknown[] = [], retryMs = 20) =>
+    new BackgroundWork(work, { quietMs: 30, retryMs, onFailure: (err) => failures.push(err) });
+
+  it('starts once wakes pause for the quiet period, and runs once for a burst of them', async () => {
+    let runs = 0;
+    const bg = quietWork(async () => {
+      runs++;
+    });
+    for (let i = 0; i < 5; i++) bg.wake();
+    expect(bg.waking).toBe(true);
+    expect(runs).toBe(0);
+    await bg.settled();
+    expect(runs).toBe(1);
+    await bg.stop();
+  });
+
+  it('runs once more when woken while running, never two at once', async () => {
+    let runs = 0;
+    let inFlight = 0;
+    let most = 0;
+    let release: () => void = () => {};
+    const bg = quietWork(async () => {
+      runs++;
+      most = Math.max(most, ++inFlight);
+      if (runs === 1) await new Promise<void>((r) => (release = r));
+      inFlight--;
+    });
+    bg.wake(0);
+    bg.wake(0);
+    bg.wake(0);
+    release();
+    await bg.settled();
+    expect(runs).toBe(2);
+    expect(most).toBe(1);
+    await bg.stop();
+  });
+
+  it('tells a failure and tries again after the retry delay', async () => {
+    const failures: unknown[] = [];
+    let runs = 0;
+    const bg = quietWork(async () => {
+      runs++;
+      if (runs === 1) throw new Error('database closed');
+    }, failures);
+    bg.wake(0);
+    await bg.settled();
+    expect(failures.map((e) => (e as Error).message)).toEqual(['database closed']);
+    await expect.poll(() => runs).toBe(2);
+    await bg.stop();
+  });
+
+  it('after stop starts nothing and tells no failure of the run it stopped', async () => {
+    const failures: unknown[] = [];
+    let runs = 0;
+    let release: () => void = () => {};
+    const bg = quietWork(async () => {
+      runs++;
+      await new Promise<void>((r) => (release = r));
+      throw new Error('closed under a stopping service');
+    }, failures);
+    bg.wake(0);
+    const stopped = bg.stop();
+    expect(bg.stopping).toBe(true);
+    release();
+    await stopped;
+    bg.wake(0);
+    bg.retryLater();
+    await bg.settled();
+    expect(runs).toBe(1);
+    expect(failures).toEqual([]);
   });
 });

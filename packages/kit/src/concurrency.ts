@@ -75,3 +75,105 @@ export class GroupCommit<I, R> {
     }
   }
 }
+
+export interface BackgroundWorkOptions {
+  /** How long after the last `wake` the work starts (writes in a row are not slowed by it). */
+  quietMs: number;
+  /** After a failure, when the work is tried again. */
+  retryMs: number;
+  /** Told of a failure that escaped `work` (it is tried again after `retryMs`). */
+  onFailure: (err: unknown) => void;
+}
+
+/**
+ * Work a service does in the background after its writes (vectors, classifications): woken by
+ * each write, it starts once writes pause for `quietMs`, runs once more when woken while running,
+ * never twice at once, and after a failure (thrown, or asked for with `retryLater`) tries again
+ * after `retryMs`. `work` reads what is left to do each time, so a run after a restart carries on.
+ */
+export class BackgroundWork {
+  private running: Promise<void> | undefined;
+  private again = false;
+  private stopped = false;
+  private retry: NodeJS.Timeout | undefined;
+  private quiet: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly work: () => Promise<void>,
+    private readonly opts: BackgroundWorkOptions,
+  ) {}
+
+  /** Stopping: the work should return at its next check. */
+  get stopping(): boolean {
+    return this.stopped;
+  }
+
+  /** A wake waits for its quiet period: writes arrived since the run began, which may yield to them. */
+  get waking(): boolean {
+    return this.quiet !== undefined;
+  }
+
+  /** Something was written: the work runs once writes pause for `quietMs` (at once with 0). */
+  wake(quietMs = this.opts.quietMs): void {
+    if (this.stopped) return;
+    clearTimeout(this.retry);
+    this.retry = undefined;
+    clearTimeout(this.quiet);
+    this.quiet = undefined;
+    if (quietMs > 0) {
+      this.quiet = setTimeout(() => {
+        this.quiet = undefined;
+        this.wake(0);
+      }, quietMs);
+      this.quiet.unref();
+      return;
+    }
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.run().finally(() => {
+      this.running = undefined;
+    });
+  }
+
+  /** The work could not finish (an endpoint down): it runs again after `retryMs`. */
+  retryLater(): void {
+    if (this.stopped) return;
+    clearTimeout(this.retry);
+    this.retry = setTimeout(() => this.wake(0), this.opts.retryMs);
+    this.retry.unref();
+  }
+
+  /** Resolves once no run is in progress or due. */
+  async settled(): Promise<void> {
+    while (this.running || this.quiet) {
+      if (this.running) await this.running;
+      else await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+  /** Stops: nothing new starts; resolves when the run in progress has returned. */
+  stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.retry);
+    clearTimeout(this.quiet);
+    this.quiet = undefined;
+    return this.settled();
+  }
+
+  private async run(): Promise<void> {
+    try {
+      do {
+        this.again = false;
+        await this.work();
+      } while (this.again && !this.stopped);
+    } catch (err) {
+      // A failure outside what `work` handles (the database closed under a stopping service)
+      // is told and tried again later, never left to reject unheard.
+      if (this.stopped) return;
+      this.opts.onFailure(err);
+      this.retryLater();
+    }
+  }
+}

@@ -21,7 +21,13 @@ export {
 export type { Completer, ServicePrompt, ServiceResourceTemplate } from './catalog.js';
 export { catalogBackend } from './catalog.js';
 export { type FlagSpec, type FlagValues, parseCommandLine } from './cli-args.js';
-export { GroupCommit, limiter, settleInPool } from './concurrency.js';
+export {
+  BackgroundWork,
+  type BackgroundWorkOptions,
+  GroupCommit,
+  limiter,
+  settleInPool,
+} from './concurrency.js';
 export type { BaseConfig, LoreConfig } from './config.js';
 export {
   BaseConfigSchema,

@@ -1,11 +1,13 @@
 import type { Embedder } from '@lore/ingest';
-import type { Logger } from '@lore/kit';
+import { BackgroundWork, type Logger } from '@lore/kit';
 import { embeddingText } from './ingest.js';
 import type { DocsSearch } from './search.js';
 import type { DocsStore } from './store.js';
 
 /** Chunks embedded per call to the embedder. */
 export const EMBED_BATCH = 32;
+/** After the background work failed outside an embedding (the database), the next try. */
+export const EMBED_RETRY_MS = 60_000;
 
 /**
  * Fills in chunk vectors in the background: after an ingest, at start, and when a search sees the
@@ -18,9 +20,7 @@ export const EMBED_BATCH = 32;
 export class ChunkVectors {
   /** Chunks embedded since the start. */
   embedded = 0;
-  private running: Promise<void> | undefined;
-  private again = false;
-  private closed = false;
+  private readonly work: BackgroundWork;
   private lastGeneration: string | undefined;
 
   constructor(
@@ -28,30 +28,22 @@ export class ChunkVectors {
     private readonly embedder: Embedder | null,
     private readonly search?: DocsSearch,
     private readonly log?: Logger,
-  ) {}
+  ) {
+    this.work = new BackgroundWork(() => this.fill(), {
+      quietMs: 0,
+      retryMs: EMBED_RETRY_MS,
+      onFailure: (err) => this.log?.warn({ err: (err as Error).message }, 'background embedding stopped'),
+    });
+  }
 
   /** Starts the background work (or has it look again once done). */
   kick(): void {
-    if (!this.embedder || this.closed) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = (async () => {
-      do {
-        this.again = false;
-        await this.fill();
-      } while (this.again && !this.closed);
-    })()
-      .catch((err: Error) => this.log?.warn({ err: err.message }, 'background embedding stopped'))
-      .finally(() => {
-        this.running = undefined;
-      });
+    if (this.embedder) this.work.wake(0);
   }
 
   /** Kicks when the corpus changed since the last kick (a search's cheap check). */
   async kickIfChanged(): Promise<void> {
-    if (!this.embedder || this.closed) return;
+    if (!this.embedder || this.work.stopping) return;
     const generation = await this.store.generation();
     if (generation === this.lastGeneration) return;
     this.lastGeneration = generation;
@@ -59,20 +51,19 @@ export class ChunkVectors {
   }
 
   /** Resolves when the chunks present are embedded (or the embedder gave up). */
-  async settled(): Promise<void> {
-    while (this.running) await this.running;
+  settled(): Promise<void> {
+    return this.work.settled();
   }
 
   /** Stops after the batch in hand (the service is stopping). */
-  async close(): Promise<void> {
-    this.closed = true;
-    await this.settled();
+  close(): Promise<void> {
+    return this.work.stop();
   }
 
   private async fill(): Promise<void> {
     const embedder = this.embedder!;
     let after = 0;
-    while (!this.closed) {
+    while (!this.work.stopping) {
       const rows = await this.store.chunksToEmbed(embedder.model, after, EMBED_BATCH);
       if (!rows.length) return;
       after = rows[rows.length - 1]!.id;

@@ -1,5 +1,5 @@
 import { type Embedder, EmbedderUnavailableError } from '@lore/embed';
-import type { Logger } from '@lore/kit';
+import { BackgroundWork, type Logger } from '@lore/kit';
 import type { Outbox } from '@lore/kit/bus';
 import type { Database } from '@lore/kit/db';
 import type { SensitivityCategory, SourceSensitivity } from '@lore/schema/knowledge';
@@ -33,11 +33,7 @@ export class SensitivityClassifier {
   private readonly semantic: SemanticSensitivity | undefined;
   /** The model could not load here: classification by the rules alone is then complete. */
   private semanticUnavailable = false;
-  private running: Promise<void> | undefined;
-  private again = false;
-  private stopped = false;
-  private retry: NodeJS.Timeout | undefined;
-  private quiet: NodeJS.Timeout | undefined;
+  private readonly work: BackgroundWork;
   private readonly halt = new AbortController();
   /** Chunks classified in the background, for tests and the log. */
   classified = 0;
@@ -47,12 +43,21 @@ export class SensitivityClassifier {
     /** A source whose every passage is classified is announced again, with its public keywords. */
     private readonly outbox: Outbox,
     embedder: Embedder | null,
-    private readonly log: Logger,
+    log: Logger,
     private readonly busy: () => boolean = () => false,
     private readonly batch = SENSITIVITY_BATCH,
-    private readonly quietMs = SENSITIVITY_QUIET_MS,
+    quietMs = SENSITIVITY_QUIET_MS,
   ) {
     this.semantic = embedder ? new SemanticSensitivity(embedder) : undefined;
+    this.work = new BackgroundWork(() => this.run(), {
+      quietMs,
+      retryMs: SENSITIVITY_RETRY_MS,
+      onFailure: (err) =>
+        log.warn(
+          { err: (err as Error).message, retryInMs: SENSITIVITY_RETRY_MS },
+          'classifying passages failed; they are held for their owner meanwhile',
+        ),
+    });
   }
 
   /** The version a classification must carry to count as done. */
@@ -61,92 +66,42 @@ export class SensitivityClassifier {
   }
 
   /** Passages were written (or the rules changed): they are classified once uploads pause for `quietMs` (at once with 0). */
-  wake(quietMs = this.quietMs): void {
-    if (this.stopped) return;
-    clearTimeout(this.retry);
-    this.retry = undefined;
-    clearTimeout(this.quiet);
-    this.quiet = undefined;
-    if (quietMs > 0) {
-      this.quiet = setTimeout(() => {
-        this.quiet = undefined;
-        this.wake(0);
-      }, quietMs);
-      this.quiet.unref();
-      return;
-    }
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    // A failure outside a batch (the database closed under a stopping service, a read that
-    // failed) is logged and tried again later, never left to reject unheard.
-    this.running = this.run()
-      .catch((err: unknown) => {
-        if (this.stopped) return;
-        this.log.warn(
-          { err: (err as Error).message, retryInMs: SENSITIVITY_RETRY_MS },
-          'classifying passages failed; they are held for their owner meanwhile',
-        );
-        this.retry = setTimeout(() => this.wake(0), SENSITIVITY_RETRY_MS);
-        this.retry.unref();
-      })
-      .finally(() => {
-        this.running = undefined;
-      });
+  wake(quietMs?: number): void {
+    this.work.wake(quietMs);
   }
 
   /** Resolves once no step is running or due. */
-  async settled(): Promise<void> {
-    while (this.running || this.quiet) {
-      if (this.running) await this.running;
-      else await new Promise((r) => setTimeout(r, 10));
-    }
+  settled(): Promise<void> {
+    return this.work.settled();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.retry);
-    clearTimeout(this.quiet);
-    this.quiet = undefined;
+    const stopped = this.work.stop();
     this.halt.abort(new Error('the knowledge service is stopping'));
-    await this.settled();
+    await stopped;
   }
 
   private async run(): Promise<void> {
-    do {
-      this.again = false;
-      for (;;) {
-        // An upload since the run started (its quiet pending) stops it too: the pause restarts it.
-        if (this.stopped || this.busy() || this.quiet) return;
-        const version = this.version;
-        const rows = await this.db.all<{
-          id: number;
-          source: string;
-          text: string;
-          heading: string;
-          v: string | null;
-        }>(sql`
+    for (;;) {
+      // An upload since the run started (its quiet pending) stops it too: the pause restarts it.
+      if (this.work.stopping || this.busy() || this.work.waking) return;
+      const version = this.version;
+      const rows = await this.db.all<{
+        id: number;
+        source: string;
+        text: string;
+        heading: string;
+        v: string | null;
+      }>(sql`
           select id, source_id as source, text, heading_path as heading, sensitivity_version as v from chunks
           where sensitivity_version is null
              or sensitivity_version < ${version} or sensitivity_version > ${version}
           limit ${this.batch}`);
-        if (!rows.length) break;
-        try {
-          await this.classifyRows(rows, version);
-        } catch (err) {
-          if (this.stopped) return;
-          this.log.warn(
-            { err: (err as Error).message, retryInMs: SENSITIVITY_RETRY_MS },
-            'classifying passages failed; they are held for their owner meanwhile',
-          );
-          this.retry = setTimeout(() => this.wake(0), SENSITIVITY_RETRY_MS);
-          this.retry.unref();
-          return;
-        }
-        this.classified += rows.length;
-      }
-    } while (this.again);
+      if (!rows.length) break;
+      // A failure is logged and tried again later by `work` (the passages stay held meanwhile).
+      await this.classifyRows(rows, version);
+      this.classified += rows.length;
+    }
   }
 
   /**

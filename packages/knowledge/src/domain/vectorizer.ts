@@ -1,5 +1,5 @@
 import { type Embedder, EmbedderUnavailableError } from '@lore/embed';
-import type { Logger } from '@lore/kit';
+import { BackgroundWork, type Logger } from '@lore/kit';
 import type { Database } from '@lore/kit/db';
 import { float32ToBuffer } from '@lore/search';
 import { sql } from 'drizzle-orm';
@@ -54,13 +54,9 @@ export function embeddedText(source: string, headingPath: string[], text: string
  * vector is missing (oldest first) or came from another model, a few at a time.
  */
 export class Vectorizer {
-  private running: Promise<void> | undefined;
-  private again = false;
-  private stopped = false;
+  private readonly work: BackgroundWork;
   /** Aborts the step in flight when the service stops. */
   private readonly halt = new AbortController();
-  private retry: NodeJS.Timeout | undefined;
-  private quiet: NodeJS.Timeout | undefined;
   /** Vectors written, for tests and the log. */
   written = 0;
 
@@ -76,105 +72,86 @@ export class Vectorizer {
      */
     private readonly busy: () => boolean = () => false,
     private readonly batch = VECTOR_BATCH,
-    private readonly quietMs = VECTOR_QUIET_MS,
-  ) {}
-
-  /** Chunks were written: their vectors follow once uploads pause for `quietMs` (at once with 0). */
-  wake(quietMs = this.quietMs): void {
-    if (this.stopped) return;
-    clearTimeout(this.retry);
-    this.retry = undefined;
-    clearTimeout(this.quiet);
-    this.quiet = undefined;
-    if (quietMs > 0) {
-      this.quiet = setTimeout(() => {
-        this.quiet = undefined;
-        this.wake(0);
-      }, quietMs);
-      this.quiet.unref();
-      return;
-    }
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.run().finally(() => {
-      this.running = undefined;
+    quietMs = VECTOR_QUIET_MS,
+  ) {
+    this.work = new BackgroundWork(() => this.run(), {
+      quietMs,
+      retryMs: VECTOR_RETRY_MS,
+      onFailure: (err) =>
+        log.warn(
+          { err: (err as Error).message, retryInMs: VECTOR_RETRY_MS },
+          'embedding chunks failed; they stay searchable by words',
+        ),
     });
   }
 
+  /** Chunks were written: their vectors follow once uploads pause for `quietMs` (at once with 0). */
+  wake(quietMs?: number): void {
+    this.work.wake(quietMs);
+  }
+
   /** Resolves once no step is running or due (every chunk has its vector, or a step failed). */
-  async settled(): Promise<void> {
-    while (this.running || this.quiet) {
-      if (this.running) await this.running;
-      else await new Promise((r) => setTimeout(r, 10));
-    }
+  settled(): Promise<void> {
+    return this.work.settled();
   }
 
   /** Stops: the step in flight is abandoned (its chunks keep no vector and are taken up at the next start). */
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.retry);
-    clearTimeout(this.quiet);
-    this.quiet = undefined;
+    const stopped = this.work.stop();
     this.halt.abort(new Error('the knowledge service is stopping'));
-    await this.settled();
+    await stopped;
   }
 
   private async run(): Promise<void> {
-    do {
-      this.again = false;
-      for (;;) {
-        if (this.stopped || this.busy()) return;
-        // Three ranges of the embedding_model index (`<` and `>` rather than `<>`, and no ORDER BY,
-        // which made SQLite scan the table in id order): a table whose chunks all have their
-        // vector is not read on every upload. Chunks with no vector come first, in id order.
-        const rows = await this.db.all<{
-          id: number;
-          agent: string;
-          source: string;
-          heading: string;
-          text: string;
-        }>(sql`
+    for (;;) {
+      if (this.work.stopping || this.busy()) return;
+      // Three ranges of the embedding_model index (`<` and `>` rather than `<>`, and no ORDER BY,
+      // which made SQLite scan the table in id order): a table whose chunks all have their
+      // vector is not read on every upload. Chunks with no vector come first, in id order.
+      const rows = await this.db.all<{
+        id: number;
+        agent: string;
+        source: string;
+        heading: string;
+        text: string;
+      }>(sql`
           select c.id, c.agent_id as agent, s.name as source, c.heading_path as heading, c.text
           from chunks c join sources s on s.id = c.source_id
           where c.embedding_model is null
              or c.embedding_model < ${this.embedder.model} or c.embedding_model > ${this.embedder.model}
           limit ${this.batch}`);
-        if (!rows.length) break;
-        const texts = rows.map((r) => embeddedText(r.source, JSON.parse(r.heading) as string[], r.text));
-        let vectors: Array<Float32Array | null>;
-        try {
-          vectors = await this.embedOrIsolate(texts);
-        } catch (err) {
-          // The local model said why once already; an endpoint is tried again later.
-          if (this.stopped || err instanceof EmbedderUnavailableError) return;
-          this.log.warn(
-            { err: (err as Error).message, retryInMs: VECTOR_RETRY_MS },
-            'embedding chunks failed; they stay searchable by words',
-          );
-          this.retry = setTimeout(() => this.wake(0), VECTOR_RETRY_MS);
-          this.retry.unref();
-          return;
-        }
-        const model = this.embedder.model;
-        // A chunk removed meanwhile updates nothing. One the model refused alone keeps no vector
-        // but is marked done for this model, so it does not hold the others back.
-        await this.db.transaction(async (tx) => {
-          for (const [i, r] of rows.entries()) {
-            const v = vectors[i];
-            const bytes = v ? float32ToBuffer(v) : null;
-            // One of the two columns holds it (by its size), the other is emptied of an older model's.
-            const native = v?.length === VECTOR_DIMENSIONS;
-            await tx.run(
-              sql`update chunks set vector = ${native ? bytes : null}, embedding = ${native ? null : bytes}, embedding_model = ${model} where id = ${r.id}`,
-            );
-          }
-        });
-        this.written += vectors.filter(Boolean).length;
-        for (const agent of new Set(rows.map((r) => String(r.agent)))) this.caches.vectorsChanged(agent);
+      if (!rows.length) break;
+      const texts = rows.map((r) => embeddedText(r.source, JSON.parse(r.heading) as string[], r.text));
+      let vectors: Array<Float32Array | null>;
+      try {
+        vectors = await this.embedOrIsolate(texts);
+      } catch (err) {
+        // The local model said why once already; an endpoint is tried again later.
+        if (this.work.stopping || err instanceof EmbedderUnavailableError) return;
+        this.log.warn(
+          { err: (err as Error).message, retryInMs: VECTOR_RETRY_MS },
+          'embedding chunks failed; they stay searchable by words',
+        );
+        this.work.retryLater();
+        return;
       }
-    } while (this.again);
+      const model = this.embedder.model;
+      // A chunk removed meanwhile updates nothing. One the model refused alone keeps no vector
+      // but is marked done for this model, so it does not hold the others back.
+      await this.db.transaction(async (tx) => {
+        for (const [i, r] of rows.entries()) {
+          const v = vectors[i];
+          const bytes = v ? float32ToBuffer(v) : null;
+          // One of the two columns holds it (by its size), the other is emptied of an older model's.
+          const native = v?.length === VECTOR_DIMENSIONS;
+          await tx.run(
+            sql`update chunks set vector = ${native ? bytes : null}, embedding = ${native ? null : bytes}, embedding_model = ${model} where id = ${r.id}`,
+          );
+        }
+      });
+      this.written += vectors.filter(Boolean).length;
+      for (const agent of new Set(rows.map((r) => String(r.agent)))) this.caches.vectorsChanged(agent);
+    }
   }
 
   /**
@@ -185,7 +162,7 @@ export class Vectorizer {
     try {
       return await this.embedder.embed(texts, this.halt.signal);
     } catch (err) {
-      if (texts.length === 1 || this.stopped || err instanceof EmbedderUnavailableError) throw err;
+      if (texts.length === 1 || this.work.stopping || err instanceof EmbedderUnavailableError) throw err;
       const alone = await Promise.all(
         texts.map((t) =>
           this.embedder.embed([t], this.halt.signal).then(
