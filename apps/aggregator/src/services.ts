@@ -26,6 +26,11 @@ export const SERVICES: ServiceEntry[] = [
   { name: 'docs', create: (deps) => createDocsService(deps, { ownDocs: ownDocumentation() }) },
 ];
 
+/** The entries of `SERVICES` with these names, in its order (tests and evaluations start a few alone). */
+export function servicesNamed(...names: string[]): ServiceEntry[] {
+  return SERVICES.filter((s) => names.includes(s.name));
+}
+
 /**
  * Lore's own documentation (the READMEs), ingested as the corpus `lore` on start so that
  * answer_query is useful out of the box. Found from this file in a checkout; an installed

@@ -1,22 +1,11 @@
-import { createApprovalsService } from '@lore/approvals';
 import { type HttpServerHandle, serveHttp } from '@lore/kit';
 import { appFetch, type Client, connectClient, ok, tempDir, testConfig } from '@lore/kit/testing';
-import { createKnowledgeService } from '@lore/knowledge';
-import { createQueriesService } from '@lore/queries';
-import { createUsersService } from '@lore/users';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { INBOX_PAGE_SIZE } from '../src/console/pages/inbox.js';
 import { type AllInOne, startAllInOne } from '../src/index.js';
+import { servicesNamed } from '../src/services.js';
 
-const SERVICES = [
-  { name: 'users', create: createUsersService },
-  {
-    name: 'knowledge',
-    create: (deps: Parameters<typeof createKnowledgeService>[0]) => createKnowledgeService(deps),
-  },
-  { name: 'queries', create: createQueriesService },
-  { name: 'approvals', create: createApprovalsService },
-];
+const SERVICES = servicesNamed('users', 'knowledge', 'queries', 'approvals');
 
 /** Signs in to the console with an agent's key, as a browser would; the session cookie. */
 async function signIn(port: number, key: string): Promise<string> {

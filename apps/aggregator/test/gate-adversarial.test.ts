@@ -1,11 +1,8 @@
-import { createApprovalsService } from '@lore/approvals';
 import type { LoreConfig } from '@lore/kit';
 import { appFetch, type Client, call, connectClient, ok, tempDir, testConfig } from '@lore/kit/testing';
-import { createKnowledgeService } from '@lore/knowledge';
-import { createQueriesService } from '@lore/queries';
-import { createUsersService } from '@lore/users';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type AllInOne, startAllInOne } from '../src/index.js';
+import { servicesNamed } from '../src/services.js';
 import {
   type Asker,
   ATTACKS,
@@ -38,15 +35,7 @@ type Asked = {
   questions: Array<{ id: string; peers: Array<{ status: string }>; answers: Array<{ text: string }> }>;
 };
 
-const SERVICES = [
-  { name: 'users', create: createUsersService },
-  {
-    name: 'knowledge',
-    create: (deps: Parameters<typeof createKnowledgeService>[0]) => createKnowledgeService(deps),
-  },
-  { name: 'queries', create: createQueriesService },
-  { name: 'approvals', create: createApprovalsService },
-];
+const SERVICES = servicesNamed('users', 'knowledge', 'queries', 'approvals');
 
 const INITIAL_REASON = 'Drafted; waiting for your auto-approval conditions.';
 const PROFILES: Record<Asker, { bio: string }> = {

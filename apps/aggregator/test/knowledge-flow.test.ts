@@ -1,15 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createApprovalsService } from '@lore/approvals';
 import { EnvelopeSigner, type LoreConfig, loadNodeIdentity } from '@lore/kit';
 import { appFetch, call, connectClient, ok, tempDir, testConfig } from '@lore/kit/testing';
-import { createKnowledgeService } from '@lore/knowledge';
-import { createQueriesService } from '@lore/queries';
 import { AnswerShared, statsRpc } from '@lore/schema';
-import { createUsersService } from '@lore/users';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AllInOne, startAllInOne } from '../src/index.js';
+import { servicesNamed } from '../src/services.js';
 import { QUANTUM_TXT, QUESTION, SEEDS } from './fixtures/knowledge.js';
 
 const SOURDOUGH_MD = `# Sourdough
@@ -57,15 +54,7 @@ type Asked = {
 const sleepUntil = <T>(fn: () => Promise<T>, check: (v: T) => boolean, timeout = 15_000) =>
   expect.poll(async () => check(await fn()), { timeout, interval: 50 }).toBe(true);
 
-const SERVICES = [
-  { name: 'users', create: createUsersService },
-  {
-    name: 'knowledge',
-    create: (deps: Parameters<typeof createKnowledgeService>[0]) => createKnowledgeService(deps),
-  },
-  { name: 'queries', create: createQueriesService },
-  { name: 'approvals', create: createApprovalsService },
-];
+const SERVICES = servicesNamed('users', 'knowledge', 'queries', 'approvals');
 
 async function startLore(config: LoreConfig) {
   const lore = await startAllInOne(config, { services: SERVICES });

@@ -13,15 +13,13 @@
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { createApprovalsService } from '@lore/approvals';
 import { LocalEmbedder } from '@lore/embed';
 import { openDatabase } from '@lore/kit/db';
 import { appFetch, type Client, connectClient, ok, tempDir, testConfig } from '@lore/kit/testing';
-import { createKnowledgeService, MEANING_SCALES } from '@lore/knowledge';
-import { createQueriesService } from '@lore/queries';
+import { MEANING_SCALES } from '@lore/knowledge';
 import { nearestSql, vectorParam } from '@lore/search';
-import { createUsersService } from '@lore/users';
 import { startAllInOne } from '../../src/index.js';
+import { servicesNamed } from '../../src/services.js';
 import { FLOW_NOTES, FLOW_OFF_TOPIC, FLOW_QUESTIONS } from './set.js';
 
 const { values: args } = parseArgs({ options: { json: { type: 'string' } } });
@@ -58,12 +56,7 @@ async function flow(embeddings: 'local' | 'off', dataDir: string): Promise<Figur
   const lore = await startAllInOne(
     testConfig(dataDir, { LORE_RATE_LIMITS: 'false', LORE_EMBEDDINGS: embeddings }),
     {
-      services: [
-        { name: 'users', create: createUsersService },
-        { name: 'knowledge', create: (deps) => createKnowledgeService(deps) },
-        { name: 'queries', create: createQueriesService },
-        { name: 'approvals', create: createApprovalsService },
-      ],
+      services: servicesNamed('users', 'knowledge', 'queries', 'approvals'),
     },
   );
   try {
