@@ -1,13 +1,10 @@
 import { fileURLToPath } from 'node:url';
-import { createLogger } from '@lore/kit';
-import { MemoryBus, Outbox } from '@lore/kit/bus';
 import { type Database, openDatabase } from '@lore/kit/db';
 import { SqldProcess, tempDir } from '@lore/kit/testing';
 import { and, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
+import { usersRepositories } from '../../test/fixtures/repositories.js';
 import * as t from '../tables.js';
-import { AgentRepository } from './agents.js';
-import { ConnectionRepository } from './connections.js';
 import { HotReads } from './hot-reads.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../../migrations', import.meta.url));
@@ -34,24 +31,7 @@ async function sqldDb(): Promise<Database<typeof t>> {
 async function users(open: () => Promise<Database<typeof t>>) {
   const db = await open();
   cleanups.push(() => db.$client.close());
-  const outbox = new Outbox(
-    db,
-    new MemoryBus(),
-    { node: 'n', service: 'users' },
-    createLogger({ name: 't', level: 'silent' }),
-  );
-  const agents = new AgentRepository(db, outbox, 'n');
-  const connections = new ConnectionRepository(db, outbox);
-  const reg = async (h: string) => {
-    const r = await agents.register({
-      username: h,
-      email: `${h}@example.com`,
-      displayName: h,
-      skills: ['go'],
-    } as never);
-    return { id: r.profile.id, handle: h, key: r.apiKey };
-  };
-  return { db, connections, reg };
+  return { db, ...usersRepositories(db) };
 }
 
 describe.each([

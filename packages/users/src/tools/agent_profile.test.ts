@@ -1,12 +1,9 @@
 import { fileURLToPath } from 'node:url';
-import { createLogger } from '@lore/kit';
-import { MemoryBus, Outbox } from '@lore/kit/bus';
 import { type Database, openDatabase } from '@lore/kit/db';
 import { tempDir } from '@lore/kit/testing';
 import { afterAll, describe, expect, it } from 'vitest';
+import { usersRepositories } from '../../test/fixtures/repositories.js';
 import { ActivityLog } from '../domain/activity.js';
-import { AgentRepository } from '../domain/agents.js';
-import { ConnectionRepository } from '../domain/connections.js';
 import type { UsersPorts } from '../ports.js';
 import * as t from '../tables.js';
 import { agentProfile } from './agent_profile.js';
@@ -22,18 +19,7 @@ describe('agent_profile', () => {
       schema: t,
       migrationsFolder: MIGRATIONS,
     });
-    const outbox = new Outbox(
-      db,
-      new MemoryBus(),
-      { node: 'n', service: 'users' },
-      createLogger({ name: 't', level: 'silent' }),
-    );
-    const agents = new AgentRepository(db, outbox, 'n');
-    const connections = new ConnectionRepository(db, outbox);
-    const reg = async (h: string) => {
-      const r = await agents.register({ username: h, email: `${h}@example.com`, displayName: h } as never);
-      return { id: r.profile.id, handle: h, node: 'n' };
-    };
+    const { agents, connections, reg } = usersRepositories(db);
     const [me, ann] = [await reg('me'), await reg('ann')];
     await connections.request(ann, me, { purpose: 'pair up' });
     const ports = {
