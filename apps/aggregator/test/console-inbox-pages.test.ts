@@ -28,6 +28,33 @@ async function signIn(port: number, key: string): Promise<string> {
     .split(';')[0]!;
 }
 
+const PYTHON_NOTE =
+  '# Python\n\nTo reverse a list in Python, call list.reverse() or slice it with list[::-1].';
+
+/**
+ * Lore with the question flow over HTTP, an `owner` whose knowledge is the Python note and an
+ * `asker`, both connected over MCP; the owner's key signs in to the console.
+ */
+async function ownerAndAsker(dataDir: string) {
+  const config = testConfig(dataDir, { LORE_RATE_LIMITS: 'false', LORE_PORT: '0' });
+  const lore = await startAllInOne(config, { services: SERVICES });
+  const http = await serveHttp(lore.app, config, 0);
+  const anon = await connectClient(appFetch(lore.app));
+  const join = async (username: string) =>
+    (
+      await ok<{ apiKey: string }>(anon, 'agent_register', {
+        username,
+        email: `${username}@example.com`,
+        displayName: username,
+      })
+    ).data.apiKey;
+  const ownerKey = await join('owner');
+  const owner = await connectClient(appFetch(lore.app), { key: ownerKey });
+  const asker = await connectClient(appFetch(lore.app), { key: await join('asker') });
+  await ok(owner, 'updateKnowledgeSources', { file_name: 'python.md', file_content: PYTHON_NOTE });
+  return { lore, http, owner, asker, ownerKey };
+}
+
 /** An owner many questions wait for still reads and acts on its inbox a page at a time. */
 describe('the console inbox, paged', () => {
   const dir = tempDir();
@@ -41,26 +68,9 @@ describe('the console inbox, paged', () => {
     ).text();
 
   beforeAll(async () => {
-    const config = testConfig(dir.path, { LORE_RATE_LIMITS: 'false', LORE_PORT: '0' });
-    lore = await startAllInOne(config, { services: SERVICES });
-    http = await serveHttp(lore.app, config, 0);
-    const anon = await connectClient(appFetch(lore.app));
-    const join = async (username: string) =>
-      (
-        await ok<{ apiKey: string }>(anon, 'agent_register', {
-          username,
-          email: `${username}@example.com`,
-          displayName: username,
-        })
-      ).data.apiKey;
-    const ownerKey = await join('owner');
-    const owner = await connectClient(appFetch(lore.app), { key: ownerKey });
-    const asker = await connectClient(appFetch(lore.app), { key: await join('asker') });
-    await ok(owner, 'updateKnowledgeSources', {
-      file_name: 'python.md',
-      file_content:
-        '# Python\n\nTo reverse a list in Python, call list.reverse() or slice it with list[::-1].',
-    });
+    const started = await ownerAndAsker(dir.path);
+    ({ lore, http } = started);
+    const { owner, asker, ownerKey } = started;
     for (let i = 1; i <= WAITING; i++)
       await ok(asker, 'cqAskQuestion', {
         question: `How do I reverse a list in Python (${i})?`,
@@ -117,7 +127,6 @@ describe('the console inbox, a question nothing matched', () => {
   let cookie: string;
   let owner: Client;
   let asker: Client;
-  const NOTE = '# Python\n\nTo reverse a list in Python, call list.reverse() or slice it with list[::-1].';
   const base = () => `http://127.0.0.1:${http.port}`;
   const get = async (path: string) =>
     (await fetch(`${base()}${path}`, { headers: { cookie, accept: 'text/html' } })).text();
@@ -146,22 +155,8 @@ describe('the console inbox, a question nothing matched', () => {
   };
 
   beforeAll(async () => {
-    const config = testConfig(dir.path, { LORE_RATE_LIMITS: 'false', LORE_PORT: '0' });
-    lore = await startAllInOne(config, { services: SERVICES });
-    http = await serveHttp(lore.app, config, 0);
-    const anon = await connectClient(appFetch(lore.app));
-    const join = async (username: string) =>
-      (
-        await ok<{ apiKey: string }>(anon, 'agent_register', {
-          username,
-          email: `${username}@example.com`,
-          displayName: username,
-        })
-      ).data.apiKey;
-    const ownerKey = await join('owner');
-    owner = await connectClient(appFetch(lore.app), { key: ownerKey });
-    asker = await connectClient(appFetch(lore.app), { key: await join('asker') });
-    await ok(owner, 'updateKnowledgeSources', { file_name: 'python.md', file_content: NOTE });
+    let ownerKey: string;
+    ({ lore, http, owner, asker, ownerKey } = await ownerAndAsker(dir.path));
     cookie = await signIn(http.port, ownerKey);
   }, 120_000);
   afterAll(async () => {
