@@ -8,12 +8,14 @@ export interface ModelThreadData {
   modelModule: string;
   /** The weights' expected sha256; other weights are refused. */
   sha256: string;
-  /** The graph's precision (`@lore/minilm-onnx`'s `Precision`). */
+  /**
+   * The graph's precision (`@lore/minilm-onnx`'s `Precision`). int8 runs one text a forward pass:
+   * it quantises its activations per pass, so texts batched together would change each other's
+   * vectors.
+   */
   precision: 'fp32' | 'int8';
   /** ONNX Runtime's intra-op threads. */
   threads: number;
-  /** Texts per forward pass. */
-  batchSize: number;
 }
 
 export type ModelThreadRequest = { id: number; texts: string[] };
@@ -46,7 +48,6 @@ async function load() {
     inline: true,
     precision: data.precision,
     threads: data.threads,
-    batchSize: data.batchSize,
   });
   // The session's first run allocates its buffers: do it now, so loading is over when ready is said.
   await embedder.embed(['ready']);

@@ -11,14 +11,6 @@ import { threadEntry } from './thread.js';
 export const LOCAL_IDLE_MS = 300_000;
 /** Most texts one message to the model thread carries (the requests waiting are joined up to it). */
 export const LOCAL_MAX_BATCH = 32;
-/**
- * Texts per forward pass in the model thread: one. The int8 graph scales its activations per pass,
- * so a text batched with others would get a vector that depends on its companions (cosine 0.990
- * to itself alone); one at a time, a text always gets the same vector. It costs no throughput
- * worth having (a ~200-token pass already fills the matrix kernels) and keeps ONNX Runtime's
- * arena, which grows to the largest pass, small.
- */
-export const LOCAL_FORWARD_BATCH = 1;
 /** Times the model thread may die before the embedder gives up on it. */
 const MAX_CRASHES = 3;
 /** How long closing waits for the batch the thread is computing (a 32-text batch takes a few seconds on a busy core). */
@@ -215,7 +207,6 @@ export class LocalEmbedder implements Embedder {
       sha256: this.opts.sha256 ?? LOCAL_WEIGHTS_SHA256,
       precision: LOCAL_PRECISION,
       threads: this.opts.threads ?? 1,
-      batchSize: LOCAL_FORWARD_BATCH,
     };
     const worker = new Worker(spec.entry, {
       eval: spec.eval,
